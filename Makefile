@@ -1,0 +1,37 @@
+# The two commands: `make run` (the app with a demo at http://127.0.0.1:8000) and `make test`.
+PYTHON ?= python
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test lint unit browser bench clean
+
+$(BIN)/.installed: requirements-dev.lock .python-version
+	$(PYTHON) -m pip install -q --disable-pip-version-check uv
+	$(PYTHON) -m uv venv --allow-existing -q $(VENV) --python "$$($(PYTHON) -c 'import sys; print(sys.executable)')"
+	UV_PYTHON_DOWNLOADS=never $(PYTHON) -m uv pip sync -q --compile-bytecode -p $(BIN)/python requirements-dev.lock
+	touch $@
+
+run: $(BIN)/.installed
+	mkdir -p var
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py seed_demo
+	./scripts/serve
+
+test: $(BIN)/.installed
+	./scripts/with-services $(MAKE) --no-print-directory lint unit
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy .
+	$(BIN)/python manage.py check
+	$(BIN)/python manage.py makemigrations --check --dry-run
+
+unit: $(BIN)/.installed
+	$(BIN)/python -m pytest -m "not browser"
+
+bench: $(BIN)/.installed
+	./scripts/with-services $(BIN)/python bench/evaluator.py
+
+clean:
+	rm -rf $(VENV) var staticfiles .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,53 @@
+"""Syndicate Accounts: players and staff sign in with an email and a password."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from django.contrib.auth.models import AbstractUser, UserManager
+from django.db import models
+
+
+class AccountManager(UserManager["User"]):
+    """Users are identified by email; there is no username."""
+
+    def _create_user_by_email(self, email: str, password: str | None, **extra_fields: Any) -> User:
+        if not email:
+            raise ValueError("An account needs an email address.")
+        user = self.model(email=self.normalize_email(email), **extra_fields)
+        user.set_password(password)
+        user.save(using=self._db)
+        return user
+
+    def create_user(  # type: ignore[override]
+        self, email: str, password: str | None = None, **extra_fields: Any
+    ) -> User:
+        extra_fields.setdefault("is_staff", False)
+        extra_fields.setdefault("is_superuser", False)
+        return self._create_user_by_email(email, password, **extra_fields)
+
+    def create_superuser(  # type: ignore[override]
+        self, email: str, password: str | None = None, **extra_fields: Any
+    ) -> User:
+        extra_fields.setdefault("is_staff", True)
+        extra_fields.setdefault("is_superuser", True)
+        return self._create_user_by_email(email, password, **extra_fields)
+
+
+class User(AbstractUser):
+    """An account. `display_name` is public; the email never is."""
+
+    username = None  # type: ignore[assignment]
+    first_name = None  # type: ignore[assignment]
+    last_name = None  # type: ignore[assignment]
+    email = models.EmailField("email address", unique=True)
+    display_name = models.CharField(max_length=40)
+    four_colour_deck = models.BooleanField(default=False)
+
+    USERNAME_FIELD = "email"
+    REQUIRED_FIELDS: ClassVar[list[str]] = ["display_name"]
+
+    objects = AccountManager()  # type: ignore[misc]
+
+    def __str__(self) -> str:
+        return self.display_name or self.email

@@ -1,0 +1,21 @@
+"""Read helpers for events."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Q, QuerySet
+
+from events.models import Event, RegistrationStatus
+
+
+def event_list_public() -> QuerySet[Event]:
+    """Events that are not drafts, newest first, with their checked-in counts."""
+    return (
+        Event.objects.exclude(phase="draft")
+        .annotate(
+            checked_in=Count(
+                "registrations",
+                filter=Q(registrations__status=RegistrationStatus.CHECKED_IN),
+            )
+        )
+        .order_by("-date", "-id")
+    )
