@@ -1,1 +1,46 @@
-"""Models arrive with the event engine."""
+"""Audit entries: append-only, hash-chained per event (SPEC section 8)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models
+
+from events.models import Event
+
+
+class AuditEntry(models.Model):
+    event = models.ForeignKey(Event, on_delete=models.PROTECT, related_name="audit_entries")
+    seq = models.PositiveIntegerField()
+    at = models.CharField(max_length=32)  # the exact ISO 8601 string that was hashed
+    actor = models.CharField(max_length=100)
+    action = models.CharField(max_length=40)
+    player = models.CharField(max_length=48, null=True, blank=True)  # noqa: DJ001 - null is "no player"
+    details = models.JSONField(default=dict)
+    reason = models.TextField(null=True, blank=True)  # noqa: DJ001 - null is "no reason"
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["event", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["event", "seq"], name="one_entry_per_seq"),
+        ]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.action}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The entry as exported and hashed (with `hash`)."""
+        return {
+            "seq": self.seq,
+            "at": self.at,
+            "actor": self.actor,
+            "action": self.action,
+            "player": self.player,
+            "details": self.details,
+            "reason": self.reason,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }

@@ -1,11 +1,12 @@
 """The provably fair shuffle (SPEC section 4), pure Python so that anyone can recompute it.
 
-At start the server draws `seed = secrets.token_bytes(32)` and publishes `sha256(seed).hexdigest()`
-as the commitment before any card is dealt; the seed is revealed at finalization. The random stream is
-HMAC-SHA256 keyed with the seed over `label + b":" + k.to_bytes(8, "big")` for k = 0, 1, 2, ...; each
-block gives one 64-bit number; draws below `n` reject numbers at or above the largest multiple of `n`.
-The shuffle is Fisher-Yates from the last position down, over the canonical order: for each deck, for
-rank `23456789TJQKA`, for suit `cdhs`.
+At start the server draws `seed = secrets.token_bytes(32)` and publishes
+`sha256(seed).hexdigest()` as the commitment before any card is dealt; the seed is revealed at
+finalization. The random stream is HMAC-SHA256 keyed with the seed over
+`label + b":" + k.to_bytes(8, "big")` for k = 0, 1, 2, ...; each block gives one 64-bit number;
+draws below `n` reject numbers at or above the largest multiple of `n`. The shuffle is Fisher-Yates
+from the last position down, over the canonical order: for each deck, for rank `23456789TJQKA`,
+for suit `cdhs`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Events and the players registered in them."""
+"""Events, the players registered in them, their game results, reviews and the pool."""
 
 from __future__ import annotations
 
@@ -26,9 +26,7 @@ class Event(models.Model):
         choices=[(f.name.value, f.label) for f in FORMATS.values()],
         default=FormatName.LEAGUE.value,
     )
-    contribution = models.PositiveIntegerField(
-        default=0, help_text="Whole dollars per participant."
-    )
+    contribution = models.PositiveIntegerField(default=0, help_text="Whole dollars per player.")
     extra_decks = models.PositiveSmallIntegerField(default=1)
     remainder_policy = models.TextField(blank=True)
     phase = models.CharField(max_length=16, choices=Phase.choices, default=Phase.DRAFT)
@@ -37,9 +35,30 @@ class Event(models.Model):
         settings.AUTH_USER_MODEL, related_name="house_events", blank=True
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finalized_at = models.DateTimeField(null=True, blank=True)
+    # Public once the event starts: sha256 of the secret shuffle seed.
+    commitment = models.CharField(max_length=64, blank=True)
+    # The stock's supported places, fixed at start.
+    supported_places = models.PositiveIntegerField(null=True, blank=True)
+    pool_confirmed = models.BooleanField(default=False)
+    confirmed_pool = models.PositiveIntegerField(null=True, blank=True)
+    unallocated = models.PositiveIntegerField(null=True, blank=True)
+    # Bumped on every change that live views show; clients reload on a gap.
+    version = models.PositiveBigIntegerField(default=0)
 
     class Meta:
         ordering = ["-date", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(phase__in=["draft", "open", "started", "finalized"]),
+                name="event_phase_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(format__in=[name.value for name in FormatName]),
+                name="event_format_known",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -60,7 +79,7 @@ class RegistrationStatus(models.TextChoices):
 class Registration(models.Model):
     """A player's place in one event; `label` is their public name there."""
 
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="registrations")
+    event = models.ForeignKey(Event, on_delete=models.PROTECT, related_name="registrations")
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -73,20 +92,116 @@ class Registration(models.Model):
     )
     registered_at = models.DateTimeField(auto_now_add=True)
     checked_in_at = models.DateTimeField(null=True, blank=True)
+    # 1, 2, 3 ... in check-in order: starting offers are dealt in this order.
+    check_in_order = models.PositiveIntegerField(null=True, blank=True)
+    late = models.BooleanField(default=False)
+    added_by_house = models.BooleanField(default=False)
+    paused = models.BooleanField(default=False)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    wild_rank = models.CharField(max_length=1, blank=True)
+    revealed_at = models.DateTimeField(null=True, blank=True)
+    # Final standing, stored at finalization.
+    high_place = models.PositiveIntegerField(null=True, blank=True)
+    low_place = models.PositiveIntegerField(null=True, blank=True)
+    award = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["event", "id"]
         constraints = [
             models.UniqueConstraint(fields=["event", "player"], name="one_registration_per_player"),
             models.UniqueConstraint(fields=["event", "label"], name="unique_label_per_event"),
+            models.UniqueConstraint(
+                fields=["event", "check_in_order"], name="unique_check_in_order"
+            ),
             models.CheckConstraint(
-                condition=Q(status=RegistrationStatus.REGISTERED)
-                | Q(status=RegistrationStatus.CANCELLED)
-                | Q(status=RegistrationStatus.NO_SHOW)
-                | Q(checked_in_at__isnull=False),
-                name="played_registrations_are_checked_in",
+                condition=Q(status__in=["registered", "cancelled", "no_show"])
+                | Q(checked_in_at__isnull=False, check_in_order__isnull=False),
+                name="players_in_play_are_checked_in",
             ),
         ]
 
     def __str__(self) -> str:
         return f"{self.label} @ {self.event}"
+
+    @property
+    def is_active(self) -> bool:
+        """Checked in and not withdrawn: the player is in play."""
+        return self.status == RegistrationStatus.CHECKED_IN
+
+
+class Outcome(models.TextChoices):
+    WIN = "win", "Win"
+    LOSS = "loss", "Loss"
+
+
+class GameResult(models.Model):
+    """One game's result, accepted on submission; a correction changes `outcome` only."""
+
+    registration = models.ForeignKey(Registration, on_delete=models.PROTECT, related_name="results")
+    game = models.PositiveSmallIntegerField()
+    outcome = models.CharField(max_length=4, choices=Outcome.choices)
+    original_outcome = models.CharField(max_length=4, choices=Outcome.choices)
+    opponent = models.CharField(max_length=80, blank=True)
+    score = models.CharField(max_length=20, blank=True)
+    assisted = models.BooleanField(default=False)
+    submitted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["registration", "game"]
+        constraints = [
+            models.UniqueConstraint(fields=["registration", "game"], name="one_result_per_game"),
+            models.CheckConstraint(condition=Q(game__gte=1), name="games_count_from_one"),
+        ]
+
+
+class Review(models.Model):
+    """A House review that pauses a player until resolved with a reason."""
+
+    registration = models.ForeignKey(Registration, on_delete=models.PROTECT, related_name="reviews")
+    result = models.ForeignKey(
+        GameResult, on_delete=models.PROTECT, null=True, blank=True, related_name="reviews"
+    )
+    corrected_from = models.CharField(max_length=4, choices=Outcome.choices, blank=True)
+    corrected_to = models.CharField(max_length=4, choices=Outcome.choices, blank=True)
+    reason = models.TextField()
+    opened_by = models.CharField(max_length=80)
+    opened_at = models.DateTimeField(auto_now_add=True)
+    resolution = models.TextField(blank=True)
+    resolved_by = models.CharField(max_length=80, blank=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["registration", "id"]
+
+
+class PoolAdjustment(models.Model):
+    """A signed whole-dollar change to the pool (a refund is negative), always explained."""
+
+    event = models.ForeignKey(Event, on_delete=models.PROTECT, related_name="adjustments")
+    amount = models.IntegerField()
+    explanation = models.TextField()
+    created_by = models.CharField(max_length=80)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["event", "id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(amount=0), name="adjustments_are_not_zero"),
+        ]
+
+
+class IdempotencyRecord(models.Model):
+    """The first answer to a write, replayed for a retry with the same key (SPEC section 5)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    key = models.CharField(max_length=200)
+    fingerprint = models.CharField(max_length=64)
+    answer = models.JSONField(null=True)
+    error_code = models.CharField(max_length=40, blank=True)
+    error_message = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="one_answer_per_key"),
+        ]

@@ -1,0 +1,81 @@
+"""The public audit of an event, as JSON and CSV (SPEC section 8)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from audit.chain import canonical_json
+from audit.models import AuditEntry
+from cards.dealing import seed_hex
+from events.models import Event, Phase, RegistrationStatus
+from events.progress import hands
+
+COLUMNS = ("seq", "at", "actor", "action", "player", "details", "reason", "prev_hash", "hash")
+
+
+def audit_entries(event: Event) -> list[dict[str, Any]]:
+    return [entry.as_dict() for entry in AuditEntry.objects.filter(event=event).order_by("seq")]
+
+
+def audit_document(event: Event) -> dict[str, Any]:
+    """The JSON export: the event, every entry, and after finalization the seed and the result."""
+    finalized = event.phase == Phase.FINALIZED
+    return {
+        "event": {
+            "id": event.pk,
+            "name": event.name,
+            "format": event.format,
+            "contribution": event.contribution,
+            "venue": event.venue,
+            "date": event.date.isoformat(),
+            "phase": event.phase,
+            "commitment": event.commitment or None,
+        },
+        "entries": audit_entries(event),
+        "seed": seed_hex(event) if finalized else None,
+        "result": final_result(event) if finalized else None,
+    }
+
+
+def final_result(event: Event) -> dict[str, Any]:
+    players = list(
+        event.registrations.filter(
+            status__in=[RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN]
+        ).order_by("check_in_order")
+    )
+    held = hands(event, players)
+    return {
+        "pool": event.confirmed_pool,
+        "adjustments": [
+            {"amount": amount, "explanation": explanation}
+            for amount, explanation in event.adjustments.order_by("id").values_list(
+                "amount", "explanation"
+            )
+        ],
+        "unallocated": event.unallocated,
+        "players": [
+            {
+                "player": r.label,
+                "status": "withdrawn" if r.status == RegistrationStatus.WITHDRAWN else "eligible",
+                "cards": list(held[r.pk].cards),
+                "wild_rank": r.wild_rank or None,
+                "high_place": r.high_place,
+                "low_place": r.low_place,
+                "award": r.award or 0,
+            }
+            for r in players
+        ],
+    }
+
+
+def audit_csv(event: Event) -> str:
+    """One row per entry, the same fields, `details` as JSON text."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(COLUMNS)
+    for entry in audit_entries(event):
+        entry["details"] = canonical_json(entry["details"])
+        writer.writerow([entry[column] for column in COLUMNS])
+    return out.getvalue()

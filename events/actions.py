@@ -1,0 +1,165 @@
+"""How every state change runs: one short transaction that locks the event, checks who acts,
+applies the change, chains its audit entries and stores the answer under the idempotency key.
+
+A retry with the same key returns the first answer, refusals included, and changes nothing; the same
+key with different content is refused (422). Work outside the database (websocket messages, pushes,
+email) is queued with `Change.after_commit` and runs only once the transaction has committed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from audit.chain import canonical_json
+from audit.writer import PendingEntry, append
+from events.errors import (
+    ERRORS_BY_CODE,
+    DomainError,
+    EventFinalized,
+    IdempotencyConflict,
+    Invalid,
+    NotAllowed,
+    NotFound,
+)
+from events.models import Event, IdempotencyRecord, Phase
+
+SYSTEM = "system"
+
+
+def is_house(user: User | None, event: Event) -> bool:
+    """House for this event: one of its House members, or a superuser."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return False
+    return user.is_superuser or event.house.filter(pk=user.pk).exists()
+
+
+@dataclass
+class Change:
+    """One state change in progress: the locked event, who acts, the audit entries to write."""
+
+    event: Event
+    user: User | None
+    house: bool
+    now: datetime = field(default_factory=timezone.now)
+    entries: list[PendingEntry] = field(default_factory=list)
+    callbacks: list[Callable[[], None]] = field(default_factory=list)
+
+    @property
+    def actor(self) -> str:
+        if self.user is None:
+            return SYSTEM
+        name = self.user.display_name or f"user {self.user.pk}"
+        return f"House: {name}" if self.house else name
+
+    def audit(
+        self,
+        action: str,
+        *,
+        player: str | None = None,
+        details: Mapping[str, Any] | None = None,
+        reason: str | None = None,
+        by_system: bool = False,
+    ) -> None:
+        self.entries.append(
+            PendingEntry(
+                actor=SYSTEM if by_system else self.actor,
+                action=action,
+                player=player,
+                details=dict(details or {}),
+                reason=reason or None,
+            )
+        )
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        self.callbacks.append(callback)
+
+    def require_house(self) -> None:
+        if not self.house:
+            raise NotAllowed("Only House can do that for this event.")
+
+    def refuse_if_finalized(self) -> None:
+        if self.event.phase == Phase.FINALIZED:
+            raise EventFinalized()
+
+
+def fingerprint(action: str, request: Mapping[str, Any]) -> str:
+    return hashlib.sha256(canonical_json({"action": action, **request}).encode()).hexdigest()
+
+
+def perform(
+    *,
+    event_id: int | None,
+    user: User | None,
+    action: str,
+    request: Mapping[str, Any],
+    idempotency_key: str | None,
+    apply: Callable[[Change], dict[str, Any]],
+    create: Callable[[Change], Event] | None = None,
+) -> dict[str, Any]:
+    """Run one state change; `apply` returns the JSON-ready answer, a domain error refuses it."""
+    key = (idempotency_key or "").strip() or None
+    if key is not None and (user is None or len(key) > 200):
+        raise Invalid("An Idempotency-Key needs a signed-in user and at most 200 characters.")
+    print_ = fingerprint(action, request)
+    error: DomainError | None = None
+    answer: dict[str, Any] | None = None
+    with transaction.atomic(durable=True):
+        event = _lock_event(event_id) if event_id is not None else None
+        if key is not None and user is not None:
+            record = IdempotencyRecord.objects.filter(user=user, key=key).first()
+            if record is not None:
+                return _replay(record, print_)
+        try:
+            with transaction.atomic():
+                if event is None:
+                    if create is None:
+                        raise NotFound("No such event.")
+                    change = Change(event=Event(), user=user, house=False)
+                    change.event = create(change)
+                else:
+                    change = Change(event=event, user=user, house=is_house(user, event))
+                answer = apply(change)
+                if change.entries:
+                    append(change.event, change.entries, change.now)
+                    change.event.version += 1
+                    change.event.save(update_fields=["version"])
+                for callback in change.callbacks:
+                    transaction.on_commit(callback)
+        except DomainError as refused:
+            error = refused
+        if key is not None and user is not None:
+            IdempotencyRecord.objects.create(
+                user=user,
+                key=key,
+                fingerprint=print_,
+                answer=answer,
+                error_code=error.code if error else "",
+                error_message=error.message if error else "",
+            )
+    if error is not None:
+        raise error
+    assert answer is not None
+    return answer
+
+
+def _lock_event(event_id: int) -> Event:
+    try:
+        return Event.objects.select_for_update(no_key=True).get(pk=event_id)
+    except Event.DoesNotExist:
+        raise NotFound("No such event.") from None
+
+
+def _replay(record: IdempotencyRecord, print_: str) -> dict[str, Any]:
+    if record.fingerprint != print_:
+        raise IdempotencyConflict()
+    if record.error_code:
+        raise ERRORS_BY_CODE.get(record.error_code, DomainError)(record.error_message)
+    return dict(record.answer or {})

@@ -1,0 +1,55 @@
+"""Django admin for House convenience: read-mostly; state changes go through the services."""
+
+from django.contrib import admin
+
+from events.models import Event, GameResult, PoolAdjustment, Registration, Review
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows that only the services may change: visible, never edited here."""
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(Event)
+class EventAdmin(ReadOnlyAdmin):
+    list_display = ("name", "date", "format", "phase", "registration_open", "pool_confirmed")
+    list_filter = ("phase", "format")
+    search_fields = ("name", "venue")
+    exclude = ("house",)
+    readonly_fields = ("house_members",)
+
+    @admin.display(description="House")
+    def house_members(self, event: Event) -> str:
+        return ", ".join(user.display_name for user in event.house.all())
+
+
+@admin.register(Registration)
+class RegistrationAdmin(ReadOnlyAdmin):
+    list_display = ("label", "event", "status", "paused", "wild_rank", "high_place", "award")
+    list_filter = ("status", "paused", "event")
+    search_fields = ("label",)
+    exclude = ("player",)
+
+
+@admin.register(GameResult)
+class GameResultAdmin(ReadOnlyAdmin):
+    list_display = ("registration", "game", "outcome", "original_outcome", "assisted")
+    list_filter = ("outcome",)
+
+
+@admin.register(Review)
+class ReviewAdmin(ReadOnlyAdmin):
+    list_display = ("registration", "opened_at", "resolved_at")
+
+
+@admin.register(PoolAdjustment)
+class PoolAdjustmentAdmin(ReadOnlyAdmin):
+    list_display = ("event", "amount", "explanation", "created_by")

@@ -1,0 +1,182 @@
+"""Domain errors: each carries a stable snake_case code, an HTTP status and a plain message.
+
+Services raise them; the API and the pages map them once (`error.as_json()`), never by hand.
+The codes are listed in docs/errors.md and never change meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class DomainError(Exception):
+    code: ClassVar[str] = "invalid"
+    status: ClassVar[int] = 400
+    default_message: ClassVar[str] = "That request is not valid."
+
+    def __init__(self, message: str | None = None) -> None:
+        self.message = message or self.default_message
+        super().__init__(self.message)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message}}
+
+
+class Invalid(DomainError):
+    code = "invalid"
+    status = 400
+
+
+class ReasonRequired(DomainError):
+    code = "reason_required"
+    status = 400
+    default_message = "House must give a reason for this action."
+
+
+class WrongCount(DomainError):
+    code = "wrong_count"
+    status = 400
+
+
+class NotAllowed(DomainError):
+    code = "not_allowed"
+    status = 403
+    default_message = "You are not allowed to do that."
+
+
+class NotFound(DomainError):
+    code = "not_found"
+    status = 404
+    default_message = "Not found."
+
+
+class WrongState(DomainError):
+    code = "wrong_state"
+    status = 409
+    default_message = "That cannot be done now."
+
+
+class WrongPhase(WrongState):
+    code = "wrong_phase"
+
+
+class EventFinalized(WrongState):
+    code = "event_finalized"
+    default_message = "The event is finalized: nothing can change any more."
+
+
+class RegistrationClosed(WrongState):
+    code = "registration_closed"
+    default_message = "Registration is closed."
+
+
+class AlreadyRegistered(WrongState):
+    code = "already_registered"
+    default_message = "You are already registered for this event."
+
+
+class NotCheckedIn(WrongState):
+    code = "not_checked_in"
+    default_message = "Check in with House before playing."
+
+
+class LateEntryClosed(WrongState):
+    code = "late_entry_closed"
+
+
+class NoSupportedPlace(WrongState):
+    code = "no_supported_place"
+    default_message = "The stock has no supported place left for another player."
+
+
+class StartingSelectionPending(WrongState):
+    code = "starting_selection_pending"
+    default_message = "Finish selecting your starting cards before submitting game results."
+
+
+class PendingChoice(WrongState):
+    code = "pending_choice"
+    default_message = "Finish your pending card selection before the next submission."
+
+
+class OutOfOrder(WrongState):
+    code = "out_of_order"
+
+
+class NothingPending(WrongState):
+    code = "nothing_pending"
+    default_message = "There is no pending card selection."
+
+
+class PlayerWithdrawn(WrongState):
+    code = "player_withdrawn"
+    default_message = "This player has withdrawn."
+
+
+class PlayerPaused(WrongState):
+    code = "player_paused"
+    default_message = "This player is paused for House review."
+
+
+class HandLocked(WrongState):
+    code = "hand_locked"
+    default_message = "The hand and its wild are locked."
+
+
+class NotComplete(WrongState):
+    code = "not_complete"
+
+
+class PoolLocked(WrongState):
+    code = "pool_locked"
+    default_message = "The pool is confirmed and locked."
+
+
+class PoolNotConfirmed(WrongState):
+    code = "pool_not_confirmed"
+
+
+class FinalizationBlocked(WrongState):
+    code = "finalization_blocked"
+
+
+class StockExhausted(WrongState):
+    code = "stock_exhausted"
+    default_message = "The stock has no cards left."
+
+
+class IdempotencyConflict(DomainError):
+    code = "idempotency_conflict"
+    status = 422
+    default_message = "This Idempotency-Key was already used for a different request."
+
+
+ALL_ERRORS: tuple[type[DomainError], ...] = (
+    Invalid,
+    ReasonRequired,
+    WrongCount,
+    NotAllowed,
+    NotFound,
+    WrongState,
+    WrongPhase,
+    EventFinalized,
+    RegistrationClosed,
+    AlreadyRegistered,
+    NotCheckedIn,
+    LateEntryClosed,
+    NoSupportedPlace,
+    StartingSelectionPending,
+    PendingChoice,
+    OutOfOrder,
+    NothingPending,
+    PlayerWithdrawn,
+    PlayerPaused,
+    HandLocked,
+    NotComplete,
+    PoolLocked,
+    PoolNotConfirmed,
+    FinalizationBlocked,
+    StockExhausted,
+    IdempotencyConflict,
+)
+ERRORS_BY_CODE: dict[str, type[DomainError]] = {error.code: error for error in ALL_ERRORS}

@@ -1,0 +1,580 @@
+"""Playing: starting selection, results, win choices, wild reveals, corrections, reviews."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from accounts.models import User
+from cards.dealing import audit_card, deal
+from cards.models import CardState, DealtCard, KeptSource, Offer, OfferKind, ShoeKind
+from events.actions import Change, perform
+from events.errors import (
+    HandLocked,
+    Invalid,
+    NotAllowed,
+    NotCheckedIn,
+    NotComplete,
+    NotFound,
+    NothingPending,
+    OutOfOrder,
+    PendingChoice,
+    PlayerPaused,
+    PlayerWithdrawn,
+    ReasonRequired,
+    StartingSelectionPending,
+    WrongCount,
+    WrongPhase,
+)
+from events.lifecycle import close_registration
+from events.models import GameResult, Outcome, Phase, Registration, RegistrationStatus, Review
+from events.progress import progress_of
+from events.registration import _event_of, registration_for
+
+
+def starting_selection_confirm(
+    *,
+    registration_id: int,
+    by: User,
+    slots: Sequence[int],
+    reason: str = "",
+    idempotency_key: str | None = None,
+) -> dict[str, Any]:
+    """Lock exactly the required number of face-down cards; all offered cards are revealed."""
+    chosen = _clean_slots(slots)
+
+    def apply(change: Change) -> dict[str, Any]:
+        registration = _playing(change, registration_id, by, reason)
+        offer = _pending_offer(registration, OfferKind.STARTING)
+        cards = list(offer.cards.order_by("slot"))
+        if len(chosen) != offer.keep:
+            raise WrongCount(f"Choose exactly {offer.keep} of {len(cards)} starting cards.")
+        if any(slot >= len(cards) for slot in chosen):
+            raise Invalid(f"Starting cards are numbered 0 to {len(cards) - 1}.")
+        kept = [card for card in cards if card.slot in chosen]
+        not_kept = [card for card in cards if card.slot not in chosen]
+        for card in not_kept:
+            card.state = CardState.NOT_KEPT
+            card.face_down = False
+        DealtCard.objects.bulk_update(not_kept, ["state", "face_down"])
+        _resolve(change, offer)
+        change.audit(
+            "starting_selection_confirmed",
+            player=registration.label,
+            details={
+                "kept": [audit_card(c, kind=ShoeKind.STOCK, reveal=True) for c in kept],
+                "not_kept": [audit_card(c, kind=ShoeKind.STOCK, reveal=True) for c in not_kept],
+            },
+            reason=_reason(change, reason),
+        )
+        source = KeptSource.HOUSE if change.house else KeptSource.START
+        _keep(change, registration, kept, source, game=None)
+        _reveal_if_complete(change, registration)
+        return {
+            "registration_id": registration.pk,
+            "kept": [c.card for c in kept],
+            "not_kept": [c.card for c in not_kept],
+        }
+
+    return perform(
+        event_id=_event_of(registration_id),
+        user=by,
+        action="starting_selection_confirm",
+        request={
+            "registration": registration_id,
+            "slots": sorted(chosen),
+            "reason": reason.strip(),
+        },
+        idempotency_key=idempotency_key,
+        apply=apply,
+    )
+
+
+def result_submit(
+    *,
+    registration_id: int,
+    by: User,
+    game: int,
+    outcome: str,
+    opponent: str = "",
+    score: str = "",
+    reason: str = "",
+    idempotency_key: str | None = None,
+) -> dict[str, Any]:
+    """Report the next game's result: a loss keeps one card, a win offers two face up."""
+    if isinstance(game, bool) or not isinstance(game, int) or game < 1:
+        raise Invalid("The game number is a whole number from 1.")
+    if outcome not in Outcome.values:
+        raise Invalid("The result is 'win' or 'loss'.")
+    opponent, score = opponent.strip()[:80], score.strip()[:20]
+
+    def apply(change: Change) -> dict[str, Any]:
+        registration = _playing(change, registration_id, by, reason)
+        rules = change.event.rules
+        if registration.paused:
+            raise PlayerPaused("Waiting for House review before the next result.")
+        progress = progress_of(registration)
+        if not progress.starting_confirmed:
+            raise StartingSelectionPending()
+        if progress.pending_offer:
+            raise PendingChoice()
+        if progress.results >= rules.games:
+            raise OutOfOrder(f"All {rules.games} games are already reported.")
+        if game != progress.results + 1:
+            raise OutOfOrder(f"The next game to report is game {progress.results + 1}.")
+        result = GameResult.objects.create(
+            registration=registration,
+            game=game,
+            outcome=outcome,
+            original_outcome=outcome,
+            opponent=opponent,
+            score=score,
+            assisted=change.house,
+        )
+        change.audit(
+            "result_submitted",
+            player=registration.label,
+            details={
+                "game": game,
+                "result": outcome,
+                "opponent": opponent or None,
+                "score": score or None,
+                "assisted": change.house,
+            },
+            reason=_reason(change, reason),
+        )
+        answer: dict[str, Any] = {
+            "registration_id": registration.pk,
+            "game": game,
+            "result": outcome,
+        }
+        if outcome == Outcome.LOSS:
+            (card,) = deal(
+                event=change.event,
+                kind=ShoeKind.STOCK,
+                count=1,
+                registration=registration,
+                state=CardState.OFFERED,
+                moment=change.now,
+            )
+            source = KeptSource.HOUSE if change.house else KeptSource.LOSS
+            _keep(change, registration, [card], source, game=game)
+            answer["card"] = card.card
+        else:
+            offer = Offer.objects.create(
+                registration=registration,
+                kind=OfferKind.WIN,
+                result=result,
+                keep=1,
+                face_down=False,
+                offered_at=change.now,
+            )
+            cards = deal(
+                event=change.event,
+                kind=ShoeKind.STOCK,
+                count=2,
+                registration=registration,
+                state=CardState.OFFERED,
+                moment=change.now,
+                offer=offer,
+            )
+            change.audit(
+                "win_cards_dealt",
+                player=registration.label,
+                details={
+                    "game": game,
+                    "cards": [audit_card(c, kind=ShoeKind.STOCK) for c in cards],
+                },
+            )
+            answer["offered"] = [c.card for c in cards]
+        if game == 1:
+            _close_registration_after_last_first_result(change)
+        _reveal_if_complete(change, registration)
+        return answer
+
+    return perform(
+        event_id=_event_of(registration_id),
+        user=by,
+        action="result_submit",
+        request={
+            "registration": registration_id,
+            "game": game,
+            "outcome": outcome,
+            "opponent": opponent,
+            "score": score,
+            "reason": reason.strip(),
+        },
+        idempotency_key=idempotency_key,
+        apply=apply,
+    )
+
+
+def win_choice_confirm(
+    *,
+    registration_id: int,
+    by: User,
+    slot: int,
+    reason: str = "",
+    idempotency_key: str | None = None,
+) -> dict[str, Any]:
+    """Keep one of the two face-up cards of a win; the other is discarded.
+
+    House may choose for a player (an abandoned choice) with a reason.
+    """
+    if isinstance(slot, bool) or slot not in (0, 1):
+        raise Invalid("Choose card 0 or card 1.")
+
+    def apply(change: Change) -> dict[str, Any]:
+        registration = _playing(change, registration_id, by, reason)
+        offer = _pending_offer(registration, OfferKind.WIN)
+        cards = list(offer.cards.order_by("slot"))
+        kept = cards[slot]
+        discarded = [card for card in cards if card.pk != kept.pk]
+        for card in discarded:
+            card.state = CardState.DISCARDED
+        DealtCard.objects.bulk_update(discarded, ["state"])
+        _resolve(change, offer)
+        game = offer.result.game if offer.result else None
+        change.audit(
+            "win_choice_confirmed",
+            player=registration.label,
+            details={
+                "game": game,
+                "kept": audit_card(kept, kind=ShoeKind.STOCK),
+                "discarded": audit_card(discarded[0], kind=ShoeKind.STOCK),
+                "by_house": change.house,
+            },
+            reason=_reason(change, reason),
+        )
+        source = KeptSource.HOUSE if change.house else KeptSource.WIN
+        _keep(change, registration, [kept], source, game=game)
+        _reveal_if_complete(change, registration)
+        return {"registration_id": registration.pk, "game": game, "kept": kept.card}
+
+    return perform(
+        event_id=_event_of(registration_id),
+        user=by,
+        action="win_choice_confirm",
+        request={"registration": registration_id, "slot": slot, "reason": reason.strip()},
+        idempotency_key=idempotency_key,
+        apply=apply,
+    )
+
+
+def wild_reveal(
+    *, registration_id: int, by: User, idempotency_key: str | None = None
+) -> dict[str, Any]:
+    """House reveals one complete player's wild (Standard v1)."""
+
+    def apply(change: Change) -> dict[str, Any]:
+        change.require_house()
+        registration = registration_for(change, registration_id, by)
+        if not change.house:
+            raise NotAllowed("Only House reveals wilds in Standard v1 events.")
+        _refuse_unless_in_play(change, registration)
+        if change.event.rules.automatic_reveal:
+            raise WrongPhase("This format reveals each wild automatically.")
+        if registration.wild_rank:
+            raise HandLocked("This player's wild is already revealed.")
+        if registration.paused:
+            raise PlayerPaused()
+        if not progress_of(registration).complete(registration):
+            raise NotComplete(f"{registration.label}'s hand is not complete yet.")
+        wild = _reveal(change, registration)
+        return {"registration_id": registration.pk, "wild_rank": wild}
+
+    return perform(
+        event_id=_event_of(registration_id),
+        user=by,
+        action="wild_reveal",
+        request={"registration": registration_id},
+        idempotency_key=idempotency_key,
+        apply=apply,
+    )
+
+
+def result_correct(
+    *,
+    registration_id: int,
+    by: User,
+    game: int,
+    outcome: str,
+    reason: str,
+    idempotency_key: str | None = None,
+) -> dict[str, Any]:
+    """House corrects a result (Win <-> Loss). No card moves; the player is paused for review."""
+    if outcome not in Outcome.values:
+        raise Invalid("The result is 'win' or 'loss'.")
+    if not reason.strip():
+        raise ReasonRequired("House must give a reason for a correction.")
+
+    def apply(change: Change) -> dict[str, Any]:
+        change.require_house()
+        registration = _house_target(change, registration_id, by)
+        result = registration.results.filter(game=game).first()
+        if result is None:
+            raise NotFound(f"{registration.label} has no result for game {game}.")
+        if result.outcome == outcome:
+            raise Invalid(f"Game {game} is already recorded as a {outcome}.")
+        before = result.outcome
+        result.outcome = outcome
+        result.save(update_fields=["outcome"])
+        review = Review.objects.create(
+            registration=registration,
+            result=result,
+            corrected_from=before,
+            corrected_to=outcome,
+            reason=reason.strip(),
+            opened_by=change.actor,
+        )
+        _pause(registration)
+        change.audit(
+            "result_corrected",
+            player=registration.label,
+            details={"game": game, "from": before, "to": outcome},
+            reason=reason.strip(),
+        )
+        change.audit(
+            "review_opened",
+            player=registration.label,
+            details={"review": review.pk, "game": game},
+            reason=reason.strip(),
+        )
+        return {"registration_id": registration.pk, "review_id": review.pk}
+
+    return perform(
+        event_id=_event_of(registration_id),
+        user=by,
+        action="result_correct",
+        request={
+            "registration": registration_id,
+            "game": game,
+            "outcome": outcome,
+            "reason": reason.strip(),
+        },
+        idempotency_key=idempotency_key,
+        apply=apply,
+    )
+
+
+def review_open(
+    *, registration_id: int, by: User, reason: str, idempotency_key: str | None = None
+) -> dict[str, Any]:
+    """House pauses a player for review without a correction."""
+    if not reason.strip():
+        raise ReasonRequired("House must give a reason for a pause.")
+
+    def apply(change: Change) -> dict[str, Any]:
+        change.require_house()
+        registration = _house_target(change, registration_id, by)
+        review = Review.objects.create(
+            registration=registration, reason=reason.strip(), opened_by=change.actor
+        )
+        _pause(registration)
+        change.audit(
+            "review_opened",
+            player=registration.label,
+            details={"review": review.pk, "game": None},
+            reason=reason.strip(),
+        )
+        return {"registration_id": registration.pk, "review_id": review.pk}
+
+    return perform(
+        event_id=_event_of(registration_id),
+        user=by,
+        action="review_open",
+        request={"registration": registration_id, "reason": reason.strip()},
+        idempotency_key=idempotency_key,
+        apply=apply,
+    )
+
+
+def review_resolve(
+    *, review_id: int, by: User, reason: str, idempotency_key: str | None = None
+) -> dict[str, Any]:
+    """House resolves a review with a reason; the player resumes when none is left open."""
+    if not reason.strip():
+        raise ReasonRequired("House must give a reason when resolving a review.")
+    review_row = Review.objects.filter(pk=review_id).values("registration_id").first()
+    if review_row is None:
+        raise NotFound("No such review.")
+    registration_id = review_row["registration_id"]
+
+    def apply(change: Change) -> dict[str, Any]:
+        change.require_house()
+        registration = _house_target(change, registration_id, by)
+        review = Review.objects.get(pk=review_id)
+        if review.resolved_at is not None:
+            raise WrongPhase("This review is already resolved.")
+        review.resolution = reason.strip()
+        review.resolved_by = change.actor
+        review.resolved_at = change.now
+        review.save(update_fields=["resolution", "resolved_by", "resolved_at"])
+        if not registration.reviews.filter(resolved_at__isnull=True).exists():
+            registration.paused = False
+            registration.save(update_fields=["paused"])
+        change.audit(
+            "review_resolved",
+            player=registration.label,
+            details={"review": review.pk},
+            reason=reason.strip(),
+        )
+        _reveal_if_complete(change, registration)
+        return {
+            "registration_id": registration.pk,
+            "review_id": review.pk,
+            "paused": registration.paused,
+        }
+
+    return perform(
+        event_id=_event_of(registration_id),
+        user=by,
+        action="review_resolve",
+        request={"review": review_id, "reason": reason.strip()},
+        idempotency_key=idempotency_key,
+        apply=apply,
+    )
+
+
+# --- the steps the services share -----------------------------------------------------------
+
+
+def _playing(change: Change, registration_id: int, by: User, reason: str) -> Registration:
+    """The registration a player acts on, or House assists with a reason."""
+    registration = registration_for(change, registration_id, by)
+    if change.house and not reason.strip():
+        raise ReasonRequired("House must give a reason when acting for a player.")
+    _refuse_unless_in_play(change, registration)
+    if registration.wild_rank:
+        raise HandLocked()
+    return registration
+
+
+def _house_target(change: Change, registration_id: int, by: User) -> Registration:
+    registration = registration_for(change, registration_id, by)
+    if not change.house:
+        raise NotAllowed("Only House can do that.")
+    _refuse_unless_in_play(change, registration)
+    return registration
+
+
+def _refuse_unless_in_play(change: Change, registration: Registration) -> None:
+    change.refuse_if_finalized()
+    if change.event.phase != Phase.STARTED:
+        raise WrongPhase("The event has not started yet.")
+    if registration.status == RegistrationStatus.WITHDRAWN:
+        raise PlayerWithdrawn()
+    if registration.status != RegistrationStatus.CHECKED_IN:
+        raise NotCheckedIn()
+
+
+def _pending_offer(registration: Registration, kind: OfferKind) -> Offer:
+    offer = (
+        Offer.objects.select_related("result")
+        .filter(registration=registration, resolved_at__isnull=True, voided_at__isnull=True)
+        .first()
+    )
+    if offer is None or offer.kind != kind:
+        what = "starting selection" if kind == OfferKind.STARTING else "win choice"
+        raise NothingPending(f"There is no pending {what}.")
+    return offer
+
+
+def _resolve(change: Change, offer: Offer) -> None:
+    offer.resolved_at = change.now
+    offer.resolved_by_house = change.house
+    offer.save(update_fields=["resolved_at", "resolved_by_house"])
+
+
+def _keep(
+    change: Change,
+    registration: Registration,
+    cards: list[DealtCard],
+    source: KeptSource,
+    *,
+    game: int | None,
+) -> None:
+    """Put cards into the hand, in order, each with its `card_kept` entry."""
+    count = DealtCard.objects.filter(registration=registration, state=CardState.KEPT).count()
+    for index, card in enumerate(cards, start=count):
+        card.state = CardState.KEPT
+        card.face_down = False
+        card.kept_index = index
+        card.kept_source = source
+        change.audit(
+            "card_kept",
+            player=registration.label,
+            details={
+                "card": audit_card(card, kind=ShoeKind.STOCK),
+                "source": source.value,
+                "game": game,
+            },
+        )
+    DealtCard.objects.bulk_update(cards, ["state", "face_down", "kept_index", "kept_source"])
+
+
+def _pause(registration: Registration) -> None:
+    if not registration.paused:
+        registration.paused = True
+        registration.save(update_fields=["paused"])
+
+
+def _reveal_if_complete(change: Change, registration: Registration) -> None:
+    """League and Switch reveal the wild the moment the hand is verified complete."""
+    if not change.event.rules.automatic_reveal or registration.wild_rank or registration.paused:
+        return
+    if registration.status != RegistrationStatus.CHECKED_IN:
+        return
+    if progress_of(registration).complete(registration):
+        _reveal(change, registration, by_system=True)
+
+
+def _reveal(change: Change, registration: Registration, *, by_system: bool = False) -> str:
+    (indicator,) = deal(
+        event=change.event,
+        kind=ShoeKind.HOUSE,
+        count=1,
+        registration=registration,
+        state=CardState.INDICATOR,
+        moment=change.now,
+    )
+    registration.wild_rank = indicator.card[0]
+    registration.revealed_at = change.now
+    registration.save(update_fields=["wild_rank", "revealed_at"])
+    change.audit(
+        "wild_revealed",
+        player=registration.label,
+        details={
+            "indicator": audit_card(indicator, kind=ShoeKind.HOUSE),
+            "wild_rank": registration.wild_rank,
+        },
+        by_system=by_system,
+    )
+    return registration.wild_rank
+
+
+def _close_registration_after_last_first_result(change: Change) -> None:
+    """Registration closes when no active player is left without a first result (system)."""
+    event = change.event
+    if not event.registration_open:
+        return
+    waiting = event.registrations.filter(status=RegistrationStatus.CHECKED_IN).exclude(
+        results__game=1
+    )
+    if not waiting.exists():
+        close_registration(change, by_system=True)
+
+
+def _clean_slots(slots: Sequence[int]) -> set[int]:
+    if isinstance(slots, str | bytes) or not all(
+        isinstance(slot, int) and not isinstance(slot, bool) and slot >= 0 for slot in slots
+    ):
+        raise Invalid("Starting cards are chosen by their numbers (0, 1, 2 ...).")
+    chosen = set(slots)
+    if len(chosen) != len(slots):
+        raise Invalid("Each starting card can be chosen once.")
+    return chosen
+
+
+def _reason(change: Change, reason: str) -> str | None:
+    return reason.strip() or None if change.house else None

@@ -1,0 +1,370 @@
+"""Players joining and leaving: registration, check-in, late entry, withdrawal, access reset."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.sessions.models import Session
+from django.db.models import Max
+
+from accounts.models import User
+from accounts.recovery import send_password_reset
+from cards.dealing import audit_card, deal
+from cards.models import CardState, Offer, OfferKind, ShoeKind
+from events.actions import Change, perform
+from events.errors import (
+    AlreadyRegistered,
+    LateEntryClosed,
+    NoSupportedPlace,
+    NotCheckedIn,
+    NotFound,
+    PlayerWithdrawn,
+    ReasonRequired,
+    RegistrationClosed,
+    WrongPhase,
+)
+from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
+
+
+def player_register(
+    *, event_id: int, by: User, idempotency_key: str | None = None
+) -> dict[str, Any]:
+    """A player registers themself while registration is open."""
+
+    def apply(change: Change) -> dict[str, Any]:
+        change.refuse_if_finalized()
+        event = change.event
+        if event.phase == Phase.DRAFT:
+            raise NotFound("No such event.")
+        if not event.registration_open:
+            raise RegistrationClosed()
+        existing = event.registrations.filter(player=by).first()
+        if existing is not None and existing.status != RegistrationStatus.CANCELLED:
+            raise AlreadyRegistered()
+        if existing is not None:
+            existing.status = RegistrationStatus.REGISTERED
+            existing.save(update_fields=["status"])
+            registration = existing
+        else:
+            registration = Registration.objects.create(
+                event=event, player=by, label=unique_label(event, by.display_name)
+            )
+        change.audit("player_registered", player=registration.label)
+        return {"registration_id": registration.pk, "label": registration.label}
+
+    return perform(
+        event_id=event_id,
+        user=by,
+        action="player_register",
+        request={},
+        idempotency_key=idempotency_key,
+        apply=apply,
+    )
+
+
+def registration_cancel(
+    *, registration_id: int, by: User, idempotency_key: str | None = None
+) -> dict[str, Any]:
+    """A registration not yet checked in is cancelled (by the player or House)."""
+
+    def apply(change: Change) -> dict[str, Any]:
+        change.refuse_if_finalized()
+        registration = registration_for(change, registration_id, by)
+        if registration.status != RegistrationStatus.REGISTERED:
+            raise WrongPhase("Only a registration not yet checked in can be cancelled.")
+        registration.status = RegistrationStatus.CANCELLED
+        registration.save(update_fields=["status"])
+        change.audit("registration_cancelled", player=registration.label)
+        return {"registration_id": registration.pk, "status": registration.status}
+
+    return perform(
+        event_id=_event_of(registration_id),
+        user=by,
+        action="registration_cancel",
+        request={"registration": registration_id},
+        idempotency_key=idempotency_key,
+        apply=apply,
+    )
+
+
+def player_check_in(
+    *, registration_id: int, by: User, idempotency_key: str | None = None
+) -> dict[str, Any]:
+    """House checks a registered player in; after the start that is a late entry."""
+
+    def apply(change: Change) -> dict[str, Any]:
+        change.require_house()
+        change.refuse_if_finalized()
+        registration = registration_for(change, registration_id, by)
+        if registration.status != RegistrationStatus.REGISTERED:
+            raise WrongPhase(f"{registration.label} is {registration.get_status_display()}.")
+        check_in(change, registration, added_by_house=False)
+        return {"registration_id": registration.pk, "status": registration.status}
+
+    return perform(
+        event_id=_event_of(registration_id),
+        user=by,
+        action="player_check_in",
+        request={"registration": registration_id},
+        idempotency_key=idempotency_key,
+        apply=apply,
+    )
+
+
+def check_in_undo(
+    *, registration_id: int, by: User, idempotency_key: str | None = None
+) -> dict[str, Any]:
+    """Undo a check-in before the start (after it, a check-in has dealt cards)."""
+
+    def apply(change: Change) -> dict[str, Any]:
+        change.require_house()
+        registration = registration_for(change, registration_id, by)
+        if change.event.phase != Phase.OPEN:
+            raise WrongPhase("A check-in can only be undone before the event starts.")
+        if registration.status != RegistrationStatus.CHECKED_IN:
+            raise NotCheckedIn(f"{registration.label} is not checked in.")
+        registration.status = RegistrationStatus.REGISTERED
+        registration.checked_in_at = None
+        registration.check_in_order = None
+        registration.save(update_fields=["status", "checked_in_at", "check_in_order"])
+        change.audit("check_in_undone", player=registration.label)
+        return {"registration_id": registration.pk, "status": registration.status}
+
+    return perform(
+        event_id=_event_of(registration_id),
+        user=by,
+        action="check_in_undo",
+        request={"registration": registration_id},
+        idempotency_key=idempotency_key,
+        apply=apply,
+    )
+
+
+def participant_add(
+    *, event_id: int, by: User, player: User, idempotency_key: str | None = None
+) -> dict[str, Any]:
+    """House adds and checks in a participant, also after registration closed (late entry)."""
+
+    def apply(change: Change) -> dict[str, Any]:
+        change.require_house()
+        change.refuse_if_finalized()
+        event = change.event
+        if event.phase == Phase.DRAFT:
+            raise WrongPhase("Open the event first.")
+        registration = event.registrations.filter(player=player).first()
+        if registration is None:
+            registration = Registration(
+                event=event, player=player, label=unique_label(event, player.display_name)
+            )
+        elif registration.status in (RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN):
+            raise AlreadyRegistered(f"{registration.label} is already checked in.")
+        registration.added_by_house = True
+        registration.status = RegistrationStatus.REGISTERED
+        registration.save()
+        change.audit("player_registered", player=registration.label)
+        check_in(change, registration, added_by_house=True)
+        return {"registration_id": registration.pk, "label": registration.label}
+
+    return perform(
+        event_id=event_id,
+        user=by,
+        action="participant_add",
+        request={"player": player.pk},
+        idempotency_key=idempotency_key,
+        apply=apply,
+    )
+
+
+def check_in(change: Change, registration: Registration, *, added_by_house: bool) -> None:
+    """Check in; after the start this is a late entry under the section 3 conditions."""
+    event = change.event
+    late = event.phase == Phase.STARTED
+    if late:
+        if GameResult.objects.filter(registration__event=event, game=2).exists():
+            raise LateEntryClosed(
+                "Late entry is closed: a Round 2 result has already been accepted."
+            )
+        placed = event.registrations.filter(
+            status__in=[RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN]
+        ).count()
+        if event.supported_places is None or placed >= event.supported_places:
+            raise NoSupportedPlace()
+    order = event.registrations.aggregate(last=Max("check_in_order"))["last"] or 0
+    registration.status = RegistrationStatus.CHECKED_IN
+    registration.checked_in_at = change.now
+    registration.check_in_order = order + 1
+    registration.late = late
+    registration.save(
+        update_fields=["status", "checked_in_at", "check_in_order", "late", "added_by_house"]
+    )
+    pool_reopened = False
+    if event.pool_confirmed:
+        event.pool_confirmed = False
+        event.confirmed_pool = None
+        event.save(update_fields=["pool_confirmed", "confirmed_pool"])
+        pool_reopened = True
+    change.audit(
+        "player_checked_in",
+        player=registration.label,
+        details={"late": late, "added_by_house": added_by_house, "pool_unconfirmed": pool_reopened},
+    )
+    if late:
+        deal_starting_offer(change, registration)
+
+
+def deal_starting_offer(change: Change, registration: Registration) -> None:
+    """Deal the face-down starting offer (League, Switch); dealt once, never re-dealt."""
+    rules = change.event.rules
+    if rules.offered == 0:
+        return
+    offer = Offer.objects.create(
+        registration=registration,
+        kind=OfferKind.STARTING,
+        keep=rules.starting,
+        face_down=True,
+        offered_at=change.now,
+    )
+    cards = deal(
+        event=change.event,
+        kind=ShoeKind.STOCK,
+        count=rules.offered,
+        registration=registration,
+        state=CardState.OFFERED,
+        moment=change.now,
+        offer=offer,
+        face_down=True,
+    )
+    change.audit(
+        "starting_offer_dealt",
+        player=registration.label,
+        details={"cards": [audit_card(card, kind=ShoeKind.STOCK) for card in cards]},
+    )
+
+
+def player_withdraw(
+    *, registration_id: int, by: User, reason: str = "", idempotency_key: str | None = None
+) -> dict[str, Any]:
+    """House withdraws a player (with a reason), or a player leaves early. Final."""
+
+    def apply(change: Change) -> dict[str, Any]:
+        change.refuse_if_finalized()
+        registration = registration_for(change, registration_id, by)
+        own = registration.player_id == by.pk
+        if not own and not reason.strip():
+            raise ReasonRequired("House must give a reason for a withdrawal.")
+        if registration.status == RegistrationStatus.WITHDRAWN:
+            raise PlayerWithdrawn()
+        if registration.status != RegistrationStatus.CHECKED_IN:
+            raise NotCheckedIn(f"{registration.label} is not checked in.")
+        voided = void_pending_offer(change, registration)
+        registration.status = RegistrationStatus.WITHDRAWN
+        registration.withdrawn_at = change.now
+        registration.save(update_fields=["status", "withdrawn_at"])
+        change.audit(
+            "player_withdrawn",
+            player=registration.label,
+            details={"by": "self" if own else "house", "voided": voided},
+            reason=reason.strip() or None,
+        )
+        return {"registration_id": registration.pk, "status": registration.status}
+
+    return perform(
+        event_id=_event_of(registration_id),
+        user=by,
+        action="player_withdraw",
+        request={"registration": registration_id, "reason": reason.strip()},
+        idempotency_key=idempotency_key,
+        apply=apply,
+    )
+
+
+def void_pending_offer(change: Change, registration: Registration) -> list[dict[str, Any]]:
+    """Discard a pending offer's cards; face-down ones are revealed in the audit."""
+    offer = Offer.objects.filter(
+        registration=registration, resolved_at__isnull=True, voided_at__isnull=True
+    ).first()
+    if offer is None:
+        return []
+    cards = list(offer.cards.select_related("shoe").order_by("position"))
+    written = [audit_card(card, reveal=True) for card in cards]
+    offer.cards.update(state=CardState.DISCARDED, face_down=False)
+    offer.voided_at = change.now
+    offer.save(update_fields=["voided_at"])
+    return written
+
+
+def access_reset(
+    *, registration_id: int, by: User, reason: str, idempotency_key: str | None = None
+) -> dict[str, Any]:
+    """House ends a player's sessions and emails a password reset; cards stay as they are."""
+    if not reason.strip():
+        raise ReasonRequired("House must give a reason for an access reset.")
+
+    def apply(change: Change) -> dict[str, Any]:
+        change.require_house()
+        registration = registration_for(change, registration_id, by)
+        player = registration.player
+        if player is None:
+            raise NotFound("This player's account no longer exists.")
+        end_sessions(player)
+        change.audit("access_reset", player=registration.label, reason=reason.strip())
+        change.after_commit(lambda: send_password_reset(player))
+        return {"registration_id": registration.pk}
+
+    return perform(
+        event_id=_event_of(registration_id),
+        user=by,
+        action="access_reset",
+        request={"registration": registration_id, "reason": reason.strip()},
+        idempotency_key=idempotency_key,
+        apply=apply,
+    )
+
+
+def end_sessions(user: User) -> None:
+    """Sign the user out everywhere (database sessions)."""
+    doomed = [
+        session.pk
+        for session in Session.objects.iterator()
+        if session.get_decoded().get("_auth_user_id") == str(user.pk)
+    ]
+    Session.objects.filter(pk__in=doomed).delete()
+
+
+def unique_label(event: Event, display_name: str) -> str:
+    """The display name, made unique within the event with a suffix (" #2")."""
+    base = (display_name or "Player").strip()[:40] or "Player"
+    taken = set(event.registrations.values_list("label", flat=True))
+    if base not in taken:
+        return base
+    number = 2
+    while f"{base} #{number}" in taken:
+        number += 1
+    return f"{base} #{number}"
+
+
+def registration_for(change: Change, registration_id: int, by: User) -> Registration:
+    """The registration, if `by` is its player or House; otherwise not found (no leak)."""
+    registration = (
+        Registration.objects.select_related("player")
+        .filter(pk=registration_id, event=change.event)
+        .first()
+    )
+    if registration is None:
+        raise NotFound("No such registration.")
+    registration.event = change.event
+    if registration.player_id == by.pk:
+        change.house = False  # acting on their own place, even when also House
+        return registration
+    if not change.house:
+        raise NotFound("No such registration.")
+    return registration
+
+
+def _event_of(registration_id: int) -> int:
+    event_id = (
+        Registration.objects.filter(pk=registration_id).values_list("event_id", flat=True).first()
+    )
+    if event_id is None:
+        raise NotFound("No such registration.")
+    return event_id

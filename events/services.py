@@ -1,0 +1,57 @@
+"""Every state change of an event, one function each; pages, API and commands call these."""
+
+from events.lifecycle import (
+    event_create,
+    event_finalize,
+    event_start,
+    event_update,
+    house_member_add,
+    house_member_remove,
+    pool_confirm,
+    registration_close,
+    registration_open,
+)
+from events.play import (
+    result_correct,
+    result_submit,
+    review_open,
+    review_resolve,
+    starting_selection_confirm,
+    wild_reveal,
+    win_choice_confirm,
+)
+from events.registration import (
+    access_reset,
+    check_in_undo,
+    participant_add,
+    player_check_in,
+    player_register,
+    player_withdraw,
+    registration_cancel,
+)
+
+__all__ = [
+    "access_reset",
+    "check_in_undo",
+    "event_create",
+    "event_finalize",
+    "event_start",
+    "event_update",
+    "house_member_add",
+    "house_member_remove",
+    "participant_add",
+    "player_check_in",
+    "player_register",
+    "player_withdraw",
+    "pool_confirm",
+    "registration_cancel",
+    "registration_close",
+    "registration_open",
+    "result_correct",
+    "result_submit",
+    "review_open",
+    "review_resolve",
+    "starting_selection_confirm",
+    "wild_reveal",
+    "win_choice_confirm",
+]

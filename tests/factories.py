@@ -1,0 +1,133 @@
+"""Build event state through the real services (plain rows only for users)."""
+
+from __future__ import annotations
+
+import datetime
+import itertools
+from dataclasses import dataclass, field
+
+from accounts.models import User
+from cards.models import CardState, DealtCard, Offer
+from events import services
+from events.models import Event, Registration
+
+_numbers = itertools.count(1)
+
+
+def make_user(name: str | None = None, *, staff: bool = False) -> User:
+    number = next(_numbers)
+    return User.objects.create_user(
+        email=f"user{number}@example.com",
+        password="correct horse battery staple",
+        display_name=name or f"Player {number}",
+        is_staff=staff,
+    )
+
+
+@dataclass
+class Table:
+    """An event with its House user and players, built through the services."""
+
+    event: Event
+    house: User
+    players: list[User] = field(default_factory=list)
+
+    def refresh(self) -> Event:
+        self.event.refresh_from_db()
+        return self.event
+
+    def registration(self, player: User) -> Registration:
+        return Registration.objects.get(event=self.event, player=player)
+
+    def rid(self, player: User) -> int:
+        return self.registration(player).pk
+
+    def register(self, player: User) -> int:
+        return int(services.player_register(event_id=self.event.pk, by=player)["registration_id"])
+
+    def check_in(self, player: User) -> None:
+        services.player_check_in(registration_id=self.rid(player), by=self.house)
+
+    def join(self, name: str | None = None) -> User:
+        player = make_user(name)
+        self.players.append(player)
+        self.register(player)
+        self.check_in(player)
+        return player
+
+    def start(self) -> None:
+        services.event_start(event_id=self.event.pk, by=self.house)
+
+    def choose_start(self, player: User, slots: list[int] | None = None) -> dict:
+        rules = self.event.rules
+        return services.starting_selection_confirm(
+            registration_id=self.rid(player),
+            by=player,
+            slots=slots if slots is not None else list(range(rules.starting)),
+        )
+
+    def report(self, player: User, game: int, outcome: str, **extra: str) -> dict:
+        return services.result_submit(
+            registration_id=self.rid(player),
+            by=player,
+            game=game,
+            outcome=outcome,
+            opponent=extra.get("opponent", ""),
+            score=extra.get("score", ""),
+        )
+
+    def choose_win(self, player: User, slot: int = 0) -> dict:
+        return services.win_choice_confirm(registration_id=self.rid(player), by=player, slot=slot)
+
+    def play_out(self, player: User, outcomes: str | None = None) -> None:
+        """Choose the starting cards (if any) and report every game ('w'/'l' per game)."""
+        rules = self.event.rules
+        if (
+            rules.offered
+            and Offer.objects.filter(
+                registration=self.registration(player), kind="starting", resolved_at__isnull=True
+            ).exists()
+        ):
+            self.choose_start(player)
+        done = self.registration(player).results.count()
+        plan = outcomes or "l" * rules.games
+        for game in range(done + 1, rules.games + 1):
+            outcome = "win" if plan[game - 1] == "w" else "loss"
+            self.report(player, game, outcome)
+            if outcome == "win":
+                self.choose_win(player)
+
+    def kept(self, player: User) -> list[str]:
+        return list(
+            DealtCard.objects.filter(registration=self.registration(player), state=CardState.KEPT)
+            .order_by("kept_index")
+            .values_list("card", flat=True)
+        )
+
+
+def make_table(
+    format: str = "league",
+    *,
+    players: int = 0,
+    contribution: int = 10,
+    start: bool = False,
+    extra_decks: int = 1,
+) -> Table:
+    house = make_user("House", staff=True)
+    event_id = services.event_create(
+        by=house,
+        name="Thursday League",
+        date=datetime.date(2026, 12, 3),
+        format=format,
+        contribution=contribution,
+        extra_decks=extra_decks,
+        remainder_policy="Unallocated dollars roll into the next event.",
+    )["event_id"]
+    services.registration_open(event_id=event_id, by=house)
+    table = Table(event=Event.objects.get(pk=event_id), house=house)
+    for _ in range(players):
+        table.join()
+    if start:
+        table.start()
+        table.refresh()
+    return table
