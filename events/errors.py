@@ -36,6 +36,7 @@ class ReasonRequired(DomainError):
 class WrongCount(DomainError):
     code = "wrong_count"
     status = 400
+    default_message = "Choose exactly the number of cards required."
 
 
 class NotAllowed(DomainError):
@@ -58,6 +59,7 @@ class WrongState(DomainError):
 
 class WrongPhase(WrongState):
     code = "wrong_phase"
+    default_message = "The event is not at the stage where that can be done."
 
 
 class EventFinalized(WrongState):
@@ -82,6 +84,7 @@ class NotCheckedIn(WrongState):
 
 class LateEntryClosed(WrongState):
     code = "late_entry_closed"
+    default_message = "Late entry is closed: a Round 2 result has already been accepted."
 
 
 class NoSupportedPlace(WrongState):
@@ -101,6 +104,7 @@ class PendingChoice(WrongState):
 
 class OutOfOrder(WrongState):
     code = "out_of_order"
+    default_message = "Results are reported for the next game only, in game order."
 
 
 class NothingPending(WrongState):
@@ -125,6 +129,7 @@ class HandLocked(WrongState):
 
 class NotComplete(WrongState):
     code = "not_complete"
+    default_message = "The hand is not complete yet."
 
 
 class PoolLocked(WrongState):
@@ -134,10 +139,12 @@ class PoolLocked(WrongState):
 
 class PoolNotConfirmed(WrongState):
     code = "pool_not_confirmed"
+    default_message = "Confirm the pool first."
 
 
 class FinalizationBlocked(WrongState):
     code = "finalization_blocked"
+    default_message = "Finalization is blocked: the checklist names each blocker."
 
 
 class StockExhausted(WrongState):
