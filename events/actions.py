@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import User
@@ -29,7 +30,8 @@ from events.errors import (
     NotAllowed,
     NotFound,
 )
-from events.models import Event, IdempotencyRecord, Phase
+from events import live
+from events.models import Event, IdempotencyRecord, Phase, Registration
 
 SYSTEM = "system"
 
@@ -51,6 +53,7 @@ class Change:
     now: datetime = field(default_factory=timezone.now)
     entries: list[PendingEntry] = field(default_factory=list)
     callbacks: list[Callable[[], None]] = field(default_factory=list)
+    touched_labels: set[str] = field(default_factory=set)
 
     @property
     def actor(self) -> str:
@@ -68,6 +71,8 @@ class Change:
         reason: str | None = None,
         by_system: bool = False,
     ) -> None:
+        if player is not None:
+            self.touched_labels.add(player)
         self.entries.append(
             PendingEntry(
                 actor=SYSTEM if by_system else self.actor,
@@ -128,9 +133,7 @@ def perform(
                     change = Change(event=event, user=user, house=is_house(user, event))
                 answer = apply(change)
                 if change.entries:
-                    append(change.event, change.entries, change.now)
-                    change.event.version += 1
-                    change.event.save(update_fields=["version"])
+                    _record(change)
                 for callback in change.callbacks:
                     transaction.on_commit(callback)
         except DomainError as refused:
@@ -148,6 +151,23 @@ def perform(
         raise error
     assert answer is not None
     return answer
+
+
+def _record(change: Change) -> None:
+    """Chain the audit entries, move the live versions on, and announce the change after commit."""
+    event = change.event
+    append(event, change.entries, change.now)
+    event.version += 1
+    event.save(update_fields=["version"])
+    touched = list(
+        Registration.objects.filter(event=event, label__in=change.touched_labels).values_list(
+            "pk", flat=True
+        )
+    )
+    if touched:
+        Registration.objects.filter(pk__in=touched).update(version=F("version") + 1)
+    event_id = event.pk
+    transaction.on_commit(lambda: live.announce(event_id=event_id, registration_ids=touched))
 
 
 def _lock_event(event_id: int) -> Event:

@@ -104,6 +104,8 @@ class Registration(models.Model):
     high_place = models.PositiveIntegerField(null=True, blank=True)
     low_place = models.PositiveIntegerField(null=True, blank=True)
     award = models.PositiveIntegerField(null=True, blank=True)
+    # Bumped on every change to this player's own state; their page reloads on a gap.
+    version = models.PositiveBigIntegerField(default=0)
 
     class Meta:
         ordering = ["event", "id"]

@@ -19,3 +19,13 @@ def event_list_public() -> QuerySet[Event]:
         )
         .order_by("-date", "-id")
     )
+
+
+def events_of(user: object) -> list[Event]:
+    """Events the user is registered for (not cancelled), newest first."""
+    return list(
+        Event.objects.filter(registrations__player=user)
+        .exclude(registrations__status=RegistrationStatus.CANCELLED, registrations__player=user)
+        .distinct()
+        .order_by("-date", "-id")
+    )

@@ -64,6 +64,10 @@ INSTALLED_APPS = [
     "events",
     "cards",
     "audit",
+    "web",
+    "house",
+    "api",
+    "live",
 ]
 
 MIDDLEWARE = [
@@ -162,6 +166,9 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
+ACCOUNT_SIGNUP_FORM_CLASS = "accounts.forms.SignupForm"
+ACCOUNT_SESSION_REMEMBER = True
+ACCOUNT_PASSWORD_RESET_BY_CODE_ENABLED = False
 ACCOUNT_EMAIL_VERIFICATION = "none"
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None

@@ -4,5 +4,7 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
-    path("", include("events.urls")),
+    path("api/", include("api.urls")),
+    path("house/", include("house.urls")),
+    path("", include("web.urls")),
 ]

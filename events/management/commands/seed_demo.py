@@ -1,4 +1,4 @@
-"""Create a demo House user and a League event with a few players (idempotent)."""
+"""Create a demo House user and a League event with a few checked-in players (idempotent)."""
 
 from __future__ import annotations
 
@@ -6,44 +6,44 @@ import datetime
 from typing import Any
 
 from django.core.management.base import BaseCommand
-from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from events.models import Event, Phase, Registration
+from events import services
+from events.models import Event
 
 HOUSE_EMAIL = "house@example.com"
-DEMO_PASSWORD = "cornhole-demo-7"
+DEMO_PASSWORD = "cornhole-demo-7"  # printed for the local demo only
+EVENT_NAME = "Demo League Night"
 PLAYERS = ["Ace Tosser", "Bag Queen", "Corner Pocket", "Dirty Deuce"]
 
 
 class Command(BaseCommand):
-    help = "Seed a demo House user and a League event with a few registered players."
+    help = "Seed a demo House user and a League event with four checked-in players."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        with transaction.atomic():
-            house = self._user(HOUSE_EMAIL, "House Demo", staff=True)
-            event, _ = Event.objects.get_or_create(
-                name="Demo League Night",
-                defaults={
-                    "venue": "Syndicate Taproom",
-                    "date": timezone.localdate() + datetime.timedelta(days=1),
-                    "format": "league",
-                    "contribution": 10,
-                    "extra_decks": 1,
-                    "remainder_policy": "An indivisible High remainder goes to next week's pool.",
-                    "phase": Phase.OPEN,
-                    "registration_open": True,
-                },
-            )
-            event.house.add(house)
-            players = []
-            for number, name in enumerate(PLAYERS, start=1):
-                player = self._user(f"player{number}@example.com", name)
-                Registration.objects.get_or_create(
-                    event=event, player=player, defaults={"label": name}
+        house = self._user(HOUSE_EMAIL, "House Demo", staff=True)
+        players = [
+            self._user(f"player{n}@example.com", name) for n, name in enumerate(PLAYERS, start=1)
+        ]
+        event = Event.objects.filter(name=EVENT_NAME).first()
+        if event is None:
+            event_id = services.event_create(
+                by=house,
+                name=EVENT_NAME,
+                venue="Syndicate Taproom",
+                date=timezone.localdate() + datetime.timedelta(days=1),
+                format="league",
+                contribution=10,
+                remainder_policy="An indivisible High remainder rolls into next week's pool.",
+            )["event_id"]
+            services.registration_open(event_id=event_id, by=house)
+            for player in players:
+                registration = services.player_register(event_id=event_id, by=player)
+                services.player_check_in(
+                    registration_id=registration["registration_id"], by=house
                 )
-                players.append(player)
+            event = Event.objects.get(pk=event_id)
         self.stdout.write(f"Demo event: {event.name} ({event.get_format_display()})")
         self.stdout.write(f"House:   {HOUSE_EMAIL} / {DEMO_PASSWORD}")
         for player in players:

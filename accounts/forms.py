@@ -1,0 +1,27 @@
+"""Sign-up asks for a public display name besides the email and password."""
+
+from __future__ import annotations
+
+from django import forms
+from django.http import HttpRequest
+
+from accounts.models import User
+
+
+class SignupForm(forms.Form):
+    display_name = forms.CharField(
+        max_length=40,
+        label="Display name",
+        help_text="Shown to everyone at the event and on the board. Your email never is.",
+        widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
+    )
+
+    def clean_display_name(self) -> str:
+        name = " ".join(self.cleaned_data["display_name"].split())
+        if not name:
+            raise forms.ValidationError("Choose a display name.")
+        return name
+
+    def signup(self, request: HttpRequest, user: User) -> None:
+        user.display_name = self.cleaned_data["display_name"]
+        user.save(update_fields=["display_name"])

@@ -1,0 +1,20 @@
+from django.urls import path
+
+from web import views
+
+app_name = "web"
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.health, name="health"),
+    path("settings/", views.settings_page, name="settings"),
+    path("events/<int:event_id>/", views.event_page, name="event"),
+    path("events/<int:event_id>/partial", views.event_partial, name="event_partial"),
+    path("events/<int:event_id>/register", views.register, name="register"),
+    path("events/<int:event_id>/start", views.start_confirm, name="start_confirm"),
+    path("events/<int:event_id>/report", views.report, name="report"),
+    path("events/<int:event_id>/keep", views.keep, name="keep"),
+    path("events/<int:event_id>/leave", views.leave, name="leave"),
+    path("board/<int:event_id>/", views.board, name="board"),
+    path("board/<int:event_id>/partial", views.board_partial, name="board_partial"),
+    path("board/<int:event_id>/snapshot", views.board_json, name="board_snapshot"),
+]

@@ -1,0 +1,211 @@
+"""Player pages and the public board: parse the request, call one service, render."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import connection
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from accounts.models import User
+from events import services
+from events.errors import DomainError, Invalid
+from events.models import Event, Phase, Registration
+from events.selectors import event_list_public, events_of
+from events.snapshots import board_snapshot, event_summary, player_snapshot
+from web.errors import fresh_key, refuse, form_key
+
+
+def health(request: HttpRequest) -> JsonResponse:
+    """Liveness and database reachability, for load balancers and compose health checks."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return JsonResponse({"status": "ok"})
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    mine = events_of(request.user) if request.user.is_authenticated else []
+    mine_ids = {event.pk for event in mine}
+    open_events = [e for e in event_list_public() if e.registration_open and e.pk not in mine_ids]
+    return render(request, "web/home.html", {"mine": mine, "open_events": open_events})
+
+
+def _event(event_id: int) -> Event:
+    event = get_object_or_404(Event, pk=event_id)
+    if event.phase == Phase.DRAFT:
+        raise Http404("No such event.")
+    return event
+
+
+def _registration(request: HttpRequest, event: Event) -> Registration | None:
+    assert isinstance(request.user, User)
+    return Registration.objects.filter(event=event, player=request.user).first()
+
+
+@login_required
+def event_page(request: HttpRequest, event_id: int) -> HttpResponse:
+    event = _event(event_id)
+    registration = _registration(request, event)
+    if registration is None or registration.status == "cancelled":
+        return render(
+            request,
+            "web/register.html",
+            {"event": event, "summary": event_summary(event), "key": fresh_key()},
+        )
+    return render(request, "web/event.html", _player_context(event, registration))
+
+
+@login_required
+def event_partial(request: HttpRequest, event_id: int) -> HttpResponse:
+    event = _event(event_id)
+    registration = _registration(request, event)
+    if registration is None:
+        raise Http404("Not registered.")
+    return render(request, "web/_player.html", _player_context(event, registration))
+
+
+def _player_context(event: Event, registration: Registration) -> dict[str, Any]:
+    registration.event = event
+    return {
+        "event": event,
+        "summary": event_summary(event),
+        "registration": registration,
+        "me": player_snapshot(registration),
+        "key": fresh_key(),
+    }
+
+
+def _after(request: HttpRequest, event: Event) -> HttpResponse:
+    """Answer an action: the fresh partial for htmx, else back to the event page."""
+    if request.htmx:
+        registration = _registration(request, event)
+        if registration is not None:
+            return render(request, "web/_player.html", _player_context(event, registration))
+    return redirect("web:event", event_id=event.pk)
+
+
+@login_required
+@require_POST
+def register(request: HttpRequest, event_id: int) -> HttpResponse:
+    event = _event(event_id)
+    assert isinstance(request.user, User)
+    try:
+        services.player_register(
+            event_id=event.pk, by=request.user, idempotency_key=form_key(request)
+        )
+        messages.success(request, "You are registered. Check in with House when you arrive.")
+    except DomainError as error:
+        refuse(request, error)
+    return redirect("web:event", event_id=event.pk)
+
+
+def _act(request: HttpRequest, event_id: int, action: str) -> HttpResponse:
+    event = _event(event_id)
+    registration = _registration(request, event)
+    if registration is None:
+        raise Http404("Not registered.")
+    assert isinstance(request.user, User)
+    key = form_key(request)
+    try:
+        if action == "start":
+            slots = [int(s) for s in request.POST.getlist("slot") if s.strip().isdigit()]
+            services.starting_selection_confirm(
+                registration_id=registration.pk, by=request.user, slots=slots,
+                idempotency_key=key,
+            )
+        elif action == "report":
+            game = request.POST.get("game", "")
+            if not game.isdigit():
+                raise Invalid("Choose the game you are reporting.")
+            services.result_submit(
+                registration_id=registration.pk,
+                by=request.user,
+                game=int(game),
+                outcome=request.POST.get("outcome", ""),
+                opponent=request.POST.get("opponent", ""),
+                score=request.POST.get("score", ""),
+                idempotency_key=key,
+            )
+        elif action == "keep":
+            slot = request.POST.get("slot", "")
+            if slot not in ("0", "1"):
+                raise Invalid("Tap the card you want to keep.")
+            services.win_choice_confirm(
+                registration_id=registration.pk, by=request.user, slot=int(slot),
+                idempotency_key=key,
+            )
+        elif action == "leave":
+            services.player_withdraw(
+                registration_id=registration.pk, by=request.user, idempotency_key=key
+            )
+            messages.info(request, "You have left the event. You are no longer eligible for a prize.")
+    except DomainError as error:
+        refuse(request, error)
+    return _after(request, event)
+
+
+@login_required
+@require_POST
+def start_confirm(request: HttpRequest, event_id: int) -> HttpResponse:
+    return _act(request, event_id, "start")
+
+
+@login_required
+@require_POST
+def report(request: HttpRequest, event_id: int) -> HttpResponse:
+    return _act(request, event_id, "report")
+
+
+@login_required
+@require_POST
+def keep(request: HttpRequest, event_id: int) -> HttpResponse:
+    return _act(request, event_id, "keep")
+
+
+@login_required
+def leave(request: HttpRequest, event_id: int) -> HttpResponse:
+    if request.method == "POST":
+        return _act(request, event_id, "leave")
+    event = _event(event_id)
+    registration = _registration(request, event)
+    if registration is None:
+        raise Http404("Not registered.")
+    return render(
+        request, "web/leave.html", {"event": event, "registration": registration, "key": fresh_key()}
+    )
+
+
+@login_required
+def settings_page(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    assert isinstance(user, User)
+    if request.method == "POST":
+        user.four_colour_deck = request.POST.get("four_colour_deck") == "on"
+        user.save(update_fields=["four_colour_deck"])
+        messages.success(request, "Settings saved.")
+        return redirect("web:settings")
+    return render(request, "web/settings.html", {})
+
+
+def board(request: HttpRequest, event_id: int) -> HttpResponse:
+    event = _event(event_id)
+    return render(request, "web/board.html", {"event": event, "board": board_snapshot(event)})
+
+
+def board_partial(request: HttpRequest, event_id: int) -> HttpResponse:
+    event = _event(event_id)
+    return render(request, "web/_board.html", {"event": event, "board": board_snapshot(event)})
+
+
+def board_json(request: HttpRequest, event_id: int) -> JsonResponse:
+    """The public snapshot, for clients that reload after a gap."""
+    return JsonResponse(board_snapshot(_event(event_id)))
+
+
+def event_link(event: Event) -> str:
+    return reverse("web:event", kwargs={"event_id": event.pk})
