@@ -1,7 +1,292 @@
-"""Live updates after a change commits (SPEC section 9)."""
+"""Live updates after a change commits (SPEC section 9).
+
+`events.actions` calls `announce` through `transaction.on_commit` after every committed change. The
+snapshots are computed here once per change, whoever listens, and sent to three kinds of groups:
+
+- `event.<id>`: the public board (stream "board", version `Event.version`);
+- `house.<id>`: House's table (stream "house", version `Event.version`);
+- `player.<registration id>`: one player's own state (stream "player", version
+  `Registration.version`).
+
+The consumers in `live.consumers` only subscribe sockets to those groups and relay what arrives.
+
+`settings.LIVE_UPDATES` chooses how `announce` delivers:
+- "background" (default): a daemon thread per process computes and sends, in arrival order, so the
+  request that made the change never waits for snapshots or the channel layer;
+- "inline": right away in the caller's thread (tests);
+- "off": nothing is sent.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import atexit
+import contextlib
+import logging
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from asgiref.sync import SyncToAsync, async_to_sync
+from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.conf import settings
+from django.db import close_old_connections, connection, transaction
+
+from events.models import Event, Phase, Registration
+from events.progress import provisional_standings
+from events.snapshots import board_snapshot, house_snapshot, player_snapshot
+from scoring.standings import Standings
+
+logger = logging.getLogger(__name__)
+
+BACKGROUND = "background"
+INLINE = "inline"
+OFF = "off"
+MODES = (BACKGROUND, INLINE, OFF)
+
+# The handler a consumer needs for these messages: `live_snapshot`.
+MESSAGE_TYPE = "live.snapshot"
+
+
+def event_group(event_id: int) -> str:
+    return f"event.{event_id}"
+
+
+def house_group(event_id: int) -> str:
+    return f"house.{event_id}"
+
+
+def player_group(registration_id: int) -> str:
+    return f"player.{registration_id}"
+
+
+def mode() -> str:
+    """The delivery mode; read on every call so tests can change it."""
+    return str(getattr(settings, "LIVE_UPDATES", BACKGROUND))
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One stream's full state at one version, and the group that hears about it."""
+
+    group: str
+    stream: str
+    version: int
+    data: dict[str, Any]
+
+    def message(self) -> dict[str, Any]:
+        """As sent through the channel layer."""
+        return {
+            "type": MESSAGE_TYPE,
+            "stream": self.stream,
+            "version": self.version,
+            "data": self.data,
+        }
+
+
+def board(event: Event) -> Snapshot:
+    return Snapshot(event_group(event.pk), "board", event.version, board_snapshot(event))
+
+
+def house(event: Event) -> Snapshot:
+    return Snapshot(house_group(event.pk), "house", event.version, house_snapshot(event))
+
+
+def player(registration: Registration, standings: Standings[int] | None = None) -> Snapshot:
+    return Snapshot(
+        player_group(registration.pk),
+        "player",
+        registration.version,
+        player_snapshot(registration, standings),
+    )
+
+
+@contextlib.contextmanager
+def consistent_read() -> Iterator[None]:
+    """Read every snapshot from one database snapshot, so each version matches its data.
+
+    Snapshots run several queries; under READ COMMITTED a change committing in between would pair
+    one version with another version's data.
+    """
+    if connection.in_atomic_block:
+        yield
+        return
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        yield
+
+
+def change_snapshots(
+    event_id: int,
+    registration_ids: Iterable[int],
+    fresh: Callable[[str, int], bool] = lambda group, version: True,
+) -> list[Snapshot]:
+    """What one committed change calls for: board and House, then each touched player.
+
+    `fresh(group, version)` may skip what was already sent, before anything is computed.
+    """
+    with consistent_read():
+        event = Event.objects.filter(pk=event_id).first()
+        if event is None or event.phase == Phase.DRAFT:
+            return []  # nobody may listen to a draft
+        found = []
+        if fresh(event_group(event.pk), event.version):
+            found += [board(event), house(event)]
+        registrations = [
+            r
+            for r in Registration.objects.filter(event=event, pk__in=set(registration_ids))
+            if fresh(player_group(r.pk), r.version)
+        ]
+        # One standings table for every player snapshot of this change, not one each.
+        table = (
+            provisional_standings(event) if registrations and event.phase == Phase.STARTED else None
+        )
+        for registration in sorted(registrations, key=lambda r: r.pk):
+            registration.event = event
+            found.append(player(registration, table))
+        return found
+
+
+def send(snapshots: list[Snapshot], loop: asyncio.AbstractEventLoop | None = None) -> None:
+    """Send snapshots in order through the channel layer, in one event-loop round trip."""
+    layer = get_channel_layer()
+    if layer is None or not snapshots:
+        return
+
+    async def send_all() -> None:
+        for snapshot in snapshots:
+            await layer.group_send(snapshot.group, snapshot.message())
+
+    # The in-memory layer's queues belong to the server's event loop: a thread must hand the
+    # sends to that loop instead of running them on a loop of its own.
+    if loop is not None and isinstance(layer, InMemoryChannelLayer) and loop.is_running():
+        asyncio.run_coroutine_threadsafe(send_all(), loop).result(timeout=10)
+    else:
+        async_to_sync(send_all)()
+
 
 def announce(*, event_id: int, registration_ids: list[int]) -> None:
-    """Tell the event's live views that a change committed."""
+    """Tell the event's live views that a change committed. Call only after the commit."""
+    chosen = mode()
+    if chosen == OFF:
+        return
+    if chosen == INLINE:
+        try:
+            send(change_snapshots(event_id, registration_ids))
+        except Exception:
+            logger.exception("Live update for event %s failed.", event_id)
+        return
+    if chosen != BACKGROUND:
+        logger.error("Unknown LIVE_UPDATES %r: no live update sent.", chosen)
+        return
+    # The server's event loop, when the change ran in a request under ASGI (see `send`).
+    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    _worker().queue.put(_Job(event_id, tuple(registration_ids), loop))
+
+
+def wait_until_idle(timeout: float = 5.0) -> bool:
+    """Wait until this process's worker has sent everything queued; False on timeout."""
+    worker = _current
+    if worker is None or worker.pid != os.getpid():
+        return True
+    deadline = time.monotonic() + timeout
+    while worker.queue.unfinished_tasks:
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+# --- the background worker ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    event_id: int
+    registration_ids: tuple[int, ...]
+    loop: asyncio.AbstractEventLoop | None
+
+
+class _Worker:
+    """One daemon thread per process: computes and sends announcements in arrival order."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.queue: queue.Queue[_Job] = queue.Queue()
+        # The last version sent per group: what a newer read already covered is skipped.
+        self.sent: dict[str, int] = {}
+        self.thread = threading.Thread(target=self.run, name="live-updates", daemon=True)
+
+    def run(self) -> None:
+        while True:
+            batch = [self.queue.get()]
+            # Drain what else is waiting: a burst of changes to one event costs one snapshot set.
+            with contextlib.suppress(queue.Empty):
+                while True:
+                    batch.append(self.queue.get_nowait())
+            try:
+                self.deliver(batch)
+            finally:
+                if self.queue.empty():
+                    connection.close()  # idle: hold no connection (and no test database) open
+                for _ in batch:
+                    self.queue.task_done()
+
+    def deliver(self, batch: list[_Job]) -> None:
+        merged: dict[int, set[int]] = {}
+        loops: dict[int, asyncio.AbstractEventLoop | None] = {}
+        for job in batch:  # dicts keep first-seen order, so events stay in arrival order
+            merged.setdefault(job.event_id, set()).update(job.registration_ids)
+            loops[job.event_id] = job.loop or loops.get(job.event_id)
+        for event_id, registration_ids in merged.items():
+            try:
+                close_old_connections()
+                snapshots = change_snapshots(event_id, registration_ids, self.fresh)
+                send(snapshots, loops[event_id])
+                for snapshot in snapshots:
+                    self.sent.pop(snapshot.group, None)  # re-insert: the dict stays oldest-first
+                    self.sent[snapshot.group] = snapshot.version
+            except Exception:
+                logger.exception("Live update for event %s failed.", event_id)
+                connection.close()
+        if len(self.sent) > 50_000:  # a long-lived process sees many groups; forget the oldest
+            for stale in list(self.sent)[:25_000]:
+                del self.sent[stale]
+
+    def fresh(self, group: str, version: int) -> bool:
+        """A group's version this worker has not sent yet.
+
+        The worker reads the newest state, so one read can already cover the next change.
+        """
+        return self.sent.get(group) != version
+
+
+_current: _Worker | None = None
+_start_lock = threading.Lock()
+
+
+def _worker() -> _Worker:
+    """This process's worker, started on first use (again after a fork, or if it died)."""
+    global _current
+    worker = _current
+    if worker is not None and worker.pid == os.getpid() and worker.thread.is_alive():
+        return worker
+    with _start_lock:
+        worker = _current
+        if worker is None or worker.pid != os.getpid() or not worker.thread.is_alive():
+            worker = _Worker()
+            worker.thread.start()
+            _current = worker
+        return worker
+
+
+@atexit.register
+def _drain_at_exit() -> None:
+    """A command that changed state (not a server) still sends what it queued, briefly."""
+    wait_until_idle(timeout=2.0)

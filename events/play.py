@@ -30,6 +30,7 @@ from events.lifecycle import close_registration
 from events.models import GameResult, Outcome, Phase, Registration, RegistrationStatus, Review
 from events.progress import progress_of
 from events.registration import _event_of, registration_for
+from push import reminders
 
 
 def starting_selection_confirm(
@@ -168,7 +169,10 @@ def result_submit(
                 keep=1,
                 face_down=False,
                 offered_at=change.now,
+                reminder_due_at=reminders.due_at(change.now),
             )
+            offer_id = offer.pk
+            change.after_commit(lambda: reminders.schedule(offer_id))
             cards = deal(
                 event=change.event,
                 kind=ShoeKind.STOCK,

@@ -12,6 +12,7 @@ from accounts.recovery import send_password_reset
 from cards.dealing import audit_card, deal
 from cards.models import CardState, Offer, OfferKind, ShoeKind
 from events.actions import Change, perform
+from push import reminders
 from events.errors import (
     AlreadyRegistered,
     LateEntryClosed,
@@ -223,7 +224,10 @@ def deal_starting_offer(change: Change, registration: Registration) -> None:
         keep=rules.starting,
         face_down=True,
         offered_at=change.now,
+        reminder_due_at=reminders.due_at(change.now),
     )
+    offer_id = offer.pk
+    change.after_commit(lambda: reminders.schedule(offer_id))
     cards = deal(
         event=change.event,
         kind=ShoeKind.STOCK,

@@ -343,9 +343,9 @@ def house_snapshot(event: Event) -> dict[str, Any]:
                 "status": r.status,
                 "late": r.late,
                 "paused": r.paused,
-                "games": r.games,  # type: ignore[attr-defined]
-                "kept": r.kept,  # type: ignore[attr-defined]
-                "open_reviews": r.open_reviews,  # type: ignore[attr-defined]
+                "games": r.games,
+                "kept": r.kept,
+                "open_reviews": r.open_reviews,
                 "wild_rank": r.wild_rank or None,
                 "pending": None
                 if offer is None

@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "house",
     "api",
     "live",
+    "push",
 ]
 
 MIDDLEWARE = [
@@ -148,6 +149,8 @@ else:
         "store_processed": False,
     }
 CELERY_TASK_ALWAYS_EAGER = env_flag("CELERY_TASK_ALWAYS_EAGER")
+# How committed changes reach live views: "background" (a worker thread), "inline" or "off".
+LIVE_UPDATES = os.environ.get("LIVE_UPDATES", "background")
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -198,6 +201,11 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Syndicate <noreply@lo
 VAPID_PUBLIC_KEY = os.environ.get("VAPID_PUBLIC_KEY", "")
 VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "")
 VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT", "mailto:house@localhost")
+# Seconds a selection waits before its one reminder; well under the broker's visibility timeout.
+PUSH_REMINDER_DELAY = int(os.environ.get("PUSH_REMINDER_DELAY", "180"))
+CELERY_BEAT_SCHEDULE = {
+    "sweep-reminders": {"task": "push.tasks.sweep_reminders", "schedule": 30.0},
+}
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -224,11 +232,23 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Syndicate Seven-card Poker API",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "OAS_VERSION": "3.1.0",
+    "DESCRIPTION": (
+        "Every player and House action and read of Seven-card Poker events. Sign in with a "
+        "session (writes need the CSRF token). Every write carries an `Idempotency-Key` header. "
+        'Refusals are JSON `{"error": {"code": ..., "message": ...}}` with 400, 403, 404, 409 '
+        "or 422; the codes are listed in docs/errors.md."
+    ),
+    "ENUM_NAME_OVERRIDES": {
+        "FormatEnum": "api.serializers.FORMATS",
+        "OutcomeEnum": "api.serializers.OUTCOMES",
+    },
 }
 
 SECURE_CSP = {

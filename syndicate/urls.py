@@ -6,5 +6,6 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("api/", include("api.urls")),
     path("house/", include("house.urls")),
+    path("", include("push.urls")),
     path("", include("web.urls")),
 ]

@@ -18,3 +18,19 @@ def pytest_configure(config: pytest.Config) -> None:
             "The tests run against PostgreSQL and Redis: run `make test`, or set DATABASE_URL and "
             "REDIS_URL."
         )
+
+
+@pytest.fixture(autouse=True)
+def _celery_tasks_run_inline(request: pytest.FixtureRequest) -> object:
+    """Tasks queued by the code under test run inline, unless a test starts a real worker."""
+    if request.node.get_closest_marker("real_celery") or not os.environ.get(
+        "DJANGO_SETTINGS_MODULE"
+    ):
+        yield None
+        return
+    from syndicate.celery import app
+
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield None
+    app.conf.task_always_eager = before

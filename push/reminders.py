@@ -1,0 +1,177 @@
+"""Reminders for pending card selections (SPEC section 5): one per selection, to every device.
+
+A reminder is due `PUSH_REMINDER_DELAY` seconds after the selection became pending. The countdown
+task and the beat sweep both try to claim it with one conditional update; whoever updates the row
+sends it, after commit. The claim re-checks that the selection is still pending and the event not
+finalized, so nothing is sent for a selection resolved in time.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from cards.models import Offer, OfferKind
+from events.models import Phase, RegistrationStatus
+from push.keys import vapid_keys
+from push.models import DeliveryStatus, PushDelivery, PushSubscription
+
+log = logging.getLogger(__name__)
+
+
+class RetryLater(Exception):
+    """The push service asked us to come back (429 or 5xx)."""
+
+
+def reminder_delay() -> timedelta:
+    return timedelta(seconds=settings.PUSH_REMINDER_DELAY)
+
+
+def due_at(offered_at: datetime) -> datetime:
+    return offered_at + reminder_delay()
+
+
+def schedule(offer_id: int) -> None:
+    """Queue the countdown for a new pending selection (called after commit)."""
+    from push.tasks import send_reminder
+
+    try:
+        send_reminder.apply_async((offer_id,), countdown=settings.PUSH_REMINDER_DELAY)
+    except Exception:  # the sweep catches a reminder whose countdown was lost
+        log.exception("Could not queue the reminder for offer %s; the sweep will send it", offer_id)
+
+
+def due_offers(now: datetime | None = None) -> QuerySet[Offer]:
+    """Pending selections whose reminder is due and not yet claimed."""
+    return Offer.objects.filter(
+        resolved_at__isnull=True,
+        voided_at__isnull=True,
+        reminded_at__isnull=True,
+        reminder_due_at__lte=now or timezone.now(),
+        registration__status=RegistrationStatus.CHECKED_IN,
+        registration__event__phase=Phase.STARTED,
+    )
+
+
+def claim(offer_id: int) -> list[int]:
+    """Claim the offer's reminder; return the deliveries to send (none if not ours or not due)."""
+    now = timezone.now()
+    with transaction.atomic():
+        # Only the offer's own columns in the WHERE: PostgreSQL re-checks them on the locked row,
+        # so of two racing claims exactly one updates it.
+        claimed = Offer.objects.filter(
+            pk=offer_id,
+            resolved_at__isnull=True,
+            voided_at__isnull=True,
+            reminded_at__isnull=True,
+            reminder_due_at__lte=now,
+        ).update(reminded_at=now)
+        if claimed != 1:
+            return []
+        offer = Offer.objects.select_related("registration__event").get(pk=offer_id)
+        registration = offer.registration
+        if (
+            registration.status != RegistrationStatus.CHECKED_IN
+            or registration.event.phase != Phase.STARTED
+        ):
+            return []
+        if registration.player_id is None:
+            return []
+        subscriptions = list(PushSubscription.objects.filter(user_id=registration.player_id))
+        deliveries = PushDelivery.objects.bulk_create(
+            [PushDelivery(offer=offer, subscription=s) for s in subscriptions]
+        )
+    return [delivery.pk for delivery in deliveries]
+
+
+def payload(offer: Offer) -> dict[str, Any]:
+    event = offer.registration.event
+    if offer.kind == OfferKind.STARTING:
+        body = f"Your starting cards are waiting: choose {offer.keep} to keep."
+    else:
+        body = f"You won game {offer.result.game if offer.result else ''}: keep one of two cards."
+    return {
+        "title": f"{event.name}: your card choice is waiting",
+        "body": body,
+        "url": f"/events/{event.pk}/",
+        "tag": f"offer-{offer.pk}",
+    }
+
+
+def deliver(delivery_id: int) -> str:
+    """Send one reminder to one device. 404/410 delete the subscription; 429/5xx retry later."""
+    from pywebpush import WebPushException, webpush
+
+    delivery = (
+        PushDelivery.objects.select_related(
+            "subscription", "offer__registration__event", "offer__result"
+        )
+        .filter(pk=delivery_id, status=DeliveryStatus.PENDING)
+        .first()
+    )
+    if delivery is None or delivery.subscription is None:
+        return "skipped"
+    subscription = delivery.subscription
+    keys = vapid_keys()
+    PushDelivery.objects.filter(pk=delivery.pk).update(attempts=delivery.attempts + 1)
+    try:
+        webpush(
+            subscription_info=subscription.info(),
+            data=json.dumps(payload(delivery.offer)),
+            vapid_private_key=keys.private_key,
+            vapid_claims={"sub": settings.VAPID_SUBJECT},
+            ttl=600,
+            timeout=10,
+        )
+    except WebPushException as error:
+        status = error.response.status_code if error.response is not None else None
+        if status in (404, 410):
+            PushDelivery.objects.filter(pk=delivery.pk).update(
+                status=DeliveryStatus.GONE, last_error=f"{status}: subscription gone"
+            )
+            subscription.delete()
+            return "gone"
+        if status == 429 or (status is not None and status >= 500):
+            PushDelivery.objects.filter(pk=delivery.pk).update(last_error=f"{status}: retrying")
+            raise RetryLater(str(status)) from error
+        return _failed(delivery, f"{status or 'no answer'}: {error}")
+    except Exception as error:  # network errors: logged and shown to House
+        return _failed(delivery, f"{type(error).__name__}: {error}")
+    PushDelivery.objects.filter(pk=delivery.pk).update(
+        status=DeliveryStatus.SENT, sent_at=timezone.now(), last_error=""
+    )
+    return "sent"
+
+
+def give_up(delivery_id: int, reason: str) -> None:
+    delivery = PushDelivery.objects.filter(pk=delivery_id).first()
+    if delivery is not None:
+        _failed(delivery, reason)
+
+
+def _failed(delivery: PushDelivery, reason: str) -> str:
+    log.warning("Poker push reminder %s failed: %s", delivery.pk, reason)
+    PushDelivery.objects.filter(pk=delivery.pk).update(
+        status=DeliveryStatus.FAILED, last_error=reason[:1000]
+    )
+    return "failed"
+
+
+def subscription_save(*, user: Any, endpoint: str, p256dh: str, auth: str, user_agent: str) -> None:
+    """Store (or move to this user) a device's subscription."""
+    PushSubscription.objects.update_or_create(
+        endpoint=endpoint,
+        defaults={"user": user, "p256dh": p256dh, "auth": auth, "user_agent": user_agent[:300]},
+    )
+
+
+def subscription_delete(*, user: Any, endpoint: str) -> int:
+    deleted, _ = PushSubscription.objects.filter(user=user, endpoint=endpoint).delete()
+    return deleted

@@ -1,0 +1,36 @@
+"""Celery tasks for Poker push: thin wrappers over push.reminders."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from push import reminders
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def send_reminder(offer_id: int) -> int:
+    """Claim one pending selection's reminder and queue a delivery to each device."""
+    delivery_ids = reminders.claim(offer_id)
+    for delivery_id in delivery_ids:
+        deliver.delay(delivery_id)
+    return len(delivery_ids)
+
+
+@shared_task(bind=True, acks_late=True, ignore_result=True, max_retries=5)
+def deliver(self, delivery_id: int) -> str:  # type: ignore[no-untyped-def]
+    try:
+        return reminders.deliver(delivery_id)
+    except reminders.RetryLater as busy:
+        if self.request.retries >= self.max_retries:
+            reminders.give_up(delivery_id, f"gave up after {self.max_retries} retries ({busy})")
+            return "failed"
+        raise self.retry(countdown=min(2 ** (self.request.retries + 1), 60)) from busy
+
+
+@shared_task(ignore_result=True)
+def sweep_reminders() -> int:
+    """Every 30 s: send any due reminder whose countdown was lost."""
+    count = 0
+    for offer_id in reminders.due_offers().values_list("pk", flat=True)[:500]:
+        count += send_reminder(offer_id)
+    return count

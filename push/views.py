@@ -1,0 +1,104 @@
+"""Poker push endpoints: the device's subscription, the web app manifest and the service worker."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib.auth.decorators import login_required
+from django.contrib.staticfiles import finders
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.templatetags.static import static
+from django.views.decorators.cache import cache_control
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.models import User
+from push.keys import vapid_keys
+from push.reminders import subscription_delete, subscription_save
+
+
+def _bad(message: str) -> JsonResponse:
+    return JsonResponse({"error": {"code": "invalid", "message": message}}, status=400)
+
+
+@login_required
+@require_POST
+def subscribe(request: HttpRequest) -> JsonResponse:
+    """Store this device's PushSubscription (the JSON of `subscription.toJSON()`)."""
+    try:
+        body = json.loads(request.body or b"{}")
+        endpoint = str(body["endpoint"])
+        keys = body["keys"]
+        p256dh, auth = str(keys["p256dh"]), str(keys["auth"])
+    except (ValueError, KeyError, TypeError):
+        return _bad("Send the browser's subscription: endpoint and keys (p256dh, auth).")
+    if not endpoint.startswith("https://"):
+        return _bad("A push endpoint must be an https address.")
+    if len(endpoint) > 1000 or not p256dh or not auth:
+        return _bad("That subscription is not valid.")
+    assert isinstance(request.user, User)
+    subscription_save(
+        user=request.user,
+        endpoint=endpoint,
+        p256dh=p256dh,
+        auth=auth,
+        user_agent=request.headers.get("User-Agent", ""),
+    )
+    return JsonResponse({"subscribed": True})
+
+
+@login_required
+@require_POST
+def unsubscribe(request: HttpRequest) -> JsonResponse:
+    try:
+        endpoint = str(json.loads(request.body or b"{}")["endpoint"])
+    except (ValueError, KeyError, TypeError):
+        return _bad("Send the endpoint to remove.")
+    assert isinstance(request.user, User)
+    removed = subscription_delete(user=request.user, endpoint=endpoint)
+    return JsonResponse({"subscribed": False, "removed": removed})
+
+
+@require_GET
+def public_key(request: HttpRequest) -> JsonResponse:
+    """The VAPID public key: the browser's applicationServerKey."""
+    return JsonResponse({"public_key": vapid_keys().public_key})
+
+
+@require_GET
+@cache_control(max_age=3600)
+def manifest(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(
+        {
+            "name": "Syndicate Seven-card Poker",
+            "short_name": "Poker",
+            "description": "Seven-card Poker at Syndicate cornhole events.",
+            "start_url": "/?source=app",
+            "scope": "/",
+            "display": "standalone",
+            "background_color": "#101216",
+            "theme_color": "#0b6e4f",
+            "icons": [
+                {"src": static("icons/icon-192.png"), "sizes": "192x192", "type": "image/png"},
+                {"src": static("icons/icon-512.png"), "sizes": "512x512", "type": "image/png"},
+                {
+                    "src": static("icons/icon-512.png"),
+                    "sizes": "512x512",
+                    "type": "image/png",
+                    "purpose": "maskable",
+                },
+            ],
+        },
+        content_type="application/manifest+json",
+    )
+
+
+@require_GET
+@cache_control(no_cache=True)
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """Served from the site root so that it controls every page."""
+    path = finders.find("js/sw.js")
+    assert isinstance(path, str)
+    with open(path, encoding="utf-8") as source:
+        response = HttpResponse(source.read(), content_type="text/javascript")
+    response["Service-Worker-Allowed"] = "/"
+    return response

@@ -1,0 +1,260 @@
+// The House dashboard: reason dialogs, confirmations, client-side filters, pool adjustment rows,
+// ticking ages of pending selections. Event delegation on document, so handlers survive htmx swaps.
+(function () {
+  "use strict";
+
+  const OVERDUE_SECONDS = 180;
+  const live = () => document.getElementById("house-live");
+
+  // --- dialogs that need a reason ------------------------------------------------------------
+
+  function openDialog(button) {
+    const dialog = document.getElementById(button.dataset.dialog);
+    if (!dialog) return;
+    const form = dialog.querySelector("form");
+    form.reset();
+    form.action = button.dataset.url;
+    dialog.querySelectorAll("[data-fill]").forEach((el) => {
+      el.textContent = button.dataset[el.dataset.fill] || "";
+    });
+    dialog.querySelectorAll("[data-fill-value]").forEach((el) => {
+      el.value = button.dataset[el.dataset.fillValue] || "";
+    });
+    const slot = dialog.querySelector("[data-fill-template]");
+    if (slot) {
+      slot.replaceChildren();
+      const template = document.getElementById(button.dataset.template || "");
+      if (template) slot.appendChild(template.content.cloneNode(true));
+    }
+    form.querySelectorAll("button[type=submit]").forEach((b) => {
+      b.textContent = b.dataset.label || b.textContent;
+    });
+    updateConfirm(form);
+    dialog.showModal();
+    const first = form.querySelector("select, input:not([type=hidden]), textarea");
+    if (first) first.focus();
+  }
+
+  function updateConfirm(form) {
+    const confirm = form.querySelector("[data-confirm]");
+    if (!confirm) return;
+    const reason = form.querySelector("[data-reason]");
+    const hasReason = !reason || reason.value.trim().length > 0;
+    let complete = true;
+    const keep = parseInt(form.dataset.keep || "0", 10);
+    if (keep) {
+      const chosen = form.querySelectorAll('input[name="slot"]:checked').length;
+      const counter = form.querySelector("[data-count]");
+      if (counter) counter.textContent = String(chosen);
+      complete = chosen === keep;
+      form.querySelectorAll('input[name="slot"]').forEach((box) => {
+        box.disabled = !box.checked && chosen >= keep;
+      });
+    } else {
+      complete = Array.from(form.querySelectorAll("input, select"))
+        .filter((el) => el !== reason)
+        .every((el) => el.checkValidity());
+    }
+    confirm.disabled = !(hasReason && complete) || document.body.classList.contains("is-offline");
+  }
+
+  document.addEventListener("input", (event) => {
+    const form = event.target.closest("form[data-needs-reason]");
+    if (form) updateConfirm(form);
+    const filter = event.target.closest("[data-filter]");
+    if (filter) applyFilters();
+  });
+
+  document.addEventListener("change", (event) => {
+    const form = event.target.closest("form[data-needs-reason]");
+    if (form) updateConfirm(form);
+    if (event.target.closest("[data-status-filter]")) applyFilters();
+  });
+
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (form.matches("form[data-needs-reason]")) {
+      const reason = form.querySelector("[data-reason]");
+      if (reason && !reason.value.trim()) {
+        event.preventDefault();
+        reason.focus();
+        return;
+      }
+      const confirm = form.querySelector("[data-confirm]");
+      if (confirm) {
+        confirm.dataset.label = confirm.textContent;
+        // Disabled after this tick, so the click still submits once and a double tap does not.
+        setTimeout(() => {
+          confirm.disabled = true;
+          confirm.textContent = "Saving…";
+        }, 0);
+      }
+      return;
+    }
+    if (form.dataset.confirmText && form.dataset.confirmed !== "yes") {
+      event.preventDefault();
+      askToConfirm(form);
+    }
+  });
+
+  // --- plain confirmations (start, finalize, close registration) -----------------------------
+
+  function askToConfirm(form) {
+    const dialog = document.getElementById("dlg-confirm");
+    if (!dialog) {
+      form.dataset.confirmed = "yes";
+      form.requestSubmit();
+      return;
+    }
+    dialog.querySelector("[data-confirm-message]").textContent = form.dataset.confirmText;
+    const yes = dialog.querySelector("[data-confirm-yes]");
+    yes.textContent = (form.querySelector("button[type=submit]") || yes).textContent.trim() || "Confirm";
+    dialog.returnValue = "";
+    dialog.addEventListener(
+      "close",
+      () => {
+        if (dialog.returnValue === "yes") {
+          form.dataset.confirmed = "yes";
+          form.requestSubmit();
+        }
+      },
+      { once: true }
+    );
+    dialog.showModal();
+  }
+
+  document.addEventListener("click", (event) => {
+    const opener = event.target.closest("button[data-dialog]");
+    if (opener) {
+      const menu = opener.closest("details.more");
+      if (menu) menu.open = false;
+      openDialog(opener);
+      return;
+    }
+    const close = event.target.closest("[data-close]");
+    if (close) {
+      close.closest("dialog").close();
+      return;
+    }
+    const add = event.target.closest("[data-add-adjustment]");
+    if (add) {
+      const rows = add.closest("fieldset").querySelector("[data-adjustments]");
+      const template = document.getElementById("tpl-adjustment");
+      if (rows && template) {
+        rows.appendChild(template.content.cloneNode(true));
+        const inputs = rows.querySelectorAll('input[name="amount"]');
+        inputs[inputs.length - 1].focus();
+      }
+      return;
+    }
+    const message = event.target.closest(".messages .message");
+    if (message) message.remove();
+    // Close an open "More" menu when tapping elsewhere.
+    document.querySelectorAll("details.more[open]").forEach((menu) => {
+      if (!menu.contains(event.target)) menu.open = false;
+    });
+  });
+
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      document.querySelectorAll("details.more[open]").forEach((menu) => {
+        menu.open = false;
+      });
+    }
+  });
+
+  // --- filters: a search box and a status select over a table or list ------------------------
+
+  function applyFilters() {
+    const groups = new Map();
+    document.querySelectorAll("[data-filter]").forEach((input) => {
+      const selector = input.dataset.filter;
+      groups.set(selector, Object.assign(groups.get(selector) || {}, { text: input.value }));
+    });
+    document.querySelectorAll("[data-status-filter]").forEach((select) => {
+      const selector = select.dataset.statusFilter;
+      groups.set(selector, Object.assign(groups.get(selector) || {}, { status: select.value }));
+    });
+    groups.forEach((filter, selector) => {
+      const words = (filter.text || "").trim().toLowerCase().split(/\s+/).filter(Boolean);
+      const status = filter.status || "";
+      let shown = 0;
+      const rows = document.querySelectorAll(selector);
+      rows.forEach((row) => {
+        if (!row.dataset.search && row.dataset.search !== "") return;
+        const name = row.dataset.search || "";
+        const textOk = words.every((word) => name.includes(word));
+        const statusOk =
+          !status ||
+          (status === "attention" ? row.dataset.attention === "1" : row.dataset.status === status);
+        row.hidden = !(textOk && statusOk);
+        if (!row.hidden) shown += 1;
+      });
+      const first = rows[0];
+      const section = first && first.closest("section, main");
+      const empty = section && section.querySelector(".filter-empty");
+      if (empty) empty.hidden = shown > 0 || rows.length === 0;
+    });
+  }
+
+  // --- pending selections age while the page is open -----------------------------------------
+
+  function waited(seconds) {
+    if (seconds < 60) return `${seconds} s`;
+    const minutes = Math.floor(seconds / 60);
+    if (minutes < 60) return `${minutes} min ${String(seconds % 60).padStart(2, "0")} s`;
+    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
+  }
+
+  function tick() {
+    const now = Date.now();
+    document.querySelectorAll(".age[data-since]").forEach((age) => {
+      const since = Date.parse(age.dataset.since);
+      if (Number.isNaN(since)) return;
+      const seconds = Math.max(0, Math.floor((now - since) / 1000));
+      age.textContent = waited(seconds);
+      const cell = age.closest(".pending");
+      if (cell) cell.classList.toggle("overdue", seconds > OVERDUE_SECONDS);
+    });
+  }
+
+  // --- live refreshes wait while House is in a menu -------------------------------------------
+
+  let refreshWaiting = false;
+
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    const container = live();
+    if (!container || event.detail.elt !== container) return;
+    if (container.querySelector("details.more[open]")) {
+      event.preventDefault();
+      refreshWaiting = true;
+    }
+  });
+
+  document.addEventListener(
+    "toggle",
+    (event) => {
+      const menu = event.target;
+      if (menu.matches && menu.matches("details.more") && !menu.open && refreshWaiting) {
+        refreshWaiting = false;
+        if (window.htmx && live()) window.htmx.trigger(live(), "live-refresh");
+      }
+    },
+    true
+  );
+
+  document.addEventListener("htmx:afterSwap", () => {
+    applyFilters();
+    tick();
+  });
+
+  document.addEventListener("DOMContentLoaded", () => {
+    applyFilters();
+    tick();
+  });
+  if (document.readyState !== "loading") {
+    applyFilters();
+    tick();
+  }
+  setInterval(tick, 5000);
+})();

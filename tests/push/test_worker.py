@@ -1,0 +1,69 @@
+"""A real Celery worker on the Redis broker sends the reminder once the delay has passed."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+
+from cards.models import Offer
+from push import reminders
+from push.keys import generate
+from push.models import PushDelivery
+from syndicate.celery import app
+from tests.factories import make_table
+from tests.push.standin import PushService
+
+
+@pytest.fixture
+def push_service(settings: object) -> Iterator[PushService]:
+    keys = generate()
+    settings.VAPID_PUBLIC_KEY = keys.public_key  # type: ignore[attr-defined]
+    settings.VAPID_PRIVATE_KEY = keys.private_key  # type: ignore[attr-defined]
+    settings.PUSH_REMINDER_DELAY = 1  # type: ignore[attr-defined]
+    with PushService(keys.public_key) as service:
+        yield service
+
+
+@pytest.fixture
+def worker() -> Iterator[None]:
+    """A worker thread consuming a queue of this test's own on the real Redis broker."""
+    queue = f"test-{uuid.uuid4().hex}"
+    before = (app.conf.task_default_queue, app.conf.task_always_eager)
+    app.conf.task_default_queue = queue
+    app.conf.task_always_eager = False
+    try:
+        with start_worker(app, pool="solo", perform_ping_check=False, queues=[queue]):
+            yield None
+    finally:
+        app.conf.task_default_queue, app.conf.task_always_eager = before
+
+
+@pytest.mark.real_celery
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_sends_each_pending_selection_one_reminder(
+    push_service: PushService, worker: None
+) -> None:
+    table = make_table("league", players=3)
+    phone = push_service.device("phone")
+    reminders.subscription_save(
+        user=table.players[0],
+        endpoint=phone.endpoint,
+        p256dh=phone.p256dh,
+        auth=phone.auth,
+        user_agent="pytest",
+    )
+    table.start()  # three starting offers, each with a countdown after commit
+    table.choose_start(table.players[1])
+
+    received = push_service.wait_for(1, timeout=30)
+
+    assert [r.device for r in received] == ["/push/phone"]
+    assert "starting cards" in received[0].payload["body"]
+    offer = Offer.objects.get(registration=table.registration(table.players[0]))
+    assert offer.reminded_at is not None
+    resolved = Offer.objects.get(registration=table.registration(table.players[1]))
+    assert resolved.reminded_at is None
+    assert PushDelivery.objects.count() == 1
