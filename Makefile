@@ -18,7 +18,7 @@ run: $(BIN)/.installed
 	./scripts/serve
 
 test: $(BIN)/.installed
-	./scripts/with-services $(MAKE) --no-print-directory lint unit
+	./scripts/with-services $(MAKE) --no-print-directory lint unit browser
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
@@ -29,6 +29,11 @@ lint: $(BIN)/.installed
 
 unit: $(BIN)/.installed
 	$(BIN)/python -m pytest -m "not browser"
+
+# Browser tests: a separate pytest run, Debian's Chromium driven by Playwright (no downloads).
+browser: $(BIN)/.installed
+	command -v chromium >/dev/null || ./scripts/install-chromium
+	$(BIN)/python -m pytest -m browser tests/browser
 
 bench: $(BIN)/.installed
 	./scripts/with-services $(BIN)/python bench/evaluator.py

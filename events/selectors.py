@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count, Q, QuerySet
 
+from accounts.models import User
 from events.models import Event, RegistrationStatus
 
 
@@ -21,7 +22,7 @@ def event_list_public() -> QuerySet[Event]:
     )
 
 
-def events_of(user: object) -> list[Event]:
+def events_of(user: User) -> list[Event]:
     """Events the user is registered for (not cancelled), newest first."""
     return list(
         Event.objects.filter(registrations__player=user)

@@ -82,7 +82,7 @@ def _player_context(event: Event, registration: Registration) -> dict[str, Any]:
 
 def _after(request: HttpRequest, event: Event) -> HttpResponse:
     """Answer an action: the fresh partial for htmx, else back to the event page."""
-    if request.htmx:
+    if getattr(request, "htmx", False):
         registration = _registration(request, event)
         if registration is not None:
             return render(request, "web/_player.html", _player_context(event, registration))
