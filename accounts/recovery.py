@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 
 from allauth.account.forms import default_token_generator
 from allauth.account.internal.flows.password_reset import request_password_reset
+from allauth.core.context import request_context
 from django.conf import settings
 from django.http import HttpRequest
 
@@ -27,4 +28,6 @@ def site_request() -> HttpRequest:
 
 def send_password_reset(user: User) -> None:
     """Email the user allauth's "Forgot password" link."""
-    request_password_reset(site_request(), user.email, [user], default_token_generator)
+    request = site_request()
+    with request_context(request):
+        request_password_reset(request, user.email, [user], default_token_generator)

@@ -1,4 +1,99 @@
-from django.urls import URLPattern
+"""The REST API under /api/ (SPEC sections 5, 9 and 10); the schema and docs sit beside it."""
+
+from django.urls import URLPattern, path, re_path
+from drf_spectacular.views import SpectacularAPIView
+
+from api import docs, errors, views
 
 app_name = "api"
-urlpatterns: list[URLPattern] = []
+urlpatterns: list[URLPattern] = [
+    # Events and the public reads
+    path("events/", views.EventList.as_view(), name="events"),
+    path("events/<int:event_id>/", views.EventDetail.as_view(), name="event"),
+    path("events/<int:event_id>/board/", views.EventBoard.as_view(), name="board"),
+    path("formats/", views.FormatList.as_view(), name="formats"),
+    # A player's own place
+    path("events/<int:event_id>/register/", views.Register.as_view(), name="register"),
+    path("events/<int:event_id>/me/", views.MyRegistration.as_view(), name="me"),
+    path(
+        "registrations/<int:registration_id>/",
+        views.RegistrationDetail.as_view(),
+        name="registration",
+    ),
+    path(
+        "registrations/<int:registration_id>/cancel/",
+        views.RegistrationCancel.as_view(),
+        name="cancel",
+    ),
+    path(
+        "registrations/<int:registration_id>/starting-selection/",
+        views.StartingSelection.as_view(),
+        name="starting-selection",
+    ),
+    path("registrations/<int:registration_id>/results/", views.Results.as_view(), name="results"),
+    path(
+        "registrations/<int:registration_id>/win-choice/",
+        views.WinChoice.as_view(),
+        name="win-choice",
+    ),
+    path(
+        "registrations/<int:registration_id>/withdraw/", views.Withdraw.as_view(), name="withdraw"
+    ),
+    # House
+    path(
+        "events/<int:event_id>/house-members/",
+        views.HouseMembers.as_view(),
+        name="house-members",
+    ),
+    path(
+        "events/<int:event_id>/house-members/<int:user_id>/",
+        views.HouseMember.as_view(),
+        name="house-member",
+    ),
+    path(
+        "events/<int:event_id>/registration/open/",
+        views.RegistrationOpen.as_view(),
+        name="registration-open",
+    ),
+    path(
+        "events/<int:event_id>/registration/close/",
+        views.RegistrationClose.as_view(),
+        name="registration-close",
+    ),
+    path("events/<int:event_id>/start/", views.Start.as_view(), name="start"),
+    path("events/<int:event_id>/participants/", views.Participants.as_view(), name="participants"),
+    path("events/<int:event_id>/pool/confirm/", views.PoolConfirm.as_view(), name="pool-confirm"),
+    path("events/<int:event_id>/finalize/", views.Finalize.as_view(), name="finalize"),
+    path("events/<int:event_id>/house/", views.HouseDashboard.as_view(), name="house"),
+    path("events/<int:event_id>/checklist/", views.Checklist.as_view(), name="checklist"),
+    path("events/<int:event_id>/audit/", views.AuditExport.as_view(), name="audit"),
+    path("registrations/<int:registration_id>/check-in/", views.CheckIn.as_view(), name="check-in"),
+    path(
+        "registrations/<int:registration_id>/check-in/undo/",
+        views.CheckInUndo.as_view(),
+        name="check-in-undo",
+    ),
+    path(
+        "registrations/<int:registration_id>/corrections/",
+        views.Corrections.as_view(),
+        name="corrections",
+    ),
+    path("registrations/<int:registration_id>/reviews/", views.Reviews.as_view(), name="reviews"),
+    path("reviews/<int:review_id>/resolve/", views.ReviewResolve.as_view(), name="review-resolve"),
+    path(
+        "registrations/<int:registration_id>/wild-reveal/",
+        views.WildReveal.as_view(),
+        name="wild-reveal",
+    ),
+    path(
+        "registrations/<int:registration_id>/access-reset/",
+        views.AccessReset.as_view(),
+        name="access-reset",
+    ),
+    # The OpenAPI schema and the interactive docs
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", docs.SwaggerDocs.as_view(), name="docs"),
+    path("docs/assets/<str:name>", docs.swagger_asset, name="swagger-asset"),
+    # Anything else under /api/ answers in the API's error shape, not an HTML page.
+    re_path(r"^", errors.not_found, name="not-found"),
+]

@@ -1,7 +1,8 @@
 """The audit hash chain (SPEC section 8), shared by the writer and the independent verifier.
 
-`hash = sha256(prev_hash + canonical JSON of the entry without "hash")`, where canonical JSON has
-sorted keys, no spaces and keeps non-ASCII characters as they are. The first `prev_hash` is 64 zeros.
+`hash = sha256(prev_hash + canonical JSON of the entry without "hash")`, where canonical JSON
+has sorted keys, no spaces and keeps non-ASCII characters as they are. The first `prev_hash` is
+64 zeros.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ email) is queued with `Change.after_commit` and runs only once the transaction h
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,8 +20,8 @@ from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import User
-from audit.chain import canonical_json
 from audit.writer import PendingEntry, append
+from events import live
 from events.errors import (
     ERRORS_BY_CODE,
     DomainError,
@@ -30,7 +31,6 @@ from events.errors import (
     NotAllowed,
     NotFound,
 )
-from events import live
 from events.models import Event, IdempotencyRecord, Phase, Registration
 
 SYSTEM = "system"
@@ -95,8 +95,15 @@ class Change:
             raise EventFinalized()
 
 
-def fingerprint(action: str, request: Mapping[str, Any]) -> str:
-    return hashlib.sha256(canonical_json({"action": action, **request}).encode()).hexdigest()
+def fingerprint(action: str, event_id: int | None, request: Mapping[str, Any]) -> str:
+    """What a retry must repeat exactly: the action, its event and its content."""
+    content = json.dumps(
+        {"action": action, "event": event_id, "request": request},
+        sort_keys=True,
+        separators=(",", ":"),
+        default=str,
+    )
+    return hashlib.sha256(content.encode()).hexdigest()
 
 
 def perform(
@@ -113,11 +120,14 @@ def perform(
     key = (idempotency_key or "").strip() or None
     if key is not None and (user is None or len(key) > 200):
         raise Invalid("An Idempotency-Key needs a signed-in user and at most 200 characters.")
-    print_ = fingerprint(action, request)
+    print_ = fingerprint(action, event_id, request)
     error: DomainError | None = None
     answer: dict[str, Any] | None = None
     with transaction.atomic(durable=True):
         event = _lock_event(event_id) if event_id is not None else None
+        if event is None and key is not None and user is not None:
+            # A creation has no event to lock yet: its author's row serializes their retries.
+            User.objects.select_for_update().filter(pk=user.pk).exists()
         if key is not None and user is not None:
             record = IdempotencyRecord.objects.filter(user=user, key=key).first()
             if record is not None:

@@ -51,23 +51,21 @@ def event_create(
     idempotency_key: str | None = None,
 ) -> dict[str, Any]:
     """Site staff create an event in draft; they become its first House member."""
-    settings_ = _clean_settings(
-        {
-            "name": name,
-            "venue": venue,
-            "date": date,
-            "time_zone": time_zone,
-            "format": format,
-            "contribution": contribution,
-            "extra_decks": extra_decks,
-            "remainder_policy": remainder_policy,
-        }
-    )
+    given: dict[str, Any] = {
+        "name": name,
+        "venue": venue,
+        "date": date,
+        "time_zone": time_zone,
+        "format": format,
+        "contribution": contribution,
+        "extra_decks": extra_decks,
+        "remainder_policy": remainder_policy,
+    }
 
     def create(change: Change) -> Event:
         if not by.is_staff:
             raise NotAllowed("Only site staff create events.")
-        event = Event.objects.create(**settings_)
+        event = Event.objects.create(**_clean_settings(given))
         event.house.add(by)
         change.house = True
         return event
@@ -89,7 +87,7 @@ def event_create(
         change.audit("house_member_added", details={"member": by.display_name})
         return {"event_id": event.pk}
 
-    request = {k: str(v) for k, v in settings_.items()}
+    request = {k: str(v) for k, v in given.items()}
     return perform(
         event_id=None,
         user=by,
@@ -105,12 +103,13 @@ def event_update(
     *, event_id: int, by: User, changes: dict[str, Any], idempotency_key: str | None = None
 ) -> dict[str, Any]:
     """House edits the draft settings until the start (section 3)."""
-    unknown = set(changes) - set(EDITABLE)
-    if unknown:
-        raise Invalid(f"These settings cannot be edited: {', '.join(sorted(unknown))}.")
 
     def apply(change: Change) -> dict[str, Any]:
+        unknown = set(changes) - set(EDITABLE)
+        if unknown:
+            raise Invalid(f"These settings cannot be edited: {', '.join(sorted(unknown))}.")
         change.require_house()
+        change.refuse_if_finalized()
         event = change.event
         if event.phase not in (Phase.DRAFT, Phase.OPEN):
             raise WrongPhase("Settings can only change before the event starts.")
@@ -272,6 +271,7 @@ def event_start(*, event_id: int, by: User, idempotency_key: str | None = None) 
 
     def apply(change: Change) -> dict[str, Any]:
         change.require_house()
+        change.refuse_if_finalized()
         event = change.event
         if event.phase != Phase.OPEN:
             raise WrongPhase("Only an open event can start.")
@@ -340,9 +340,9 @@ def pool_confirm(
     idempotency_key: str | None = None,
 ) -> dict[str, Any]:
     """House confirms the final pool: base plus every adjustment in force, never negative."""
-    cleaned = [_clean_adjustment(amount, explanation) for amount, explanation in adjustments]
 
     def apply(change: Change) -> dict[str, Any]:
+        cleaned = [_clean_adjustment(amount, explanation) for amount, explanation in adjustments]
         change.require_house()
         change.refuse_if_finalized()
         event = change.event
@@ -384,7 +384,7 @@ def pool_confirm(
         event_id=event_id,
         user=by,
         action="pool_confirm",
-        request={"adjustments": [list(a) for a in cleaned]},
+        request={"adjustments": [list(a) for a in adjustments]},
         idempotency_key=idempotency_key,
         apply=apply,
     )

@@ -8,7 +8,8 @@ snapshots are computed here once per change, whoever listens, and sent to three 
 - `player.<registration id>`: one player's own state (stream "player", version
   `Registration.version`).
 
-The consumers in `live.consumers` only subscribe sockets to those groups and relay what arrives.
+The consumers in `live.consumers` only subscribe sockets to those groups and relay what arrives
+(the frames a client receives are described there).
 
 `settings.LIVE_UPDATES` chooses how `announce` delivers:
 - "background" (default): a daemon thread per process computes and sends, in arrival order, so the
@@ -153,22 +154,16 @@ def change_snapshots(
         return found
 
 
-def send(snapshots: list[Snapshot], loop: asyncio.AbstractEventLoop | None = None) -> None:
-    """Send snapshots in order through the channel layer, in one event-loop round trip."""
+async def _send_all(layer: Any, snapshots: list[Snapshot]) -> None:
+    for snapshot in snapshots:
+        await layer.group_send(snapshot.group, snapshot.message())
+
+
+def send(snapshots: list[Snapshot]) -> None:
+    """Send snapshots in order through the channel layer, from the caller's thread."""
     layer = get_channel_layer()
-    if layer is None or not snapshots:
-        return
-
-    async def send_all() -> None:
-        for snapshot in snapshots:
-            await layer.group_send(snapshot.group, snapshot.message())
-
-    # The in-memory layer's queues belong to the server's event loop: a thread must hand the
-    # sends to that loop instead of running them on a loop of its own.
-    if loop is not None and isinstance(layer, InMemoryChannelLayer) and loop.is_running():
-        asyncio.run_coroutine_threadsafe(send_all(), loop).result(timeout=10)
-    else:
-        async_to_sync(send_all)()
+    if layer is not None and snapshots:
+        async_to_sync(_send_all)(layer, snapshots)
 
 
 def announce(*, event_id: int, registration_ids: list[int]) -> None:
@@ -185,7 +180,7 @@ def announce(*, event_id: int, registration_ids: list[int]) -> None:
     if chosen != BACKGROUND:
         logger.error("Unknown LIVE_UPDATES %r: no live update sent.", chosen)
         return
-    # The server's event loop, when the change ran in a request under ASGI (see `send`).
+    # The server's event loop, when the change ran in a request under ASGI (see `_Worker.send`).
     loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
     _worker().queue.put(_Job(event_id, tuple(registration_ids), loop))
 
@@ -218,6 +213,10 @@ class _Worker:
 
     def __init__(self) -> None:
         self.pid = os.getpid()
+        # The worker's own event loop for the channel layer: its Redis connections stay open
+        # between changes, and it still works while the interpreter exits (`async_to_sync` needs
+        # a thread pool, which refuses work by then).
+        self.loop = asyncio.new_event_loop()
         self.queue: queue.Queue[_Job] = queue.Queue()
         # The last version sent per group: what a newer read already covered is skipped.
         self.sent: dict[str, int] = {}
@@ -234,7 +233,7 @@ class _Worker:
                 self.deliver(batch)
             finally:
                 if self.queue.empty():
-                    connection.close()  # idle: hold no connection (and no test database) open
+                    _close_connection()  # idle: hold no connection (nor a test database) open
                 for _ in batch:
                     self.queue.task_done()
 
@@ -248,16 +247,32 @@ class _Worker:
             try:
                 close_old_connections()
                 snapshots = change_snapshots(event_id, registration_ids, self.fresh)
-                send(snapshots, loops[event_id])
+                self.send(snapshots, loops[event_id])
                 for snapshot in snapshots:
                     self.sent.pop(snapshot.group, None)  # re-insert: the dict stays oldest-first
                     self.sent[snapshot.group] = snapshot.version
             except Exception:
                 logger.exception("Live update for event %s failed.", event_id)
-                connection.close()
+                _close_connection()  # it may be what failed; the next job opens a fresh one
         if len(self.sent) > 50_000:  # a long-lived process sees many groups; forget the oldest
             for stale in list(self.sent)[:25_000]:
                 del self.sent[stale]
+
+    def send(
+        self, snapshots: list[Snapshot], server_loop: asyncio.AbstractEventLoop | None
+    ) -> None:
+        layer = get_channel_layer()
+        if layer is None or not snapshots:
+            return
+        # The in-memory layer's queues belong to the server's event loop (development under
+        # daphne): hand the sends to that loop.
+        if isinstance(layer, InMemoryChannelLayer):
+            if server_loop is None or not server_loop.is_running():
+                return  # no server in this process: nobody could be listening
+            future = asyncio.run_coroutine_threadsafe(_send_all(layer, snapshots), server_loop)
+            future.result(timeout=10)
+        else:
+            self.loop.run_until_complete(_send_all(layer, snapshots))
 
     def fresh(self, group: str, version: int) -> bool:
         """A group's version this worker has not sent yet.
@@ -265,6 +280,14 @@ class _Worker:
         The worker reads the newest state, so one read can already cover the next change.
         """
         return self.sent.get(group) != version
+
+
+def _close_connection() -> None:
+    """Close this thread's database connection; the worker must outlive a failing close."""
+    try:
+        connection.close()
+    except Exception:
+        logger.exception("Closing the live-updates database connection failed.")
 
 
 _current: _Worker | None = None

@@ -42,9 +42,9 @@ def starting_selection_confirm(
     idempotency_key: str | None = None,
 ) -> dict[str, Any]:
     """Lock exactly the required number of face-down cards; all offered cards are revealed."""
-    chosen = _clean_slots(slots)
 
     def apply(change: Change) -> dict[str, Any]:
+        chosen = _clean_slots(slots)
         registration = _playing(change, registration_id, by, reason)
         offer = _pending_offer(registration, OfferKind.STARTING)
         cards = list(offer.cards.order_by("slot"))
@@ -83,7 +83,7 @@ def starting_selection_confirm(
         action="starting_selection_confirm",
         request={
             "registration": registration_id,
-            "slots": sorted(chosen),
+            "slots": list(slots),
             "reason": reason.strip(),
         },
         idempotency_key=idempotency_key,
@@ -103,13 +103,13 @@ def result_submit(
     idempotency_key: str | None = None,
 ) -> dict[str, Any]:
     """Report the next game's result: a loss keeps one card, a win offers two face up."""
-    if isinstance(game, bool) or not isinstance(game, int) or game < 1:
-        raise Invalid("The game number is a whole number from 1.")
-    if outcome not in Outcome.values:
-        raise Invalid("The result is 'win' or 'loss'.")
     opponent, score = opponent.strip()[:80], score.strip()[:20]
 
     def apply(change: Change) -> dict[str, Any]:
+        if isinstance(game, bool) or not isinstance(game, int) or game < 1:
+            raise Invalid("The game number is a whole number from 1.")
+        if outcome not in Outcome.values:
+            raise Invalid("The result is 'win' or 'loss'.")
         registration = _playing(change, registration_id, by, reason)
         rules = change.event.rules
         if registration.paused:
@@ -225,10 +225,10 @@ def win_choice_confirm(
 
     House may choose for a player (an abandoned choice) with a reason.
     """
-    if isinstance(slot, bool) or slot not in (0, 1):
-        raise Invalid("Choose card 0 or card 1.")
 
     def apply(change: Change) -> dict[str, Any]:
+        if isinstance(slot, bool) or slot not in (0, 1):
+            raise Invalid("Choose card 0 or card 1.")
         registration = _playing(change, registration_id, by, reason)
         offer = _pending_offer(registration, OfferKind.WIN)
         cards = list(offer.cards.order_by("slot"))
@@ -271,7 +271,6 @@ def wild_reveal(
     """House reveals one complete player's wild (Standard v1)."""
 
     def apply(change: Change) -> dict[str, Any]:
-        change.require_house()
         registration = registration_for(change, registration_id, by)
         if not change.house:
             raise NotAllowed("Only House reveals wilds in Standard v1 events.")
@@ -307,13 +306,12 @@ def result_correct(
     idempotency_key: str | None = None,
 ) -> dict[str, Any]:
     """House corrects a result (Win <-> Loss). No card moves; the player is paused for review."""
-    if outcome not in Outcome.values:
-        raise Invalid("The result is 'win' or 'loss'.")
-    if not reason.strip():
-        raise ReasonRequired("House must give a reason for a correction.")
 
     def apply(change: Change) -> dict[str, Any]:
-        change.require_house()
+        if outcome not in Outcome.values:
+            raise Invalid("The result is 'win' or 'loss'.")
+        if not reason.strip():
+            raise ReasonRequired("House must give a reason for a correction.")
         registration = _house_target(change, registration_id, by)
         result = registration.results.filter(game=game).first()
         if result is None:
@@ -365,11 +363,10 @@ def review_open(
     *, registration_id: int, by: User, reason: str, idempotency_key: str | None = None
 ) -> dict[str, Any]:
     """House pauses a player for review without a correction."""
-    if not reason.strip():
-        raise ReasonRequired("House must give a reason for a pause.")
 
     def apply(change: Change) -> dict[str, Any]:
-        change.require_house()
+        if not reason.strip():
+            raise ReasonRequired("House must give a reason for a pause.")
         registration = _house_target(change, registration_id, by)
         review = Review.objects.create(
             registration=registration, reason=reason.strip(), opened_by=change.actor
@@ -397,15 +394,14 @@ def review_resolve(
     *, review_id: int, by: User, reason: str, idempotency_key: str | None = None
 ) -> dict[str, Any]:
     """House resolves a review with a reason; the player resumes when none is left open."""
-    if not reason.strip():
-        raise ReasonRequired("House must give a reason when resolving a review.")
     review_row = Review.objects.filter(pk=review_id).values("registration_id").first()
     if review_row is None:
         raise NotFound("No such review.")
     registration_id = review_row["registration_id"]
 
     def apply(change: Change) -> dict[str, Any]:
-        change.require_house()
+        if not reason.strip():
+            raise ReasonRequired("House must give a reason when resolving a review.")
         registration = _house_target(change, registration_id, by)
         review = Review.objects.get(pk=review_id)
         if review.resolved_at is not None:

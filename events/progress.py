@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Count
+
 from cards.models import CardState, DealtCard, Offer, OfferKind
-from events.models import Event, Registration, RegistrationStatus
+from events.formats import Format
+from events.models import Event, GameResult, Registration, RegistrationStatus, Review
 from scoring.standings import Hand, Standings, standings
 
 
@@ -21,7 +24,9 @@ class Progress:
 
     def complete(self, registration: Registration) -> bool:
         """Every required result, every card kept, nothing pending, no open review."""
-        rules = registration.event.rules
+        return self.complete_for(registration.event.rules)
+
+    def complete_for(self, rules: Format) -> bool:
         return (
             self.starting_confirmed
             and self.results == rules.games
@@ -32,20 +37,50 @@ class Progress:
 
 
 def progress_of(registration: Registration) -> Progress:
-    rules = registration.event.rules
-    offers = list(
-        Offer.objects.filter(registration=registration).values("kind", "resolved_at", "voided_at")
+    return progress_of_many(registration.event, [registration])[registration.pk]
+
+
+def progress_of_many(event: Event, registrations: list[Registration]) -> dict[int, Progress]:
+    """Progress for many players in four queries, whatever their number."""
+    ids = [r.pk for r in registrations]
+    results = dict(
+        GameResult.objects.filter(registration_id__in=ids)
+        .values_list("registration_id")
+        .annotate(n=Count("id"))
+        .values_list("registration_id", "n")
     )
-    starting_confirmed = rules.offered == 0 or any(
-        o["kind"] == OfferKind.STARTING and o["resolved_at"] is not None for o in offers
+    kept = dict(
+        DealtCard.objects.filter(registration_id__in=ids, state=CardState.KEPT)
+        .values_list("registration_id")
+        .annotate(n=Count("id"))
+        .values_list("registration_id", "n")
     )
-    return Progress(
-        results=registration.results.count(),
-        kept=DealtCard.objects.filter(registration=registration, state=CardState.KEPT).count(),
-        starting_confirmed=starting_confirmed,
-        pending_offer=any(o["resolved_at"] is None and o["voided_at"] is None for o in offers),
-        open_reviews=registration.reviews.filter(resolved_at__isnull=True).count(),
+    reviews = dict(
+        Review.objects.filter(registration_id__in=ids, resolved_at__isnull=True)
+        .values_list("registration_id")
+        .annotate(n=Count("id"))
+        .values_list("registration_id", "n")
     )
+    confirmed: set[int] = set()
+    pending: set[int] = set()
+    for registration_id, kind, resolved_at, voided_at in Offer.objects.filter(
+        registration_id__in=ids
+    ).values_list("registration_id", "kind", "resolved_at", "voided_at"):
+        if kind == OfferKind.STARTING and resolved_at is not None:
+            confirmed.add(registration_id)
+        if resolved_at is None and voided_at is None:
+            pending.add(registration_id)
+    needs_start = event.rules.offered > 0
+    return {
+        pk: Progress(
+            results=results.get(pk, 0),
+            kept=kept.get(pk, 0),
+            starting_confirmed=not needs_start or pk in confirmed,
+            pending_offer=pk in pending,
+            open_reviews=reviews.get(pk, 0),
+        )
+        for pk in ids
+    }
 
 
 def kept_cards(registration: Registration) -> list[str]:
@@ -82,10 +117,15 @@ def provisional_standings(event: Event) -> Standings[int]:
 
 def eligible(event: Event) -> list[Registration]:
     """Final eligibility: complete, wild revealed, not withdrawn, not paused."""
-    players = event.registrations.filter(status=RegistrationStatus.CHECKED_IN).order_by(
-        "check_in_order"
+    players = list(
+        event.registrations.filter(status=RegistrationStatus.CHECKED_IN).order_by("check_in_order")
     )
-    return [r for r in players if r.wild_rank and not r.paused and progress_of(r).complete(r)]
+    progress = progress_of_many(event, players)
+    return [
+        r
+        for r in players
+        if r.wild_rank and not r.paused and progress[r.pk].complete_for(event.rules)
+    ]
 
 
 def final_standings(event: Event) -> Standings[int]:
@@ -93,23 +133,43 @@ def final_standings(event: Event) -> Standings[int]:
     return standings(hands(event, players))
 
 
+@dataclass(frozen=True, slots=True)
+class Blocker:
+    """One thing that stops finalization, and the player it concerns (if any)."""
+
+    text: str
+    player: str | None = None
+    registration_id: int | None = None
+
+    def __str__(self) -> str:
+        return self.text
+
+
 def blockers(event: Event) -> list[str]:
     """Everything that stops finalization, in plain words, naming each player concerned."""
-    problems: list[str] = []
+    return [blocker.text for blocker in finalization_checklist(event)]
+
+
+def finalization_checklist(event: Event) -> list[Blocker]:
+    found: list[Blocker] = []
     if event.registration_open:
-        problems.append("Registration is still open.")
+        found.append(Blocker("Registration is still open."))
     if not event.pool_confirmed:
-        problems.append("The pool is not confirmed.")
-    for registration in event.registrations.filter(status=RegistrationStatus.CHECKED_IN).order_by(
-        "check_in_order"
-    ):
-        problems.extend(player_blockers(registration))
-    return problems
+        found.append(Blocker("The pool is not confirmed."))
+    players = list(
+        event.registrations.filter(status=RegistrationStatus.CHECKED_IN).order_by("check_in_order")
+    )
+    progress = progress_of_many(event, players)
+    rules = event.rules
+    for registration in players:
+        found.extend(
+            Blocker(text, registration.label, registration.pk)
+            for text in _player_blockers(registration, progress[registration.pk], rules)
+        )
+    return found
 
 
-def player_blockers(registration: Registration) -> list[str]:
-    rules = registration.event.rules
-    progress = progress_of(registration)
+def _player_blockers(registration: Registration, progress: Progress, rules: Format) -> list[str]:
     label = registration.label
     found: list[str] = []
     if not progress.starting_confirmed:

@@ -12,7 +12,6 @@ from accounts.recovery import send_password_reset
 from cards.dealing import audit_card, deal
 from cards.models import CardState, Offer, OfferKind, ShoeKind
 from events.actions import Change, perform
-from push import reminders
 from events.errors import (
     AlreadyRegistered,
     LateEntryClosed,
@@ -25,6 +24,7 @@ from events.errors import (
     WrongPhase,
 )
 from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
+from push import reminders
 
 
 def player_register(
@@ -94,9 +94,9 @@ def player_check_in(
     """House checks a registered player in; after the start that is a late entry."""
 
     def apply(change: Change) -> dict[str, Any]:
-        change.require_house()
         change.refuse_if_finalized()
         registration = registration_for(change, registration_id, by)
+        change.require_house()
         if registration.status != RegistrationStatus.REGISTERED:
             raise WrongPhase(f"{registration.label} is {registration.get_status_display()}.")
         check_in(change, registration, added_by_house=False)
@@ -118,8 +118,9 @@ def check_in_undo(
     """Undo a check-in before the start (after it, a check-in has dealt cards)."""
 
     def apply(change: Change) -> dict[str, Any]:
-        change.require_house()
+        change.refuse_if_finalized()
         registration = registration_for(change, registration_id, by)
+        change.require_house()
         if change.event.phase != Phase.OPEN:
             raise WrongPhase("A check-in can only be undone before the event starts.")
         if registration.status != RegistrationStatus.CHECKED_IN:
@@ -301,12 +302,13 @@ def access_reset(
     *, registration_id: int, by: User, reason: str, idempotency_key: str | None = None
 ) -> dict[str, Any]:
     """House ends a player's sessions and emails a password reset; cards stay as they are."""
-    if not reason.strip():
-        raise ReasonRequired("House must give a reason for an access reset.")
 
     def apply(change: Change) -> dict[str, Any]:
-        change.require_house()
+        if not reason.strip():
+            raise ReasonRequired("House must give a reason for an access reset.")
+        change.refuse_if_finalized()
         registration = registration_for(change, registration_id, by)
+        change.require_house()
         player = registration.player
         if player is None:
             raise NotFound("This player's account no longer exists.")

@@ -1,7 +1,10 @@
-"""Checking submitted results against a Scoreholio Match Log (CSV export). Pure: no database, no writes.
+"""Checking submitted results against a Scoreholio Match Log (CSV export).
+
+Pure functions: no database, no writes.
 
 The log has the columns `#, Team 1, Team 2, Score, Score 2, Date/Time, Play Duration`; `Score` is
-Team 1's and `Score 2` is Team 2's. A team cell names one player or a doubles pair ("A / B", "A & B").
+Team 1's and `Score 2` is Team 2's. A team cell names one player or a doubles pair
+("A / B", "A & B").
 Names match a player's event label or display name, ignoring case and spacing. Each player's logged
 games are taken in log order (by `#`, else by Date/Time) and mapped to their game numbers 1..G; an
 opponent or score the player entered picks the row that fits it. House opens a review on a mismatch.
@@ -32,7 +35,7 @@ DATE_FORMATS = (
 )
 _SPACES = re.compile(r"\s+")
 _MEMBER_SPLIT = re.compile(r"\s*[/&]\s*")
-_SCORE = re.compile(r"^\s*(\d{1,3})\s*(?:-|–|:|to|/)\s*(\d{1,3})\s*$", re.IGNORECASE)
+_SCORE = re.compile(r"^\s*(\d{1,3})\s*(?:-|\u2013|:|to|/)\s*(\d{1,3})\s*$", re.IGNORECASE)
 
 
 class MatchLogError(ValueError):
@@ -222,7 +225,12 @@ def compare(rows: Sequence[MatchRow], players: Sequence[PlayerResults]) -> Compa
             if match is None:
                 mismatches.append(
                     Mismatch(
-                        player.registration_id, player.label, result.game, result.outcome, None, None
+                        player.registration_id,
+                        player.label,
+                        result.game,
+                        result.outcome,
+                        None,
+                        None,
                     )
                 )
                 continue

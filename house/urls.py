@@ -3,6 +3,41 @@ from django.urls import path
 from house import views
 
 app_name = "house"
+
+_event = "events/<int:event_id>/"
+_player = _event + "players/<int:registration_id>/"
+
 urlpatterns = [
     path("", views.events, name="events"),
+    path("events/new", views.event_new, name="event_new"),
+    path(_event, views.dashboard, name="dashboard"),
+    path(_event + "live", views.dashboard_partial, name="dashboard_partial"),
+    path(_event + "edit", views.event_edit, name="event_edit"),
+    path(_event + "house-members", views.house_member_add, name="house_member_add"),
+    path(
+        _event + "house-members/<int:user_id>/remove",
+        views.house_member_remove,
+        name="house_member_remove",
+    ),
+    path(_event + "registration/open", views.registration_open, name="registration_open"),
+    path(_event + "registration/close", views.registration_close, name="registration_close"),
+    path(_event + "start", views.event_start, name="event_start"),
+    path(_event + "participants", views.participant_add, name="participant_add"),
+    path(_event + "pool", views.pool_confirm, name="pool_confirm"),
+    path(_event + "finalize", views.event_finalize, name="event_finalize"),
+    path(_event + "audit.csv", views.audit_csv_download, name="audit_csv"),
+    path(_event + "audit.json", views.audit_json, name="audit_json"),
+    path(_event + "scoreholio", views.scoreholio_upload, name="scoreholio_upload"),
+    path(_event + "scoreholio/clear", views.scoreholio_clear, name="scoreholio_clear"),
+    path(_event + "reviews/<int:review_id>/resolve", views.review_resolve, name="review_resolve"),
+    path(_player + "check-in", views.check_in, name="check_in"),
+    path(_player + "check-in/undo", views.check_in_undo, name="check_in_undo"),
+    path(_player + "result", views.result_submit, name="result_submit"),
+    path(_player + "win-choice", views.win_choice, name="win_choice"),
+    path(_player + "starting-selection", views.starting_selection, name="starting_selection"),
+    path(_player + "correct", views.result_correct, name="result_correct"),
+    path(_player + "review", views.review_open, name="review_open"),
+    path(_player + "withdraw", views.withdraw, name="withdraw"),
+    path(_player + "access-reset", views.access_reset, name="access_reset"),
+    path(_player + "reveal-wild", views.wild_reveal, name="wild_reveal"),
 ]

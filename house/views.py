@@ -1,20 +1,566 @@
-"""House pages: thin views over the event services and snapshots."""
+"""House pages: check that the user is House, parse the form, call one service, render.
+
+Every House page answers 404 to anyone who is not House for the event (nothing leaks). Every
+action is a POST carrying the rendered form's idempotency key; a refusal shows the service's message
+and changes nothing. An htmx request gets the dashboard's live part back, anything else a redirect.
+"""
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
-from django.db.models import Q
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+from typing import Any, Concatenate
 
-from events.models import Event
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.models import User
+from audit.export import audit_csv, audit_document
+from events import scoreholio, services
+from events.actions import is_house
+from events.errors import DomainError, Invalid
+from events.models import Event, Registration, Review
+from house import selectors
+from house.forms import COMMON_ZONES, EmailForm, EventForm, parse_adjustments, parse_int
+from web.errors import fresh_key, refuse
+
+SCOREHOLIO_SESSION = "house:scoreholio:{event_id}"
+SCOREHOLIO_MAX_BYTES = 2 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """What a House action says on success, and where on the page the House lands."""
+
+    message: str
+    anchor: str = ""
+
+
+def _user(request: HttpRequest) -> User:
+    user = request.user
+    if not isinstance(user, User):
+        raise Http404("No such page.")
+    return user
+
+
+def _house_event(request: HttpRequest, event_id: int) -> Event:
+    """The event, if this user is House for it; 404 otherwise (never say it exists)."""
+    event = Event.objects.filter(pk=event_id).first()
+    if event is None or not is_house(_user(request), event):
+        raise Http404("No such event.")
+    return event
+
+
+def _registration(event: Event, registration_id: int) -> Registration:
+    return get_object_or_404(Registration, pk=registration_id, event=event)
+
+
+def _key(request: HttpRequest) -> str | None:
+    return request.POST.get("idempotency_key", "").strip() or None
+
+
+def _reason(request: HttpRequest) -> str:
+    return request.POST.get("reason", "")
+
+
+def _is_htmx(request: HttpRequest) -> bool:
+    return bool(getattr(request, "htmx", False))
+
+
+def house_action[**P](
+    view: Callable[Concatenate[HttpRequest, Event, User, str | None, P], Done],
+) -> Callable[Concatenate[HttpRequest, int, P], HttpResponse]:
+    """Wrap an action: House only, POST only, one service call, its refusal shown in plain words."""
+
+    @wraps(view)
+    def wrapped(
+        request: HttpRequest, event_id: int, *args: P.args, **kwargs: P.kwargs
+    ) -> HttpResponse:
+        event = _house_event(request, event_id)
+        anchor = request.POST.get("anchor", "")
+        try:
+            done = view(request, event, _user(request), _key(request), *args, **kwargs)
+        except DomainError as error:
+            refuse(request, error)
+        else:
+            messages.success(request, done.message)
+            anchor = anchor or done.anchor
+        return _after(request, event, anchor)
+
+    return login_required(require_POST(wrapped))
+
+
+def _after(request: HttpRequest, event: Event, anchor: str) -> HttpResponse:
+    if _is_htmx(request):
+        event.refresh_from_db()
+        return render(request, "house/_live.html", _dashboard_context(request, event, inline=True))
+    url = reverse("house:dashboard", kwargs={"event_id": event.pk})
+    safe = "".join(ch for ch in anchor if ch.isalnum() or ch in "-_")
+    return redirect(f"{url}#{safe}" if safe else url)
+
+
+def _dashboard_context(request: HttpRequest, event: Event, *, inline: bool = False) -> dict:
+    context: dict[str, Any] = {
+        "event": event,
+        "inline_messages": inline,
+        **selectors.dashboard(event),
+    }
+    log = request.session.get(SCOREHOLIO_SESSION.format(event_id=event.pk))
+    if isinstance(log, dict) and isinstance(log.get("text"), str):
+        context["scoreholio"] = {
+            "name": log.get("name", ""),
+            **selectors.scoreholio_check(event, log["text"]),
+        }
+    return context
+
+
+# --- pages --------------------------------------------------------------------------------------
 
 
 @login_required
+@require_GET
 def events(request: HttpRequest) -> HttpResponse:
-    """The events this user runs as House (site staff see every event)."""
-    user = request.user
-    listed = Event.objects.all() if user.is_superuser else Event.objects.filter(
-        Q(house=user)
-    ).distinct()
-    return render(request, "house/events.html", {"events": listed.order_by("-date", "-id")})
+    """The events this user runs as House; site staff may create one."""
+    user = _user(request)
+    return render(
+        request,
+        "house/events.html",
+        {"events": selectors.house_events(user), "staff": user.is_staff},
+    )
+
+
+@login_required
+def event_new(request: HttpRequest) -> HttpResponse:
+    """Site staff create an event (in draft)."""
+    user = _user(request)
+    if not user.is_staff:
+        raise Http404("No such page.")
+    form = EventForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            created = services.event_create(
+                by=user, idempotency_key=_key(request), **form.cleaned_data
+            )
+        except DomainError as error:
+            form.add_error(None, error.message)
+        else:
+            messages.success(request, "Event created as a draft. Open registration when ready.")
+            return redirect("house:dashboard", event_id=created["event_id"])
+    return _event_form(request, form, event=None)
+
+
+@login_required
+def event_edit(request: HttpRequest, event_id: int) -> HttpResponse:
+    """House edits the draft settings until the start; staff appoint House members here."""
+    event = _house_event(request, event_id)
+    locked = event.phase not in ("draft", "open")
+    if request.method == "POST":
+        form = EventForm(request.POST, locked=locked, initial=EventForm.initial_from(event))
+        if form.is_valid():
+            try:
+                answer = services.event_update(
+                    event_id=event.pk,
+                    by=_user(request),
+                    changes=form.cleaned_data,
+                    idempotency_key=_key(request),
+                )
+            except DomainError as error:
+                form.add_error(None, error.message)
+            else:
+                changed = answer.get("changed") or []
+                messages.success(
+                    request,
+                    "Settings saved." if changed else "Nothing changed: settings as before.",
+                )
+                return redirect("house:dashboard", event_id=event.pk)
+    else:
+        form = EventForm(initial=EventForm.initial_from(event), locked=locked)
+    return _event_form(request, form, event=event, locked=locked)
+
+
+def _event_form(
+    request: HttpRequest, form: EventForm, *, event: Event | None, locked: bool = False
+) -> HttpResponse:
+    return render(
+        request,
+        "house/event_form.html",
+        {
+            "form": form,
+            "event": event,
+            "locked": locked,
+            "key": fresh_key(),
+            "zones": COMMON_ZONES,
+            "members": selectors.house_members(event) if event else [],
+            "member_form": EmailForm(),
+            "staff": _user(request).is_staff,
+        },
+    )
+
+
+@login_required
+@require_GET
+def dashboard(request: HttpRequest, event_id: int) -> HttpResponse:
+    event = _house_event(request, event_id)
+    return render(request, "house/dashboard.html", _dashboard_context(request, event))
+
+
+@login_required
+@require_GET
+def dashboard_partial(request: HttpRequest, event_id: int) -> HttpResponse:
+    """The live part of the dashboard, reloaded by htmx when the event changes."""
+    event = _house_event(request, event_id)
+    return render(request, "house/_live.html", _dashboard_context(request, event))
+
+
+@login_required
+@require_GET
+def audit_json(request: HttpRequest, event_id: int) -> HttpResponse:
+    event = _house_event(request, event_id)
+    response = JsonResponse(audit_document(event), json_dumps_params={"ensure_ascii": False})
+    response["Content-Disposition"] = f'attachment; filename="event-{event.pk}-audit.json"'
+    return response
+
+
+@login_required
+@require_GET
+def audit_csv_download(request: HttpRequest, event_id: int) -> HttpResponse:
+    event = _house_event(request, event_id)
+    response = HttpResponse(audit_csv(event), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="event-{event.pk}-audit.csv"'
+    return response
+
+
+# --- House members (site staff) -----------------------------------------------------------------
+
+
+def _member_page(view: Callable[..., Done]) -> Callable[..., HttpResponse]:
+    """House-member actions answer on the settings page rather than the dashboard."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, event_id: int, **kwargs: Any) -> HttpResponse:
+        event = _house_event(request, event_id)
+        try:
+            done = view(request, event, _user(request), _key(request), **kwargs)
+        except DomainError as error:
+            refuse(request, error)
+        else:
+            messages.success(request, done.message)
+        return redirect(reverse("house:event_edit", kwargs={"event_id": event.pk}) + "#house")
+
+    return login_required(require_POST(wrapped))
+
+
+@_member_page
+def house_member_add(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
+    form = EmailForm(request.POST)
+    if not form.is_valid():
+        raise Invalid("Enter the House member's email address.")
+    member = form.account()
+    if member is None:
+        raise Invalid("No Syndicate Account uses that email: they sign up first.")
+    services.house_member_add(event_id=event.pk, by=user, member=member, idempotency_key=key)
+    return Done(f"{member.display_name} is House for this event.")
+
+
+@_member_page
+def house_member_remove(
+    request: HttpRequest, event: Event, user: User, key: str | None, user_id: int
+) -> Done:
+    member = event.house.filter(pk=user_id).first()
+    if member is None:
+        raise Invalid("That person is not House for this event.")
+    services.house_member_remove(event_id=event.pk, by=user, member=member, idempotency_key=key)
+    return Done(f"{member.display_name} is no longer House for this event.")
+
+
+# --- the event ----------------------------------------------------------------------------------
+
+
+@house_action
+def registration_open(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
+    services.registration_open(event_id=event.pk, by=user, idempotency_key=key)
+    return Done("Registration is open.", "registration")
+
+
+@house_action
+def registration_close(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
+    services.registration_close(event_id=event.pk, by=user, idempotency_key=key)
+    return Done("Registration is closed.", "registration")
+
+
+@house_action
+def event_start(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
+    answer = services.event_start(event_id=event.pk, by=user, idempotency_key=key)
+    return Done(
+        f"The event has started: {answer['decks']} decks in the stock, "
+        f"{answer['supported_places']} supported places.",
+        "players",
+    )
+
+
+@house_action
+def pool_confirm(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
+    adjustments = parse_adjustments(request.POST)
+    answer = services.pool_confirm(
+        event_id=event.pk, by=user, adjustments=adjustments, idempotency_key=key
+    )
+    return Done(f"Pool confirmed: ${answer['pool']}.", "pool")
+
+
+@house_action
+def event_finalize(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
+    services.event_finalize(event_id=event.pk, by=user, idempotency_key=key)
+    return Done("The event is finalized: places and awards are locked.", "finalize")
+
+
+@house_action
+def participant_add(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
+    """Add a participant by email (or a no-show back by their registration): a late entry."""
+    registration_id = request.POST.get("registration", "").strip()
+    if registration_id:
+        if not registration_id.isdigit():
+            raise Invalid("Choose the player to add.")
+        registration = _registration(event, int(registration_id))
+        player = registration.player
+        if player is None:
+            raise Invalid("This player's account no longer exists.")
+    else:
+        form = EmailForm(request.POST)
+        if not form.is_valid():
+            raise Invalid("Enter the participant's email address.")
+        found = form.account()
+        if found is None:
+            raise Invalid("No Syndicate Account uses that email: the player signs up first.")
+        player = found
+    answer = services.participant_add(
+        event_id=event.pk, by=user, player=player, idempotency_key=key
+    )
+    return Done(f"{answer['label']} is added and checked in.", "checkin")
+
+
+# --- one player ---------------------------------------------------------------------------------
+
+
+@house_action
+def check_in(
+    request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
+) -> Done:
+    registration = _registration(event, registration_id)
+    services.player_check_in(registration_id=registration.pk, by=user, idempotency_key=key)
+    late = " (late entry)" if event.phase == "started" else ""
+    return Done(f"{registration.label} is checked in{late}.", "checkin")
+
+
+@house_action
+def check_in_undo(
+    request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
+) -> Done:
+    registration = _registration(event, registration_id)
+    services.check_in_undo(registration_id=registration.pk, by=user, idempotency_key=key)
+    return Done(f"{registration.label}'s check-in is undone.", "checkin")
+
+
+@house_action
+def result_submit(
+    request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
+) -> Done:
+    registration = _registration(event, registration_id)
+    game = parse_int(request.POST, "game", "Choose the game to report.")
+    outcome = request.POST.get("outcome", "")
+    services.result_submit(
+        registration_id=registration.pk,
+        by=user,
+        game=game,
+        outcome=outcome,
+        opponent=request.POST.get("opponent", ""),
+        score=request.POST.get("score", ""),
+        reason=_reason(request),
+        idempotency_key=key,
+    )
+    word = "win" if outcome == "win" else "loss"
+    return Done(
+        f"Game {game} recorded as a {word} for {registration.label}.",
+        registration_anchor(registration),
+    )
+
+
+@house_action
+def win_choice(
+    request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
+) -> Done:
+    registration = _registration(event, registration_id)
+    slot = request.POST.get("slot", "")
+    if slot not in ("0", "1"):
+        raise Invalid("Choose one of the two face-up cards.")
+    answer = services.win_choice_confirm(
+        registration_id=registration.pk,
+        by=user,
+        slot=int(slot),
+        reason=_reason(request),
+        idempotency_key=key,
+    )
+    return Done(
+        f"{registration.label} keeps the card chosen by House for game {answer['game']}.",
+        registration_anchor(registration),
+    )
+
+
+@house_action
+def starting_selection(
+    request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
+) -> Done:
+    registration = _registration(event, registration_id)
+    raw = request.POST.getlist("slot")
+    if not all(value.strip().isdigit() for value in raw):
+        raise Invalid("Choose the face-down cards by their places.")
+    services.starting_selection_confirm(
+        registration_id=registration.pk,
+        by=user,
+        slots=[int(value) for value in raw],
+        reason=_reason(request),
+        idempotency_key=key,
+    )
+    return Done(
+        f"Starting selection made for {registration.label}; "
+        "the offered cards are revealed to them.",
+        registration_anchor(registration),
+    )
+
+
+@house_action
+def result_correct(
+    request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
+) -> Done:
+    registration = _registration(event, registration_id)
+    game = parse_int(request.POST, "game", "Choose the game to correct.")
+    outcome = request.POST.get("outcome", "")
+    services.result_correct(
+        registration_id=registration.pk,
+        by=user,
+        game=game,
+        outcome=outcome,
+        reason=_reason(request),
+        idempotency_key=key,
+    )
+    return Done(
+        f"Game {game} corrected to a {outcome} for {registration.label}; "
+        "they are paused for review. No card moved.",
+        "reviews",
+    )
+
+
+@house_action
+def review_open(
+    request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
+) -> Done:
+    registration = _registration(event, registration_id)
+    services.review_open(
+        registration_id=registration.pk, by=user, reason=_reason(request), idempotency_key=key
+    )
+    return Done(f"{registration.label} is paused for review.", registration_anchor(registration))
+
+
+@house_action
+def review_resolve(
+    request: HttpRequest, event: Event, user: User, key: str | None, review_id: int
+) -> Done:
+    review = get_object_or_404(
+        Review.objects.select_related("registration"), pk=review_id, registration__event=event
+    )
+    answer = services.review_resolve(
+        review_id=review.pk, by=user, reason=_reason(request), idempotency_key=key
+    )
+    still = " (other reviews still open)" if answer.get("paused") else ""
+    return Done(f"Review of {review.registration.label} resolved{still}.", "reviews")
+
+
+@house_action
+def withdraw(
+    request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
+) -> Done:
+    registration = _registration(event, registration_id)
+    if registration.player_id == user.pk:
+        # House acting on their own place would be a self-withdrawal without a reason.
+        raise Invalid("Use the player page to leave an event you play in.")
+    services.player_withdraw(
+        registration_id=registration.pk, by=user, reason=_reason(request), idempotency_key=key
+    )
+    return Done(f"{registration.label} is withdrawn.", registration_anchor(registration))
+
+
+@house_action
+def access_reset(
+    request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
+) -> Done:
+    registration = _registration(event, registration_id)
+    services.access_reset(
+        registration_id=registration.pk, by=user, reason=_reason(request), idempotency_key=key
+    )
+    return Done(
+        f"{registration.label} is signed out everywhere and has a password reset email. "
+        "Cards and results are untouched.",
+        registration_anchor(registration),
+    )
+
+
+@house_action
+def wild_reveal(
+    request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
+) -> Done:
+    registration = _registration(event, registration_id)
+    answer = services.wild_reveal(registration_id=registration.pk, by=user, idempotency_key=key)
+    return Done(
+        f"{registration.label}'s wild is revealed: {answer['wild_rank']}.",
+        registration_anchor(registration),
+    )
+
+
+def registration_anchor(registration: Registration) -> str:
+    return f"player-{registration.pk}"
+
+
+# --- Scoreholio check ---------------------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def scoreholio_upload(request: HttpRequest, event_id: int) -> HttpResponse:
+    """Read a Scoreholio Match Log; the dashboard compares it with the results (no writes)."""
+    event = _house_event(request, event_id)
+    upload = request.FILES.get("log")
+    try:
+        if upload is None:
+            raise scoreholio.MatchLogError(
+                "Choose the Match Log CSV file exported from Scoreholio."
+            )
+        if upload.size is not None and upload.size > SCOREHOLIO_MAX_BYTES:
+            raise scoreholio.MatchLogError("That file is too large for a Match Log (2 MB at most).")
+        raw = upload.read()
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = raw.decode("cp1252", errors="replace")
+        rows = scoreholio.parse_match_log(text)
+    except scoreholio.MatchLogError as problem:
+        messages.error(request, problem.message)
+    else:
+        request.session[SCOREHOLIO_SESSION.format(event_id=event.pk)] = {
+            "text": text,
+            "name": upload.name or "",
+        }
+        messages.success(request, f"Scoreholio log read: {len(rows)} played games.")
+    return redirect(reverse("house:dashboard", kwargs={"event_id": event.pk}) + "#scoreholio")
+
+
+@login_required
+@require_POST
+def scoreholio_clear(request: HttpRequest, event_id: int) -> HttpResponse:
+    event = _house_event(request, event_id)
+    request.session.pop(SCOREHOLIO_SESSION.format(event_id=event.pk), None)
+    messages.success(request, "Scoreholio log cleared.")
+    return redirect(reverse("house:dashboard", kwargs={"event_id": event.pk}) + "#scoreholio")

@@ -29,6 +29,8 @@
     form.querySelectorAll("button[type=submit]").forEach((b) => {
       b.textContent = b.dataset.label || b.textContent;
     });
+    const games = form.querySelector("#dlg-correct-game");
+    if (games) preselectCorrection(games);
     updateConfirm(form);
     dialog.showModal();
     const first = form.querySelector("select, input:not([type=hidden]), textarea");
@@ -65,7 +67,18 @@
     if (filter) applyFilters();
   });
 
+  // Correcting a game: the new result is the other one, so preselect it.
+  function preselectCorrection(select) {
+    const option = select.selectedOptions[0];
+    const form = select.closest("form");
+    if (!option || !form) return;
+    const other = option.dataset.outcome === "win" ? "loss" : "win";
+    const radio = form.querySelector(`input[name="outcome"][value="${other}"]`);
+    if (radio) radio.checked = true;
+  }
+
   document.addEventListener("change", (event) => {
+    if (event.target.matches("#dlg-correct select[name=game]")) preselectCorrection(event.target);
     const form = event.target.closest("form[data-needs-reason]");
     if (form) updateConfirm(form);
     if (event.target.closest("[data-status-filter]")) applyFilters();
@@ -179,9 +192,10 @@
       const words = (filter.text || "").trim().toLowerCase().split(/\s+/).filter(Boolean);
       const status = filter.status || "";
       let shown = 0;
-      const rows = document.querySelectorAll(selector);
+      const rows = Array.from(document.querySelectorAll(selector)).filter((row) =>
+        row.hasAttribute("data-search")
+      );
       rows.forEach((row) => {
-        if (!row.dataset.search && row.dataset.search !== "") return;
         const name = row.dataset.search || "";
         const textOk = words.every((word) => name.includes(word));
         const statusOk =
@@ -190,7 +204,7 @@
         row.hidden = !(textOk && statusOk);
         if (!row.hidden) shown += 1;
       });
-      const first = rows[0];
+      const first = document.querySelector(selector);
       const section = first && first.closest("section, main");
       const empty = section && section.querySelector(".filter-empty");
       if (empty) empty.hidden = shown > 0 || rows.length === 0;

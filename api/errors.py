@@ -1,0 +1,104 @@
+"""Every API refusal in one shape: `{"error": {"code": ..., "message": ...}}` (SPEC section 10).
+
+Domain errors carry their own code, status and message; Django REST framework's own refusals
+(validation, sign-in, permissions, unknown routes, bad JSON, wrong method) are mapped here, once.
+Nothing reaches the client as a stack trace or an HTML page.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404, HttpRequest, JsonResponse
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.views import set_rollback
+
+from events.errors import DomainError, Invalid, NotAllowed, NotFound
+
+logger = logging.getLogger(__name__)
+
+# API-level codes that are not domain refusals: the route exists but not for this method,
+# and the server failed. Listed in the schema next to the domain codes.
+METHOD_NOT_ALLOWED = "method_not_allowed"
+SERVER_ERROR = "server_error"
+
+
+def error_body(code: str, message: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message}}
+
+
+def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
+    """REST_FRAMEWORK["EXCEPTION_HANDLER"]: answer any exception in the one error shape."""
+    set_rollback()
+    error = as_domain_error(exc)
+    if error is not None:
+        return Response(error.as_json(), status=error.status)
+    if isinstance(exc, exceptions.MethodNotAllowed):
+        method = context["request"].method if context.get("request") is not None else "This"
+        return Response(
+            error_body(METHOD_NOT_ALLOWED, f"{method} is not allowed here."), status=405
+        )
+    if isinstance(exc, exceptions.APIException):
+        # Anything else DRF may raise (throttling, content negotiation): keep its status.
+        return Response(
+            error_body(str(exc.default_code), _plain(exc.detail)), status=exc.status_code
+        )
+    logger.exception("API request failed", exc_info=exc)
+    return Response(
+        error_body(SERVER_ERROR, "The server could not complete this request."), status=500
+    )
+
+
+def as_domain_error(exc: Exception) -> DomainError | None:
+    """The domain refusal that a framework exception stands for (None when there is none)."""
+    if isinstance(exc, DomainError):
+        return exc
+    if isinstance(exc, exceptions.ValidationError):
+        return Invalid(_plain(exc.detail))
+    if isinstance(exc, exceptions.ParseError):
+        return Invalid(f"The request body is not valid JSON ({_plain(exc.detail)}).")
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        return Invalid("Send the request body as JSON (Content-Type: application/json).")
+    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+        return NotAllowed("Sign in first.")
+    if isinstance(exc, exceptions.PermissionDenied | DjangoPermissionDenied):
+        detail = getattr(exc, "detail", None)
+        return NotAllowed(_plain(detail) if detail else None)
+    if isinstance(exc, exceptions.NotFound | Http404):
+        return NotFound()
+    return None
+
+
+def _plain(detail: Any, path: str = "") -> str:
+    """DRF's error detail as one plain sentence that names each field concerned."""
+    if isinstance(detail, Mapping):
+        parts = []
+        for field, inner in detail.items():
+            if field in ("non_field_errors", "detail"):
+                inner_path = path
+            elif isinstance(field, int) or str(field).isdigit():
+                inner_path = f"{path}[{field}]"
+            else:
+                inner_path = f"{path}.{field}" if path else str(field)
+            parts.append(_plain(inner, inner_path))
+        return " ".join(parts)
+    if isinstance(detail, Sequence) and not isinstance(detail, str):
+        items = list(detail)
+        if items and all(isinstance(item, Mapping | list) for item in items):
+            # A list of nested objects: name each item by its position.
+            return " ".join(
+                _plain(item, f"{path}[{index}]") for index, item in enumerate(items) if item
+            )
+        return " ".join(_plain(item, path) for item in items)
+    text = str(detail)
+    return f"{path}: {text}" if path else text
+
+
+def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+    """Any path under /api/ that names no endpoint."""
+    error = NotFound("No such API endpoint. API paths end with a slash, like /api/events/.")
+    return JsonResponse(error.as_json(), status=error.status)

@@ -1,0 +1,468 @@
+"""The OpenAPI description of the API (drf-spectacular): answer shapes, errors, the key header.
+
+The serializers here only document what the services and snapshots return; no view runs them.
+`tests/api/test_schema.py` checks real answers against these shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+
+from api.errors import METHOD_NOT_ALLOWED, SERVER_ERROR
+from cards.models import KeptSource, OfferKind
+from events.errors import ALL_ERRORS
+from events.formats import FormatName
+from events.models import Outcome, Phase, RegistrationStatus
+
+ERROR_CODES = [error.code for error in ALL_ERRORS] + [METHOD_NOT_ALLOWED, SERVER_ERROR]
+
+IDEMPOTENCY_KEY = OpenApiParameter(
+    name="Idempotency-Key",
+    type=str,
+    location=OpenApiParameter.HEADER,
+    required=True,
+    description=(
+        "Required on every write, at most 200 characters, scoped to the signed-in user. A retry "
+        "with the same key returns the first answer (refusals included) and changes nothing; the "
+        "same key with different content is refused with 422 `idempotency_conflict`."
+    ),
+)
+
+
+class Doc(serializers.Serializer[Any]):
+    """A documented answer shape (never used to read or write data)."""
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+class ErrorDetail(Doc):
+    code = serializers.ChoiceField(
+        choices=ERROR_CODES, help_text="Stable snake_case code (docs/errors.md)."
+    )
+    message = serializers.CharField(help_text="What went wrong, in plain words.")
+
+
+class Error(Doc):
+    error = ErrorDetail()
+
+
+def _error(description: str) -> OpenApiResponse:
+    return OpenApiResponse(Error, description=description)
+
+
+MALFORMED = _error(
+    "Malformed request: `invalid` (a field is missing or wrong, the body is not JSON, or the "
+    "Idempotency-Key header is missing), `reason_required`, `wrong_count`."
+)
+NOT_ALLOWED = _error("`not_allowed`: not signed in, no CSRF token, or not allowed to do this.")
+NOT_FOUND = _error("`not_found`: no such thing, or not yours (someone else's registration).")
+WRONG_STATE = _error(
+    "Wrong state: `wrong_phase`, `event_finalized`, `out_of_order`, `pending_choice` and the "
+    "other 409 codes of docs/errors.md."
+)
+KEY_CONFLICT = _error("`idempotency_conflict`: this key was used before with different content.")
+
+# --- cards, events, formats -----------------------------------------------------------------
+
+
+class CardFace(Doc):
+    code = serializers.CharField(help_text="Rank and suit, like `As`, `Td`, `7h`.")
+    rank = serializers.CharField(help_text="The rank as printed (`10` for a ten).")
+    suit = serializers.CharField(help_text="`c`, `d`, `h` or `s`.")
+    symbol = serializers.CharField()
+    name = serializers.CharField(help_text="The card in words, like `Ace of spades`.")
+
+
+class EventSummary(Doc):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    venue = serializers.CharField()
+    date = serializers.DateField()
+    time_zone = serializers.CharField()
+    format = serializers.ChoiceField(choices=[name.value for name in FormatName])
+    format_label = serializers.CharField()
+    games = serializers.IntegerField()
+    offered = serializers.IntegerField(help_text="Face-down starting cards offered.")
+    starting = serializers.IntegerField(help_text="Starting cards kept.")
+    kept = serializers.IntegerField(help_text="Cards a complete hand holds.")
+    contribution = serializers.IntegerField(help_text="Whole dollars per participant.")
+    remainder_policy = serializers.CharField()
+    phase = serializers.ChoiceField(choices=Phase.values)
+    registration_open = serializers.BooleanField()
+    commitment = serializers.CharField(
+        allow_null=True, help_text="sha256 of the secret shuffle seed, public from the start."
+    )
+    version = serializers.IntegerField()
+
+
+class EventListItem(EventSummary):
+    house = serializers.BooleanField(help_text="Whether you are House for this event.")
+    registration_id = serializers.IntegerField(
+        allow_null=True, help_text="Your registration in this event, if any."
+    )
+
+
+class FormatDoc(Doc):
+    name = serializers.ChoiceField(choices=[name.value for name in FormatName])
+    label = serializers.CharField()  # type: ignore[assignment]
+    offered = serializers.IntegerField()
+    starting = serializers.IntegerField()
+    games = serializers.IntegerField()
+    kept = serializers.IntegerField()
+    reserve = serializers.IntegerField(help_text="Stock cards reserved per supported place.")
+
+
+class PoolAdjustment(Doc):
+    amount = serializers.IntegerField()
+    explanation = serializers.CharField()
+
+
+class Pool(Doc):
+    contribution = serializers.IntegerField()
+    participants = serializers.IntegerField()
+    base = serializers.IntegerField()
+    confirmed = serializers.BooleanField()
+    pool = serializers.IntegerField()
+    adjustments = PoolAdjustment(many=True)
+    unallocated = serializers.IntegerField(allow_null=True)
+
+
+class Progress(Doc):
+    players = serializers.IntegerField()
+    kept = serializers.IntegerField()
+    to_keep = serializers.IntegerField()
+
+
+class StandingRow(Doc):
+    place = serializers.IntegerField()
+    player = serializers.CharField(help_text="The player's public label.")
+    cards = CardFace(many=True, help_text="The five cards that make the hand (fewer early on).")
+    held = serializers.IntegerField()
+    wild_rank = serializers.CharField(allow_null=True)
+    category = serializers.CharField()
+    description = serializers.CharField()
+    award = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Final board only: dollars won."
+    )
+
+
+class Board(Doc):
+    event = EventSummary()
+    version = serializers.IntegerField()
+    progress = Progress()
+    high = StandingRow(many=True)
+    low = StandingRow(many=True)
+    final = serializers.BooleanField()
+    pool = Pool()
+
+
+# --- a player's own state -------------------------------------------------------------------
+
+
+class NextStep(Doc):
+    code = serializers.CharField(help_text="`choose_start`, `report`, `choose_win`, `done` ...")
+    text = serializers.CharField()
+    game = serializers.CharField(required=False, help_text="The game to report next.")
+
+
+class HandCard(CardFace):
+    source = serializers.ChoiceField(choices=KeptSource.values)  # type: ignore[assignment]
+    wild = serializers.BooleanField()
+
+
+class PendingCard(Doc):
+    """An offered card: a face-down one is only its slot until the confirmation reveals it."""
+
+    slot = serializers.IntegerField()
+    face_down = serializers.BooleanField()
+    code = serializers.CharField(required=False, help_text="Face-up cards only.")
+    rank = serializers.CharField(required=False)
+    suit = serializers.CharField(required=False)
+    symbol = serializers.CharField(required=False)
+    name = serializers.CharField(required=False)
+
+
+class Pending(Doc):
+    kind = serializers.ChoiceField(choices=OfferKind.values)
+    keep = serializers.IntegerField()
+    offered = serializers.IntegerField()
+    game = serializers.IntegerField(allow_null=True)
+    since = serializers.DateTimeField()
+    cards = PendingCard(many=True)
+
+
+class RevealCard(CardFace):
+    kept = serializers.BooleanField(help_text="False: marked Not kept.")
+
+
+class Reveal(Doc):
+    cards = RevealCard(many=True)
+
+
+class GameRow(Doc):
+    game = serializers.IntegerField()
+    outcome = serializers.ChoiceField(choices=Outcome.values, allow_null=True)
+    opponent = serializers.CharField(required=False)
+    score = serializers.CharField(required=False)
+
+
+class PlayerSnapshot(Doc):
+    registration_id = serializers.IntegerField()
+    label = serializers.CharField()  # type: ignore[assignment]
+    status = serializers.ChoiceField(choices=RegistrationStatus.values)
+    paused = serializers.BooleanField()
+    version = serializers.IntegerField()
+    event_version = serializers.IntegerField()
+    next_step = NextStep()
+    hand = HandCard(many=True)
+    slots = serializers.IntegerField(help_text="Cards a complete hand holds.")
+    wild_rank = serializers.CharField(allow_null=True)
+    wild_indicator = CardFace(
+        allow_null=True, help_text="The House-deck card that set the wild (not playable)."
+    )
+    pending = Pending(allow_null=True)
+    reveal = Reveal(
+        allow_null=True,
+        help_text="Every offered starting card, face up, for a few seconds after confirming.",
+    )
+    empty = serializers.ListField(
+        child=serializers.IntegerField(), help_text="One item per hand slot still empty."
+    )
+    games = GameRow(many=True)
+    high_place = serializers.IntegerField(allow_null=True)
+    low_place = serializers.IntegerField(allow_null=True)
+    ranked = serializers.IntegerField()
+    award = serializers.IntegerField(allow_null=True)
+    final = serializers.BooleanField()
+
+
+# --- House ----------------------------------------------------------------------------------
+
+
+class HousePending(Doc):
+    kind = serializers.ChoiceField(choices=OfferKind.values)
+    since = serializers.DateTimeField()
+    waited_seconds = serializers.IntegerField()
+    reminded_at = serializers.DateTimeField(allow_null=True)
+
+
+class HouseRow(Doc):
+    registration_id = serializers.IntegerField()
+    label = serializers.CharField()  # type: ignore[assignment]
+    status = serializers.ChoiceField(choices=RegistrationStatus.values)
+    late = serializers.BooleanField()
+    paused = serializers.BooleanField()
+    games = serializers.IntegerField()
+    kept = serializers.IntegerField()
+    open_reviews = serializers.IntegerField()
+    wild_rank = serializers.CharField(allow_null=True)
+    pending = HousePending(allow_null=True)
+    high_place = serializers.IntegerField(allow_null=True)
+    low_place = serializers.IntegerField(allow_null=True)
+    award = serializers.IntegerField(allow_null=True)
+
+
+class HouseSnapshot(Doc):
+    event = EventSummary()
+    version = serializers.IntegerField()
+    players = HouseRow(many=True)
+    counts = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Registrations by status."
+    )
+    pool = Pool()
+    blockers = serializers.ListField(child=serializers.CharField())
+    supported_places = serializers.IntegerField(allow_null=True)
+
+
+class Checklist(Doc):
+    event_id = serializers.IntegerField()
+    phase = serializers.ChoiceField(choices=Phase.values)
+    finalizable = serializers.BooleanField(
+        help_text="The event is started and nothing blocks finalization."
+    )
+    blockers = serializers.ListField(
+        child=serializers.CharField(), help_text="Each blocker in plain words, naming players."
+    )
+
+
+class AuditEvent(Doc):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    format = serializers.ChoiceField(choices=[name.value for name in FormatName])
+    contribution = serializers.IntegerField()
+    venue = serializers.CharField()
+    date = serializers.DateField()
+    phase = serializers.ChoiceField(choices=Phase.values)
+    commitment = serializers.CharField(allow_null=True)
+
+
+class AuditEntry(Doc):
+    seq = serializers.IntegerField()
+    at = serializers.CharField(help_text="ISO 8601 UTC, exactly as hashed.")
+    actor = serializers.CharField()
+    action = serializers.CharField()
+    player = serializers.CharField(allow_null=True)
+    details = serializers.DictField(help_text="Cards with shoe positions, games, amounts.")
+    reason = serializers.CharField(allow_null=True)
+    prev_hash = serializers.CharField()
+    hash = serializers.CharField()
+
+
+class AuditPlayer(Doc):
+    player = serializers.CharField()
+    status = serializers.CharField(help_text="`eligible` or `withdrawn`.")
+    cards = serializers.ListField(child=serializers.CharField())
+    wild_rank = serializers.CharField(allow_null=True)
+    high_place = serializers.IntegerField(allow_null=True)
+    low_place = serializers.IntegerField(allow_null=True)
+    award = serializers.IntegerField()
+
+
+class AuditResult(Doc):
+    pool = serializers.IntegerField()
+    adjustments = PoolAdjustment(many=True)
+    unallocated = serializers.IntegerField()
+    players = AuditPlayer(many=True)
+
+
+class AuditDocument(Doc):
+    event = AuditEvent()
+    entries = AuditEntry(many=True)
+    seed = serializers.CharField(allow_null=True, help_text="Revealed at finalization (hex).")
+    result = AuditResult(allow_null=True)
+
+
+# --- the services' answers ------------------------------------------------------------------
+
+
+class EventAnswer(Doc):
+    event_id = serializers.IntegerField()
+
+
+class EventUpdateAnswer(EventAnswer):
+    changed = serializers.ListField(child=serializers.CharField())
+
+
+class MemberAnswer(EventAnswer):
+    member = serializers.IntegerField(help_text="The House member's account id.")
+
+
+class RegistrationSwitchAnswer(EventAnswer):
+    registration_open = serializers.BooleanField()
+
+
+class StartAnswer(EventAnswer):
+    decks = serializers.IntegerField()
+    supported_places = serializers.IntegerField()
+    commitment = serializers.CharField()
+
+
+class PoolAnswer(EventAnswer):
+    pool = serializers.IntegerField()
+    base = serializers.IntegerField()
+
+
+class FinalizeAnswer(EventAnswer):
+    unallocated = serializers.IntegerField()
+
+
+class RegistrationAnswer(Doc):
+    registration_id = serializers.IntegerField()
+
+
+class LabelAnswer(RegistrationAnswer):
+    label = serializers.CharField(help_text="The player's public label in this event.")  # type: ignore[assignment]
+
+
+class StatusAnswer(RegistrationAnswer):
+    status = serializers.ChoiceField(choices=RegistrationStatus.values)
+
+
+class StartingAnswer(RegistrationAnswer):
+    kept = serializers.ListField(child=serializers.CharField())
+    not_kept = serializers.ListField(child=serializers.CharField())
+
+
+class ResultAnswer(RegistrationAnswer):
+    game = serializers.IntegerField()
+    result = serializers.ChoiceField(choices=Outcome.values)
+    card = serializers.CharField(required=False, help_text="A loss: the card kept.")
+    offered = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="A win: the two face-up cards."
+    )
+
+
+class WinChoiceAnswer(RegistrationAnswer):
+    game = serializers.IntegerField(allow_null=True)
+    kept = serializers.CharField()
+
+
+class WildAnswer(RegistrationAnswer):
+    wild_rank = serializers.CharField()
+
+
+class ReviewAnswer(RegistrationAnswer):
+    review_id = serializers.IntegerField()
+
+
+class ReviewResolveAnswer(ReviewAnswer):
+    paused = serializers.BooleanField(help_text="Still paused by another open review.")
+
+
+# --- operation decorators -------------------------------------------------------------------
+
+
+def write(
+    *,
+    summary: str,
+    answer: type[Doc],
+    request: Any = None,
+    status: int = 200,
+    tags: list[str],
+    description: str | None = None,
+) -> Callable[[Any], Any]:
+    """A write: the Idempotency-Key header, the body, the answer and every refusal."""
+    return extend_schema(
+        summary=summary,
+        description=description,
+        tags=tags,
+        request=request,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={
+            status: answer,
+            400: MALFORMED,
+            403: NOT_ALLOWED,
+            404: NOT_FOUND,
+            409: WRONG_STATE,
+            422: KEY_CONFLICT,
+        },
+    )
+
+
+def read(
+    *,
+    summary: str,
+    answer: Any,
+    tags: list[str],
+    public: bool = False,
+    description: str | None = None,
+    parameters: list[OpenApiParameter] | None = None,
+) -> Callable[[Any], Any]:
+    """A read; a public one needs no sign-in."""
+    responses: dict[Any, Any] = answer if isinstance(answer, dict) else {200: answer}
+    if parameters:
+        responses = {**responses, 400: MALFORMED}
+    if not public:
+        responses = {**responses, 403: NOT_ALLOWED}
+    return extend_schema(
+        summary=summary,
+        description=description,
+        tags=tags,
+        parameters=parameters,
+        responses={**responses, 404: NOT_FOUND},
+    )

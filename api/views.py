@@ -1,0 +1,624 @@
+"""The REST API: each view parses the request, calls one service (or one read), returns its answer.
+
+Every write needs an `Idempotency-Key` header; the services store the first answer under it.
+Refusals are domain errors, mapped once by `api.errors.exception_handler`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework.negotiation import BaseContentNegotiation, DefaultContentNegotiation
+from rest_framework.parsers import BaseParser, JSONParser
+from rest_framework.permissions import SAFE_METHODS, IsAuthenticatedOrReadOnly
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.serializers import Serializer
+from rest_framework.views import APIView
+
+from accounts.models import User
+from api import reads, schema
+from api import serializers as body
+from audit.export import audit_csv, audit_document
+from events import services
+from events.errors import Invalid, NotAllowed
+from events.lifecycle import formats_summary
+from events.snapshots import board_snapshot, event_summary, house_snapshot, player_snapshot
+
+EVENTS = ["Events"]
+PLAYING = ["Playing"]
+HOUSE = ["House"]
+
+
+# (Comments, not docstrings, on these base classes: the schema would show a docstring as the
+# description of every operation that inherits it.)
+
+
+class JsonOnly(BaseContentNegotiation):
+    # The API always answers JSON, whatever `Accept` or `?format=` asks for.
+
+    def select_parser(self, request: Request, parsers: Any) -> BaseParser | None:
+        return DefaultContentNegotiation().select_parser(request, parsers)
+
+    def select_renderer(
+        self, request: Request, renderers: Any, format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        return renderers[0], renderers[0].media_type
+
+
+class ApiView(APIView):
+    # JSON in, JSON out; signed-in users only unless a view says otherwise.
+
+    renderer_classes = (JSONRenderer,)
+    parser_classes = (JSONParser,)
+    content_negotiation_class = JsonOnly
+    idempotency_key: str = ""
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)  # sign-in, CSRF and permissions first
+        # A method this view does not have is answered 405 by the dispatch, key or not.
+        handled = hasattr(self, (request.method or "").lower())
+        if request.method not in SAFE_METHODS and handled:
+            key = request.headers.get("Idempotency-Key", "").strip()
+            if not key:
+                raise Invalid("Send an Idempotency-Key header with every write.")
+            self.idempotency_key = key
+
+
+class PublicReadView(ApiView):
+    # Anyone may read; writes need a signed-in user.
+
+    permission_classes = (IsAuthenticatedOrReadOnly,)
+
+
+def actor(request: Request) -> User:
+    user = reads.account(request.user)
+    if user is None:
+        raise NotAllowed("Sign in first.")
+    return user
+
+
+def valid(request: Request, serializer: type[Serializer[Any]]) -> dict[str, Any]:
+    """The request body, checked for types and ranges."""
+    checked = serializer(data=request.data)
+    checked.is_valid(raise_exception=True)
+    return dict(checked.validated_data)
+
+
+# --- events ---------------------------------------------------------------------------------
+
+
+class EventList(PublicReadView):
+    @schema.read(
+        summary="List events",
+        description="Events that are not drafts, plus drafts you are House for (site staff "
+        "see every draft). Each says whether you are House and names your registration.",
+        answer=schema.EventListItem(many=True),
+        tags=EVENTS,
+        public=True,
+    )
+    def get(self, request: Request) -> Response:
+        return Response(reads.event_list(reads.account(request.user)))
+
+    @schema.write(
+        summary="Create an event (site staff)",
+        description="The event starts as a draft; its creator becomes its first House member.",
+        request=body.EventCreate,
+        answer=schema.EventAnswer,
+        status=201,
+        tags=HOUSE,
+    )
+    def post(self, request: Request) -> Response:
+        answer = services.event_create(
+            by=actor(request),
+            idempotency_key=self.idempotency_key,
+            **valid(request, body.EventCreate),
+        )
+        return Response(answer, status=201)
+
+
+class EventDetail(PublicReadView):
+    @schema.read(summary="An event", answer=schema.EventSummary, tags=EVENTS, public=True)
+    def get(self, request: Request, event_id: int) -> Response:
+        return Response(event_summary(reads.visible_event(reads.account(request.user), event_id)))
+
+    @schema.write(
+        summary="Edit an event's settings (House)",
+        description="Only the settings sent change; allowed until the event starts.",
+        request=body.EventUpdate,
+        answer=schema.EventUpdateAnswer,
+        tags=HOUSE,
+    )
+    def patch(self, request: Request, event_id: int) -> Response:
+        return Response(
+            services.event_update(
+                event_id=event_id,
+                by=actor(request),
+                changes=valid(request, body.EventUpdate),
+                idempotency_key=self.idempotency_key,
+            )
+        )
+
+
+class EventBoard(PublicReadView):
+    @schema.read(
+        summary="The public board",
+        description="Live High and Low standings, progress and the pool; public state only.",
+        answer=schema.Board,
+        tags=EVENTS,
+        public=True,
+    )
+    def get(self, request: Request, event_id: int) -> Response:
+        return Response(board_snapshot(reads.visible_event(reads.account(request.user), event_id)))
+
+
+class FormatList(PublicReadView):
+    @schema.read(
+        summary="The event formats", answer=schema.FormatDoc(many=True), tags=EVENTS, public=True
+    )
+    def get(self, request: Request) -> Response:
+        return Response(formats_summary())
+
+
+# --- a player's own registration ------------------------------------------------------------
+
+
+class Register(ApiView):
+    @schema.write(
+        summary="Register for an event",
+        request=None,
+        answer=schema.LabelAnswer,
+        status=201,
+        tags=PLAYING,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        valid(request, body.Empty)
+        answer = services.player_register(
+            event_id=event_id, by=actor(request), idempotency_key=self.idempotency_key
+        )
+        return Response(answer, status=201)
+
+
+class MyRegistration(ApiView):
+    @schema.read(
+        summary="My state in an event",
+        description="Next step, hand, pending choice (face-down cards are only slots), games "
+        "and places.",
+        answer=schema.PlayerSnapshot,
+        tags=PLAYING,
+    )
+    def get(self, request: Request, event_id: int) -> Response:
+        user = actor(request)
+        event = reads.visible_event(user, event_id)
+        return Response(player_snapshot(reads.own_registration(user, event)))
+
+
+class RegistrationDetail(ApiView):
+    @schema.read(
+        summary="A registration's player state (its player, or House)",
+        answer=schema.PlayerSnapshot,
+        tags=PLAYING,
+    )
+    def get(self, request: Request, registration_id: int) -> Response:
+        return Response(
+            player_snapshot(reads.readable_registration(actor(request), registration_id))
+        )
+
+
+class RegistrationCancel(ApiView):
+    @schema.write(
+        summary="Cancel a registration not yet checked in",
+        request=None,
+        answer=schema.StatusAnswer,
+        tags=PLAYING,
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        valid(request, body.Empty)
+        return Response(
+            services.registration_cancel(
+                registration_id=registration_id,
+                by=actor(request),
+                idempotency_key=self.idempotency_key,
+            )
+        )
+
+
+class StartingSelection(ApiView):
+    @schema.write(
+        summary="Confirm the starting selection",
+        description="Keeps exactly the required number of the face-down offer and reveals every "
+        "offered card. House may select for a player, with a reason.",
+        request=body.StartingSelection,
+        answer=schema.StartingAnswer,
+        tags=PLAYING,
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        return Response(
+            services.starting_selection_confirm(
+                registration_id=registration_id,
+                by=actor(request),
+                idempotency_key=self.idempotency_key,
+                **valid(request, body.StartingSelection),
+            )
+        )
+
+
+class Results(ApiView):
+    @schema.write(
+        summary="Report the next game's result",
+        description="A loss keeps one card; a win deals two face-up cards to choose from. House "
+        "may report for a player, with a reason.",
+        request=body.ResultReport,
+        answer=schema.ResultAnswer,
+        status=201,
+        tags=PLAYING,
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        answer = services.result_submit(
+            registration_id=registration_id,
+            by=actor(request),
+            idempotency_key=self.idempotency_key,
+            **valid(request, body.ResultReport),
+        )
+        return Response(answer, status=201)
+
+
+class WinChoice(ApiView):
+    @schema.write(
+        summary="Keep one of a win's two cards",
+        description="House may choose for a player (an abandoned choice), with a reason.",
+        request=body.WinChoice,
+        answer=schema.WinChoiceAnswer,
+        tags=PLAYING,
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        return Response(
+            services.win_choice_confirm(
+                registration_id=registration_id,
+                by=actor(request),
+                idempotency_key=self.idempotency_key,
+                **valid(request, body.WinChoice),
+            )
+        )
+
+
+class Withdraw(ApiView):
+    @schema.write(
+        summary="Withdraw (leave early, or House withdraws a player with a reason)",
+        description="Final. Voids a pending offer or choice.",
+        request=body.Withdrawal,
+        answer=schema.StatusAnswer,
+        tags=PLAYING,
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        return Response(
+            services.player_withdraw(
+                registration_id=registration_id,
+                by=actor(request),
+                idempotency_key=self.idempotency_key,
+                **valid(request, body.Withdrawal),
+            )
+        )
+
+
+# --- House ----------------------------------------------------------------------------------
+
+
+class HouseMembers(ApiView):
+    @schema.write(
+        summary="Appoint a House member (site staff)",
+        request=body.HouseMember,
+        answer=schema.MemberAnswer,
+        status=201,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        by = actor(request)
+        data = valid(request, body.HouseMember)
+        member = reads.account_for_staff(by=by, user_id=data["user_id"])
+        answer = services.house_member_add(
+            event_id=event_id, by=by, member=member, idempotency_key=self.idempotency_key
+        )
+        return Response(answer, status=201)
+
+
+class HouseMember(ApiView):
+    @schema.write(
+        summary="Remove a House member (site staff)", answer=schema.MemberAnswer, tags=HOUSE
+    )
+    def delete(self, request: Request, event_id: int, user_id: int) -> Response:
+        by = actor(request)
+        member = reads.account_for_staff(by=by, user_id=user_id, active_only=False)
+        return Response(
+            services.house_member_remove(
+                event_id=event_id, by=by, member=member, idempotency_key=self.idempotency_key
+            )
+        )
+
+
+class RegistrationOpen(ApiView):
+    @schema.write(
+        summary="Open registration (opens a draft event)",
+        answer=schema.RegistrationSwitchAnswer,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        valid(request, body.Empty)
+        return Response(
+            services.registration_open(
+                event_id=event_id, by=actor(request), idempotency_key=self.idempotency_key
+            )
+        )
+
+
+class RegistrationClose(ApiView):
+    @schema.write(
+        summary="Close registration",
+        description="Registrations never checked in become no-shows.",
+        answer=schema.RegistrationSwitchAnswer,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        valid(request, body.Empty)
+        return Response(
+            services.registration_close(
+                event_id=event_id, by=actor(request), idempotency_key=self.idempotency_key
+            )
+        )
+
+
+class Start(ApiView):
+    @schema.write(
+        summary="Start the event",
+        description="Sizes and locks the stock from the checked-in players and deals the "
+        "face-down starting offers.",
+        answer=schema.StartAnswer,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        valid(request, body.Empty)
+        return Response(
+            services.event_start(
+                event_id=event_id, by=actor(request), idempotency_key=self.idempotency_key
+            )
+        )
+
+
+class CheckIn(ApiView):
+    @schema.write(
+        summary="Check a player in (after the start: a late entry)",
+        answer=schema.StatusAnswer,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        valid(request, body.Empty)
+        return Response(
+            services.player_check_in(
+                registration_id=registration_id,
+                by=actor(request),
+                idempotency_key=self.idempotency_key,
+            )
+        )
+
+
+class CheckInUndo(ApiView):
+    @schema.write(
+        summary="Undo a check-in (before the start)", answer=schema.StatusAnswer, tags=HOUSE
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        valid(request, body.Empty)
+        return Response(
+            services.check_in_undo(
+                registration_id=registration_id,
+                by=actor(request),
+                idempotency_key=self.idempotency_key,
+            )
+        )
+
+
+class Participants(ApiView):
+    @schema.write(
+        summary="Add a participant (late entry), checked in at once",
+        description="Names the account by `user_id` or `email`. Unconfirms a confirmed pool.",
+        request=body.Participant,
+        answer=schema.LabelAnswer,
+        status=201,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        by = actor(request)
+        data = valid(request, body.Participant)
+        player = reads.account_for_house(by=by, event_id=event_id, **data)
+        answer = services.participant_add(
+            event_id=event_id, by=by, player=player, idempotency_key=self.idempotency_key
+        )
+        return Response(answer, status=201)
+
+
+class Corrections(ApiView):
+    @schema.write(
+        summary="Correct a result (Win <-> Loss)",
+        description="No card moves; the player is paused for review.",
+        request=body.Correction,
+        answer=schema.ReviewAnswer,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        return Response(
+            services.result_correct(
+                registration_id=registration_id,
+                by=actor(request),
+                idempotency_key=self.idempotency_key,
+                **valid(request, body.Correction),
+            )
+        )
+
+
+class Reviews(ApiView):
+    @schema.write(
+        summary="Pause a player for review",
+        request=body.Reason,
+        answer=schema.ReviewAnswer,
+        status=201,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        answer = services.review_open(
+            registration_id=registration_id,
+            by=actor(request),
+            idempotency_key=self.idempotency_key,
+            **valid(request, body.Reason),
+        )
+        return Response(answer, status=201)
+
+
+class ReviewResolve(ApiView):
+    @schema.write(
+        summary="Resolve a review",
+        description="The player resumes when no review is left open.",
+        request=body.Reason,
+        answer=schema.ReviewResolveAnswer,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, review_id: int) -> Response:
+        return Response(
+            services.review_resolve(
+                review_id=review_id,
+                by=actor(request),
+                idempotency_key=self.idempotency_key,
+                **valid(request, body.Reason),
+            )
+        )
+
+
+class WildReveal(ApiView):
+    @schema.write(
+        summary="Reveal a complete player's wild (Standard v1)",
+        answer=schema.WildAnswer,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        valid(request, body.Empty)
+        return Response(
+            services.wild_reveal(
+                registration_id=registration_id,
+                by=actor(request),
+                idempotency_key=self.idempotency_key,
+            )
+        )
+
+
+class AccessReset(ApiView):
+    @schema.write(
+        summary="Reset a player's access",
+        description="Ends their sessions and emails a password reset; cards stay as they are.",
+        request=body.Reason,
+        answer=schema.RegistrationAnswer,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        return Response(
+            services.access_reset(
+                registration_id=registration_id,
+                by=actor(request),
+                idempotency_key=self.idempotency_key,
+                **valid(request, body.Reason),
+            )
+        )
+
+
+class PoolConfirm(ApiView):
+    @schema.write(
+        summary="Confirm the pool",
+        description="Base plus every adjustment in force; registration must be closed.",
+        request=body.PoolConfirmation,
+        answer=schema.PoolAnswer,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        data = valid(request, body.PoolConfirmation)
+        return Response(
+            services.pool_confirm(
+                event_id=event_id,
+                by=actor(request),
+                adjustments=[(a["amount"], a["explanation"]) for a in data["adjustments"]],
+                idempotency_key=self.idempotency_key,
+            )
+        )
+
+
+class Finalize(ApiView):
+    @schema.write(
+        summary="Finalize the event",
+        description="Computes places and awards, locks the event and reveals the seed.",
+        answer=schema.FinalizeAnswer,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        valid(request, body.Empty)
+        return Response(
+            services.event_finalize(
+                event_id=event_id, by=actor(request), idempotency_key=self.idempotency_key
+            )
+        )
+
+
+class HouseDashboard(ApiView):
+    @schema.read(
+        summary="House's players table",
+        description="House sees no face-down card either.",
+        answer=schema.HouseSnapshot,
+        tags=HOUSE,
+    )
+    def get(self, request: Request, event_id: int) -> Response:
+        return Response(house_snapshot(reads.house_event(actor(request), event_id)))
+
+
+class Checklist(ApiView):
+    @schema.read(
+        summary="The finalization checklist",
+        description="Everything that blocks finalization, naming each player concerned.",
+        answer=schema.Checklist,
+        tags=HOUSE,
+    )
+    def get(self, request: Request, event_id: int) -> Response:
+        return Response(reads.checklist(reads.house_event(actor(request), event_id)))
+
+
+AUDIT_FORMAT = OpenApiParameter(
+    name="format",
+    type=str,
+    location=OpenApiParameter.QUERY,
+    enum=["json", "csv"],
+    default="json",
+    description="`json` (one document) or `csv` (one row per entry, `details` as JSON text).",
+)
+
+
+class AuditExport(ApiView):
+    @schema.read(
+        summary="Download the audit (House)",
+        answer={
+            (200, "application/json"): schema.AuditDocument,
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="One row an entry."),
+        },
+        parameters=[AUDIT_FORMAT],
+        tags=HOUSE,
+    )
+    def get(self, request: Request, event_id: int) -> Response | HttpResponse:
+        event = reads.house_event(actor(request), event_id)
+        query = body.AuditQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        if query.validated_data["format"] == "csv":
+            return HttpResponse(
+                audit_csv(event),
+                content_type="text/csv; charset=utf-8",
+                headers={
+                    "Content-Disposition": f'attachment; filename="event-{event.pk}-audit.csv"'
+                },
+            )
+        return Response(audit_document(event))

@@ -1,0 +1,782 @@
+"""The independent audit verifier (SPEC section 8, docs/audit.md).
+
+It reads the JSON export alone and re-checks the event from it: the hash chain, the shuffle
+commitment, every dealt card against the shoes recomputed from the revealed seed, the hands, the
+pool, the High and Low places and the awards. Pure Python (no Django, no database), so anyone
+holding the file can run it. Checks run in that order and stop at the first problem.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeGuard
+
+from audit.chain import GENESIS, canonical_json, entry_hash
+from cards.shuffle import HOUSE, STOCK, shuffled
+from events.formats import format_for
+from payouts.allocation import allocate
+from scoring.standings import Hand, Standings, standings
+
+SHOES = ("stock", "house")
+STATUSES = ("eligible", "withdrawn")
+MOST_DECKS = 2_000  # far above any event (1,000 players); keeps a hostile file from stalling us
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the verifier found: ok, or the first problem; and what it checked before stopping."""
+
+    ok: bool
+    checked: tuple[str, ...]
+    problem: str | None = None
+    finalized: bool = False  # False: the chain may hold, but the shuffle is not yet verifiable
+
+
+class AuditProblem(Exception):
+    """The first thing in the document that does not hold, as a plain sentence."""
+
+
+def verify_json(text: str | bytes) -> Verdict:
+    """Verify an export given as JSON text; text that is not JSON is a problem, not an error."""
+    try:
+        document = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        return Verdict(ok=False, checked=(), problem=f"The file is not JSON: {error}.")
+    except RecursionError:
+        return Verdict(
+            ok=False, checked=(), problem="The file is nested too deeply to be an audit."
+        )
+    return verify(document)
+
+
+def verify(document: object) -> Verdict:
+    """Check an exported audit document (the parsed JSON), stopping at the first problem."""
+    checked: list[str] = []
+    try:
+        finalized = _verify(document, checked)
+    except AuditProblem as problem:
+        return Verdict(ok=False, checked=tuple(checked), problem=str(problem))
+    except RecursionError:
+        problem_text = "The document is nested too deeply to be an audit."
+        return Verdict(ok=False, checked=tuple(checked), problem=problem_text)
+    return Verdict(ok=True, checked=tuple(checked), finalized=finalized)
+
+
+def _verify(document: object, checked: list[str]) -> bool:
+    export = read_export(document)
+    entries = check_chain(export.entries)
+    checked.append(f"chain: {len(entries)} entries, seq 1 to {len(entries)}, every hash intact")
+
+    seed = revealed_seed(export, entries)
+    if seed is None:
+        checked.append(
+            "shuffle: not yet verifiable: the event is not finalized, so its seed is not revealed"
+        )
+        return False
+
+    start = check_commitment(seed, entries, export.event)
+    checked.append(f"commitment: sha256 of the revealed seed matches entry seq {start.seq}")
+
+    shoes = {
+        "stock": shuffled(start.decks, seed, STOCK),
+        "house": shuffled(start.house_decks, seed, HOUSE),
+    }
+    dealt = check_dealt_cards(entries, shoes, start.seq)
+    checked.append(
+        f"shuffle: {dealt['stock']} stock cards and {dealt['house']} house cards match the seed, "
+        "dealt in order, every face-down card revealed"
+    )
+
+    hands = recompute_hands(entries)
+    kept = sum(len(hand.cards) for hand in hands.values())
+    wilds = sum(1 for hand in hands.values() if hand.wild_rank is not None)
+    checked.append(
+        f"hands: {kept} kept cards in {len(hands)} hands, {wilds} wilds revealed, "
+        "no position kept twice"
+    )
+
+    result = read_result(export.result)
+    checked.append(check_pool(entries, export.event, result))
+    check_players(result, hands, hand_size(export.event))
+    eligible = sum(1 for player in result.players if player.status == "eligible")
+    checked.append(
+        f"players: {len(result.players)} in the result ({eligible} eligible, "
+        f"{len(result.players) - eligible} withdrawn) match their kept cards, wilds and status"
+    )
+    places = check_places(result)
+    checked.append(f"places: High and Low recomputed for {eligible} eligible players")
+    checked.append(check_awards(result, places, entries))
+    return True
+
+
+# The document -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    event: Mapping[str, Any]
+    entries: Sequence[Any]
+    seed: str | None
+    result: object
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    seq: int
+    action: str
+    player: str | None
+    details: Mapping[str, Any]
+
+    def __str__(self) -> str:
+        return f"Entry seq {self.seq} ({self.action})"
+
+
+def read_export(document: object) -> Export:
+    """The four parts of the export, with their types checked."""
+    if not isinstance(document, dict):
+        raise AuditProblem(
+            "The document is not a JSON object with event, entries, seed and result."
+        )
+    event = document.get("event")
+    if not isinstance(event, dict):
+        raise AuditProblem("The document has no event object.")
+    entries = document.get("entries")
+    if not isinstance(entries, list):
+        raise AuditProblem("The document has no entries list.")
+    seed = document.get("seed")
+    if seed is not None and not isinstance(seed, str):
+        raise AuditProblem("The document's seed is neither null nor hexadecimal text.")
+    return Export(event=event, entries=entries, seed=seed, result=document.get("result"))
+
+
+# The hash chain -----------------------------------------------------------------------------------
+
+
+def check_chain(raw_entries: Sequence[Any]) -> list[Entry]:
+    """seq 1, 2, 3 ... with no gap; each prev_hash is the previous hash; each hash recomputes."""
+    entries: list[Entry] = []
+    prev_hash = GENESIS
+    for index, raw in enumerate(raw_entries):
+        expected_seq = index + 1
+        if not isinstance(raw, dict):
+            raise AuditProblem(f"Entry number {expected_seq} in the file is not a JSON object.")
+        seq = raw.get("seq")
+        if not _is_int(seq):
+            raise AuditProblem(f"Entry number {expected_seq} in the file has no whole-number seq.")
+        check_seq(seq, expected_seq)
+        if raw.get("prev_hash") != prev_hash:
+            if seq == 1:
+                raise AuditProblem("Entry seq 1: prev_hash is not the genesis hash (64 zeros).")
+            raise AuditProblem(
+                f"Entry seq {seq}: prev_hash does not equal the hash of entry seq {seq - 1}."
+            )
+        stored_hash = raw.get("hash")
+        without_hash = {key: value for key, value in raw.items() if key != "hash"}
+        if stored_hash != entry_hash(without_hash):
+            raise AuditProblem(
+                f"Entry seq {seq}: its hash does not match its contents; "
+                "the entry was changed after it was written."
+            )
+        entries.append(read_entry(seq, raw))
+        prev_hash = stored_hash
+    return entries
+
+
+def check_seq(seq: int, expected_seq: int) -> None:
+    if seq == expected_seq:
+        return
+    if expected_seq == 1:
+        raise AuditProblem(f"The first entry has seq {seq}; the chain starts at seq 1.")
+    previous = expected_seq - 1
+    if seq > expected_seq:
+        missing = (
+            f"seq {expected_seq}" if seq == expected_seq + 1 else f"seq {expected_seq}-{seq - 1}"
+        )
+        raise AuditProblem(f"Entry seq {seq} follows entry seq {previous}: {missing} is missing.")
+    raise AuditProblem(
+        f"Entry seq {seq} follows entry seq {previous}: seq must rise by one, with no repeat."
+    )
+
+
+def read_entry(seq: int, raw: Mapping[str, Any]) -> Entry:
+    action = raw.get("action")
+    if not isinstance(action, str):
+        raise AuditProblem(f"Entry seq {seq}: action is missing or not text.")
+    player = raw.get("player")
+    if player is not None and not isinstance(player, str):
+        raise AuditProblem(f"Entry seq {seq} ({action}): player is neither null nor a label.")
+    details = raw.get("details")
+    if details is None:
+        details = {}
+    if not isinstance(details, dict):
+        raise AuditProblem(f"Entry seq {seq} ({action}): details is not a JSON object.")
+    return Entry(seq=seq, action=action, player=player, details=details)
+
+
+# The seed and its commitment ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    seq: int
+    decks: int
+    house_decks: int
+
+
+def revealed_seed(export: Export, entries: Sequence[Entry]) -> bytes | None:
+    """The seed revealed at finalization, or None while the event is not finalized."""
+    finalized = [entry for entry in entries if entry.action == "event_finalized"]
+    if len(finalized) > 1:
+        raise AuditProblem(
+            f"{finalized[1]} finalizes the event a second time (first at seq {finalized[0].seq})."
+        )
+    if export.seed is None:
+        if finalized:
+            raise AuditProblem(
+                f"{finalized[0]} finalizes the event, but the document's seed is null."
+            )
+        return None
+    if not finalized:
+        raise AuditProblem("The document reveals a seed, but no event_finalized entry does.")
+    seed = _hex_bytes(export.seed, "The document's seed")
+    entry = finalized[0]
+    entry_seed = entry.details.get("seed")
+    if not isinstance(entry_seed, str) or _hex_bytes(entry_seed, f"{entry}: the seed") != seed:
+        raise AuditProblem(f"{entry}: details.seed is not the document's seed.")
+    return seed
+
+
+def check_commitment(seed: bytes, entries: Sequence[Entry], event: Mapping[str, Any]) -> Start:
+    """sha256(seed) equals the commitment event_started published before any card was dealt."""
+    started = [entry for entry in entries if entry.action == "event_started"]
+    if not started:
+        raise AuditProblem("No event_started entry: the shuffle commitment was never published.")
+    if len(started) > 1:
+        raise AuditProblem(
+            f"{started[1]} starts the event a second time (first at seq {started[0].seq})."
+        )
+    entry = started[0]
+    decks = _decks(entry.details.get("decks"), f"{entry}: details.decks")
+    house_decks = _decks(entry.details.get("house_decks"), f"{entry}: details.house_decks")
+    published = entry.details.get("commitment")
+    if not isinstance(published, str):
+        raise AuditProblem(f"{entry}: details.commitment is missing.")
+    if hashlib.sha256(seed).hexdigest() != published.lower():
+        raise AuditProblem(
+            f"{entry}: the commitment is not sha256 of the revealed seed; "
+            "the seed is not the one committed to at the start."
+        )
+    in_event = event.get("commitment")
+    if in_event is not None and in_event != published:
+        raise AuditProblem(f"The event block's commitment differs from the one in {entry}.")
+    return Start(seq=entry.seq, decks=decks, house_decks=house_decks)
+
+
+# Dealt cards --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DealtCard:
+    shoe: str
+    position: int
+    card: str | None  # None while face down
+
+    def __str__(self) -> str:
+        return f"{self.shoe} position {self.position}"
+
+
+def dealt_cards_in(value: object) -> Iterator[Mapping[str, Any]]:
+    """Every object holding "shoe" and "position", found anywhere in `value`, in document order."""
+    if isinstance(value, dict):
+        if "shoe" in value and "position" in value:
+            yield value
+        for item in value.values():
+            yield from dealt_cards_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from dealt_cards_in(item)
+
+
+def read_dealt_card(raw: Mapping[str, Any], entry: Entry) -> DealtCard:
+    shoe = raw.get("shoe")
+    if shoe not in SHOES:
+        raise AuditProblem(f"{entry}: a dealt card names the shoe {shoe!r}, not stock or house.")
+    position = raw.get("position")
+    if not _is_int(position) or position < 0:
+        raise AuditProblem(f"{entry}: a {shoe} card has the position {position!r}.")
+    card = raw.get("card")
+    if card is not None and not isinstance(card, str):
+        raise AuditProblem(f"{entry}: {shoe} position {position} names the card {card!r}.")
+    return DealtCard(shoe=shoe, position=position, card=card)
+
+
+def check_dealt_cards(
+    entries: Sequence[Entry], shoes: Mapping[str, Sequence[str]], start_seq: int
+) -> dict[str, int]:
+    """Every mention names the card the seed put at its position; each shoe is dealt 0, 1, 2 ...
+    with none skipped; every face-down card is revealed later. Returns the cards dealt per shoe."""
+    seen: set[tuple[str, int]] = set()
+    named_at: dict[tuple[str, int], int] = {}  # the first entry that named the card
+    last_named_at: dict[tuple[str, int], int] = {}
+    face_down_at: dict[tuple[str, int], int] = {}  # the last entry that mentioned it face down
+    dealt = dict.fromkeys(shoes, 0)
+    for entry in entries:
+        fresh: dict[str, set[int]] = {shoe: set() for shoe in shoes}
+        for raw in dealt_cards_in(entry.details):
+            mention = read_dealt_card(raw, entry)
+            if entry.seq < start_seq:
+                raise AuditProblem(
+                    f"{entry} deals {mention} before the shuffle commitment (seq {start_seq})."
+                )
+            shoe = shoes[mention.shoe]
+            key = (mention.shoe, mention.position)
+            if mention.position >= len(shoe):
+                raise AuditProblem(
+                    f"{entry}: {mention} is beyond the {mention.shoe} shoe's {len(shoe)} cards."
+                )
+            if mention.card is None:
+                face_down_at[key] = entry.seq
+            else:
+                check_card_at_position(mention, shoe[mention.position], entry, named_at.get(key))
+                named_at.setdefault(key, entry.seq)
+                last_named_at[key] = entry.seq
+            if key not in seen:
+                seen.add(key)
+                fresh[mention.shoe].add(mention.position)
+        for shoe_name, positions in fresh.items():
+            dealt[shoe_name] = check_dealt_in_order(shoe_name, positions, dealt[shoe_name], entry)
+    check_face_down_revealed(face_down_at, last_named_at, entries)
+    return dealt
+
+
+def check_card_at_position(
+    mention: DealtCard, card: str, entry: Entry, earlier_seq: int | None
+) -> None:
+    if mention.card == card:
+        return
+    earlier = f" (entry seq {earlier_seq} named it {card})" if earlier_seq is not None else ""
+    raise AuditProblem(
+        f"{entry}: {mention} is named {mention.card}, but the revealed seed puts {card} there"
+        f"{earlier}."
+    )
+
+
+def check_dealt_in_order(shoe: str, positions: set[int], next_position: int, entry: Entry) -> int:
+    """The positions an entry deals for the first time continue the shoe with none skipped.
+
+    Within one entry (one transaction) their order is not significant: JSON object keys may come
+    back in any order from the database, so the entry's new positions are taken as a set.
+    """
+    for position in sorted(positions):
+        if position != next_position:
+            raise AuditProblem(
+                f"{entry} deals {shoe} position {position}, but {shoe} position {next_position} "
+                "was never dealt before it; cards leave the shoe strictly in order."
+            )
+        next_position += 1
+    return next_position
+
+
+def check_face_down_revealed(
+    face_down_at: Mapping[tuple[str, int], int],
+    last_named_at: Mapping[tuple[str, int], int],
+    entries: Sequence[Entry],
+) -> None:
+    by_seq = {entry.seq: entry for entry in entries}
+    for (shoe, position), seq in sorted(face_down_at.items(), key=lambda item: item[1]):
+        if last_named_at.get((shoe, position), 0) <= seq:
+            raise AuditProblem(
+                f"{by_seq[seq]} records {shoe} position {position} face down, "
+                "and no later entry reveals it."
+            )
+
+
+# Hands --------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class PlayerHand:
+    """A player's hand recomputed from the entries."""
+
+    first: Entry | None = None  # the first entry that concerns the player's hand
+    cards: list[str] = field(default_factory=list)
+    wild_rank: str | None = None
+    withdrawn_at: int | None = None
+    revealed_at: int | None = None
+
+
+def recompute_hands(entries: Sequence[Entry]) -> dict[str, PlayerHand]:
+    """Kept cards from card_kept (in seq order), wilds from wild_revealed, player_withdrawn."""
+    hands: dict[str, PlayerHand] = {}
+    kept_at: dict[tuple[str, int], tuple[int, str]] = {}
+    indicators: dict[int, int] = {}
+    for entry in entries:
+        if entry.action == "card_kept":
+            hand = _hand_of(entry, hands)
+            card = keep_card(entry, kept_at)
+            hand.cards.append(card)
+        elif entry.action == "wild_revealed":
+            hand = _hand_of(entry, hands)
+            reveal_wild(entry, hand, indicators)
+        elif entry.action == "player_withdrawn":
+            hand = _hand_of(entry, hands)
+            if hand.withdrawn_at is not None:
+                raise AuditProblem(
+                    f"{entry} withdraws {entry.player} again (already at seq {hand.withdrawn_at})."
+                )
+            hand.withdrawn_at = entry.seq
+    return hands
+
+
+def _hand_of(entry: Entry, hands: dict[str, PlayerHand]) -> PlayerHand:
+    if entry.player is None:
+        raise AuditProblem(f"{entry} names no player.")
+    return hands.setdefault(entry.player, PlayerHand(first=entry))
+
+
+def keep_card(entry: Entry, kept_at: dict[tuple[str, int], tuple[int, str]]) -> str:
+    """The card a card_kept entry puts into a hand; a shoe position enters a hand only once."""
+    raw = entry.details.get("card")
+    if not isinstance(raw, dict) or "shoe" not in raw or "position" not in raw:
+        raise AuditProblem(f"{entry}: details.card is not a dealt card.")
+    card = read_dealt_card(raw, entry)
+    if card.card is None:
+        raise AuditProblem(f"{entry}: the kept card {card} is not revealed.")
+    if card.shoe != "stock":
+        raise AuditProblem(
+            f"{entry}: the kept card comes from the {card.shoe} shoe, not the stock."
+        )
+    key = (card.shoe, card.position)
+    if key in kept_at:
+        seq, player = kept_at[key]
+        raise AuditProblem(
+            f"{entry}: {card} enters {entry.player}'s hand, but it already entered "
+            f"{player}'s hand at entry seq {seq}."
+        )
+    kept_at[key] = (entry.seq, entry.player or "")
+    return card.card
+
+
+def reveal_wild(entry: Entry, hand: PlayerHand, indicators: dict[int, int]) -> None:
+    """The wild rank is the rank of an indicator dealt from the House shoe, one per player."""
+    if hand.revealed_at is not None:
+        raise AuditProblem(
+            f"{entry} reveals a second wild for {entry.player} (first at seq {hand.revealed_at})."
+        )
+    raw = entry.details.get("indicator")
+    if not isinstance(raw, dict) or "shoe" not in raw or "position" not in raw:
+        raise AuditProblem(f"{entry}: details.indicator is not a dealt card.")
+    indicator = read_dealt_card(raw, entry)
+    if indicator.shoe != "house":
+        raise AuditProblem(
+            f"{entry}: the indicator comes from the {indicator.shoe} shoe, not house."
+        )
+    if indicator.card is None:
+        raise AuditProblem(f"{entry}: the indicator {indicator} is not revealed.")
+    if indicator.position in indicators:
+        raise AuditProblem(
+            f"{entry}: {indicator} was already the indicator at entry seq "
+            f"{indicators[indicator.position]}."
+        )
+    wild_rank = entry.details.get("wild_rank")
+    if wild_rank != indicator.card[0]:
+        raise AuditProblem(
+            f"{entry}: the wild rank is {wild_rank!r}, but the indicator {indicator.card} "
+            f"has the rank {indicator.card[0]}."
+        )
+    indicators[indicator.position] = entry.seq
+    hand.wild_rank = indicator.card[0]
+    hand.revealed_at = entry.seq
+
+
+def hand_size(event: Mapping[str, Any]) -> int:
+    """The cards a complete hand holds in the event's format."""
+    name = event.get("format")
+    try:
+        return format_for(str(name)).kept
+    except (KeyError, ValueError):
+        raise AuditProblem(
+            f"The event's format {name!r} is not league, switch or standard-v1."
+        ) from None
+
+
+# The result block ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerResult:
+    player: str
+    status: str
+    cards: list[str]
+    wild_rank: str | None
+    high_place: int | None
+    low_place: int | None
+    award: int
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    pool: int
+    adjustments: list[Any]
+    unallocated: int
+    players: list[PlayerResult]
+
+
+def read_result(raw: object) -> Result:
+    if raw is None:
+        raise AuditProblem("The event is finalized, but the document has no result block.")
+    if not isinstance(raw, dict):
+        raise AuditProblem("The result block is not a JSON object.")
+    pool = _whole(raw.get("pool"), "result.pool")
+    unallocated = _whole(raw.get("unallocated"), "result.unallocated")
+    adjustments = raw.get("adjustments")
+    if not isinstance(adjustments, list):
+        raise AuditProblem("result.adjustments is not a list.")
+    players = raw.get("players")
+    if not isinstance(players, list):
+        raise AuditProblem("result.players is not a list.")
+    return Result(
+        pool=pool,
+        adjustments=adjustments,
+        unallocated=unallocated,
+        players=[read_player_result(index, player) for index, player in enumerate(players)],
+    )
+
+
+def read_player_result(index: int, raw: object) -> PlayerResult:
+    where = f"result.players[{index}]"
+    if not isinstance(raw, dict):
+        raise AuditProblem(f"{where} is not a JSON object.")
+    player = raw.get("player")
+    if not isinstance(player, str):
+        raise AuditProblem(f"{where}.player is not a label.")
+    where = f"Result for {player}:"
+    status = raw.get("status")
+    if status not in STATUSES:
+        raise AuditProblem(f"{where} status {status!r} is neither eligible nor withdrawn.")
+    cards = raw.get("cards")
+    if not isinstance(cards, list) or not all(isinstance(card, str) for card in cards):
+        raise AuditProblem(f"{where} cards is not a list of cards.")
+    wild_rank = raw.get("wild_rank")
+    if wild_rank is not None and not isinstance(wild_rank, str):
+        raise AuditProblem(f"{where} wild_rank is neither null nor a rank.")
+    return PlayerResult(
+        player=player,
+        status=status,
+        cards=cards,
+        wild_rank=wild_rank,
+        high_place=_place(raw.get("high_place"), f"{where} high_place"),
+        low_place=_place(raw.get("low_place"), f"{where} low_place"),
+        award=_whole(raw.get("award"), f"{where} award"),
+    )
+
+
+def check_pool(entries: Sequence[Entry], event: Mapping[str, Any], result: Result) -> str:
+    """The last confirmed pool = contribution x participants + adjustments; the result agrees."""
+    confirmed = [entry for entry in entries if entry.action == "pool_confirmed"]
+    if not confirmed:
+        raise AuditProblem("The event is finalized, but no pool_confirmed entry confirms a pool.")
+    entry = confirmed[-1]
+    contribution = _whole(event.get("contribution"), "The event's contribution")
+    participants = len(result.players)
+    pool = _int(entry.details.get("pool"), f"{entry}: details.pool")
+    adjustments = read_adjustments(entry)
+    adjusted = sum(adjustment["amount"] for adjustment in adjustments)
+    base = contribution * participants
+    for key, recorded in (("contribution", contribution), ("participants", participants)):
+        written = entry.details.get(key)
+        if written is not None and written != recorded:
+            raise AuditProblem(
+                f"{entry}: details.{key} is {written!r}, but the export has {recorded} "
+                f"({'the event' if key == 'contribution' else 'result.players'})."
+            )
+    if pool != base + adjusted:
+        raise AuditProblem(
+            f"{entry}: the pool is ${pool}, but ${contribution} x {participants} participants "
+            f"{_signed(adjusted)} in adjustments is ${base + adjusted}."
+        )
+    if pool < 0:
+        raise AuditProblem(f"{entry}: the pool is ${pool}; a pool is never negative.")
+    if result.pool != pool:
+        raise AuditProblem(
+            f"result.pool is ${result.pool}, but {entry} confirmed ${pool} (seq {entry.seq})."
+        )
+    if _multiset(result.adjustments) != _multiset(adjustments):
+        raise AuditProblem(f"result.adjustments differ from the adjustments confirmed by {entry}.")
+    return (
+        f"pool: ${pool} = ${contribution} x {participants} participants {_signed(adjusted)} "
+        f"in adjustments, confirmed at entry seq {entry.seq}"
+    )
+
+
+def read_adjustments(entry: Entry) -> list[Mapping[str, Any]]:
+    raw = entry.details.get("adjustments", [])
+    if not isinstance(raw, list):
+        raise AuditProblem(f"{entry}: details.adjustments is not a list.")
+    for adjustment in raw:
+        if not isinstance(adjustment, dict):
+            raise AuditProblem(f"{entry}: an adjustment is not a JSON object.")
+        _int(adjustment.get("amount"), f"{entry}: an adjustment's amount")
+        if not isinstance(adjustment.get("explanation"), str):
+            raise AuditProblem(f"{entry}: an adjustment has no explanation.")
+    return raw
+
+
+def check_players(result: Result, hands: Mapping[str, PlayerHand], full_hand: int) -> None:
+    """Each player's cards, wild and status match the entries; eligible hands are complete."""
+    labels = Counter(player.player for player in result.players)
+    for label, count in labels.items():
+        if count > 1:
+            raise AuditProblem(f"result.players lists {label} {count} times.")
+    for label, hand in hands.items():
+        if label not in labels:
+            raise AuditProblem(f"{hand.first} concerns {label}, who is not in result.players.")
+    for player in result.players:
+        hand = hands.get(player.player, PlayerHand())
+        where = f"Result for {player.player}:"
+        if player.cards != hand.cards:
+            raise AuditProblem(
+                f"{where} the cards are {' '.join(player.cards) or 'none'}, but the card_kept "
+                f"entries give {' '.join(hand.cards) or 'none'}."
+            )
+        if player.wild_rank != hand.wild_rank:
+            raise AuditProblem(
+                f"{where} the wild rank is {player.wild_rank!r}, but wild_revealed gives "
+                f"{hand.wild_rank!r}."
+            )
+        status = "withdrawn" if hand.withdrawn_at is not None else "eligible"
+        if player.status != status:
+            seen = f" (entry seq {hand.withdrawn_at})" if hand.withdrawn_at else ""
+            raise AuditProblem(
+                f"{where} the status is {player.status}, but the entries make it {status}{seen}."
+            )
+        if status == "eligible" and len(hand.cards) != full_hand:
+            raise AuditProblem(
+                f"{where} eligible with {len(hand.cards)} kept cards; a full hand is {full_hand}."
+            )
+        if status == "eligible" and hand.wild_rank is None:
+            raise AuditProblem(f"{where} eligible, but no wild_revealed entry reveals a wild.")
+
+
+def check_places(result: Result) -> Standings[str]:
+    """High and Low places of the eligible players, competition ranking (1, 1, 3)."""
+    eligible = {
+        player.player: Hand(cards=tuple(player.cards), wild_rank=player.wild_rank)
+        for player in result.players
+        if player.status == "eligible"
+    }
+    places = standings(eligible)
+    for player in result.players:
+        if player.status == "eligible":
+            high, low = places.high_place(player.player), places.low_place(player.player)
+        else:
+            high = low = None
+        for name, written, expected in (
+            ("High", player.high_place, high),
+            ("Low", player.low_place, low),
+        ):
+            if written != expected:
+                raise AuditProblem(
+                    f"Result for {player.player}: the {name} place is {_shown(written)}, "
+                    f"but the recomputed {name} place is {_shown(expected)}."
+                )
+    return places
+
+
+def check_awards(result: Result, places: Standings[str], entries: Sequence[Entry]) -> str:
+    """Each award and the unallocated dollars equal the split of the pool between the winners."""
+    split = allocate(result.pool, places.high_winners(), places.low_winners())
+    for player in result.players:
+        expected = split.awards.get(player.player, 0)
+        if player.award != expected:
+            raise AuditProblem(
+                f"Result for {player.player}: the award is ${player.award}, but the split of the "
+                f"${result.pool} pool gives ${expected}."
+            )
+    if result.unallocated != split.unallocated:
+        raise AuditProblem(
+            f"result.unallocated is ${result.unallocated}, but the split of the ${result.pool} "
+            f"pool leaves ${split.unallocated} unallocated."
+        )
+    check_finalized_awards(entries, split.awards, split.unallocated)
+    return f"awards: {len(split.awards)} winners, ${split.unallocated} unallocated"
+
+
+def check_finalized_awards(
+    entries: Sequence[Entry], awards: Mapping[str, int], unallocated: int
+) -> None:
+    """When event_finalized records the awards and unallocated dollars, they agree too."""
+    entry = next(entry for entry in entries if entry.action == "event_finalized")
+    written = entry.details.get("unallocated")
+    if written is not None and written != unallocated:
+        raise AuditProblem(
+            f"{entry}: unallocated is {written!r}, but the split leaves ${unallocated}."
+        )
+    recorded = entry.details.get("awards")
+    if not isinstance(recorded, dict):
+        return
+    for label in sorted(set(recorded) | {label for label, dollars in awards.items() if dollars}):
+        if recorded.get(label, 0) != awards.get(label, 0):
+            raise AuditProblem(
+                f"{entry}: the award of {label} is {recorded.get(label, 0)!r}, but the split "
+                f"gives ${awards.get(label, 0)}."
+            )
+
+
+# Small readers ------------------------------------------------------------------------------------
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _int(value: object, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise AuditProblem(f"{what} is {value!r}, not a whole number.")
+    return value
+
+
+def _whole(value: object, what: str) -> int:
+    number = _int(value, what)
+    if number < 0:
+        raise AuditProblem(f"{what} is {number}; it must not be negative.")
+    return number
+
+
+def _decks(value: object, what: str) -> int:
+    decks = _whole(value, what)
+    if decks > MOST_DECKS:
+        raise AuditProblem(f"{what} is {decks}; no event uses more than {MOST_DECKS} decks.")
+    return decks
+
+
+def _place(value: object, what: str) -> int | None:
+    if value is None:
+        return None
+    place = _int(value, what)
+    if place < 1:
+        raise AuditProblem(f"{what} is {place}; places start at 1.")
+    return place
+
+
+def _hex_bytes(text: str, what: str) -> bytes:
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        raise AuditProblem(f"{what} is not hexadecimal.") from None
+
+
+def _signed(dollars: int) -> str:
+    return f"+ ${dollars}" if dollars >= 0 else f"- ${-dollars}"
+
+
+def _shown(place: int | None) -> str:
+    return "none" if place is None else str(place)
+
+
+def _multiset(items: Sequence[Any]) -> Counter[str]:
+    return Counter(canonical_json(item) for item in items)

@@ -1,0 +1,462 @@
+"""What House pages read: the House snapshot shaped for the dashboard, and what its dialogs show.
+
+No face-down card identity is read here. Win choices are dealt face up; reviews show the cards from
+the audit, which never holds a face-down card before its reveal; starting selections are slots only.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+
+from accounts.models import User
+from audit.models import AuditEntry
+from cards.dealing import stock_size
+from cards.models import DealtCard, OfferKind, Shoe, ShoeKind
+from cards.names import card_face
+from events import scoreholio
+from events.models import Event, GameResult, Phase, RegistrationStatus, Review
+from events.progress import kept_cards
+from events.snapshots import house_snapshot
+
+OVERDUE_SECONDS = 180  # a pending selection is highlighted past three minutes
+RESOLVED_SHOWN = 10
+STATUS_ORDER = {
+    RegistrationStatus.CHECKED_IN: 0,
+    RegistrationStatus.REGISTERED: 1,
+    RegistrationStatus.WITHDRAWN: 2,
+    RegistrationStatus.NO_SHOW: 3,
+    RegistrationStatus.CANCELLED: 4,
+}
+STATUS_LABELS = dict(RegistrationStatus.choices)
+
+
+def house_events(user: User) -> QuerySet[Event]:
+    """The events this user runs as House (superusers: every event), newest first."""
+    listed = Event.objects.all() if user.is_superuser else Event.objects.filter(house=user)
+    return listed.annotate(
+        checked_in=Count(
+            "registrations",
+            filter=Q(registrations__status=RegistrationStatus.CHECKED_IN),
+            distinct=True,
+        ),
+        registered=Count(
+            "registrations",
+            filter=Q(registrations__status=RegistrationStatus.REGISTERED),
+            distinct=True,
+        ),
+    ).order_by("-date", "-id")
+
+
+def house_members(event: Event) -> list[User]:
+    return list(event.house.order_by("display_name", "pk"))
+
+
+def dashboard(event: Event) -> dict[str, Any]:
+    """Everything the dashboard shows, from one House snapshot plus a few set-wide queries."""
+    snapshot = house_snapshot(event)
+    rules = event.rules
+    started = event.phase == Phase.STARTED
+    live = event.phase != Phase.FINALIZED
+    counts: dict[str, int] = snapshot["counts"]
+    win_offers = _win_offers(event)
+    games = _games(event)
+    accounts = set(event.registrations.filter(player__isnull=False).values_list("pk", flat=True))
+    rows = sorted(
+        snapshot["players"],
+        key=lambda r: (STATUS_ORDER.get(r["status"], 9), r["registration_id"]),
+    )
+    players = [
+        _player_row(row, event, games, win_offers, accounts, started=started, live=live)
+        for row in rows
+    ]
+    pending = sum(1 for p in players if p["pending"])
+    paused = sum(1 for p in players if p["paused"] and p["status"] == "checked_in")
+    checked_in = counts.get(RegistrationStatus.CHECKED_IN, 0)
+    return {
+        "summary": snapshot["event"],
+        "rules": rules,
+        "started": started,
+        "finalized": event.phase == Phase.FINALIZED,
+        "players": players,
+        "check_in": [p for p in players if p["status"] in ("registered", "checked_in", "no_show")],
+        "counts": [
+            {"status": status, "label": STATUS_LABELS[status], "count": counts.get(status, 0)}
+            for status in STATUS_ORDER
+            if counts.get(status, 0)
+        ],
+        "checked_in": checked_in,
+        "pending_count": pending,
+        "paused_count": paused,
+        "pool": _pool(event, snapshot["pool"]),
+        "checklist": checklist(snapshot["blockers"], players),
+        "start": start_preview(event, checked_in)
+        if event.phase in (Phase.DRAFT, Phase.OPEN)
+        else None,
+        "stock": _stock(event, counts) if event.phase != Phase.DRAFT else None,
+        "reviews": reviews(event),
+        "statuses": [(status.value, status.label) for status in STATUS_ORDER],
+        "start_slots": list(range(rules.offered)),
+    }
+
+
+def start_preview(event: Event, checked_in: int) -> dict[str, Any]:
+    """The stock the start would build from the players checked in now (SPEC section 4)."""
+    rules = event.rules
+    size = stock_size(players=checked_in, reserve=rules.reserve, extra_decks=event.extra_decks)
+    return {
+        "players": checked_in,
+        "reserve": rules.reserve,
+        "extra_decks": event.extra_decks,
+        "decks": size.decks,
+        "cards": size.decks * 52,
+        "supported_places": size.supported_places,
+        "spare_places": max(size.supported_places - checked_in, 0),
+        "house_decks": size.house_decks,
+        "ready": checked_in >= 2,
+    }
+
+
+def checklist(blockers: Iterable[str], players: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The finalization blockers in plain words, each with a link to what it concerns."""
+    labels = sorted(
+        ((p["label"], p["anchor"]) for p in players if p["status"] == "checked_in"),
+        key=lambda pair: len(pair[0]),
+        reverse=True,  # "Ann #2 has ..." belongs to "Ann #2", not to "Ann"
+    )
+    items = []
+    for text in blockers:
+        anchor = ""
+        player = ""
+        if text.startswith("Registration"):
+            anchor = "registration"
+        elif text.startswith("The pool"):
+            anchor = "pool"
+        else:
+            for label, target in labels:
+                if text.startswith(label + " "):
+                    anchor, player = target, label
+                    break
+        items.append({"text": text, "anchor": anchor, "player": player})
+    return items
+
+
+def reviews(event: Event) -> dict[str, Any]:
+    """Open reviews with what changed, who, when and the cards exposed; the latest resolved ones."""
+    rows = list(
+        Review.objects.filter(registration__event=event)
+        .select_related("registration", "result")
+        .order_by("-opened_at", "-pk")
+    )
+    open_rows = [r for r in rows if r.resolved_at is None]
+    games_of = {r.registration.label: r.result.game for r in open_rows if r.result is not None}
+    exposed = _exposed_cards(event, games_of)
+
+    def shape(review: Review) -> dict[str, Any]:
+        game = review.result.game if review.result is not None else None
+        if review.resolved_at is not None:
+            cards: list[dict[str, Any]] = []
+        elif game is not None:
+            cards = exposed.get((review.registration.label, game), [])
+        else:
+            cards = [
+                {**card_face(card), "note": "kept"} for card in kept_cards(review.registration)
+            ]
+        return {
+            "id": review.pk,
+            "registration_id": review.registration_id,
+            "anchor": f"player-{review.registration_id}",
+            "player": review.registration.label,
+            "game": game,
+            "corrected_from": review.corrected_from,
+            "corrected_to": review.corrected_to,
+            "reason": review.reason,
+            "opened_by": review.opened_by,
+            "opened_at": review.opened_at,
+            "resolution": review.resolution,
+            "resolved_by": review.resolved_by,
+            "resolved_at": review.resolved_at,
+            "cards": cards,
+            "cards_are_hand": game is None,
+        }
+
+    resolved = [r for r in rows if r.resolved_at is not None]
+    resolved.sort(key=lambda r: r.resolved_at or r.opened_at, reverse=True)
+    return {
+        "open": [shape(r) for r in reversed(open_rows)],
+        "resolved": [shape(r) for r in resolved[:RESOLVED_SHOWN]],
+        "resolved_total": len(resolved),
+    }
+
+
+def scoreholio_players(event: Event) -> list[scoreholio.PlayerResults]:
+    """The event's players (checked in or withdrawn) with the names the log may use for them."""
+    registrations = list(
+        event.registrations.filter(
+            status__in=[RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN]
+        )
+        .select_related("player")
+        .order_by("check_in_order", "pk")
+    )
+    results: dict[int, list[scoreholio.SubmittedResult]] = defaultdict(list)
+    for registration_id, game, outcome, opponent, score in (
+        GameResult.objects.filter(registration__in=registrations)
+        .order_by("registration_id", "game")
+        .values_list("registration_id", "game", "outcome", "opponent", "score")
+    ):
+        results[registration_id].append(scoreholio.SubmittedResult(game, outcome, opponent, score))
+    return [
+        scoreholio.PlayerResults(
+            registration_id=r.pk,
+            label=r.label,
+            display_name=r.player.display_name if r.player else "",
+            results=tuple(results[r.pk]),
+        )
+        for r in registrations
+    ]
+
+
+def scoreholio_check(event: Event, log_text: str) -> dict[str, Any]:
+    """The comparison of the stored Match Log with the submitted results, ready to show."""
+    try:
+        rows = scoreholio.parse_match_log(log_text)
+    except scoreholio.MatchLogError as problem:
+        return {"error": problem.message}
+    comparison = scoreholio.compare(rows, scoreholio_players(event))
+    concerned = {m.registration_id for m in comparison.mismatches}
+    states = dict(event.registrations.filter(pk__in=concerned).values_list("pk", "status"))
+    reviewing = set(
+        Review.objects.filter(registration_id__in=concerned, resolved_at__isnull=True).values_list(
+            "registration_id", "reason"
+        )
+    )
+    started = event.phase == Phase.STARTED
+    shaped = [
+        {
+            "mismatch": m,
+            "anchor": f"player-{m.registration_id}",
+            "reviewing": (m.registration_id, m.reason) in reviewing,
+            "can_review": started and states.get(m.registration_id) == "checked_in",
+        }
+        for m in comparison.mismatches
+    ]
+    contradicted = {m for m in comparison.mismatches if m.row is not None}
+    return {
+        "comparison": comparison,
+        # The log contradicts these results; the others are simply not in the log (yet).
+        "mismatches": [item for item in shaped if item["mismatch"] in contradicted],
+        "missing": [item for item in shaped if item["mismatch"] not in contradicted],
+    }
+
+
+# --- the parts ----------------------------------------------------------------------------------
+
+
+def _player_row(
+    row: dict[str, Any],
+    event: Event,
+    games: dict[int, list[tuple[int, str]]],
+    win_offers: dict[int, dict[str, Any]],
+    accounts: set[int],
+    *,
+    started: bool,
+    live: bool,
+) -> dict[str, Any]:
+    rules = event.rules
+    rid = row["registration_id"]
+    status = row["status"]
+    in_play = status == RegistrationStatus.CHECKED_IN and started and live
+    pending = _pending(row["pending"], win_offers.get(rid), rules.offered, rules.starting)
+    played = games.get(rid, [])
+    reported = len(played)
+    complete = (
+        reported == rules.games
+        and row["kept"] == rules.kept
+        and pending is None
+        and row["open_reviews"] == 0
+    )
+    return {
+        **row,
+        "anchor": f"player-{rid}",
+        "status_label": STATUS_LABELS.get(status, status),
+        "pending": pending,
+        "played": played,
+        "next_game": reported + 1 if reported < rules.games else None,
+        "complete": complete,
+        "can": {
+            "check_in": status == RegistrationStatus.REGISTERED
+            and event.phase in (Phase.OPEN, Phase.STARTED),
+            "add_back": status == RegistrationStatus.NO_SHOW
+            and rid in accounts
+            and event.phase in (Phase.OPEN, Phase.STARTED),
+            "undo": status == RegistrationStatus.CHECKED_IN and event.phase == Phase.OPEN,
+            "choose_start": in_play and pending is not None and pending["kind"] == "starting",
+            "choose_win": in_play and pending is not None and pending["kind"] == "win",
+            "submit": in_play
+            and pending is None
+            and not row["paused"]
+            and not row["wild_rank"]
+            and reported < rules.games,
+            "correct": in_play and reported > 0,
+            "pause": in_play,
+            "reveal": in_play
+            and not rules.automatic_reveal
+            and not row["wild_rank"]
+            and not row["paused"]
+            and complete,
+            "withdraw": in_play,
+            "reset": rid in accounts
+            and status
+            in (
+                RegistrationStatus.REGISTERED,
+                RegistrationStatus.CHECKED_IN,
+                RegistrationStatus.WITHDRAWN,
+            ),
+        },
+    }
+
+
+def _pending(
+    pending: dict[str, Any] | None, win: dict[str, Any] | None, offered: int, keep: int
+) -> dict[str, Any] | None:
+    if pending is None:
+        return None
+    waited = int(pending["waited_seconds"])
+    shaped: dict[str, Any] = {
+        "kind": pending["kind"],
+        "since": datetime.datetime.fromisoformat(pending["since"]),
+        "waited_seconds": waited,
+        "overdue": waited > OVERDUE_SECONDS,
+        "reminded_at": (
+            datetime.datetime.fromisoformat(pending["reminded_at"])
+            if pending["reminded_at"]
+            else None
+        ),
+    }
+    if pending["kind"] == OfferKind.WIN:
+        shaped["label"] = f"Win choice (game {win['game']})" if win else "Win choice"
+        shaped["game"] = win["game"] if win else None
+        shaped["cards"] = win["cards"] if win else []
+    else:
+        shaped["label"] = f"Starting selection ({keep} of {offered})"
+        shaped["offered"] = offered
+        shaped["keep"] = keep
+        shaped["slots"] = list(range(offered))
+    return shaped
+
+
+def _win_offers(event: Event) -> dict[int, dict[str, Any]]:
+    """Pending win choices: both cards are dealt face up, so House may see them."""
+    offers: dict[int, dict[str, Any]] = {}
+    for registration_id, slot, card, game in (
+        DealtCard.objects.filter(
+            offer__registration__event=event,
+            offer__kind=OfferKind.WIN,
+            offer__resolved_at__isnull=True,
+            offer__voided_at__isnull=True,
+            face_down=False,
+        )
+        .order_by("registration_id", "slot")
+        .values_list("registration_id", "slot", "card", "offer__result__game")
+    ):
+        entry = offers.setdefault(registration_id, {"game": game, "cards": []})
+        entry["cards"].append({**card_face(card), "slot": slot})
+    return offers
+
+
+def _games(event: Event) -> dict[int, list[tuple[int, str]]]:
+    played: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for registration_id, game, outcome in (
+        GameResult.objects.filter(registration__event=event)
+        .order_by("registration_id", "game")
+        .values_list("registration_id", "game", "outcome")
+    ):
+        played[registration_id].append((game, outcome))
+    return played
+
+
+def _pool(event: Event, pool: dict[str, Any]) -> dict[str, Any]:
+    adjusted = sum(a["amount"] for a in pool["adjustments"])
+    reconfirm = (
+        not event.pool_confirmed
+        and AuditEntry.objects.filter(event=event, action="pool_confirmed").exists()
+    )
+    return {
+        **pool,
+        "adjusted_total": pool["base"] + adjusted,
+        "total": pool["pool"] if pool["confirmed"] else pool["base"] + adjusted,
+        "changed": reconfirm,
+        "can_confirm": event.phase == Phase.STARTED and not event.pool_confirmed,
+        "free": event.contribution == 0,
+    }
+
+
+def _stock(event: Event, counts: dict[str, int]) -> dict[str, Any] | None:
+    shoes = {
+        kind: (decks, size, dealt)
+        for kind, decks, size, dealt in Shoe.objects.filter(event=event).values_list(
+            "kind", "decks", "size", "next_position"
+        )
+    }
+    stock = shoes.get(ShoeKind.STOCK)
+    if stock is None or event.supported_places is None:
+        return None
+    placed = counts.get(RegistrationStatus.CHECKED_IN, 0) + counts.get(
+        RegistrationStatus.WITHDRAWN, 0
+    )
+    round_two = GameResult.objects.filter(registration__event=event, game=2).exists()
+    left = max(event.supported_places - placed, 0)
+    return {
+        "decks": stock[0],
+        "cards": stock[1],
+        "dealt": stock[2],
+        "supported_places": event.supported_places,
+        "placed": placed,
+        "left": left,
+        "late_entry_open": event.phase == Phase.STARTED and not round_two and left > 0,
+        "round_two": round_two,
+    }
+
+
+def _exposed_cards(
+    event: Event, games_of: dict[str, int]
+) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """For each (player, game) under review: the cards that game dealt, from the audit entries."""
+    if not games_of:
+        return {}
+    wanted = {(label, game) for label, game in games_of.items()}
+    dealt: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    kept: dict[tuple[str, int], set[int]] = defaultdict(set)
+    for player, action, details in AuditEntry.objects.filter(
+        event=event,
+        player__in=list(games_of),
+        action__in=["win_cards_dealt", "card_kept"],
+    ).values_list("player", "action", "details"):
+        game = details.get("game") if isinstance(details, dict) else None
+        if player is None or not isinstance(game, int) or (player, game) not in wanted:
+            continue
+        if action == "win_cards_dealt":
+            dealt[(player, game)] = [c for c in details.get("cards", []) if c.get("card")]
+        else:
+            card = details.get("card") or {}
+            if card.get("card"):
+                kept[(player, game)].add(int(card.get("position", -1)))
+                dealt.setdefault((player, game), [])
+                if all(c.get("position") != card.get("position") for c in dealt[(player, game)]):
+                    dealt[(player, game)].append(card)
+    shown: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for key, cards in dealt.items():
+        shown[key] = [
+            {
+                **card_face(c["card"]),
+                "note": "kept"
+                if int(c.get("position", -2)) in kept[key]
+                else ("not kept" if kept[key] else "offered"),
+            }
+            for c in cards
+        ]
+    return shown

@@ -1,0 +1,273 @@
+"""The OpenAPI schema (/api/schema/), its validity, its accuracy, and the docs at /api/docs/."""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import jsonschema  # type: ignore[import-untyped]
+import pytest
+from django.urls import URLPattern, resolve
+
+from api import urls
+from tests.api.support import Api
+from tests.factories import make_table, make_user
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
+METHODS = {"get", "post", "patch", "put", "delete"}
+
+
+def _spec() -> dict[str, Any]:
+    response = Api().get("/api/schema/", format="json")
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_it_serves_the_schema_as_yaml_and_json() -> None:
+    yaml = Api().get("/api/schema/")
+    assert yaml.status_code == 200
+    assert yaml.content.startswith(b"openapi: 3.1.0")
+    spec = _spec()
+    assert spec["info"]["title"] == "Syndicate Seven-card Poker API"
+    assert "/api/events/{event_id}/board/" in spec["paths"]
+
+
+def test_it_passes_spectacular_validation_without_warnings(tmp_path: Path) -> None:
+    out = tmp_path / "schema.yml"
+    result = subprocess.run(
+        [sys.executable, "manage.py", "spectacular", "--validate", "--fail-on-warn", "--file", out],
+        cwd=ROOT,
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Warning" not in result.stderr
+    assert out.read_text().startswith("openapi: 3.1.0")
+
+
+def _operations(spec: dict[str, Any]) -> set[tuple[str, str]]:
+    return {
+        (path, method.upper())
+        for path, item in spec["paths"].items()
+        for method in item
+        if method in METHODS
+    }
+
+
+def _route(path: str) -> str:
+    """The schema's path template for a request path (`/api/events/{event_id}/`)."""
+    route = resolve(urlsplit(path).path).route
+    return "/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
+
+
+def test_it_documents_every_operation_with_the_key_and_the_errors() -> None:
+    spec = _spec()
+    for path, method in _operations(spec):
+        operation = spec["paths"][path][method.lower()]
+        assert operation.get("summary"), (path, method)
+        headers = [p["name"] for p in operation.get("parameters", []) if p["in"] == "header"]
+        responses = set(operation["responses"])
+        if method == "GET":
+            assert "Idempotency-Key" not in headers and "404" in responses
+        else:
+            assert headers == ["Idempotency-Key"], (path, method)
+            assert {"400", "403", "404", "409", "422"} <= responses, (path, method)
+
+
+def test_it_documents_every_route() -> None:
+    spec = _spec()
+    documented = {path for path, _ in _operations(spec)}
+    routes = {
+        "/api/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(p.pattern))
+        for p in urls.urlpatterns
+        if isinstance(p, URLPattern)
+        and p.name not in {"schema", "docs", "swagger-asset", "not-found"}
+    }
+    assert documented == routes
+
+
+class Recorder(Api):
+    """Keeps every JSON answer, to check it against the schema afterwards."""
+
+    def __init__(self, seen: list[tuple[str, str, int, Any]], user=None) -> None:
+        super().__init__(user)
+        self.seen = seen
+
+    def get(self, path: str, **query: Any) -> Any:
+        return self._keep("GET", path, super().get(path, **query))
+
+    def post(self, path: str, body: Any = None, **kwargs: Any) -> Any:
+        return self._keep("POST", path, super().post(path, body, **kwargs))
+
+    def patch(self, path: str, body: Any = None, **kwargs: Any) -> Any:
+        return self._keep("PATCH", path, super().patch(path, body, **kwargs))
+
+    def delete(self, path: str, **kwargs: Any) -> Any:
+        return self._keep("DELETE", path, super().delete(path, **kwargs))
+
+    def _keep(self, method: str, path: str, response: Any) -> Any:
+        if response["Content-Type"] == "application/json":
+            self.seen.append((_route(path), method, response.status_code, response.json()))
+        return response
+
+
+def _strict(schema: Any) -> Any:
+    """Refuse undocumented keys: every object with listed properties gets no others."""
+    if isinstance(schema, dict):
+        schema = {key: _strict(value) for key, value in schema.items()}
+        if "properties" in schema and "additionalProperties" not in schema:
+            schema["additionalProperties"] = False
+    elif isinstance(schema, list):
+        schema = [_strict(value) for value in schema]
+    return schema
+
+
+def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
+    seen: list[tuple[str, str, int, Any]] = []
+    house = Recorder(seen, make_user("Staff", staff=True))
+    a, b = Recorder(seen, make_user("Ann")), Recorder(seen, make_user("Ben"))
+    visitor = Recorder(seen)
+    helper = make_user("Helper")
+
+    event = house.post(
+        "/api/events/", {"name": "Schema", "date": "2026-12-04", "format": "league"}
+    ).json()["event_id"]
+    e = f"/api/events/{event}"
+    house.patch(f"{e}/", {"contribution": 10, "remainder_policy": "Rolls over."})
+    house.post(f"{e}/house-members/", {"user_id": helper.pk})
+    house.delete(f"{e}/house-members/{helper.pk}/")
+    house.post(f"{e}/registration/open/")
+    ra = a.post(f"{e}/register/").json()["registration_id"]
+    rb = b.post(f"{e}/register/").json()["registration_id"]
+    rc = Recorder(seen, make_user("Cal")).post(f"{e}/register/").json()["registration_id"]
+    house.post(f"/api/registrations/{rc}/cancel/")
+    for rid in (ra, rb):
+        house.post(f"/api/registrations/{rid}/check-in/")
+    house.post(f"/api/registrations/{rb}/check-in/undo/")
+    house.post(f"/api/registrations/{rb}/check-in/")
+    for client in (visitor, a):
+        client.get("/api/events/")
+        client.get(f"{e}/")
+        client.get(f"{e}/board/")
+        client.get("/api/formats/")
+    house.post(f"{e}/start/")
+    late = house.post(f"{e}/participants/", {"user_id": make_user("Late").pk}).json()
+    a.get(f"{e}/me/")
+    house.get(f"{e}/house/")
+    a.post(f"/api/registrations/{ra}/starting-selection/", {"slots": [0]})
+    b.post(f"/api/registrations/{rb}/starting-selection/", {"slots": [2]})
+    a.post(f"/api/registrations/{ra}/results/", {"game": 1, "outcome": "win"})
+    a.get(f"/api/registrations/{ra}/")  # a pending face-up choice
+    a.post(f"/api/registrations/{ra}/win-choice/", {"slot": 0})
+    b.post(f"/api/registrations/{rb}/results/", {"game": 1, "outcome": "loss"})
+    review = house.post(
+        f"/api/registrations/{rb}/corrections/", {"game": 1, "outcome": "win", "reason": "Check"}
+    ).json()["review_id"]
+    house.post(f"/api/reviews/{review}/resolve/", {"reason": "Confirmed"})
+    review = house.post(f"/api/registrations/{ra}/reviews/", {"reason": "Look"}).json()
+    house.post(f"/api/reviews/{review['review_id']}/resolve/", {"reason": "Fine"})
+    house.post(f"/api/registrations/{late['registration_id']}/withdraw/", {"reason": "Left"})
+    house.post(f"/api/registrations/{rb}/access-reset/", {"reason": "Lost phone"})
+    for game in range(2, 7):
+        a.post(f"/api/registrations/{ra}/results/", {"game": game, "outcome": "loss"})
+        house.post(
+            f"/api/registrations/{rb}/results/",
+            {"game": game, "outcome": "loss", "reason": "Assist"},
+        )
+    house.get(f"{e}/checklist/")
+    house.get(f"{e}/audit/")
+    house.post(f"{e}/registration/close/")
+    house.post(f"{e}/pool/confirm/", {"adjustments": [{"amount": -5, "explanation": "Refund"}]})
+    house.post(f"{e}/finalize/")
+    for client in (house, a):
+        client.get(f"{e}/board/")
+        client.get(f"/api/registrations/{ra}/")
+    a.get(f"{e}/me/")
+    house.get(f"{e}/audit/")
+
+    # Standard v1: House reveals each wild.
+    table = make_table("standard-v1", players=2, start=True)
+    table.play_out(table.players[0])
+    Recorder(seen, table.house).post(
+        f"/api/registrations/{table.rid(table.players[0])}/wild-reveal/"
+    )
+
+    # And one refusal of each status.
+    a.post(f"/api/registrations/{ra}/results/", {"game": "x", "outcome": "loss"})  # 400
+    a.post(f"{e}/finalize/")  # 403
+    a.get(f"/api/registrations/{rb}/")  # 404
+    a.post(f"{e}/register/")  # 409
+    a.post(f"{e}/register/", key="same")
+    a.post(f"/api/registrations/{ra}/withdraw/", key="same")  # 422
+    return seen
+
+
+def test_it_answers_exactly_as_the_schema_documents() -> None:
+    spec = _spec()
+    components = _strict(copy.deepcopy(spec["components"]))
+    seen = _walk_every_endpoint()
+    answered = set()
+    for path, method, status, body in seen:
+        operation = spec["paths"][path][method.lower()]
+        documented = operation["responses"].get(str(status))
+        assert documented is not None, (path, method, status, body)
+        schema = _strict(documented["content"]["application/json"]["schema"])
+        jsonschema.Draft202012Validator({**schema, "components": components}).validate(body)
+        if status < 300:
+            answered.add((path, method))
+    assert answered == _operations(spec)  # every operation's answer was checked
+    assert {status for _, _, status, _ in seen} >= {200, 201, 400, 403, 404, 409, 422}
+
+
+class Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+def test_it_serves_swagger_ui_under_the_content_security_policy() -> None:
+    client = Api()
+    page = client.get("/api/docs/")
+    assert page.status_code == 200 and page["Content-Type"].startswith("text/html")
+    policy = page["Content-Security-Policy"]
+    nonce = re.search(r"'nonce-([^']+)'", policy)
+    assert nonce and "unsafe-inline" not in policy and "unsafe-eval" not in policy
+    parser = Tags()
+    parser.feed(page.content.decode())
+    scripts = [attrs for tag, attrs in parser.tags if tag == "script"]
+    styles = [attrs for tag, attrs in parser.tags if tag == "style"]
+    links = [attrs for tag, attrs in parser.tags if tag == "link"]
+    assert len(scripts) == 3
+    for attrs in scripts + styles:
+        assert attrs.get("nonce") == nonce.group(1)
+    assets = [str(attrs["src"]) for attrs in scripts] + [str(attrs["href"]) for attrs in links]
+    for url in assets:
+        assert url.startswith("/api/"), url  # same origin: no CDN, works offline
+        response = client.get(url)
+        assert response.status_code == 200, url
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        assert body, url
+    init = client.get(assets[2])
+    assert init["Content-Type"].startswith("application/javascript")
+    assert b"SwaggerUIBundle" in init.content and b"/api/schema/" in init.content
+
+
+def test_it_serves_only_the_listed_swagger_files() -> None:
+    response = Api().get("/api/docs/assets/swagger-ui-bundle.js.map")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+    assert Api().get("/api/docs/assets/..%2F..%2Fsettings.py").status_code == 404

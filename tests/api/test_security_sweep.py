@@ -1,0 +1,204 @@
+"""Nobody reads or acts beyond their rights, on any endpoint (SPEC sections 1, 5 and 10).
+
+- player A gets 404, exactly as for a registration that does not exist, on every endpoint that
+  names player B's registration;
+- a signed-in user who is not the event's House (a player, another event's House, site staff)
+  gets 403 or 404 on every House endpoint;
+- a visitor gets 403 on everything but the public reads.
+Each refusal changes nothing. The tables below must cover every route of api/urls.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from django.urls import URLPattern
+
+from api import urls
+from tests.api.support import Api, changes, error
+from tests.factories import make_table, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str  # the route name in api/urls.py
+    method: str
+    path: str  # formatted with the ids of the scene below
+    body: dict | None = None
+
+
+# Endpoints that name a registration and that its own player may use.
+PLAYER = [
+    Call("registration", "GET", "/api/registrations/{target}/"),
+    Call("cancel", "POST", "/api/registrations/{target}/cancel/"),
+    Call(
+        "starting-selection",
+        "POST",
+        "/api/registrations/{target}/starting-selection/",
+        {"slots": [0]},
+    ),
+    Call("results", "POST", "/api/registrations/{target}/results/", {"game": 2, "outcome": "loss"}),
+    Call("win-choice", "POST", "/api/registrations/{target}/win-choice/", {"slot": 0}),
+    Call("withdraw", "POST", "/api/registrations/{target}/withdraw/", {"reason": "bye"}),
+]
+
+# House endpoints (site staff for the House members and for creating events).
+HOUSE = [
+    Call("event", "PATCH", "/api/events/{event}/", {"venue": "Mine now"}),
+    Call("registration-open", "POST", "/api/events/{event}/registration/open/"),
+    Call("registration-close", "POST", "/api/events/{event}/registration/close/"),
+    Call("start", "POST", "/api/events/{event}/start/"),
+    Call("participants", "POST", "/api/events/{event}/participants/", {"user_id": "{outsider}"}),
+    Call("pool-confirm", "POST", "/api/events/{event}/pool/confirm/"),
+    Call("finalize", "POST", "/api/events/{event}/finalize/"),
+    Call("house", "GET", "/api/events/{event}/house/"),
+    Call("checklist", "GET", "/api/events/{event}/checklist/"),
+    Call("audit", "GET", "/api/events/{event}/audit/"),
+    Call("audit", "GET", "/api/events/{event}/audit/?format=csv"),
+    Call("check-in", "POST", "/api/registrations/{waiting}/check-in/"),
+    Call("check-in-undo", "POST", "/api/registrations/{target}/check-in/undo/"),
+    Call(
+        "corrections",
+        "POST",
+        "/api/registrations/{target}/corrections/",
+        {"game": 1, "outcome": "loss", "reason": "x"},
+    ),
+    Call("reviews", "POST", "/api/registrations/{target}/reviews/", {"reason": "x"}),
+    Call("review-resolve", "POST", "/api/reviews/{review}/resolve/", {"reason": "x"}),
+    Call("wild-reveal", "POST", "/api/registrations/{target}/wild-reveal/"),
+    Call("access-reset", "POST", "/api/registrations/{target}/access-reset/", {"reason": "x"}),
+]
+STAFF = [
+    Call(
+        "events", "POST", "/api/events/", {"name": "Mine", "date": "2026-12-04", "format": "league"}
+    ),
+    Call("house-members", "POST", "/api/events/{event}/house-members/", {"user_id": "{outsider}"}),
+    Call("house-member", "DELETE", "/api/events/{event}/house-members/{house}/"),
+]
+
+# What anyone may read, signed in or not.
+PUBLIC = [
+    Call("events", "GET", "/api/events/"),
+    Call("event", "GET", "/api/events/{event}/"),
+    Call("board", "GET", "/api/events/{event}/board/"),
+    Call("formats", "GET", "/api/formats/"),
+    Call("schema", "GET", "/api/schema/"),
+    Call("docs", "GET", "/api/docs/"),
+    Call("swagger-asset", "GET", "/api/docs/assets/swagger-ui.css"),
+]
+# A signed-in user's own things.
+SIGNED_IN = [
+    Call("register", "POST", "/api/events/{event}/register/"),
+    Call("me", "GET", "/api/events/{event}/me/"),
+]
+
+
+class Scene:
+    """A started League event: A and B play (B mid-game, paused for review), C waits."""
+
+    def __init__(self) -> None:
+        self.table = make_table(players=0)
+        self.a = self.table.join("Alice")
+        self.b = self.table.join("Bob")
+        self.c = make_user("Cleo")
+        self.waiting = self.table.register(self.c)
+        self.table.start()
+        self.table.choose_start(self.b)
+        self.table.report(self.b, 1, "win")
+        self.review = (
+            Api(self.table.house)
+            .post(
+                f"/api/registrations/{self.table.rid(self.b)}/reviews/", {"reason": "Check game 1"}
+            )
+            .json()["review_id"]
+        )
+        self.outsider = make_user("Outsider")
+
+    def ids(self, target: int) -> dict[str, int]:
+        return {
+            "event": self.table.event.pk,
+            "target": target,
+            "waiting": self.waiting,
+            "review": self.review,
+            "outsider": self.outsider.pk,
+            "house": self.table.house.pk,
+        }
+
+
+def _fill(value, ids: dict[str, int]):
+    if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
+        return ids[value[1:-1]]
+    if isinstance(value, dict):
+        return {key: _fill(inner, ids) for key, inner in value.items()}
+    return value
+
+
+def _send(api: Api, call: Call, ids: dict[str, int]):
+    return api.send(call.method, call.path.format(**ids), _fill(call.body, ids))
+
+
+def test_it_covers_every_route_of_the_api() -> None:
+    names = {p.name for p in urls.urlpatterns if isinstance(p, URLPattern)} - {"not-found"}
+    swept = {call.name for call in PLAYER + HOUSE + STAFF + PUBLIC + SIGNED_IN}
+    assert swept == names
+
+
+def test_it_hides_another_players_registration_on_every_endpoint() -> None:
+    scene = Scene()
+    alice = Api(scene.a)
+    missing = scene.ids(target=987654)
+    before = changes(scene.table.event)
+    for target in (scene.table.rid(scene.b), scene.waiting):
+        for call in PLAYER:
+            response = _send(alice, call, scene.ids(target=target))
+            assert error(response) == (404, "not_found"), call
+            # Exactly the answer for a registration that does not exist: nothing leaks.
+            assert response.json() == _send(alice, call, missing).json(), call
+            assert "Bob" not in response.content.decode()
+    assert changes(scene.table.event) == before
+
+
+def test_it_refuses_house_endpoints_to_everyone_but_house() -> None:
+    scene = Scene()
+    other_house = make_table().house  # House of another event, and site staff
+    staff = make_user(staff=True)
+    before = changes(scene.table.event)
+    for user, calls in (
+        (scene.a, HOUSE + STAFF),
+        (scene.outsider, HOUSE + STAFF),
+        (other_house, HOUSE),
+        (staff, HOUSE),
+    ):
+        api = Api(user)
+        for target in (scene.table.rid(scene.a), scene.table.rid(scene.b)):
+            for call in calls:
+                status, code = error(_send(api, call, scene.ids(target=target)))
+                assert (status, code) in {(403, "not_allowed"), (404, "not_found")}, (user, call)
+    assert changes(scene.table.event) == before
+    assert scene.table.event.house.count() == 1
+
+
+def test_it_refuses_visitors_everything_but_the_public_reads() -> None:
+    scene = Scene()
+    visitor = Api()
+    before = changes(scene.table.event)
+    ids = scene.ids(target=scene.table.rid(scene.b))
+    for call in PLAYER + HOUSE + STAFF + SIGNED_IN:
+        response = _send(visitor, call, ids)
+        assert error(response) == (403, "not_allowed"), call
+    for call in PUBLIC:
+        assert _send(visitor, call, ids).status_code == 200, call
+    assert changes(scene.table.event) == before
+
+
+def test_it_lets_each_owner_use_their_own_registration() -> None:
+    """The sweep's refusals are about who asks: the same calls work for their owner."""
+    scene = Scene()
+    bob = Api(scene.b)
+    path = f"/api/registrations/{scene.table.rid(scene.b)}/"
+    assert bob.get(path).status_code == 200
+    assert bob.post(path + "win-choice/", {"slot": 0}).status_code == 200
+    assert Api(scene.table.house).post(path + "withdraw/", {"reason": "Left"}).status_code == 200

@@ -1,0 +1,49 @@
+"""Keeping one of a win's two cards: POST /api/registrations/{id}/win-choice/."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api.support import Api, error
+from tests.factories import make_table
+
+pytestmark = pytest.mark.django_db
+
+
+def _won():
+    table = make_table(players=2, start=True)
+    player = table.players[0]
+    table.choose_start(player)
+    offered = table.report(player, 1, "win")["offered"]
+    return table, player, offered, f"/api/registrations/{table.rid(player)}/win-choice/"
+
+
+def test_it_keeps_the_chosen_card() -> None:
+    table, player, offered, path = _won()
+    response = Api(player).post(path, {"slot": 1})
+    assert response.status_code == 200
+    assert response.json() == {"registration_id": table.rid(player), "game": 1, "kept": offered[1]}
+    assert table.kept(player)[-1] == offered[1]
+
+
+def test_it_refuses_when_nothing_is_pending() -> None:
+    _table, player, _, path = _won()
+    Api(player).post(path, {"slot": 0})
+    assert error(Api(player).post(path, {"slot": 0})) == (409, "nothing_pending")
+
+
+@pytest.mark.parametrize("body", [{}, {"slot": 2}, {"slot": -1}, {"slot": "left"}])
+def test_it_refuses_a_malformed_choice(body: dict) -> None:
+    _, player, _, path = _won()
+    response = Api(player).post(path, body)
+    assert error(response) == (400, "invalid")
+    assert response.json()["error"]["message"].startswith("slot: ")
+
+
+def test_it_lets_house_resolve_an_abandoned_choice_with_a_reason() -> None:
+    table, _player, offered, path = _won()
+    api = Api(table.house)
+    assert error(api.post(path, {"slot": 0})) == (400, "reason_required")
+    response = api.post(path, {"slot": 0, "reason": "Player left the venue"})
+    assert response.status_code == 200
+    assert response.json()["kept"] == offered[0]

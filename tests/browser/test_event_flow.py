@@ -1,0 +1,163 @@
+"""A whole League event as people live it: a phone, House's laptop and the projector board."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from audit.verify import verify
+from events import services
+from events.models import Event, Registration
+from tests.browser.conftest import ARTIFACTS
+from tests.factories import Table, make_user
+
+PASSWORD = "correct horse battery staple"
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1366, "height": 900}
+
+
+def shot(page: Any, name: str) -> None:
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def sign_in(page: Any, base: str, email: str) -> None:
+    page.goto(f"{base}/accounts/login/")
+    page.fill("input[name=login]", email)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form button[type=submit]")
+    page.wait_for_url(re.compile(r".*/$"))
+
+
+def next_step(page: Any) -> str:
+    return str(page.locator(".next-step .what").inner_text())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_league_event_from_sign_up_to_the_audit(
+    server: str, browser: Any, settings: Any, tmp_path: Path
+) -> None:
+    settings.LIVE_UPDATES = "inline"
+    house = make_user("Hattie House", staff=True)
+    event_id = services.event_create(
+        by=house,
+        name="Friday League",
+        venue="Syndicate Taproom",
+        date=datetime.date(2026, 12, 4),
+        format="league",
+        contribution=10,
+        remainder_policy="An indivisible High remainder rolls into next week's pool.",
+    )["event_id"]
+    services.registration_open(event_id=event_id, by=house)
+    rival = make_user("Rita Rival")
+    services.player_register(event_id=event_id, by=rival)
+
+    phone = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+    laptop = browser.new_context(viewport=LAPTOP)
+    projector = browser.new_context(viewport={"width": 1600, "height": 900})
+    player = phone.new_page()
+    desk = laptop.new_page()
+    board = projector.new_page()
+
+    # The player signs up on their phone and registers.
+    player.goto(f"{server}/accounts/signup/")
+    player.fill("input[name=email]", "pat@example.com")
+    player.fill("input[name=display_name]", "Pat Phone")
+    player.fill("input[name=password1]", PASSWORD)
+    player.fill("input[name=password2]", PASSWORD)
+    shot(player, "01-sign-up")
+    player.click("form button[type=submit]")
+    player.goto(f"{server}/events/{event_id}/")
+    assert "Prize contribution" in player.content()
+    shot(player, "02-register")
+    player.click("text=Register")
+    assert next_step(player) == "Check in with House before playing."
+
+    # The board is open on the projector from the start; it is never reloaded.
+    board.goto(f"{server}/board/{event_id}/")
+    board.evaluate("window.__neverReloaded = true")
+
+    # House checks both players in from the laptop and starts the event.
+    sign_in(desk, server, house.email)
+    desk.goto(f"{server}/house/events/{event_id}/")
+    shot(desk, "03-house-check-in")
+    for label in ("Pat Phone", "Rita Rival"):
+        desk.locator(f"form:has(button:has-text('Check in {label}'))").first.locator(
+            "button"
+        ).click()
+        desk.wait_for_timeout(300)
+    desk.wait_for_selector("text=Start the event")
+    desk.click("text=Start the event")
+    desk.wait_for_timeout(500)
+    shot(desk, "04-house-started")
+
+    # The phone follows without a reload: the starting selection appears.
+    player.wait_for_function(
+        "document.querySelector('.next-step .what').textContent.includes('Choose 1 of 3')"
+    )
+    shot(player, "05-starting-offer")
+    player.locator(".start-form .choice").nth(1).click()
+    assert player.locator(".counter").inner_text() == "1 of 1 chosen"
+    player.click("text=Confirm and reveal")
+    player.wait_for_selector(".reveal .not-kept")
+    shot(player, "06-revealed")
+
+    # Every game: losses deal a card, wins offer two face-up cards to choose from.
+    for game, outcome in enumerate("wlwllw", start=1):
+        player.wait_for_function(
+            f"document.querySelector('.next-step .what').textContent === 'Report game {game}'"
+        )
+        player.click("text=I won" if outcome == "w" else "text=I lost")
+        player.fill("#opponent", "Rita Rival")
+        player.click("dialog button[type=submit]")
+        if outcome == "w":
+            player.wait_for_selector(".keep-form")
+            if game == 1:
+                shot(player, "07-win-choice")
+            player.locator(".keep-form .choice").first.click()
+            player.click("text=Keep this card")
+        player.wait_for_function(
+            f"document.querySelectorAll('.player-hand .card:not(.slot)').length === {game + 1}"
+        )
+    # The rival plays out through the services; their cards reach the board live.
+    table = Table(event=Event.objects.get(pk=event_id), house=house, players=[rival])
+    table.play_out(rival, "lwlwlw")
+
+    player.wait_for_function(
+        "document.querySelector('.next-step .what').textContent.startsWith('All done')"
+    )
+    assert "is wild for your High hand" in player.content()
+    shot(player, "08-wild-revealed")
+
+    board.wait_for_function(
+        "document.querySelectorAll('.board-grid section:first-child .board-row').length === 2"
+    )
+    assert board.evaluate("window.__neverReloaded") is True
+    assert "Pat Phone" in board.content() and "Rita Rival" in board.content()
+    assert "pat@example.com" not in board.content()
+    shot(board, "09-board")
+
+    # House confirms the pool, finalizes and downloads the audit.
+    desk.reload()
+    desk.click("text=Confirm the pool")
+    desk.wait_for_selector("text=Finalize")
+    desk.click("form[action$='/finalize'] button[type=submit]")
+    desk.wait_for_timeout(500)
+    shot(desk, "10-finalized")
+    assert Event.objects.get(pk=event_id).phase == "finalized"
+    with desk.expect_download() as download:
+        desk.click("text=JSON")
+    path = tmp_path / "audit.json"
+    download.value.save_as(path)
+    verdict = verify(json.loads(path.read_text()))
+    assert verdict.ok, verdict
+
+    awarded = sum(r.award or 0 for r in Registration.objects.filter(event_id=event_id))
+    assert awarded + (Event.objects.get(pk=event_id).unallocated or 0) == 20
+    player.reload()
+    assert "(final)" in player.content()
+    shot(player, "11-final")

@@ -1,0 +1,214 @@
+"""Helpers shared by the rule tests (tests/events/test_rules_*.py); it holds no tests itself.
+
+`refused()` checks the contract of every refusal: the exact domain error (and its code), and
+nothing written at all, neither a row nor an audit entry. `reference_shoe()` recomputes a shoe
+from the seed with the algorithm of SPEC section 4, written here independently of cards/shuffle.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from audit.models import AuditEntry
+from cards.models import DealtCard, Offer, Shoe, Shuffle
+from events import services
+from events.errors import DomainError
+from events.models import Event, GameResult, PoolAdjustment, Registration, Review
+from tests.factories import Table, make_table
+
+REASON = "Scoreholio shows a different result."
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+GENESIS = "0" * 64
+
+
+def snapshot(event_id: int) -> dict[str, Any]:
+    """Every row an event owns, with every field, and its audit sequence."""
+    event = Event.objects.get(pk=event_id)
+    return {
+        "event": {f.attname: getattr(event, f.attname) for f in Event._meta.concrete_fields},
+        "house": sorted(event.house.values_list("pk", flat=True)),
+        "registrations": list(
+            Registration.objects.filter(event_id=event_id).order_by("pk").values()
+        ),
+        "results": list(
+            GameResult.objects.filter(registration__event_id=event_id).order_by("pk").values()
+        ),
+        "reviews": list(
+            Review.objects.filter(registration__event_id=event_id).order_by("pk").values()
+        ),
+        "offers": list(
+            Offer.objects.filter(registration__event_id=event_id).order_by("pk").values()
+        ),
+        "cards": list(DealtCard.objects.filter(shoe__event_id=event_id).order_by("pk").values()),
+        "shoes": list(
+            Shoe.objects.filter(event_id=event_id)
+            .order_by("pk")
+            .values("kind", "decks", "size", "next_position", "order")
+        ),
+        "shuffles": Shuffle.objects.filter(event_id=event_id).count(),
+        "adjustments": list(
+            PoolAdjustment.objects.filter(event_id=event_id).order_by("pk").values()
+        ),
+        "audit": list(
+            AuditEntry.objects.filter(event_id=event_id).order_by("seq").values_list("seq", "hash")
+        ),
+    }
+
+
+def refused(
+    error: type[DomainError] | tuple[type[DomainError], ...],
+    event: Event | int,
+    call: Callable[[], object],
+) -> DomainError:
+    """`call` raises exactly `error` (or one of them; checked by class and code) and changes
+    nothing."""
+    allowed = error if isinstance(error, tuple) else (error,)
+    event_id = event if isinstance(event, int) else event.pk
+    before = snapshot(event_id)
+    with pytest.raises(DomainError) as caught:
+        call()
+    got = caught.value
+    names = " or ".join(e.__name__ for e in allowed)
+    assert type(got) in allowed, f"expected {names}, got {type(got).__name__}: {got}"
+    assert got.code == type(got).code
+    assert got.code in {e.code for e in allowed}
+    assert snapshot(event_id) == before, "a refused action changed the event"
+    return got
+
+
+def entries(event: Event | int, action: str | None = None) -> list[AuditEntry]:
+    event_id = event if isinstance(event, int) else event.pk
+    rows = AuditEntry.objects.filter(event_id=event_id).order_by("seq")
+    if action is not None:
+        rows = rows.filter(action=action)
+    return list(rows)
+
+
+def actions(event: Event | int) -> list[str]:
+    return [entry.action for entry in entries(event)]
+
+
+def last(event: Event | int, action: str) -> AuditEntry:
+    found = entries(event, action)
+    assert found, f"no {action} entry"
+    return found[-1]
+
+
+def new_entries(event: Event | int, after: int) -> list[AuditEntry]:
+    """Entries written after sequence number `after`."""
+    return [entry for entry in entries(event) if entry.seq > after]
+
+
+def head(event: Event | int) -> int:
+    """The last sequence number written so far (0 for none)."""
+    found = entries(event)
+    return found[-1].seq if found else 0
+
+
+def dealt(event: Event | int, kind: str = "stock") -> list[DealtCard]:
+    event_id = event if isinstance(event, int) else event.pk
+    return list(
+        DealtCard.objects.filter(shoe__event_id=event_id, shoe__kind=kind).order_by("position")
+    )
+
+
+def next_position(event: Event | int, kind: str = "stock") -> int:
+    event_id = event if isinstance(event, int) else event.pk
+    return Shoe.objects.get(event_id=event_id, kind=kind).next_position
+
+
+def pending_offer(table: Table, player: Any) -> Offer | None:
+    return Offer.objects.filter(
+        registration=table.registration(player), resolved_at__isnull=True, voided_at__isnull=True
+    ).first()
+
+
+def offer_cards(offer: Offer) -> list[DealtCard]:
+    return list(offer.cards.order_by("slot"))
+
+
+def reference_shoe(decks: int, seed: bytes, label: bytes) -> list[str]:
+    """SPEC section 4, written out again: canonical order, HMAC stream, Fisher-Yates."""
+    cards = [rank + suit for _ in range(decks) for rank in "23456789TJQKA" for suit in "cdhs"]
+    counter = 0
+
+    def below(n: int) -> int:
+        nonlocal counter
+        while True:
+            message = label + b":" + counter.to_bytes(8, "big")
+            counter += 1
+            x = int.from_bytes(hmac.new(seed, message, hashlib.sha256).digest()[:8], "big")
+            if x < (2**64 // n) * n:
+                return x % n
+
+    for i in range(len(cards) - 1, 0, -1):
+        j = below(i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
+
+
+def chain_hash(entry: AuditEntry) -> str:
+    """The hash of SPEC section 8, computed from the stored fields."""
+    body = {
+        "seq": entry.seq,
+        "at": entry.at,
+        "actor": entry.actor,
+        "action": entry.action,
+        "player": entry.player,
+        "details": entry.details,
+        "reason": entry.reason,
+        "prev_hash": entry.prev_hash,
+    }
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256((entry.prev_hash + text).encode()).hexdigest()
+
+
+def play(table: Table, player: Any, outcomes: str) -> None:
+    """Confirm the starting selection if pending, then report the next games ('w'/'l' each).
+
+    A win is chosen (card 0) except when it is the last letter: that choice is left pending.
+    """
+    if table.event.rules.offered and (offer := pending_offer(table, player)) is not None:
+        assert offer.kind == "starting"
+        table.choose_start(player)
+    done = table.registration(player).results.count()
+    for index, letter in enumerate(outcomes):
+        game = done + index + 1
+        table.report(player, game, "win" if letter == "w" else "loss")
+        if letter == "w" and index < len(outcomes) - 1:
+            table.choose_win(player)
+
+
+def complete_table(
+    format: str = "switch",
+    *,
+    players: int = 2,
+    contribution: int = 10,
+    outcomes: dict[int, str] | None = None,
+) -> Table:
+    """A started event where every player has played every game (Standard v1: wilds revealed).
+
+    Registration closes by itself with the last first result; the pool is not yet confirmed.
+    """
+    table = make_table(format, players=players, start=True, contribution=contribution)
+    for index, player in enumerate(table.players):
+        table.play_out(player, (outcomes or {}).get(index))
+    if format == "standard-v1":
+        for player in table.players:
+            services.wild_reveal(registration_id=table.rid(player), by=table.house)
+    table.refresh()
+    return table
+
+
+def finalized_table(format: str = "switch", *, players: int = 2, contribution: int = 10) -> Table:
+    table = complete_table(format, players=players, contribution=contribution)
+    services.pool_confirm(event_id=table.event.pk, by=table.house)
+    services.event_finalize(event_id=table.event.pk, by=table.house)
+    table.refresh()
+    return table

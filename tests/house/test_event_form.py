@@ -1,0 +1,192 @@
+"""Creating and editing an event, and appointing House members by email."""
+
+from __future__ import annotations
+
+import pytest
+
+from events.models import Event
+from tests.factories import make_table, make_user
+from tests.house.support import house_client, post, refused_by_page, said, url
+
+SETTINGS = {
+    "name": "Friday Switch",
+    "venue": "The Barn",
+    "date": "2026-12-04",
+    "time_zone": "America/Chicago",
+    "format": "switch",
+    "contribution": "20",
+    "extra_decks": "2",
+    "remainder_policy": "Unallocated dollars go to the next event.",
+}
+
+
+@pytest.mark.django_db
+def test_it_creates_an_event_in_draft_for_site_staff(client):
+    staff = make_user("Stella", staff=True)
+    client.force_login(staff)
+    assert client.get(url("event_new")).status_code == 200
+    response = client.post(url("event_new"), {**SETTINGS, "idempotency_key": "k1"})
+    event = Event.objects.get(name="Friday Switch")
+    assert response.status_code == 302
+    assert response["Location"] == url("dashboard", event.pk)
+    assert (event.phase, event.format, event.contribution, event.extra_decks) == (
+        "draft",
+        "switch",
+        20,
+        2,
+    )
+    assert event.time_zone == "America/Chicago"
+    assert list(event.house.all()) == [staff]
+
+
+@pytest.mark.django_db
+def test_it_keeps_a_double_submitted_create_to_one_event(client):
+    staff = make_user("Stella", staff=True)
+    client.force_login(staff)
+    client.post(url("event_new"), {**SETTINGS, "idempotency_key": "same"})
+    client.post(url("event_new"), {**SETTINGS, "idempotency_key": "same"})
+    assert Event.objects.filter(name="Friday Switch").count() == 1
+
+
+@pytest.mark.django_db
+def test_it_answers_404_for_new_event_to_non_staff(client):
+    client.force_login(make_user("Pat"))
+    assert client.get(url("event_new")).status_code == 404
+    assert client.post(url("event_new"), SETTINGS).status_code == 404
+    assert not Event.objects.exists()
+
+
+@pytest.mark.django_db
+def test_it_shows_form_errors_and_creates_nothing(client):
+    client.force_login(make_user("Stella", staff=True))
+    bad = {**SETTINGS, "time_zone": "Mars/Olympus", "contribution": "-5"}
+    response = client.post(url("event_new"), bad)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "is not a time zone" in page
+    assert "Ensure this value is greater than or equal to 0." in page
+    assert not Event.objects.exists()
+
+
+@pytest.mark.django_db
+def test_it_edits_the_draft_settings(client):
+    table = make_table("league")
+    house_client(client, table)
+    page = client.get(url("event_edit", table.event.pk)).content.decode()
+    assert 'value="Thursday League"' in page
+    response = client.post(
+        url("event_edit", table.event.pk), {**SETTINGS, "idempotency_key": "edit-1"}
+    )
+    assert response.status_code == 302
+    event = table.refresh()
+    assert (event.name, event.format, event.extra_decks) == ("Friday Switch", "switch", 2)
+    assert "Settings saved." in said(response)
+
+
+@pytest.mark.django_db
+def test_it_shows_the_services_message_for_a_paid_event_without_remainder_policy(client):
+    table = make_table("league")  # registration is open
+    house_client(client, table)
+    response = client.post(
+        url("event_edit", table.event.pk),
+        {**SETTINGS, "remainder_policy": "", "idempotency_key": "edit-2"},
+    )
+    assert response.status_code == 200
+    assert (
+        "A paid event needs its remainder policy while registration is open."
+        in response.content.decode()
+    )
+    assert table.refresh().name == "Thursday League"
+
+
+@pytest.mark.django_db
+def test_it_refuses_to_open_registration_for_a_paid_event_without_a_policy(client):
+    staff = make_user("Stella", staff=True)
+    client.force_login(staff)
+    client.post(url("event_new"), {**SETTINGS, "remainder_policy": "", "idempotency_key": "k"})
+    event = Event.objects.get()
+    from tests.factories import Table
+
+    table = Table(event=event, house=staff)
+    refused_by_page(
+        client,
+        table,
+        "registration_open",
+        event.pk,
+        message="Announce the remainder policy (how an indivisible High remainder is handled) "
+        "before accepting paid entries.",
+    )
+
+
+@pytest.mark.django_db
+def test_it_locks_the_settings_after_the_start(client):
+    table = make_table("league", players=2, start=True)
+    house_client(client, table)
+    page = client.get(url("event_edit", table.event.pk)).content.decode()
+    assert "its settings are locked" in page
+    assert "disabled" in page
+    response = client.post(
+        url("event_edit", table.event.pk), {**SETTINGS, "idempotency_key": "late"}
+    )
+    # Disabled fields keep their values; the service still refuses any change after the start.
+    assert response.status_code in (200, 302)
+    assert table.refresh().name == "Thursday League"
+
+
+@pytest.mark.django_db
+def test_it_shows_the_refusal_when_settings_change_after_the_start(client, monkeypatch):
+    from house import forms
+
+    table = make_table("league", players=2, start=True)
+    house_client(client, table)
+    monkeypatch.setattr(forms.EventForm, "__init__", _unlocked_init(forms.EventForm.__init__))
+    response = client.post(
+        url("event_edit", table.event.pk), {**SETTINGS, "idempotency_key": "late-2"}
+    )
+    assert response.status_code == 200
+    assert "Settings can only change before the event starts." in response.content.decode()
+    assert table.refresh().name == "Thursday League"
+
+
+def _unlocked_init(original):
+    def init(self, *args, locked=False, **kwargs):
+        original(self, *args, locked=False, **kwargs)
+
+    return init
+
+
+@pytest.mark.django_db
+def test_it_appoints_and_removes_house_members_by_email(client):
+    table = make_table("league")
+    helper = make_user("Helper")
+    house_client(client, table)
+    response = post(client, "house_member_add", table.event.pk, email=helper.email.upper())
+    assert response.status_code == 302
+    assert response["Location"].endswith("/edit#house")
+    assert helper in table.event.house.all()
+    assert f"{helper.display_name} is House for this event." in said(response)
+    page = client.get(url("event_edit", table.event.pk)).content.decode()
+    assert "Helper" in page
+    response = post(client, "house_member_remove", table.event.pk, helper.pk)
+    assert helper not in table.event.house.all()
+
+
+@pytest.mark.django_db
+def test_it_says_when_no_account_uses_the_email(client):
+    table = make_table("league")
+    house_client(client, table)
+    response = post(client, "house_member_add", table.event.pk, email="ghost@example.com")
+    assert "No Syndicate Account uses that email: they sign up first." in said(response)
+    assert list(table.event.house.all()) == [table.house]
+
+
+@pytest.mark.django_db
+def test_it_lets_only_site_staff_appoint_house_members(client):
+    table = make_table("league")
+    helper = make_user("Helper")
+    table.event.house.add(helper)
+    client.force_login(helper)
+    someone = make_user("Someone")
+    response = post(client, "house_member_add", table.event.pk, email=someone.email)
+    assert "Only site staff appoint House members." in said(response)
+    assert someone not in table.event.house.all()
