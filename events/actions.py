@@ -54,6 +54,7 @@ class Change:
     entries: list[PendingEntry] = field(default_factory=list)
     callbacks: list[Callable[[], None]] = field(default_factory=list)
     touched_labels: set[str] = field(default_factory=set)
+    touches_everyone: bool = False
 
     @property
     def actor(self) -> str:
@@ -169,11 +170,10 @@ def _record(change: Change) -> None:
     append(event, change.entries, change.now)
     event.version += 1
     event.save(update_fields=["version"])
-    touched = list(
-        Registration.objects.filter(event=event, label__in=change.touched_labels).values_list(
-            "pk", flat=True
-        )
-    )
+    players = Registration.objects.filter(event=event)
+    if not change.touches_everyone:
+        players = players.filter(label__in=change.touched_labels)
+    touched = list(players.values_list("pk", flat=True))
     if touched:
         Registration.objects.filter(pk__in=touched).update(version=F("version") + 1)
     event_id = event.pk

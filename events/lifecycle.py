@@ -264,6 +264,7 @@ def close_registration(change: Change, *, by_system: bool = False) -> None:
             status=RegistrationStatus.NO_SHOW
         )
     change.audit("registration_closed", details={"no_shows": no_shows}, by_system=by_system)
+    change.touches_everyone = True
 
 
 def event_start(*, event_id: int, by: User, idempotency_key: str | None = None) -> dict[str, Any]:
@@ -287,6 +288,7 @@ def event_start(*, event_id: int, by: User, idempotency_key: str | None = None) 
             players=len(players), reserve=rules.reserve, extra_decks=event.extra_decks
         )
         event.commitment = build_shoes(event, size)
+        change.touches_everyone = True
         event.phase = Phase.STARTED
         event.started_at = change.now
         event.supported_places = size.supported_places
@@ -416,6 +418,7 @@ def event_finalize(
         Registration.objects.bulk_update(registrations, ["high_place", "low_place", "award"])
         event.phase = Phase.FINALIZED
         event.finalized_at = change.now
+        change.touches_everyone = True
         event.unallocated = split.unallocated
         event.save(update_fields=["phase", "finalized_at", "unallocated"])
         labels = {r.pk: r.label for r in registrations}

@@ -3,3 +3,6 @@ from django.apps import AppConfig
 
 class LiveConfig(AppConfig):
     name = "live"
+
+    def ready(self) -> None:
+        from live import checks  # noqa: F401 - registers the system check

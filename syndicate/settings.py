@@ -121,7 +121,12 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": os.environ.get("CHANNELS_PREFIX", "asgi")},
+            # redis-py reads time out after 5 s by default, which would drop idle sockets
+            # (django/channels_redis#422): give the channel layer a longer read timeout.
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+                "prefix": os.environ.get("CHANNELS_PREFIX", "asgi"),
+            },
         }
     }
     CACHES = {

@@ -1,0 +1,193 @@
+"""Websockets for live updates (SPEC section 9). Consumers only subscribe and send snapshots.
+
+Domain code broadcasts after commit (`events.live.announce`); a consumer checks who may listen,
+joins the groups, sends the current snapshots on connect and on `{"type": "reload"}`, and relays
+what the groups carry. Every frame a client receives is one JSON object:
+
+    {"type": "snapshot" | "update", "stream": "board" | "player" | "house",
+     "version": <int>, "data": <the stream's full snapshot, see events.snapshots>}
+
+"snapshot" answers a connect or a reload; "update" follows a committed change. A refused socket is
+accepted and closed at once with 4401 (sign in first), 4403 (not allowed) or 4404 (no such event),
+so a browser can tell a refusal (stop retrying) from a network failure (retry).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from events import live
+from events.actions import is_house
+from events.models import Event, Phase, Registration
+
+CLOSE_SIGN_IN = 4401
+CLOSE_NOT_ALLOWED = 4403
+CLOSE_NOT_FOUND = 4404
+
+# A client asks for a reload after a gap; answering costs full snapshots, so at most one a second.
+RELOAD_INTERVAL = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """What one socket may hear: its groups, and whose own state (a player's)."""
+
+    event_id: int
+    groups: tuple[str, ...]
+    registration_id: int | None = None
+
+
+class LiveConsumer(AsyncJsonWebsocketConsumer):
+    """Subscribe, send snapshots, relay updates; subclasses say who may listen and to what."""
+
+    async def connect(self) -> None:
+        self.access: Access | None = None
+        self.sent: dict[str, int] = {}
+        self.reloaded_at = 0.0
+        event_id = int(self.scope["url_route"]["kwargs"]["event_id"])
+        granted = await database_sync_to_async(self.authorize)(event_id, self.scope.get("user"))
+        if isinstance(granted, int):
+            await self.accept()
+            await self.close(code=granted)
+            return
+        # Join before reading the snapshots, so no change can fall between the two.
+        for group in granted.groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.access = granted
+        await self.accept()
+        await self.send_snapshots()
+
+    async def disconnect(self, code: int) -> None:
+        if self.access is not None:
+            for group in self.access.groups:
+                await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        # Ignore what is not a JSON object, instead of letting a bad frame close the socket.
+        try:
+            content = json.loads(text_data or "")
+        except ValueError:
+            return
+        if isinstance(content, dict) and content.get("type") == "reload":
+            await self.reload()
+
+    async def reload(self) -> None:
+        if self.access is None:
+            return
+        wait = self.reloaded_at + RELOAD_INTERVAL - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        self.reloaded_at = time.monotonic()
+        # Access may have ended since the connect (House member removed, signed out elsewhere).
+        granted = await database_sync_to_async(self.reauthorize)()
+        if isinstance(granted, int):
+            await self.close(code=granted)
+            return
+        await self.send_snapshots()
+
+    async def send_snapshots(self) -> None:
+        assert self.access is not None
+        snapshots = await database_sync_to_async(self.current)(self.access)
+        for snapshot in snapshots:
+            await self.relay("snapshot", snapshot.stream, snapshot.version, snapshot.data)
+
+    async def live_snapshot(self, message: dict[str, Any]) -> None:
+        """A group message from `events.live`: pass it on unless the socket already has it."""
+        if message["version"] <= self.sent.get(message["stream"], -1):
+            return
+        await self.relay("update", message["stream"], message["version"], message["data"])
+
+    async def relay(self, kind: str, stream: str, version: int, data: dict[str, Any]) -> None:
+        self.sent[stream] = max(version, self.sent.get(stream, version))
+        await self.send_json({"type": kind, "stream": stream, "version": version, "data": data})
+
+    # --- synchronous, in a database thread ---------------------------------------------------
+
+    def authorize(self, event_id: int, user: Any) -> Access | int:
+        """The socket's access, or the close code that refuses it."""
+        raise NotImplementedError
+
+    def current(self, access: Access) -> list[live.Snapshot]:
+        """The snapshots this socket starts from."""
+        raise NotImplementedError
+
+    def reauthorize(self) -> Access | int:
+        assert self.access is not None
+        user = self.scope.get("user")
+        session = self.scope.get("session")
+        signed_in = user is not None and user.is_authenticated
+        if signed_in and (session is None or not session.exists(session.session_key)):
+            return CLOSE_SIGN_IN
+        return self.authorize(self.access.event_id, user)
+
+
+def _public_event(event_id: int) -> Event | None:
+    """The event, unless it is unknown or still a draft (nobody outside House sees a draft)."""
+    return Event.objects.exclude(phase=Phase.DRAFT).filter(pk=event_id).first()
+
+
+class BoardConsumer(LiveConsumer):
+    """`ws/events/<id>/board/`: anyone; public state only."""
+
+    def authorize(self, event_id: int, user: Any) -> Access | int:
+        if _public_event(event_id) is None:
+            return CLOSE_NOT_FOUND
+        return Access(event_id, (live.event_group(event_id),))
+
+    def current(self, access: Access) -> list[live.Snapshot]:
+        with live.consistent_read():
+            event = Event.objects.get(pk=access.event_id)
+            return [live.board(event)]
+
+
+class PlayerConsumer(LiveConsumer):
+    """`ws/events/<id>/player/`: a signed-in player of this event; the board and their own state."""
+
+    def authorize(self, event_id: int, user: Any) -> Access | int:
+        if user is None or not user.is_authenticated or not user.is_active:
+            return CLOSE_SIGN_IN
+        if _public_event(event_id) is None:
+            return CLOSE_NOT_FOUND
+        registration_id = (
+            Registration.objects.filter(event_id=event_id, player=user)
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if registration_id is None:
+            return CLOSE_NOT_ALLOWED
+        groups = (live.event_group(event_id), live.player_group(registration_id))
+        return Access(event_id, groups, registration_id)
+
+    def current(self, access: Access) -> list[live.Snapshot]:
+        assert access.registration_id is not None
+        with live.consistent_read():
+            registration = Registration.objects.select_related("event").get(
+                pk=access.registration_id
+            )
+            return [live.board(registration.event), live.player(registration)]
+
+
+class HouseConsumer(LiveConsumer):
+    """`ws/events/<id>/house/`: House of this event only; the board and House's table."""
+
+    def authorize(self, event_id: int, user: Any) -> Access | int:
+        if user is None or not user.is_authenticated:
+            return CLOSE_SIGN_IN
+        event = _public_event(event_id)
+        if event is None:
+            return CLOSE_NOT_FOUND
+        if not is_house(user, event):
+            return CLOSE_NOT_ALLOWED
+        return Access(event_id, (live.event_group(event_id), live.house_group(event_id)))
+
+    def current(self, access: Access) -> list[live.Snapshot]:
+        with live.consistent_read():
+            event = Event.objects.get(pk=access.event_id)
+            return [live.board(event), live.house(event)]

@@ -1,0 +1,263 @@
+/*
+ * Live updates (SPEC section 9; DESIGN "connection dot").
+ *
+ * The page names its socket: <div data-live-socket="/ws/events/7/player/">. Every frame is
+ *   {"type": "snapshot" | "update", "stream": "board" | "player" | "house", "version": n, "data": {...}}
+ * "snapshot" answers a connect or a reload request; "update" follows a committed change and must
+ * carry the next version of its stream. A gap means a message was lost, so we ask the server for
+ * the snapshots again ({"type": "reload"}) rather than trust what we hold.
+ *
+ * Each accepted message fires `live:update` on document (detail: {stream, version, data}) and
+ * asks htmx to refresh every element whose data-live-stream lists that stream; those elements
+ * carry hx-get and hx-trigger="live-refresh", so the server renders the saved state.
+ *
+ * Optional attributes:
+ *   data-live-versions='{"board": 12}' on the socket element: the versions the page was rendered
+ *     at, so the first snapshot does not refetch what the page already shows;
+ *   data-live-throttle="5000" on a refreshed element: refresh it at most that often (ms), for
+ *     pages where every change in a large event would otherwise refetch the whole fragment.
+ *
+ * No inline handlers and no eval: the strict CSP allows this file as it is.
+ */
+(function () {
+  "use strict";
+
+  var LABELS = { live: "Live", reconnecting: "Reconnecting…", offline: "Offline" };
+  var CONNECTING = "Connecting…"; // the "reconnecting" dot's words before the first connection
+  var FIRST_DELAY = 500; // ms before the first retry, doubling up to MAX_DELAY
+  var MAX_DELAY = 10000;
+  var OFFLINE_AFTER = 3; // failed attempts before the dot says offline
+  var RELOAD_RETRY = 3000; // ms before asking again when a reload gets no answer
+  var COALESCE = 50; // ms: a change usually moves two streams; refetch once for both
+
+  var root = document.querySelector("[data-live-socket]");
+  var live = { state: "reconnecting", versions: {} };
+  window.syndicateLive = live;
+  if (!root || !("WebSocket" in window)) {
+    return;
+  }
+
+  var socket = null;
+  var retryTimer = null;
+  var failures = 0;
+  var everLive = false; // a later connection is a reconnect: the page may have missed changes
+  var resyncing = false; // the snapshots right after a reconnect
+  var reloadAskedAt = 0;
+  var stopped = false; // the server refused us (4xxx): retrying cannot help
+  var leaving = false;
+
+  try {
+    live.versions = JSON.parse(root.getAttribute("data-live-versions") || "{}") || {};
+  } catch (error) {
+    live.versions = {};
+  }
+
+  // --- connection state: the dot, the note, and the actions that need the server -----------
+
+  function setState(state) {
+    live.state = state;
+    // The first moments of a page load are not a lost connection: no alarm, no note.
+    var lost = everLive || failures > 0;
+    document.querySelectorAll(".conn").forEach(function (dot) {
+      dot.setAttribute("data-state", state);
+      dot.textContent = state === "reconnecting" && !lost ? CONNECTING : LABELS[state];
+    });
+    // The note reads "Reconnecting… your saved cards and results are safe".
+    document.body.classList.toggle("is-offline", state !== "live" && lost);
+    guardActions(document);
+  }
+
+  function guardActions(scope) {
+    var connected = live.state === "live";
+    scope.querySelectorAll("[data-needs-connection]").forEach(function (el) {
+      if (!connected && !el.disabled) {
+        el.disabled = true;
+        el.setAttribute("data-live-disabled", "");
+      } else if (connected && el.hasAttribute("data-live-disabled")) {
+        // Only undo what we did: a button the page disabled itself stays disabled.
+        el.disabled = false;
+        el.removeAttribute("data-live-disabled");
+      }
+    });
+  }
+
+  // Fragments swapped in while offline arrive with enabled buttons.
+  document.addEventListener("htmx:load", function (event) {
+    if (event.target && event.target.querySelectorAll) {
+      guardActions(event.target);
+    }
+  });
+
+  // --- refreshing the page's live fragments ------------------------------------------------
+
+  var timers = new WeakMap(); // element -> {timer, last}
+
+  function refresh(el) {
+    var entry = timers.get(el) || { timer: null, last: -Infinity };
+    timers.set(el, entry);
+    if (entry.timer) {
+      return; // already scheduled; it fetches the newest state anyway
+    }
+    var every = Number(el.getAttribute("data-live-throttle")) || 0;
+    var wait = Math.max(COALESCE, entry.last + every - Date.now());
+    entry.timer = setTimeout(function () {
+      entry.timer = null;
+      entry.last = Date.now();
+      if (window.htmx) {
+        window.htmx.trigger(el, "live-refresh");
+      }
+    }, wait);
+  }
+
+  function refreshStream(stream) {
+    document.querySelectorAll("[data-live-stream]").forEach(function (el) {
+      var streams = el.getAttribute("data-live-stream").split(/\s+/);
+      if (stream === null || streams.indexOf(stream) !== -1) {
+        refresh(el);
+      }
+    });
+  }
+
+  // --- messages ------------------------------------------------------------------------------
+
+  function accept(message) {
+    live.versions[message.stream] = message.version;
+    document.dispatchEvent(
+      new CustomEvent("live:update", {
+        detail: { stream: message.stream, version: message.version, data: message.data },
+      })
+    );
+  }
+
+  function askReload() {
+    if (!socket || (reloadAskedAt && Date.now() - reloadAskedAt < RELOAD_RETRY)) {
+      return; // one request at a time; its answer covers every stream
+    }
+    reloadAskedAt = Date.now();
+    socket.send(JSON.stringify({ type: "reload" }));
+  }
+
+  function onMessage(event) {
+    var message;
+    try {
+      message = JSON.parse(event.data);
+    } catch (error) {
+      return;
+    }
+    if (!message || typeof message.stream !== "string" || typeof message.version !== "number") {
+      return;
+    }
+    if (live.state !== "live") {
+      failures = 0;
+      setState("live");
+    }
+    var last = live.versions[message.stream];
+    var snapshot = message.type === "snapshot";
+    if (snapshot) {
+      reloadAskedAt = 0;
+    } else {
+      resyncing = false;
+    }
+
+    if (snapshot && resyncing) {
+      // After a reconnect: take the server's word and refetch every fragment once.
+      var first = Object.keys(live.versions).length === 0;
+      accept(message);
+      if (first) {
+        refreshStream(null);
+      }
+      return;
+    }
+    if (last === undefined || (snapshot && message.version > last) || message.version === last + 1) {
+      accept(message);
+      refreshStream(message.stream);
+    } else if (message.version > last + 1) {
+      askReload(); // a gap: something was lost on the way
+    }
+    // version <= last: already seen (or older than a snapshot we hold); ignore it.
+  }
+
+  // --- the socket and its reconnects ---------------------------------------------------------
+
+  function connect() {
+    clearTimeout(retryTimer);
+    retryTimer = null;
+    if (socket || stopped || leaving) {
+      return;
+    }
+    if (navigator.onLine === false) {
+      setState("offline"); // the "online" event brings us back
+      return;
+    }
+    var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
+    var current = new WebSocket(scheme + window.location.host + root.getAttribute("data-live-socket"));
+    socket = current;
+    current.addEventListener("open", function () {
+      if (everLive) {
+        resyncing = true;
+        live.versions = {}; // whatever we held may be stale; the snapshots start afresh
+      }
+    });
+    current.addEventListener("message", function (event) {
+      everLive = true;
+      onMessage(event);
+    });
+    current.addEventListener("close", function (event) {
+      if (socket !== current) {
+        return;
+      }
+      socket = null;
+      if (leaving) {
+        return;
+      }
+      if (event.code >= 4000 && event.code < 5000) {
+        stopped = true; // refused (signed out, not allowed, no such event)
+        failures = OFFLINE_AFTER;
+        setState("offline");
+        return;
+      }
+      failures += 1;
+      setState(failures >= OFFLINE_AFTER || navigator.onLine === false ? "offline" : "reconnecting");
+      scheduleRetry();
+    });
+  }
+
+  function scheduleRetry() {
+    var delay = Math.min(MAX_DELAY, FIRST_DELAY * Math.pow(2, failures - 1));
+    // Jitter: a venue's phones lose Wi-Fi together and should not all come back together.
+    delay = delay / 2 + Math.random() * (delay / 2);
+    retryTimer = setTimeout(connect, delay);
+  }
+
+  function retryNow() {
+    if (!socket && !stopped) {
+      connect();
+    }
+  }
+
+  window.addEventListener("online", retryNow);
+  window.addEventListener("offline", function () {
+    setState("offline");
+    if (socket) {
+      socket.close(); // a dead network does not always close the socket by itself
+    }
+  });
+  // Phones suspend background tabs; when the page is seen again, don't wait out the backoff.
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") {
+      retryNow();
+    }
+  });
+  window.addEventListener("pagehide", function () {
+    leaving = true;
+  });
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted) {
+      leaving = false; // back from the page cache: the socket is gone
+      retryNow();
+    }
+  });
+
+  setState("reconnecting");
+  connect();
+})();

@@ -1,0 +1,275 @@
+// Runs static/js/live.js against a small stand-in DOM, fake sockets and a manual clock.
+// Usage: node live_js_check.js path/to/live.js  (exits non-zero naming the first failure)
+"use strict";
+
+const fs = require("fs");
+const vm = require("vm");
+const assert = require("assert");
+
+const SOURCE = fs.readFileSync(process.argv[2], "utf8");
+
+function makeElement(attrs) {
+  const attributes = Object.assign({}, attrs || {});
+  return {
+    disabled: false,
+    textContent: "",
+    getAttribute: (name) => (name in attributes ? attributes[name] : null),
+    setAttribute: (name, value) => { attributes[name] = String(value); },
+    hasAttribute: (name) => name in attributes,
+    removeAttribute: (name) => { delete attributes[name]; },
+  };
+}
+
+function world(options) {
+  const opts = options || {};
+  const listeners = { document: {}, window: {} };
+  const clock = { now: 1000, timers: [], nextId: 1 };
+  const sockets = [];
+  const triggered = [];
+  const updates = [];
+  const root = makeElement(Object.assign({ "data-live-socket": "/ws/events/7/player/" }, opts.root));
+  const dot = makeElement({ "data-state": "reconnecting" });
+  const button = makeElement({ "data-needs-connection": "" });
+  const pageDisabled = makeElement({ "data-needs-connection": "" });
+  pageDisabled.disabled = true; // disabled by the page itself (e.g. Confirm before a choice)
+  const playerPart = makeElement({ "data-live-stream": "player board" });
+  const housePart = makeElement({ "data-live-stream": "house" });
+  const bodyClasses = new Set();
+
+  const selectors = {
+    "[data-live-socket]": [root],
+    ".conn": [dot],
+    "[data-needs-connection]": [button, pageDisabled],
+    "[data-live-stream]": [playerPart, housePart],
+  };
+  const on = (where) => (type, fn) => { (listeners[where][type] = listeners[where][type] || []).push(fn); };
+  const fire = (where, type, event) => (listeners[where][type] || []).forEach((fn) => fn(event || {}));
+
+  class FakeSocket {
+    constructor(url) {
+      this.url = url;
+      this.sent = [];
+      this.handlers = {};
+      sockets.push(this);
+    }
+    addEventListener(type, fn) { (this.handlers[type] = this.handlers[type] || []).push(fn); }
+    emit(type, event) { (this.handlers[type] || []).forEach((fn) => fn(event || {})); }
+    send(text) { this.sent.push(JSON.parse(text)); }
+    close() { this.emit("close", { code: 1006 }); }
+    open() { this.emit("open"); }
+    receive(message) { this.emit("message", { data: JSON.stringify(message) }); }
+  }
+
+  const document = {
+    body: { classList: { toggle: (name, on) => (on ? bodyClasses.add(name) : bodyClasses.delete(name)) } },
+    visibilityState: "visible",
+    querySelector: (sel) => (selectors[sel] || [])[0] || null,
+    querySelectorAll: (sel) => selectors[sel] || [],
+    addEventListener: on("document"),
+    dispatchEvent: (event) => { if (event.type === "live:update") updates.push(event.detail); },
+  };
+  const navigator = { onLine: opts.onLine !== false };
+  const window = {
+    location: { protocol: opts.https ? "https:" : "http:", host: "127.0.0.1:8000" },
+    addEventListener: on("window"),
+    htmx: { trigger: (el, name) => triggered.push([el, name]) },
+    WebSocket: FakeSocket,
+  };
+  const context = {
+    window, document, navigator, WebSocket: FakeSocket, WeakMap, JSON, Math: Object.create(Math),
+    Object, Number, console,
+    Date: { now: () => clock.now },
+    CustomEvent: class { constructor(type, init) { this.type = type; this.detail = init.detail; } },
+    setTimeout: (fn, ms) => { const id = clock.nextId++; clock.timers.push({ id, at: clock.now + ms, fn }); return id; },
+    clearTimeout: (id) => { clock.timers = clock.timers.filter((t) => t.id !== id); },
+  };
+  context.Math.random = () => 0.5;
+  vm.createContext(context);
+  vm.runInContext(SOURCE, context);
+
+  function advance(ms) {
+    const until = clock.now + ms;
+    for (;;) {
+      clock.timers.sort((a, b) => a.at - b.at);
+      const next = clock.timers[0];
+      if (!next || next.at > until) break;
+      clock.timers.shift();
+      clock.now = next.at;
+      next.fn();
+    }
+    clock.now = until;
+  }
+  return {
+    window, navigator, sockets, triggered, updates, dot, button, pageDisabled, playerPart,
+    housePart, bodyClasses, advance, fire, live: window.syndicateLive,
+    socket: () => sockets[sockets.length - 1],
+    refreshed: () => triggered.splice(0).map(([el]) => (el === playerPart ? "player" : "house")),
+  };
+}
+
+const plain = (value) => JSON.parse(JSON.stringify(value)); // objects made inside the sandbox
+const snapshot = (stream, version) => ({ type: "snapshot", stream, version, data: { version } });
+const update = (stream, version) => ({ type: "update", stream, version, data: { version } });
+
+const checks = {
+  "it connects to the page's socket with the page's scheme"() {
+    assert.strictEqual(world().socket().url, "ws://127.0.0.1:8000/ws/events/7/player/");
+    assert.strictEqual(world({ https: true }).socket().url, "wss://127.0.0.1:8000/ws/events/7/player/");
+  },
+
+  "it is live on the first snapshot and enables actions then"() {
+    const w = world();
+    assert.strictEqual(w.dot.getAttribute("data-state"), "reconnecting");
+    assert.strictEqual(w.dot.textContent, "Connecting…");
+    assert.strictEqual(w.button.disabled, true);
+    assert(!w.bodyClasses.has("is-offline"), "no offline note while first connecting");
+    w.socket().open();
+    w.socket().receive(snapshot("board", 4));
+    assert.strictEqual(w.live.state, "live");
+    assert.strictEqual(w.dot.getAttribute("data-state"), "live");
+    assert.strictEqual(w.dot.textContent, "Live");
+    assert.strictEqual(w.button.disabled, false);
+    assert.strictEqual(w.pageDisabled.disabled, true, "a button the page disabled stays disabled");
+  },
+
+  "it accepts the next version, ignores old ones and reloads on a gap"() {
+    const w = world();
+    const s = w.socket();
+    s.open();
+    s.receive(snapshot("board", 4));
+    s.receive(snapshot("player", 2));
+    w.advance(100);
+    assert.deepStrictEqual(w.refreshed(), ["player"], "one refresh for two streams at once");
+    s.receive(update("board", 5));
+    s.receive(update("board", 5));
+    s.receive(update("board", 3));
+    w.advance(100);
+    assert.deepStrictEqual(plain(w.live.versions), { board: 5, player: 2 });
+    assert.deepStrictEqual(w.updates.map((u) => [u.stream, u.version]), [["board", 4], ["player", 2], ["board", 5]]);
+    assert.deepStrictEqual(w.refreshed(), ["player"]);
+    assert.deepStrictEqual(s.sent, []);
+    s.receive(update("board", 7));
+    s.receive(update("board", 8));
+    assert.deepStrictEqual(s.sent, [{ type: "reload" }], "one reload request per gap");
+    assert.strictEqual(w.live.versions.board, 5);
+    s.receive(snapshot("board", 8));
+    s.receive(snapshot("player", 2));
+    assert.strictEqual(w.live.versions.board, 8);
+    w.advance(100);
+    assert.deepStrictEqual(w.refreshed(), ["player"]);
+  },
+
+  "it refreshes only the fragments that list the stream"() {
+    const w = world({ root: { "data-live-socket": "/ws/events/7/house/" } });
+    const s = w.socket();
+    s.open();
+    s.receive(snapshot("house", 1));
+    w.advance(100);
+    assert.deepStrictEqual(w.refreshed(), ["house"]);
+  },
+
+  "it skips the first snapshot when the page was rendered at that version"() {
+    const w = world({ root: { "data-live-versions": '{"board": 4, "player": 2}' } });
+    const s = w.socket();
+    s.open();
+    s.receive(snapshot("board", 4));
+    s.receive(snapshot("player", 2));
+    w.advance(100);
+    assert.deepStrictEqual(w.refreshed(), []);
+    assert.strictEqual(w.live.state, "live");
+    s.receive(update("board", 5));
+    w.advance(100);
+    assert.deepStrictEqual(w.refreshed(), ["player"]);
+  },
+
+  "it reconnects with backoff, goes offline after three failures and resyncs"() {
+    const w = world();
+    let s = w.socket();
+    s.open();
+    s.receive(snapshot("board", 4));
+    s.emit("close", { code: 1006 });
+    assert.strictEqual(w.live.state, "reconnecting");
+    assert.strictEqual(w.dot.textContent, "Reconnecting…");
+    assert(w.bodyClasses.has("is-offline"));
+    assert.strictEqual(w.button.disabled, true);
+    const delays = [];
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const before = w.sockets.length;
+      let waited = 0;
+      while (w.sockets.length === before) { w.advance(50); waited += 50; }
+      delays.push(waited);
+      w.socket().emit("close", { code: 1006 });
+    }
+    // 0.5 s doubling to 10 s, with jitter (here exactly 3/4 of each delay).
+    assert.deepStrictEqual(delays, [400, 750, 1500, 3000, 6000, 7500]);
+    assert.strictEqual(w.live.state, "offline");
+    assert.strictEqual(w.dot.textContent, "Offline");
+    while (w.sockets.length === 7) w.advance(50);
+    w.refreshed();
+    s = w.socket();
+    s.open();
+    assert.deepStrictEqual(plain(w.live.versions), {}, "a reconnect starts from fresh snapshots");
+    s.receive(snapshot("board", 9));
+    s.receive(snapshot("player", 3));
+    w.advance(100);
+    assert.deepStrictEqual(w.refreshed().sort(), ["house", "player"], "every fragment once");
+    assert.strictEqual(w.live.state, "live");
+    assert(!w.bodyClasses.has("is-offline"));
+    assert.strictEqual(w.button.disabled, false);
+    s.receive(update("board", 10));
+    w.advance(100);
+    assert.deepStrictEqual(w.refreshed(), ["player"]);
+  },
+
+  "it stops on a refusal"() {
+    const w = world();
+    w.socket().open();
+    w.socket().emit("close", { code: 4403 });
+    w.advance(60000);
+    assert.strictEqual(w.sockets.length, 1);
+    assert.strictEqual(w.live.state, "offline");
+  },
+
+  "it waits for the network when the browser is offline"() {
+    const w = world();
+    w.socket().open();
+    w.socket().receive(snapshot("board", 1));
+    w.navigator.onLine = false;
+    w.fire("window", "offline");
+    assert.strictEqual(w.live.state, "offline");
+    w.advance(60000);
+    assert.strictEqual(w.sockets.length, 1);
+    w.navigator.onLine = true;
+    w.fire("window", "online");
+    assert.strictEqual(w.sockets.length, 2);
+  },
+
+  "it throttles a fragment that asks for it"() {
+    const w = world();
+    w.playerPart.setAttribute("data-live-throttle", "5000");
+    const s = w.socket();
+    s.open();
+    s.receive(snapshot("board", 1));
+    w.advance(100);
+    assert.deepStrictEqual(w.refreshed(), ["player"]);
+    s.receive(update("board", 2));
+    w.advance(1000);
+    s.receive(update("board", 3));
+    w.advance(1000);
+    assert.deepStrictEqual(w.refreshed(), []);
+    w.advance(3000);
+    assert.deepStrictEqual(w.refreshed(), ["player"], "one refresh for both, once allowed");
+  },
+};
+
+let failed = 0;
+for (const [name, check] of Object.entries(checks)) {
+  try {
+    check();
+    console.log("ok   " + name);
+  } catch (error) {
+    failed += 1;
+    console.log("FAIL " + name + "\n" + (error.stack || error));
+  }
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,200 @@
+"""`events.live.announce`: after the commit, once per change, in the chosen delivery mode."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from channels.db import database_sync_to_async
+from django.db import connection, connections
+
+from events import live
+from tests.factories import make_table
+from tests.live.sockets import TIMEOUT, open_socket
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def board(event_id: int) -> str:
+    return f"/ws/events/{event_id}/board/"
+
+
+def committed_version(event_id: int) -> int:
+    """The event's version as another connection sees it: only what has committed."""
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("SELECT version FROM events_event WHERE id = %s", [event_id])
+            return int(cursor.fetchone()[0])
+    finally:
+        other.close()
+
+
+def test_it_sends_only_after_the_commit(monkeypatch: pytest.MonkeyPatch) -> None:
+    table = make_table(players=2, start=True)
+    observed: list[tuple[bool, int, int]] = []
+    real_send = live.send
+
+    def watched(snapshots: list[live.Snapshot]) -> None:
+        version = snapshots[0].version
+        observed.append((connection.in_atomic_block, version, committed_version(table.event.pk)))
+        real_send(snapshots)
+
+    monkeypatch.setattr(live, "send", watched)
+    table.choose_start(table.players[0])
+    table.report(table.players[0], 1, "loss")
+    version = table.refresh().version
+    assert observed == [(False, version - 1, version - 1), (False, version, version)]
+
+
+def test_background_mode_does_not_make_the_change_wait(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = make_table(players=2, start=True)
+    settings.LIVE_UPDATES = "background"
+    entered, gate = threading.Event(), threading.Event()
+    real = live.change_snapshots
+
+    def held(*args: Any, **kwargs: Any) -> list[live.Snapshot]:
+        entered.set()
+        gate.wait(TIMEOUT)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(live, "change_snapshots", held)
+
+    async def scenario() -> None:
+        socket = await open_socket(board(table.event.pk))
+        version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
+        try:
+            # The change returns while the worker is still held inside the snapshot.
+            await database_sync_to_async(table.choose_start)(table.players[0])
+            assert await sync_to_async(entered.wait, thread_sensitive=False)(TIMEOUT)
+            assert await socket.receive_nothing(timeout=0.2)
+        finally:
+            gate.set()
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        assert (frame["type"], frame["version"]) == ("update", version + 1)
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_a_burst_of_changes_costs_one_snapshot_per_event(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = make_table(players=3, start=True)
+    settings.LIVE_UPDATES = "background"
+    entered, gate = threading.Event(), threading.Event()
+    calls: list[set[int]] = []
+    real = live.change_snapshots
+
+    def counted(event_id: int, registration_ids: Any, *rest: Any) -> list[live.Snapshot]:
+        calls.append(set(registration_ids))
+        entered.set()
+        gate.wait(TIMEOUT)
+        return real(event_id, registration_ids, *rest)
+
+    monkeypatch.setattr(live, "change_snapshots", counted)
+    ids = [table.rid(p) for p in table.players]
+
+    async def scenario() -> None:
+        socket = await open_socket(board(table.event.pk))
+        version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
+        try:
+            first, *others = table.players
+            await database_sync_to_async(table.choose_start)(first)
+            assert await sync_to_async(entered.wait, thread_sensitive=False)(TIMEOUT)
+            for player in others:
+                await database_sync_to_async(table.choose_start)(player)
+        finally:
+            gate.set()
+        # The first job read the newest state; the two queued behind it were merged.
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        assert frame["version"] == version + 3
+        assert await socket.receive_nothing(timeout=0.3)
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+    assert live.wait_until_idle()
+    assert calls == [{ids[0]}, {ids[1], ids[2]}]
+
+
+def test_a_failed_update_is_logged_and_the_next_one_is_sent(
+    settings: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = make_table(players=2, start=True)
+    settings.LIVE_UPDATES = "background"
+    real = live.change_snapshots
+    failures = [RuntimeError("the snapshot broke")]
+
+    def flaky(*args: Any, **kwargs: Any) -> list[live.Snapshot]:
+        if failures:
+            raise failures.pop()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(live, "change_snapshots", flaky)
+
+    async def scenario() -> None:
+        socket = await open_socket(board(table.event.pk))
+        version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
+        await database_sync_to_async(table.choose_start)(table.players[0])
+        assert await sync_to_async(live.wait_until_idle, thread_sensitive=False)()
+        assert await socket.receive_nothing(timeout=0.2)
+        await database_sync_to_async(table.choose_start)(table.players[1])
+        # The lost version is a gap: the client reloads.
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        assert frame["version"] == version + 2
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+    assert "Live update for event" in caplog.text
+    assert "the snapshot broke" in caplog.text
+
+
+def test_an_inline_failure_never_reaches_the_request(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = make_table(players=2, start=True)
+
+    def broken(*args: Any, **kwargs: Any) -> list[live.Snapshot]:
+        raise RuntimeError("the snapshot broke")
+
+    monkeypatch.setattr(live, "change_snapshots", broken)
+    answer = table.choose_start(table.players[0])
+    assert len(answer["kept"]) == 1
+    assert "the snapshot broke" in caplog.text
+
+
+def test_off_sends_nothing(settings: Any) -> None:
+    table = make_table(players=2, start=True)
+    settings.LIVE_UPDATES = "off"
+
+    async def scenario() -> None:
+        socket = await open_socket(board(table.event.pk))
+        version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
+        await database_sync_to_async(table.choose_start)(table.players[0])
+        assert await socket.receive_nothing(timeout=0.3)
+        await socket.send_json_to({"type": "reload"})
+        assert (await socket.receive_json_from(timeout=TIMEOUT))["version"] == version + 1
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_background_mode_works_with_the_in_memory_layer(settings: Any) -> None:
+    """The development default: the worker hands its sends to the server's event loop."""
+    table = make_table(players=2, start=True)
+    settings.LIVE_UPDATES = "background"
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+    async def scenario() -> None:
+        socket = await open_socket(board(table.event.pk))
+        version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
+        await database_sync_to_async(table.choose_start)(table.players[0])
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        assert frame["version"] == version + 1
+        await socket.disconnect()
+
+    async_to_sync(scenario)()

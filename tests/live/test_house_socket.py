@@ -1,0 +1,112 @@
+"""House's socket: `ws/events/<id>/house/` (the board and House's table)."""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+
+from events import services
+from events.snapshots import house_snapshot
+from tests.factories import make_table, make_user
+from tests.live.sockets import (
+    by_stream,
+    card_faces,
+    communicator,
+    open_socket,
+    refusal,
+    session_cookie,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def path(event_id: int) -> str:
+    return f"/ws/events/{event_id}/house/"
+
+
+def test_it_sends_the_board_and_house_snapshots_on_connect_and_after_changes() -> None:
+    table = make_table(players=2, start=True)
+    event = table.refresh()
+    expected = house_snapshot(event)
+    cookie = session_cookie(table.house)
+    label = table.registration(table.players[0]).label
+
+    async def scenario() -> list[dict]:
+        socket = await open_socket(path(event.pk), cookie=cookie)
+        streams = await by_stream(socket, 2)
+        assert streams["board"][0]["version"] == event.version
+        (snapshot,) = streams["house"]
+        assert snapshot["type"] == "snapshot" and snapshot["version"] == event.version
+        assert _timeless(snapshot["data"]) == _timeless(expected)
+        await database_sync_to_async(table.choose_start)(table.players[0])
+        changed = await by_stream(socket, 2)
+        assert changed["house"][0]["type"] == "update"
+        assert changed["house"][0]["version"] == changed["board"][0]["version"] == event.version + 1
+        rows = {row["label"]: row for row in changed["house"][0]["data"]["players"]}
+        assert rows[label]["kept"] == 1
+        assert await socket.receive_nothing(timeout=0.2)
+        await socket.disconnect()
+        return [streams["house"][0], changed["house"][0]]
+
+    # House sees no face-down card either: before the confirmation, no card at all.
+    first, _ = async_to_sync(scenario)()
+    assert card_faces(first) == []
+    assert "@example.com" not in str(first)
+
+
+def test_it_refuses_a_user_who_is_not_house_of_this_event() -> None:
+    table = make_table(players=2, start=True)
+    other_house = make_table().house
+    cookies = [
+        session_cookie(table.players[0]),
+        session_cookie(other_house),
+        session_cookie(make_user(staff=True)),
+    ]
+
+    async def scenario() -> None:
+        for cookie in cookies:
+            assert await refusal(communicator(path(table.event.pk), cookie=cookie)) == 4403
+        assert await refusal(communicator(path(table.event.pk))) == 4401
+
+    async_to_sync(scenario)()
+
+
+def test_it_accepts_a_house_member_added_later() -> None:
+    table = make_table(players=2)
+    member = make_user("Second House")
+    services.house_member_add(event_id=table.event.pk, by=table.house, member=member)
+    cookie = session_cookie(member)
+
+    async def scenario() -> None:
+        socket = await open_socket(path(table.event.pk), cookie=cookie)
+        assert set(await by_stream(socket, 2)) == {"board", "house"}
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_a_house_socket_gets_every_change_once_with_the_next_version() -> None:
+    table = make_table(players=2, start=True)
+    cookie = session_cookie(table.house)
+
+    async def scenario() -> None:
+        socket = await open_socket(path(table.event.pk), cookie=cookie)
+        version = (await by_stream(socket, 2))["house"][0]["version"]
+        for player in table.players:
+            await database_sync_to_async(table.choose_start)(player)
+            streams = await by_stream(socket, 2)
+            assert streams["house"][0]["version"] == version + 1
+            version += 1
+        assert await socket.receive_nothing(timeout=0.2)
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def _timeless(house: dict) -> dict:
+    """A House snapshot without the waiting times, which grow by the second."""
+    for row in house["players"]:
+        if row["pending"]:
+            row["pending"].pop("waited_seconds")
+    return house
