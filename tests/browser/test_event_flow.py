@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from audit.verify import verify
 from events import services
@@ -18,6 +19,7 @@ from tests.factories import Table, make_user
 
 PASSWORD = "correct horse battery staple"
 PHONE = {"width": 390, "height": 844}
+WAIT = 15_000  # ms: live updates cross daphne, Redis and the page
 LAPTOP = {"width": 1366, "height": 900}
 
 
@@ -33,6 +35,14 @@ def sign_in(page: Any, base: str, email: str) -> None:
     page.wait_for_url(re.compile(r".*/$"))
 
 
+def confirm(page: Any) -> None:
+    """House's "Are you sure?" dialog: confirm it."""
+    dialog = page.locator("dialog[open]")
+    expect(dialog).to_be_visible()
+    dialog.locator("button.primary").click()
+    expect(dialog).to_have_count(0, timeout=WAIT)
+
+
 def next_step(page: Any) -> str:
     return str(page.locator(".next-step .what").inner_text())
 
@@ -41,7 +51,9 @@ def next_step(page: Any) -> str:
 def test_a_league_event_from_sign_up_to_the_audit(
     server: str, browser: Any, settings: Any, tmp_path: Path
 ) -> None:
-    settings.LIVE_UPDATES = "inline"
+    # Playwright keeps an event loop on this thread: the test's own changes reach daphne's
+    # sockets through the background publisher and Redis.
+    settings.LIVE_UPDATES = "background"
     house = make_user("Hattie House", staff=True)
     event_id = services.event_create(
         by=house,
@@ -90,15 +102,12 @@ def test_a_league_event_from_sign_up_to_the_audit(
             "button"
         ).click()
         desk.wait_for_timeout(300)
-    desk.wait_for_selector("text=Start the event")
-    desk.click("text=Start the event")
-    desk.wait_for_timeout(500)
+    desk.click("form[action$='/start'] button[type=submit]")
+    confirm(desk)
     shot(desk, "04-house-started")
 
     # The phone follows without a reload: the starting selection appears.
-    player.wait_for_function(
-        "document.querySelector('.next-step .what').textContent.includes('Choose 1 of 3')"
-    )
+    expect(player.locator(".next-step .what")).to_contain_text("Choose 1 of 3", timeout=WAIT)
     shot(player, "05-starting-offer")
     player.locator(".start-form .choice").nth(1).click()
     assert player.locator(".counter").inner_text() == "1 of 1 chosen"
@@ -108,9 +117,7 @@ def test_a_league_event_from_sign_up_to_the_audit(
 
     # Every game: losses deal a card, wins offer two face-up cards to choose from.
     for game, outcome in enumerate("wlwllw", start=1):
-        player.wait_for_function(
-            f"document.querySelector('.next-step .what').textContent === 'Report game {game}'"
-        )
+        expect(player.locator(".next-step .what")).to_have_text(f"Report game {game}")
         player.click("text=I won" if outcome == "w" else "text=I lost")
         player.fill("#opponent", "Rita Rival")
         player.click("dialog button[type=submit]")
@@ -120,21 +127,17 @@ def test_a_league_event_from_sign_up_to_the_audit(
                 shot(player, "07-win-choice")
             player.locator(".keep-form .choice").first.click()
             player.click("text=Keep this card")
-        player.wait_for_function(
-            f"document.querySelectorAll('.player-hand .card:not(.slot)').length === {game + 1}"
-        )
+        expect(player.locator(".player-hand .card:not(.slot)")).to_have_count(game + 1)
     # The rival plays out through the services; their cards reach the board live.
     table = Table(event=Event.objects.get(pk=event_id), house=house, players=[rival])
     table.play_out(rival, "lwlwlw")
 
-    player.wait_for_function(
-        "document.querySelector('.next-step .what').textContent.startsWith('All done')"
-    )
+    expect(player.locator(".next-step .what")).to_contain_text("All done", timeout=WAIT)
     assert "is wild for your High hand" in player.content()
     shot(player, "08-wild-revealed")
 
-    board.wait_for_function(
-        "document.querySelectorAll('.board-grid section:first-child .board-row').length === 2"
+    expect(board.locator(".board-grid section:first-child .board-row")).to_have_count(
+        2, timeout=WAIT
     )
     assert board.evaluate("window.__neverReloaded") is True
     assert "Pat Phone" in board.content() and "Rita Rival" in board.content()
@@ -146,11 +149,12 @@ def test_a_league_event_from_sign_up_to_the_audit(
     desk.click("text=Confirm the pool")
     desk.wait_for_selector("text=Finalize")
     desk.click("form[action$='/finalize'] button[type=submit]")
-    desk.wait_for_timeout(500)
+    confirm(desk)
+    expect(desk.locator("body")).to_contain_text("Finalized", timeout=WAIT)
     shot(desk, "10-finalized")
     assert Event.objects.get(pk=event_id).phase == "finalized"
     with desk.expect_download() as download:
-        desk.click("text=JSON")
+        desk.click("text=Download JSON")
     path = tmp_path / "audit.json"
     download.value.save_as(path)
     verdict = verify(json.loads(path.read_text()))
