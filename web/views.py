@@ -18,7 +18,7 @@ from events.errors import DomainError, Invalid
 from events.models import Event, Phase, Registration
 from events.selectors import event_list_public, events_of
 from events.snapshots import board_snapshot, event_summary, player_snapshot
-from web.errors import fresh_key, refuse, form_key
+from web.errors import form_key, fresh_key, refuse
 
 
 def health(request: HttpRequest) -> JsonResponse:
@@ -115,7 +115,9 @@ def _act(request: HttpRequest, event_id: int, action: str) -> HttpResponse:
         if action == "start":
             slots = [int(s) for s in request.POST.getlist("slot") if s.strip().isdigit()]
             services.starting_selection_confirm(
-                registration_id=registration.pk, by=request.user, slots=slots,
+                registration_id=registration.pk,
+                by=request.user,
+                slots=slots,
                 idempotency_key=key,
             )
         elif action == "report":
@@ -136,14 +138,18 @@ def _act(request: HttpRequest, event_id: int, action: str) -> HttpResponse:
             if slot not in ("0", "1"):
                 raise Invalid("Tap the card you want to keep.")
             services.win_choice_confirm(
-                registration_id=registration.pk, by=request.user, slot=int(slot),
+                registration_id=registration.pk,
+                by=request.user,
+                slot=int(slot),
                 idempotency_key=key,
             )
         elif action == "leave":
             services.player_withdraw(
                 registration_id=registration.pk, by=request.user, idempotency_key=key
             )
-            messages.info(request, "You have left the event. You are no longer eligible for a prize.")
+            messages.info(
+                request, "You have left the event. You are no longer eligible for a prize."
+            )
     except DomainError as error:
         refuse(request, error)
     return _after(request, event)
@@ -176,7 +182,9 @@ def leave(request: HttpRequest, event_id: int) -> HttpResponse:
     if registration is None:
         raise Http404("Not registered.")
     return render(
-        request, "web/leave.html", {"event": event, "registration": registration, "key": fresh_key()}
+        request,
+        "web/leave.html",
+        {"event": event, "registration": registration, "key": fresh_key()},
     )
 
 
