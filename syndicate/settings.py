@@ -44,7 +44,9 @@ if PRODUCTION and not ALLOWED_HOSTS:
     raise ImproperlyConfigured("Production mode needs DJANGO_ALLOWED_HOSTS in the environment.")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
 # The public address, for links in emails sent outside a request (access resets).
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+SITE_URL = os.environ.get(
+    "SITE_URL", f"https://{ALLOWED_HOSTS[0]}" if PRODUCTION else "http://127.0.0.1:8000"
+)
 
 INSTALLED_APPS = [
     "daphne",
@@ -69,11 +71,13 @@ INSTALLED_APPS = [
     "api",
     "live",
     "push",
+    "syndicate",  # the refused-authorization log (syndicate/security.py)
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "syndicate.security.RefusalLogMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -105,14 +109,20 @@ TEMPLATES = [
     },
 ]
 
+if PRODUCTION and not os.environ.get("DATABASE_URL"):
+    raise ImproperlyConfigured("Production mode needs DATABASE_URL in the environment.")
 # Database: PostgreSQL from DATABASE_URL, else an embedded SQLite file.
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
+        # Persistent connections stay off by default: daphne serves requests from many threads.
+        conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")),
         conn_health_checks=True,
     )
 }
+if os.environ.get("TEST_DATABASE_NAME"):
+    # Separate test runs (unit, browser) each create their own test database.
+    DATABASES["default"]["TEST"] = {"NAME": os.environ["TEST_DATABASE_NAME"]}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis carries the channel layer, the cache and the Celery broker when REDIS_URL is set.
@@ -181,7 +191,14 @@ ACCOUNT_PASSWORD_RESET_BY_CODE_ENABLED = False
 ACCOUNT_EMAIL_VERIFICATION = "none"
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None
+# allauth counts attempts in the default cache: Redis whenever REDIS_URL is set (always in
+# production), so every web process shares the counts.
 ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip,5/5m/key"}
+# Logs sign-ins refused by the failed-attempts limit (syndicate/security.py).
+ACCOUNT_ADAPTER = "syndicate.security.AccountAdapter"
+# Behind a TLS proxy the client IP is in X-Forwarded-For: set this to the number of proxies, or
+# every client shares the proxy's address and the per-IP limits lock out the whole room at once.
+ALLAUTH_TRUSTED_PROXY_COUNT = int(os.environ.get("DJANGO_TRUSTED_PROXY_COUNT", "0"))
 LOGIN_REDIRECT_URL = "/"
 ACCOUNT_LOGOUT_REDIRECT_URL = "/"
 
@@ -268,11 +285,14 @@ SECURE_CSP = {
     "form-action": [CSP.SELF],
 }
 X_FRAME_OPTIONS = "DENY"
+CSRF_FAILURE_VIEW = "syndicate.security.csrf_failure"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 if PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env_flag("DJANGO_SECURE_SSL_REDIRECT", default=True)
+    # The container health check asks over plain HTTP from inside; a redirect to https fails it.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", str(60 * 60 * 24 * 365)))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
@@ -285,5 +305,9 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # Refused authorization (403, hiding 404, 429, failed sign-ins): kept whatever LOG_LEVEL.
+        "syndicate.security": {"level": "INFO"},
+    },
 }
