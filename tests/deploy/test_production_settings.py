@@ -1,0 +1,246 @@
+"""Production mode (SYNDICATE_PRODUCTION=1) as docker-compose.yml runs it.
+
+Each case runs manage.py (or daphne) in a subprocess with its own environment: .env.example's
+values, with a fresh secret key and VAPID pair, and this test run's PostgreSQL and Redis. No
+database fixture: nothing here writes to a database.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+import yaml
+from django.core.management.utils import get_random_secret_key
+
+from tests.deploy.envfile import read_env_file
+
+ROOT = Path(__file__).resolve().parents[2]
+MANAGE = [sys.executable, str(ROOT / "manage.py")]
+NO_ISSUES = "System check identified no issues (0 silenced)."
+# Inherited variables that would change what is tested: each case sets its own.
+INHERITED_PREFIXES = ("DJANGO_", "SYNDICATE_", "VAPID_", "EMAIL_", "CELERY_", "DATABASE_")
+
+
+def run(
+    args: list[str], env: dict[str, str], timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def database_url() -> str:
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        return url
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    return f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+
+
+def redis_url() -> str:
+    from django.conf import settings
+
+    return os.environ.get("REDIS_URL") or str(settings.REDIS_URL)
+
+
+@pytest.fixture(scope="module")
+def base_env() -> dict[str, str]:
+    """The process environment less anything that configures the app."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(INHERITED_PREFIXES)}
+    env.pop("REDIS_URL", None)
+    return env
+
+
+def web_service() -> dict[str, Any]:
+    """web1 in docker-compose.yml."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    service: dict[str, Any] = compose["services"]["web1"]
+    return service
+
+
+@pytest.fixture(scope="module")
+def production_env(base_env: dict[str, str]) -> dict[str, str]:
+    """What a web container gets: .env.example filled in, plus what compose sets, with this
+    test run's PostgreSQL and Redis instead of the stack's."""
+    values, _ = read_env_file()
+    env = {**base_env, **values}
+    env.update({name: str(value) for name, value in web_service()["environment"].items()})
+    assert env["SYNDICATE_PRODUCTION"] == "1"
+    env.update(
+        DJANGO_SECRET_KEY=get_random_secret_key(),
+        DATABASE_URL=database_url(),
+        REDIS_URL=redis_url(),
+    )
+    assert len(env["DJANGO_SECRET_KEY"]) == 50
+    # The VAPID pair, generated the way .env.example says (production mode off for that step).
+    keys = run([*MANAGE, "vapid_keys"], {**env, "SYNDICATE_PRODUCTION": "0"})
+    assert keys.returncode == 0, keys.stderr
+    pairs = dict(line.split("=", 1) for line in keys.stdout.split())
+    assert set(pairs) == {"VAPID_PUBLIC_KEY", "VAPID_PRIVATE_KEY"}
+    env.update(pairs)
+    return env
+
+
+def without(env: dict[str, str], name: str) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k != name}
+
+
+def test_check_deploy_reports_nothing(production_env: dict[str, str]) -> None:
+    result = run([*MANAGE, "check", "--deploy", "--fail-level", "WARNING"], production_env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == NO_ISSUES
+    assert result.stderr.strip() == ""
+
+
+def test_production_security_settings(production_env: dict[str, str]) -> None:
+    script = (
+        "import json, django; django.setup(); from django.conf import settings as s; "
+        "print(json.dumps({name: getattr(s, name) for name in ["
+        "'DEBUG', 'SECURE_HSTS_SECONDS', 'SECURE_HSTS_INCLUDE_SUBDOMAINS', 'SECURE_SSL_REDIRECT',"
+        "'SESSION_COOKIE_SECURE', 'CSRF_COOKIE_SECURE', 'SECURE_PROXY_SSL_HEADER', 'STORAGES',"
+        "'MIDDLEWARE', 'ALLOWED_HOSTS', 'CSRF_TRUSTED_ORIGINS', 'CHANNEL_LAYERS',"
+        "'CELERY_BROKER_URL', 'SITE_URL']}, default=str))"
+    )
+    env = {**production_env, "DJANGO_SETTINGS_MODULE": "syndicate.settings"}
+    result = run([sys.executable, "-c", script], env)
+    assert result.returncode == 0, result.stderr
+    found: dict[str, Any] = json.loads(result.stdout)
+    assert found["DEBUG"] is False
+    assert found["SECURE_HSTS_SECONDS"] >= 365 * 24 * 3600
+    assert found["SECURE_HSTS_INCLUDE_SUBDOMAINS"] is True
+    assert found["SECURE_SSL_REDIRECT"] is True
+    assert found["SESSION_COOKIE_SECURE"] is True and found["CSRF_COOKIE_SECURE"] is True
+    # The header nginx sets (deploy/nginx.conf: X-Forwarded-Proto $scheme).
+    assert found["SECURE_PROXY_SSL_HEADER"] == ["HTTP_X_FORWARDED_PROTO", "https"]
+    assert found["STORAGES"]["staticfiles"]["BACKEND"] == (
+        "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    )
+    # whitenoise answers static files before sessions, CSRF and the views.
+    middleware = found["MIDDLEWARE"]
+    assert middleware[0] == "django.middleware.security.SecurityMiddleware"
+    whitenoise = middleware.index("whitenoise.middleware.WhiteNoiseMiddleware")
+    assert whitenoise < middleware.index("django.contrib.sessions.middleware.SessionMiddleware")
+    assert found["ALLOWED_HOSTS"] == ["poker.example.com"]
+    assert found["CSRF_TRUSTED_ORIGINS"] == ["https://poker.example.com"]
+    assert found["SITE_URL"] == "https://poker.example.com"
+    # One shared channel layer and broker for every daphne process and worker.
+    layer = found["CHANNEL_LAYERS"]["default"]
+    assert layer["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    (host,) = layer["CONFIG"]["hosts"]
+    address = host["address"] if isinstance(host, dict) else host
+    assert address == production_env["REDIS_URL"]
+    assert found["CELERY_BROKER_URL"] == production_env["REDIS_URL"]
+
+
+@pytest.mark.parametrize("name", ["DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "REDIS_URL"])
+def test_production_refuses_to_start_without(name: str, production_env: dict[str, str]) -> None:
+    result = run([*MANAGE, "check"], without(production_env, name))
+    assert result.returncode != 0
+    assert f"Production mode needs {name} in the environment." in result.stderr
+
+
+@pytest.mark.parametrize("name", ["VAPID_PUBLIC_KEY", "VAPID_PRIVATE_KEY"])
+def test_check_fails_without_vapid_keys(name: str, production_env: dict[str, str]) -> None:
+    result = run([*MANAGE, "check"], without(production_env, name))
+    assert result.returncode != 0
+    assert "push.E001" in result.stderr
+
+
+# --- the web containers' health check against a real daphne ---------------------------------
+
+
+def web_command() -> list[str]:
+    """web1's command in docker-compose.yml."""
+    command = web_service()["command"]
+    assert isinstance(command, list)
+    return [str(part) for part in command]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def get(port: int, headers: dict[str, str], path: str = "/healthz") -> tuple[int, str]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path, headers=headers)
+        response = connection.getresponse()
+        response.read()
+        return response.status, response.getheader("Location") or ""
+    finally:
+        connection.close()
+
+
+def wait_for_port(
+    port: int, process: subprocess.Popen[bytes], log: Path, seconds: float = 30
+) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"daphne exited with {process.returncode}:\n{log.read_text()}")
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    pytest.fail(f"daphne did not listen on {port} within {seconds} s")
+
+
+def maintenance_database(url: str) -> str:
+    """The same server's `postgres` database: /healthz only runs SELECT 1."""
+    return urlunsplit(urlsplit(url)._replace(path="/postgres"))
+
+
+def test_daphne_passes_the_container_health_check(
+    production_env: dict[str, str], tmp_path: Path
+) -> None:
+    command = web_command()
+    assert command[0] == "daphne"
+    port = free_port()
+    command = ["--bind=127.0.0.1" if part.startswith("--bind=") else part for part in command]
+    command = [f"--port={port}" if part.startswith("--port=") else part for part in command]
+    env = {
+        **production_env,
+        "DATABASE_URL": maintenance_database(production_env["DATABASE_URL"]),
+        "LIVE_UPDATES": "off",
+    }
+    daphne = str(Path(sys.executable).with_name("daphne"))
+    log = tmp_path / "daphne.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [daphne, *command[1:]], cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT
+        )
+    try:
+        wait_for_port(port, process, log)
+        probe = run(
+            [sys.executable, str(ROOT / "deploy" / "healthcheck.py")],
+            {**env, "HEALTHCHECK_PORT": str(port)},
+        )
+        assert probe.returncode == 0, probe.stdout + probe.stderr
+        assert probe.stdout.startswith("200 ")
+        # Why the probe names a Host: production answers the container's own address with 400.
+        assert get(port, {"Host": "127.0.0.1"})[0] == 400
+        assert get(port, {"Host": "poker.example.com", "X-Forwarded-Proto": "https"})[0] == 200
+        # Plain HTTP (nginx always says https) is redirected.
+        assert get(port, {"Host": "poker.example.com"}, "/") == (301, "https://poker.example.com/")
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
