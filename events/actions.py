@@ -49,12 +49,23 @@ class Change:
 
     event: Event
     user: User | None
-    house: bool
+    _house: bool | None = None
     now: datetime = field(default_factory=timezone.now)
     entries: list[PendingEntry] = field(default_factory=list)
     callbacks: list[Callable[[], None]] = field(default_factory=list)
     touched_labels: set[str] = field(default_factory=set)
     touches_everyone: bool = False
+
+    @property
+    def house(self) -> bool:
+        """Whether the actor is House for this event (asked once, only when needed)."""
+        if self._house is None:
+            self._house = is_house(self.user, self.event)
+        return self._house
+
+    @house.setter
+    def house(self, value: bool) -> None:
+        self._house = value
 
     @property
     def actor(self) -> str:
@@ -134,14 +145,15 @@ def perform(
             if record is not None:
                 return _replay(record, print_)
         try:
-            with transaction.atomic():
+            # The savepoint only matters when a refusal must be stored under its key.
+            with transaction.atomic(savepoint=key is not None):
                 if event is None:
                     if create is None:
                         raise NotFound("No such event.")
-                    change = Change(event=Event(), user=user, house=False)
+                    change = Change(event=Event(), user=user, _house=False)
                     change.event = create(change)
                 else:
-                    change = Change(event=event, user=user, house=is_house(user, event))
+                    change = Change(event=event, user=user)
                 answer = apply(change)
                 if change.entries:
                     _record(change)

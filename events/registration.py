@@ -369,7 +369,10 @@ def registration_for(change: Change, registration_id: int, by: User) -> Registra
 
 def _event_of(registration_id: int) -> int:
     event_id = (
-        Registration.objects.filter(pk=registration_id).values_list("event_id", flat=True).first()
+        Registration.objects.filter(pk=registration_id)
+        .order_by()
+        .values_list("event_id", flat=True)
+        .first()
     )
     if event_id is None:
         raise NotFound("No such registration.")
