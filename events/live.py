@@ -247,7 +247,12 @@ class _Worker:
             try:
                 close_old_connections()
                 snapshots = change_snapshots(event_id, registration_ids, self.fresh)
-                self.send(snapshots, loops[event_id])
+                try:
+                    self.send(snapshots, loops[event_id])
+                except Exception:
+                    # A Redis connection that died (a restart) fails once; the retry reconnects.
+                    logger.warning("Live update for event %s: sending again.", event_id)
+                    self.send(snapshots, loops[event_id])
                 for snapshot in snapshots:
                     self.sent.pop(snapshot.group, None)  # re-insert: the dict stays oldest-first
                     self.sent[snapshot.group] = snapshot.version

@@ -30,6 +30,7 @@ class DeliveryStatus(models.TextChoices):
     SENT = "sent", "Sent"
     GONE = "gone", "Subscription gone"
     FAILED = "failed", "Failed"
+    SKIPPED = "skipped", "Skipped: the selection was resolved first"
 
 
 class PushDelivery(models.Model):

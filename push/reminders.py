@@ -60,6 +60,16 @@ def due_offers(now: datetime | None = None) -> QuerySet[Offer]:
     )
 
 
+def stranded_deliveries(now: datetime | None = None) -> QuerySet[PushDelivery]:
+    """Deliveries still pending long after their claim: their task message was lost."""
+    return PushDelivery.objects.filter(
+        status=DeliveryStatus.PENDING,
+        created_at__lte=(now or timezone.now()) - timedelta(seconds=settings.PUSH_STRANDED_AFTER),
+        offer__resolved_at__isnull=True,
+        offer__voided_at__isnull=True,
+    )
+
+
 def claim(offer_id: int) -> list[int]:
     """Claim the offer's reminder; return the deliveries to send (none if not ours or not due)."""
     now = timezone.now()
@@ -117,6 +127,13 @@ def deliver(delivery_id: int) -> str:
         .first()
     )
     if delivery is None or delivery.subscription is None:
+        return "skipped"
+    offer = delivery.offer
+    if offer.resolved_at is not None or offer.voided_at is not None:
+        # A retried or redelivered reminder must not nag about a choice already made.
+        PushDelivery.objects.filter(pk=delivery.pk).update(
+            status=DeliveryStatus.SKIPPED, last_error="the selection was resolved first"
+        )
         return "skipped"
     subscription = delivery.subscription
     keys = vapid_keys()

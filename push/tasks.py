@@ -29,8 +29,11 @@ def deliver(self, delivery_id: int) -> str:  # type: ignore[no-untyped-def]
 
 @shared_task(ignore_result=True)
 def sweep_reminders() -> int:
-    """Every 30 s: send any due reminder whose countdown was lost."""
+    """Every 30 s: send any due reminder whose countdown was lost, and any stranded delivery."""
     count = 0
     for offer_id in reminders.due_offers().values_list("pk", flat=True)[:500]:
         count += send_reminder(offer_id)
+    for delivery_id in reminders.stranded_deliveries().values_list("pk", flat=True)[:500]:
+        deliver.delay(delivery_id)
+        count += 1
     return count

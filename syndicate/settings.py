@@ -147,7 +147,9 @@ if REDIS_URL:
         }
     }
     CELERY_BROKER_URL = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600}
+    # A task a dead worker held comes back after this long; reminder countdowns (180 s) and the
+    # sweep's five-minute rescue of stranded deliveries stay well inside it.
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 900}
 else:
     if PRODUCTION:
         raise ImproperlyConfigured("Production mode needs REDIS_URL in the environment.")
@@ -226,6 +228,9 @@ VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "")
 VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT", "mailto:house@localhost")
 # Seconds a selection waits before its one reminder; well under the broker's visibility timeout.
 PUSH_REMINDER_DELAY = int(os.environ.get("PUSH_REMINDER_DELAY", "180"))
+# A claimed delivery still pending after this long lost its task message: the sweep resends it.
+# Longer than every retry of one delivery.
+PUSH_STRANDED_AFTER = int(os.environ.get("PUSH_STRANDED_AFTER", "300"))
 CELERY_BEAT_SCHEDULE = {
     "sweep-reminders": {"task": "push.tasks.sweep_reminders", "schedule": 30.0},
 }
@@ -291,8 +296,6 @@ SECURE_REFERRER_POLICY = "same-origin"
 if PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env_flag("DJANGO_SECURE_SSL_REDIRECT", default=True)
-    # The container health check asks over plain HTTP from inside; a redirect to https fails it.
-    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", str(60 * 60 * 24 * 365)))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 
@@ -34,3 +35,15 @@ def _celery_tasks_run_inline(request: pytest.FixtureRequest) -> object:
     app.conf.task_always_eager = True
     yield None
     app.conf.task_always_eager = before
+
+
+@pytest.fixture(autouse=True)
+def _live_updates_off() -> Iterator[None]:
+    """No publisher thread racing a test's teardown; the live tests turn publishing back on."""
+    if not os.environ.get("DJANGO_SETTINGS_MODULE"):
+        yield
+        return
+    from django.test import override_settings
+
+    with override_settings(LIVE_UPDATES="off"):
+        yield

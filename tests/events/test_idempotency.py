@@ -1,0 +1,246 @@
+"""Idempotency keys (SPEC section 5): a retry with the same key returns the first answer, refusals
+included, and changes nothing; the same key with different content is refused (422); keys belong to
+one user."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from accounts.models import User
+from audit.models import AuditEntry
+from cards.models import DealtCard, Offer, Shoe
+from events import services
+from events.errors import (
+    DomainError,
+    IdempotencyConflict,
+    OutOfOrder,
+    PendingChoice,
+    PoolLocked,
+)
+from events.models import (
+    Event,
+    GameResult,
+    IdempotencyRecord,
+    PoolAdjustment,
+    Registration,
+    Review,
+)
+from tests.factories import Table, make_table
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings: Any) -> None:
+    # The factories give every user a password; the default hasher makes that slow on purpose.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def table() -> Table:
+    """A started League event with three players who have chosen their starting card."""
+    table = make_table("league", players=3, start=True)
+    for player in table.players:
+        table.choose_start(player)
+    return table
+
+
+def state_of(event: Event) -> dict[str, Any]:
+    """Everything a write could change, as plain values."""
+    event.refresh_from_db()
+    return {
+        "event": (event.phase, event.registration_open, event.pool_confirmed, event.version),
+        "registrations": list(
+            Registration.objects.filter(event=event)
+            .order_by("pk")
+            .values_list("pk", "status", "paused", "wild_rank")
+        ),
+        "results": list(
+            GameResult.objects.filter(registration__event=event)
+            .order_by("pk")
+            .values_list("pk", "game", "outcome")
+        ),
+        "cards": list(
+            DealtCard.objects.filter(registration__event=event)
+            .order_by("pk")
+            .values_list("pk", "state", "kept_index")
+        ),
+        "offers": list(
+            Offer.objects.filter(registration__event=event)
+            .order_by("pk")
+            .values_list("pk", "resolved_at", "voided_at")
+        ),
+        "shoes": list(Shoe.objects.filter(event=event).order_by("pk").values_list("next_position")),
+        "reviews": Review.objects.filter(registration__event=event).count(),
+        "adjustments": PoolAdjustment.objects.filter(event=event).count(),
+        "audit": list(AuditEntry.objects.filter(event=event).order_by("seq").values_list("hash")),
+    }
+
+
+def submit(
+    table: Table, player: User, game: int, outcome: str, key: str | None, **extra: str
+) -> dict[str, Any]:
+    return services.result_submit(
+        registration_id=table.rid(player),
+        by=player,
+        game=game,
+        outcome=outcome,
+        idempotency_key=key,
+        **extra,
+    )
+
+
+def refusal(call: Any) -> DomainError:
+    with pytest.raises(DomainError) as caught:
+        call()
+    return caught.value
+
+
+def test_a_retry_returns_the_original_answer_and_changes_nothing(table: Table) -> None:
+    ann = table.players[0]
+    first = submit(table, ann, 1, "loss", "ann-game-1", opponent="Bob", score="21-15")
+    before = state_of(table.event)
+
+    again = submit(table, ann, 1, "loss", "ann-game-1", opponent="Bob", score="21-15")
+
+    assert again == first
+    assert state_of(table.event) == before
+    assert table.kept(ann)[1] == first["card"]
+    assert IdempotencyRecord.objects.filter(user=ann, key="ann-game-1").count() == 1
+
+
+def test_a_retried_win_choice_returns_the_card_first_kept(table: Table) -> None:
+    ann = table.players[0]
+    offered = submit(table, ann, 1, "win", "ann-win-1")["offered"]
+    chosen = services.win_choice_confirm(
+        registration_id=table.rid(ann), by=ann, slot=1, idempotency_key="ann-choice-1"
+    )
+    before = state_of(table.event)
+
+    again = services.win_choice_confirm(
+        registration_id=table.rid(ann), by=ann, slot=1, idempotency_key="ann-choice-1"
+    )
+
+    assert again == chosen == {"registration_id": table.rid(ann), "game": 1, "kept": offered[1]}
+    assert state_of(table.event) == before
+    assert table.kept(ann)[1:] == [offered[1]]
+
+
+def test_a_retried_house_action_changes_nothing(table: Table) -> None:
+    services.registration_close(event_id=table.event.pk, by=table.house)
+    first = services.pool_confirm(
+        event_id=table.event.pk,
+        by=table.house,
+        adjustments=[(-10, "Refund: Ann's partner left")],
+        idempotency_key="confirm-pool",
+    )
+    before = state_of(table.event)
+
+    again = services.pool_confirm(
+        event_id=table.event.pk,
+        by=table.house,
+        adjustments=[(-10, "Refund: Ann's partner left")],
+        idempotency_key="confirm-pool",
+    )
+
+    assert again == first == {"event_id": table.event.pk, "pool": 20, "base": 30}
+    assert state_of(table.event) == before
+    # Without the key the same request is a new one, refused because the pool is locked.
+    with pytest.raises(PoolLocked):
+        services.pool_confirm(
+            event_id=table.event.pk, by=table.house, adjustments=[(-10, "Refund")]
+        )
+
+
+def test_a_refusal_is_replayed_with_the_same_code_even_when_it_would_now_succeed(
+    table: Table,
+) -> None:
+    ann = table.players[0]
+    early = refusal(lambda: submit(table, ann, 2, "loss", "too-early"))
+    assert isinstance(early, OutOfOrder)
+    submit(table, ann, 1, "loss", "game-1")
+    before = state_of(table.event)
+
+    replayed = refusal(lambda: submit(table, ann, 2, "loss", "too-early"))
+
+    assert replayed.code == early.code == "out_of_order"
+    assert replayed.status == 409
+    assert replayed.message == early.message
+    assert state_of(table.event) == before
+    assert not GameResult.objects.filter(registration__player=ann, game=2).exists()
+
+
+def test_a_pending_choice_refusal_is_replayed_after_the_choice_is_made(table: Table) -> None:
+    ann = table.players[0]
+    submit(table, ann, 1, "win", "win-1")
+    pending = refusal(lambda: submit(table, ann, 2, "loss", "next-game"))
+    assert isinstance(pending, PendingChoice)
+    table.choose_win(ann, 0)
+    before = state_of(table.event)
+
+    replayed = refusal(lambda: submit(table, ann, 2, "loss", "next-game"))
+
+    assert type(replayed) is PendingChoice
+    assert replayed.as_json() == pending.as_json()
+    assert state_of(table.event) == before
+
+
+def test_the_same_key_with_different_content_is_a_conflict(table: Table) -> None:
+    ann = table.players[0]
+    submit(table, ann, 1, "loss", "ann-key")
+    before = state_of(table.event)
+
+    conflicts = [
+        refusal(lambda: submit(table, ann, 1, "win", "ann-key")),
+        refusal(lambda: submit(table, ann, 2, "loss", "ann-key")),
+        refusal(lambda: submit(table, ann, 1, "loss", "ann-key", opponent="Cy")),
+        refusal(
+            lambda: services.win_choice_confirm(
+                registration_id=table.rid(ann), by=ann, slot=0, idempotency_key="ann-key"
+            )
+        ),
+        refusal(
+            lambda: services.player_withdraw(
+                registration_id=table.rid(ann), by=ann, idempotency_key="ann-key"
+            )
+        ),
+    ]
+
+    for conflict in conflicts:
+        assert isinstance(conflict, IdempotencyConflict)
+        assert conflict.code == "idempotency_conflict"
+        assert conflict.status == 422
+        assert conflict.as_json()["error"]["code"] == "idempotency_conflict"
+    assert state_of(table.event) == before
+    assert IdempotencyRecord.objects.filter(user=ann, key="ann-key").count() == 1
+
+
+def test_a_refused_request_key_reused_for_other_content_is_a_conflict(table: Table) -> None:
+    ann = table.players[0]
+    refusal(lambda: submit(table, ann, 3, "loss", "bad-game"))
+    before = state_of(table.event)
+
+    conflict = refusal(lambda: submit(table, ann, 1, "loss", "bad-game"))
+
+    assert isinstance(conflict, IdempotencyConflict)
+    assert state_of(table.event) == before
+
+
+def test_keys_are_scoped_to_the_user(table: Table) -> None:
+    ann, bob, _ = table.players
+
+    ann_answer = submit(table, ann, 1, "loss", "game-1")
+    bob_answer = submit(table, bob, 1, "win", "game-1")
+    services.registration_close(event_id=table.event.pk, by=table.house, idempotency_key="game-1")
+
+    assert ann_answer["registration_id"] == table.rid(ann)
+    assert bob_answer["registration_id"] == table.rid(bob)
+    assert len(bob_answer["offered"]) == 2
+    assert GameResult.objects.filter(registration__event=table.event, game=1).count() == 2
+    assert not table.refresh().registration_open
+    assert IdempotencyRecord.objects.filter(key="game-1").count() == 3
+    # Each user's retry still returns their own answer.
+    assert submit(table, ann, 1, "loss", "game-1") == ann_answer
+    assert submit(table, bob, 1, "win", "game-1") == bob_answer
