@@ -7,7 +7,8 @@ import uuid
 from django.contrib import messages
 from django.http import HttpRequest
 
-from events.errors import DomainError
+from events.errors import DomainError, NotAllowed, NotFound
+from syndicate import security
 
 
 def fresh_key() -> str:
@@ -21,4 +22,6 @@ def form_key(request: HttpRequest) -> str | None:
 
 
 def refuse(request: HttpRequest, error: DomainError) -> None:
+    if isinstance(error, NotAllowed | NotFound):
+        security.log_refusal(request, code=error.code, status=error.status)
     messages.error(request, error.message)

@@ -54,7 +54,12 @@ EXPECTED_IN_ENV_FILE = {
 # docker-compose.yml sets these for every app service.
 SET_BY_COMPOSE = {"SYNDICATE_PRODUCTION", "DATABASE_URL", "REDIS_URL"}
 # Read by the settings but never meant for production.
-DEVELOPMENT_ONLY = {"DJANGO_DEBUG", "SYNDICATE_VAR_DIR", "CELERY_TASK_ALWAYS_EAGER"}
+DEVELOPMENT_ONLY = {
+    "DJANGO_DEBUG",
+    "SYNDICATE_VAR_DIR",
+    "CELERY_TASK_ALWAYS_EAGER",
+    "TEST_DATABASE_NAME",
+}
 
 
 # --- docker-compose.yml ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@ one test transaction) without seeing each other.
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -678,7 +679,8 @@ class SwitchMachine(EventMachine):
 
 
 SETTINGS = settings(
-    max_examples=10,
+    # `make slow` raises the budget: STATEFUL_EXAMPLES=200.
+    max_examples=int(os.environ.get("STATEFUL_EXAMPLES", "10")),
     stateful_step_count=20,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],

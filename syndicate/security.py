@@ -1,0 +1,211 @@
+"""Refused authorization, written down: one line on the `syndicate.security` logger per refusal.
+
+Logged: every 403 (a domain `NotAllowed`, DRF's permission and sign-in refusals, a CSRF failure),
+every 404 under the paths that hide other people's objects (the API, House pages, player pages,
+the board, the admin), every 429 (allauth's rate limits), every failed sign-in and every sign-in
+refused by the failed-attempts limit. Each line says who (user id or `anonymous`), what (status,
+code, action, method, path) and from where (the client IP as allauth's rate limits see it).
+Never a password, an email address, a session key, a query string or a card.
+
+Also here: the admin's sign-in, which is allauth's (rate-limited) sign-in, open to site staff only.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import urlencode
+
+from allauth.account.adapter import DefaultAccountAdapter, get_adapter
+from django.contrib.auth import SESSION_KEY, get_user_model
+from django.contrib.auth.signals import user_login_failed
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.csrf import csrf_failure as django_csrf_failure
+
+logger = logging.getLogger("syndicate.security")
+
+# A 404 under these paths may hide an object that exists but is someone else's (or a draft).
+HIDING_PREFIXES = ("/api/", "/house/", "/events/", "/board/", "/admin/")
+# URL arguments that are secrets (password reset links): logged as their names, not values.
+SECRET_URL_ARGUMENTS = frozenset({"key", "uidb36", "uidb64", "token"})
+REFUSED_STATUSES = frozenset({403, 404, 429})
+_DEFAULT_CODES = {403: "forbidden", 404: "not_found", 429: "rate_limited"}
+_REASON_ATTRIBUTE = "_security_refusal_reason"
+_MAX_FIELD = 200
+_MAX_JSON_BODY = 64 * 1024
+
+
+def client_ip(request: HttpRequest) -> str:
+    """The client IP as allauth's rate limits count it (honours ALLAUTH_TRUSTED_PROXY_COUNT)."""
+    try:
+        return str(get_adapter(request).get_client_ip(request))
+    except PermissionDenied:
+        return "unknown"
+
+
+def who(request: HttpRequest) -> str:
+    """The user id; `session:<id>` when a session names a user the request was refused as
+    (DRF drops a user who failed the CSRF check); else `anonymous`."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return str(user.pk)
+    session = getattr(request, "session", None)
+    claimed = session.get(SESSION_KEY) if session is not None else None
+    return f"session:{claimed}" if claimed else "anonymous"
+
+
+def log_refusal(
+    request: HttpRequest,
+    *,
+    code: str,
+    status: int | None = None,
+    reason: str = "",
+    level: int = logging.WARNING,
+) -> None:
+    """Write one refusal. A page that refuses without an error status may call this itself."""
+    match = getattr(request, "resolver_match", None)
+    fields: dict[str, Any] = {"status": status} if status is not None else {}
+    fields |= {
+        "code": code,
+        "action": match.view_name if match is not None else "",
+        "method": request.method or "",
+        "path": _safe_path(request),
+        "user": who(request),
+        "ip": client_ip(request),
+    }
+    if reason:
+        fields["reason"] = reason
+    logger.log(
+        level,
+        "refused %s",
+        " ".join(f"{name}={_clean(value)}" for name, value in fields.items()),
+        extra={"security": fields},
+    )
+
+
+class RefusalLogMiddleware:
+    """Logs each 403 and 429, and each 404 under `HIDING_PREFIXES`, with who, what and where."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        status = response.status_code
+        if status in REFUSED_STATUSES and (
+            status != 404 or request.path.startswith(HIDING_PREFIXES)
+        ):
+            code, reason = _error_of(response)
+            reason = getattr(request, _REASON_ATTRIBUTE, "") or reason
+            log_refusal(
+                request,
+                status=status,
+                code=code or _DEFAULT_CODES[status],
+                reason=reason,
+                level=logging.INFO if status == 404 else logging.WARNING,
+            )
+        return response
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: Django's own 403 page, with the reason kept for the refusal log."""
+    setattr(request, _REASON_ATTRIBUTE, f"csrf: {reason}")
+    return django_csrf_failure(request, reason=reason)
+
+
+def log_failed_login(
+    sender: Any, credentials: Mapping[str, Any], request: HttpRequest | None = None, **_: Any
+) -> None:
+    """`user_login_failed`: the account tried (by id, never the email) and where from."""
+    login = str(credentials.get("email") or credentials.get("username") or "")
+    accounts = get_user_model()._default_manager.filter(email__iexact=login)
+    target = accounts.values_list("pk", flat=True).first() if login else None
+    fields: dict[str, Any] = {"account": target if target is not None else "unknown"}
+    if request is not None:
+        fields |= {"path": _safe_path(request), "ip": client_ip(request), "user": who(request)}
+    logger.warning(
+        "login_failed %s",
+        " ".join(f"{name}={_clean(value)}" for name, value in fields.items()),
+        extra={"security": {"event": "login_failed", **fields}},
+    )
+
+
+class AccountAdapter(DefaultAccountAdapter):
+    """allauth's adapter, plus a log line when the failed-attempts limit refuses a sign-in."""
+
+    def pre_authenticate(self, request: HttpRequest, **credentials: Any) -> None:
+        try:
+            super().pre_authenticate(request, **credentials)
+        except ValidationError:
+            log_refusal(request, code="too_many_login_attempts")
+            raise
+
+
+def admin_login(request: HttpRequest) -> HttpResponseBase:
+    """/admin/login/: site staff go on; anyone else signs in through allauth (rate-limited)."""
+    user = request.user
+    target = request.GET.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = reverse("admin:index")
+    if user.is_authenticated:
+        if user.is_active and user.is_staff:
+            return HttpResponseRedirect(target)
+        # Signed in but not site staff (a House member, a player): no admin, and no loop back
+        # through the sign-in page, which would send them straight here again.
+        raise PermissionDenied("The admin is for site staff.")
+    return HttpResponseRedirect(f"{reverse('account_login')}?{urlencode({'next': target})}")
+
+
+def connect() -> None:
+    """Called once from SyndicateConfig.ready()."""
+    user_login_failed.connect(log_failed_login, dispatch_uid="syndicate.security.login_failed")
+
+
+def _error_of(response: HttpResponseBase) -> tuple[str, str]:
+    """The `{"error": {"code", "message"}}` code of a JSON refusal, and whether it was CSRF."""
+    if not response.get("Content-Type", "").startswith("application/json"):
+        return "", ""
+    content = getattr(response, "content", b"")
+    if not content or len(content) > _MAX_JSON_BODY:
+        return "", ""
+    try:
+        error = json.loads(content).get("error", {})
+    except (ValueError, AttributeError):
+        return "", ""
+    if not isinstance(error, dict):
+        return "", ""
+    message = str(error.get("message", ""))
+    # DRF's SessionAuthentication refuses with "CSRF Failed: <reason>".
+    reason = f"csrf: {message.removeprefix('CSRF Failed: ')}" if "CSRF Failed" in message else ""
+    return str(error.get("code", "")), reason
+
+
+def _safe_path(request: HttpRequest) -> str:
+    """The path, with secret URL arguments (a password reset key) replaced by their names."""
+    path = request.path
+    match = getattr(request, "resolver_match", None)
+    if match is None:
+        return path
+    secrets = [(str(match.kwargs[n]), n) for n in SECRET_URL_ARGUMENTS & set(match.kwargs)]
+    for value, name in sorted(secrets, key=lambda secret: -len(secret[0])):
+        if not value or value not in path:
+            return f"/{match.route}"
+        path = path.replace(value, f"<{name}>")
+    return path
+
+
+def _clean(value: object) -> str:
+    """One short logfmt value: control characters escaped (no forged lines), quoted if spaced."""
+    text = str(value)[:_MAX_FIELD]
+    text = "".join(
+        c if c.isprintable() or c == " " else f"\\x{ord(c):02x}"
+        for c in text.replace("\\", "\\\\").replace('"', '\\"')
+    )
+    return f'"{text}"' if not text or " " in text or "=" in text else text
