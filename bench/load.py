@@ -1,0 +1,1405 @@
+"""Load benchmark: League events played over HTTP by hundreds of players while sockets watch.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres REDIS_URL=redis://127.0.0.1:6379/0 \\
+        .venv/bin/python bench/load.py --private-postgres
+
+Everything runs on loopback and stops by itself (`--timeout`, 10 minutes by default):
+
+- a scratch database (`bench_load`) on the PostgreSQL server of DATABASE_URL, or on a private
+  server started for the run (`--private-postgres`: a throwaway cluster whose max_connections
+  fits the load, see below), migrated with `manage.py migrate`, dropped at the end;
+- a Redis database of its own on REDIS_URL's server (`--redis-db`, refused unless empty) and
+  key prefixes of its own, deleted at the end;
+- two daphne processes (`syndicate.asgi:application`, LIVE_UPDATES=background,
+  DATABASE_CONN_MAX_AGE=0 as in docker-compose.yml);
+- `--events` League events of `--players` players each, seeded through the services in this
+  process, plus one more player per event held back as the marker; players are signed in with
+  database sessions (no password, no login form);
+- the players, one coroutine each, split over both daphne processes: starting selection, then six
+  results (random, fixed seed) and a card choice after each win, each request sent when the
+  previous one is answered (30 s at most), each with its own Idempotency-Key; a 5xx, a timeout
+  or a failed connection is sent again with the same key 2 s later (at most 3 tries), a 4xx is
+  not; a player whose write got no answer stops, and that write is replayed once, same key,
+  after the load (the answer completes the player's hand for the card checks); players still
+  playing 150 s before the hard timeout stop, and the report says so;
+- `--watchers` board sockets split over the events and both processes, in a process of their own
+  (`bench/load_watchers.py`), behaving like `static/js/live.js` (reload on a version gap);
+- the references, measured at the same time: GET /healthz on each daphne process, and a bare
+  one-row transaction on the scratch database, both every 100 ms;
+- after the load, rounds of marker changes: in each round every event's marker player makes one
+  change over HTTP at the same moment, and each socket's lag is the time from that answer to the
+  first frame carrying the new version;
+- the checks: every dealt position once and contiguous, every hand 7 cards and equal to what the
+  answers told the player, every audit chain verifying, every socket at the database's version.
+
+Each daphne request runs in a thread of its own with its own database connection
+(`DATABASE_CONN_MAX_AGE=0`), and a request the client gave up on keeps running, connection and
+all; so PostgreSQL needs more connections than players: at least `events x players` + 60, and up
+to three times that once requests time out. The script refuses a server with fewer than the
+first figure (PostgreSQL's default is 100) unless `--allow-few-connections`; `--private-postgres`
+starts one with room for every try (`events x players x 3` + 200).
+
+Options: `--events/--players/--watchers` scale it down for a smoke run; `--sample` runs daphne
+under `bench/load_sampler.py` (a stack sampler) and adds where its threads spend time;
+`--keep-logs DIR` keeps the servers' logs. Figures and findings: docs/performance.md, "Load".
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import bisect
+import contextlib
+import ctypes
+import glob
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+import aiohttp
+import psycopg
+import redis
+from psycopg import sql
+
+if TYPE_CHECKING:
+    from load_seed import Change, Checks, EventPlan, Player
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+APPLICATION = "syndicate.asgi:application"
+GOAL_P95_MS = 200.0
+GOAL_LAG_S = 1.0
+REQUEST_TIMEOUT = 30.0
+TRIES = 3
+PROBE_EVERY = 0.1
+PR_SET_PDEATHSIG = 1
+SAMPLE_EVERY = 0.2
+MARKER_PLAN = "wlwlwl"  # the marker players' games: 10 changes each, starting selection first
+MARKER_WAIT = 5.0  # at most this long for every socket to see a marker change
+SETTLE_WAIT = 120.0  # at most this long, after the load, for every socket to catch up
+RETRY_AFTER = 2.0  # seconds before resending (a person tapping "Check again")
+RESERVE = 150.0  # seconds of the hard timeout kept for the markers, the checks and cleaning up
+
+
+# --- the services around the run -----------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def as_postgres(command: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
+
+@contextlib.contextmanager
+def private_postgres(max_connections: int) -> Iterator[tuple[str, Path]]:
+    """A throwaway PostgreSQL cluster on a free loopback port: (URL, data folder)."""
+    folders = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[4]))
+    if not folders:
+        sys.exit(
+            "--private-postgres needs PostgreSQL's server binaries (apt-get install postgresql)."
+        )
+    bindir = Path(folders[-1])
+    folder = Path(tempfile.mkdtemp(prefix="bench-load-pg."))
+    data = folder / "data"
+    port = free_port()
+    folder.chmod(0o755)
+    if os.geteuid() == 0:
+        shutil.chown(folder, "postgres")
+    started = False
+    try:
+        subprocess.run(
+            as_postgres([str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"]),
+            check=True,
+            capture_output=True,
+        )
+        options = (
+            f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 "
+            f"-c max_connections={max_connections} "
+            "-c shared_preload_libraries=pg_stat_statements"
+        )
+        subprocess.run(
+            as_postgres(
+                [
+                    str(bindir / "pg_ctl"),
+                    *("-D", str(data), "-l", str(folder / "server.log")),
+                    *("-w", "-o", options, "start"),
+                ]
+            ),
+            check=True,
+            capture_output=True,
+        )
+        started = True
+        yield f"postgres://postgres@127.0.0.1:{port}/postgres", data
+    finally:
+        if started:
+            subprocess.run(
+                as_postgres([str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"]),
+                capture_output=True,
+            )
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def create_scratch(server_url: str, name: str) -> None:
+    with psycopg.connect(server_url, autocommit=True) as server:
+        if server.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            sys.exit(
+                f"Database {name!r} already exists (a run that was killed?). "
+                "Drop it yourself or choose another name with --database."
+            )
+        server.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def drop_scratch(server_url: str, name: str) -> None:
+    with psycopg.connect(server_url, autocommit=True) as server:
+        server.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+
+
+def redis_keys(client: redis.Redis, prefixes: list[str]) -> list[bytes]:
+    found: list[bytes] = []
+    for pattern in [f"{p}*" for p in prefixes] + ["celery", "_kombu*", "unacked*"]:
+        found.extend(client.scan_iter(match=pattern, count=1000))
+    return found
+
+
+@dataclass
+class Daphne:
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def die_with_parent() -> None:
+    """In a child before exec: receive SIGTERM when this script dies, even by SIGKILL."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def start_daphne(env: dict[str, str], folder: Path, number: int, sample: bool) -> Daphne:
+    port = free_port()
+    log = folder / f"daphne{number}.log"
+    server = ["-m", "daphne"]
+    if sample:
+        sampler = ROOT / "bench" / "load_sampler.py"
+        server = [str(sampler), str(folder / f"sample{number}.json"), str(SAMPLE_EVERY)]
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [PYTHON, *server, "-b", "127.0.0.1", "-p", str(port), APPLICATION],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            preexec_fn=die_with_parent,
+        )
+    return Daphne(port, process, log)
+
+
+async def wait_healthy(servers: list[Daphne], timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as session:
+        for server in servers:
+            while True:
+                if server.process.poll() is not None:
+                    raise RuntimeError(f"daphne on {server.port} exited: see {server.log}")
+                with contextlib.suppress(aiohttp.ClientError, OSError):
+                    async with session.get(f"{server.base}/healthz") as response:
+                        if response.status == 200:
+                            break
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"daphne on {server.port} did not answer /healthz")
+                await asyncio.sleep(0.2)
+
+
+def stop_process(process: subprocess.Popen[bytes] | None) -> None:
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=5)
+
+
+def server_errors(log: Path, most: int = 5) -> tuple[int, list[str]]:
+    """Tracebacks and ERROR lines in a daphne log: their count and the first distinct ones."""
+    text = log.read_text(errors="replace") if log.exists() else ""
+    lines = [line for line in text.splitlines() if " ERROR " in line or "Error:" in line]
+    distinct = list(dict.fromkeys(re.sub(r"\d+", "N", line)[:240] for line in lines))
+    return text.count("Traceback"), distinct[:most]
+
+
+# --- CPU accounting ------------------------------------------------------------------------------
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: int) -> list[str]:
+    with open(f"/proc/{pid}/stat") as source:
+        text = source.read()
+    return text[text.rfind(")") + 2 :].split()  # field 3 (state) is index 0
+
+
+def process_cpu(pid: int, *, children: bool = False) -> float:
+    try:
+        fields = _stat(pid)
+    except OSError:
+        return 0.0
+    ticks = int(fields[11]) + int(fields[12])
+    if children:
+        ticks += int(fields[13]) + int(fields[14])
+    return ticks / TICK
+
+
+def postgres_cpu(data: Path | None) -> float:
+    """CPU seconds of a PostgreSQL server: the postmaster, its reaped and its live children.
+
+    With no private data folder: every PostgreSQL server on the machine (others' work included).
+    """
+    if data is not None:
+        roots = {int((data / "postmaster.pid").read_text().split()[0])}
+    else:
+        roots = set()
+        for entry in Path("/proc").glob("[0-9]*"):
+            with contextlib.suppress(OSError, IndexError):
+                if (entry / "comm").read_text().strip() == "postgres":
+                    parent = int(_stat(int(entry.name))[1])
+                    if Path(f"/proc/{parent}/comm").read_text().strip() != "postgres":
+                        roots.add(int(entry.name))
+    total = sum(process_cpu(root, children=True) for root in roots)
+    for entry in Path("/proc").glob("[0-9]*"):
+        with contextlib.suppress(OSError, IndexError):
+            if int(_stat(int(entry.name))[1]) in roots:
+                total += process_cpu(int(entry.name))
+    return total
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine since boot."""
+    with open("/proc/stat") as source:
+        values = [int(v) for v in source.readline().split()[1:]]
+    idle = values[3] + values[4]
+    return (sum(values[:8]) - idle) / TICK, sum(values[:8]) / TICK
+
+
+def redis_cpu(client: redis.Redis) -> float:
+    info = client.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+@dataclass
+class CpuSample:
+    at: float
+    parts: dict[str, float]
+    busy: float
+    total: float
+
+
+def cpu_sample(
+    servers: list[Daphne], watchers_pid: int | None, pg_data: Path | None, client: redis.Redis
+) -> CpuSample:
+    parts = {f"daphne {n}": process_cpu(s.process.pid) for n, s in enumerate(servers, start=1)}
+    parts["watchers (client)"] = process_cpu(watchers_pid) if watchers_pid else 0.0
+    parts["players (client)"] = process_cpu(os.getpid())
+    parts["PostgreSQL" + ("" if pg_data else " (all servers)")] = postgres_cpu(pg_data)
+    parts["Redis (whole server)"] = redis_cpu(client)
+    busy, total = machine_busy()
+    return CpuSample(time.monotonic(), parts, busy, total)
+
+
+# --- the players ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Sent:
+    """One write as the player saw it: first send to the 2xx answer, retries included."""
+
+    kind: str  # start, result, choice; marker-* for the markers
+    label: str
+    game: int | None
+    began: float
+    answered: float | None = None
+    tries: int = 0
+
+
+@dataclass
+class Failure:
+    kind: str
+    label: str
+    game: int | None
+    status: int
+    body: str
+    attempt: int
+
+
+@dataclass(frozen=True)
+class Unanswered:
+    """A write that never got a 2xx: replayed after the load with the same Idempotency-Key."""
+
+    player: Player
+    kind: str
+    game: int | None
+    path: str
+    payload: str
+    headers: dict[str, str]
+
+
+@dataclass
+class Traffic:
+    sent: list[Sent] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    hands: dict[int, list[str]] = field(default_factory=dict)  # registration -> kept, as answered
+    finished: set[int] = field(default_factory=set)  # registrations whose hand is complete
+    unanswered: list[Unanswered] = field(default_factory=list)
+    replays: Counter[str] = field(default_factory=Counter)  # status of each replay
+    abandoned: int = 0
+    stopped: int = 0
+
+
+async def write(
+    session: aiohttp.ClientSession,
+    base: str,
+    player: Player,
+    traffic: Traffic,
+    kind: str,
+    path: str,
+    body: dict[str, Any],
+    game: int | None = None,
+) -> tuple[dict[str, Any] | None, Sent]:
+    """POST one change and wait for its answer; a 5xx or lost connection is retried, same key."""
+    headers = {
+        "Cookie": f"sessionid={player.sessionid}; csrftoken={player.csrftoken}",
+        "X-CSRFToken": player.csrftoken,
+        "Idempotency-Key": uuid.uuid4().hex,
+        "Content-Type": "application/json",
+    }
+    payload = json.dumps(body)
+    sent = Sent(kind, player.label, game, time.monotonic())
+    traffic.sent.append(sent)
+    for attempt in range(1, TRIES + 1):
+        sent.tries = attempt
+        try:
+            async with session.post(base + path, data=payload, headers=headers) as response:
+                status, text = response.status, await response.text()
+        except (aiohttp.ClientError, TimeoutError, OSError) as error:
+            status, text = 0, f"{type(error).__name__}: {error}"
+        if 200 <= status < 300:
+            sent.answered = time.monotonic()
+            answer: dict[str, Any] = json.loads(text)
+            return answer, sent
+        traffic.failures.append(Failure(kind, player.label, game, status, text[:400], attempt))
+        if 400 <= status < 500:
+            break  # a refusal: the same key would only replay it
+        await asyncio.sleep(RETRY_AFTER)
+    traffic.unanswered.append(Unanswered(player, kind, game, path, payload, headers))
+    return None, sent
+
+
+async def replay(
+    session: aiohttp.ClientSession, base: str, lost: Unanswered, traffic: Traffic
+) -> None:
+    """Send an unanswered write again with its key: the stored answer (or the change, if it never
+    ran) comes back, and the player's hand gets its card."""
+    try:
+        async with session.post(
+            base + lost.path, data=lost.payload, headers=lost.headers
+        ) as response:
+            status, text = response.status, await response.text()
+    except (aiohttp.ClientError, TimeoutError, OSError) as error:
+        status, text = 0, type(error).__name__
+    traffic.replays[f"{lost.kind} {status}"] += 1
+    if not 200 <= status < 300:
+        return
+    answer = json.loads(text)
+    hand = traffic.hands.setdefault(lost.player.registration_id, [])
+    if lost.kind == "start":
+        hand.extend(answer["kept"])
+    elif lost.kind == "result" and "card" in answer:
+        hand.append(answer["card"])
+    elif lost.kind == "choice":
+        hand.append(answer["kept"])
+
+
+def steps(rng: random.Random, plan: str | None = None) -> list[tuple[str, int | None, Any]]:
+    """A player's changes in order: (kind, game, choice), the choices drawn up front."""
+    result: list[tuple[str, int | None, Any]] = [("start", None, [rng.randrange(3)])]
+    for game in range(1, 7):
+        outcome = (
+            rng.choice(["win", "loss"]) if plan is None else ("win", "loss")[plan[game - 1] == "l"]
+        )
+        result.append(("result", game, outcome))
+        if outcome == "win":
+            result.append(("choice", game, rng.randrange(2)))
+    return result
+
+
+async def step(
+    session: aiohttp.ClientSession,
+    base: str,
+    player: Player,
+    traffic: Traffic,
+    kind: str,
+    game: int | None,
+    choice: Any,
+    prefix: str = "",
+) -> Sent | None:
+    """One change; keeps the player's hand as the answers tell it. None if it failed."""
+    rid = player.registration_id
+    hand = traffic.hands.setdefault(rid, [])
+    if kind == "start":
+        path, body = f"/api/registrations/{rid}/starting-selection/", {"slots": choice}
+    elif kind == "result":
+        path, body = f"/api/registrations/{rid}/results/", {"game": game, "outcome": choice}
+    else:
+        path, body = f"/api/registrations/{rid}/win-choice/", {"slot": choice}
+    answer, sent = await write(session, base, player, traffic, prefix + kind, path, body, game)
+    if answer is None:
+        return None
+    if kind == "start":
+        hand.extend(answer["kept"])
+    elif kind == "result" and "card" in answer:
+        hand.append(answer["card"])
+    elif kind == "choice":
+        hand.append(answer["kept"])
+    return sent
+
+
+async def play(
+    session: aiohttp.ClientSession,
+    base: str,
+    player: Player,
+    traffic: Traffic,
+    seed: int,
+    deadline: float,
+) -> None:
+    rng = random.Random(f"{seed}-{player.label}")
+    for kind, game, choice in steps(rng):
+        if time.monotonic() > deadline:
+            traffic.stopped += 1  # the run's time is up: leave the hand unfinished
+            return
+        if await step(session, base, player, traffic, kind, game, choice) is None:
+            traffic.abandoned += 1
+            return
+    traffic.finished.add(player.registration_id)
+
+
+# --- the references ------------------------------------------------------------------------------
+
+
+@dataclass
+class Probes:
+    health: list[float] = field(default_factory=list)
+    health_failures: list[str] = field(default_factory=list)
+    bare: list[float] = field(default_factory=list)
+    connections: list[int] = field(default_factory=list)
+
+
+async def probe_health(
+    session: aiohttp.ClientSession, base: str, probes: Probes, stop: asyncio.Event
+) -> None:
+    while not stop.is_set():
+        began = time.monotonic()
+        try:
+            async with session.get(base + "/healthz") as response:
+                await response.read()
+                status = response.status
+        except (aiohttp.ClientError, TimeoutError, OSError) as error:
+            status = 0
+            probes.health_failures.append(f"{type(error).__name__}: {error}"[:200])
+        if status == 200:
+            probes.health.append(time.monotonic() - began)
+        elif status:
+            probes.health_failures.append(f"HTTP {status}")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), PROBE_EVERY)
+
+
+async def probe_database(url: str, database: str, probes: Probes, stop: asyncio.Event) -> None:
+    """The bare transaction (BEGIN, one UPDATE by primary key, COMMIT), and the connection count."""
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as db:
+        rounds = 0
+        while not stop.is_set():
+            began = time.monotonic()
+            async with db.transaction():
+                await db.execute(
+                    "UPDATE bench_reference_row SET counter = counter + 1 WHERE id = 1"
+                )
+            probes.bare.append(time.monotonic() - began)
+            rounds += 1
+            if rounds % 5 == 0:
+                cursor = await db.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", [database]
+                )
+                row = await cursor.fetchone()
+                probes.connections.append(int(row[0]) if row else 0)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), PROBE_EVERY)
+
+
+# --- the watchers' process -----------------------------------------------------------------------
+
+
+class Watchers:
+    """Talks to `bench/load_watchers.py` over its standard input and output."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.lock = asyncio.Lock()
+
+    @classmethod
+    async def start(cls, config: Path, log: Path) -> Watchers:
+        with log.open("wb") as err:
+            process = await asyncio.create_subprocess_exec(
+                PYTHON,
+                str(ROOT / "bench" / "load_watchers.py"),
+                str(config),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=err,
+                preexec_fn=die_with_parent,
+                limit=2**24,
+            )
+        return cls(process)
+
+    async def read(self, timeout: float) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = await asyncio.wait_for(self.process.stdout.readline(), timeout)
+        if not line:
+            raise RuntimeError("the watchers' process ended early: see watchers.log")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    async def command(self, line: str, timeout: float = 30.0) -> dict[str, Any]:
+        assert self.process.stdin is not None
+        async with self.lock:
+            self.process.stdin.write(line.encode() + b"\n")
+            await self.process.stdin.drain()
+            return await self.read(timeout)
+
+    async def status(self) -> list[list[int]]:
+        sockets: list[list[int]] = (await self.command("status"))["sockets"]
+        return sockets
+
+    async def caught_up(
+        self, versions: dict[int, int], timeout: float, *, accepted: bool
+    ) -> float | None:
+        """Seconds until every socket has seen (or accepted) its event's version, or None."""
+        began = time.monotonic()
+        while time.monotonic() - began < timeout:
+            behind = [
+                s for s in await self.status() if (s[2] if accepted else s[1]) < versions[s[0]]
+            ]
+            if not behind:
+                return time.monotonic() - began
+            await asyncio.sleep(0.05)
+        return None
+
+
+async def current_versions(
+    db: psycopg.AsyncConnection[Any], event_ids: list[int]
+) -> dict[int, int]:
+    cursor = await db.execute(
+        "SELECT id, version FROM events_event WHERE id = ANY(%s)", [event_ids]
+    )
+    return {int(row[0]): int(row[1]) for row in await cursor.fetchall()}
+
+
+# --- the run -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Marker:
+    round: int
+    event_id: int
+    version: int
+    answered: float
+
+
+@dataclass
+class Outcome:
+    traffic: Traffic
+    probes: Probes
+    load_seconds: float
+    settle_seconds: float | None
+    settle_accepted_seconds: float | None
+    markers: list[Marker]
+    final_seen: list[list[int]]
+    final_accepted_seconds: float | None
+    cpu: tuple[CpuSample, CpuSample]
+    watchers_connect: float
+    pg_statements: list[tuple[str, int, float, float]]
+    frames: list[dict[str, Any]]
+
+
+async def pg_statements(
+    url: str, database: str, top: int = 1000
+) -> list[tuple[str, int, float, float]]:
+    """(query, calls, total ms, mean ms) from pg_stat_statements, the most costly first."""
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as db:
+        cursor = await db.execute(
+            "SELECT query, calls, total_exec_time, mean_exec_time FROM pg_stat_statements "
+            "JOIN pg_database d ON d.oid = dbid WHERE d.datname = %s "
+            "ORDER BY total_exec_time DESC LIMIT %s",
+            [database, top],
+        )
+        return [(str(q), int(c), float(t), float(m)) for q, c, t, m in await cursor.fetchall()]
+
+
+async def run(
+    *,
+    args: argparse.Namespace,
+    plans: list[EventPlan],
+    servers: list[Daphne],
+    scratch_url: str,
+    folder: Path,
+    pg_data: Path | None,
+    redis_client: redis.Redis,
+    statements: bool,
+    deadline: float,
+    hard_end: float,
+) -> Outcome:
+    event_ids = [plan.event_id for plan in plans]
+    sockets = []
+    for n in range(args.watchers):
+        server = servers[(n // len(plans)) % len(servers)]
+        event_id = event_ids[n % len(plans)]
+        sockets.append(
+            {
+                "url": f"ws://127.0.0.1:{server.port}/ws/events/{event_id}/board/",
+                "origin": server.base,
+                "event": event_id,
+            }
+        )
+    config = folder / "watchers.json"
+    output = folder / "frames.json"
+    config.write_text(
+        json.dumps(
+            {
+                "sockets": sockets,
+                "connect_timeout": 180,
+                "deadline": args.timeout,
+                "output": str(output),
+            }
+        )
+    )
+    watchers = await Watchers.start(config, folder / "watchers.log")
+    try:
+        ready = await watchers.read(timeout=200)
+        if not ready.get("ready"):
+            raise RuntimeError(f"the watchers did not all connect: {ready}")
+        print(f"{args.watchers} sockets connected in {ready['seconds']:.1f} s", flush=True)
+
+        traffic, probes, stop = Traffic(), Probes(), asyncio.Event()
+        timeout = aiohttp.ClientTimeout(total=REQUEST_TIMEOUT)
+        sessions = [
+            aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=0),
+                cookie_jar=aiohttp.DummyCookieJar(),
+                timeout=timeout,
+            )
+            for _ in servers
+        ]
+        async with contextlib.AsyncExitStack() as stack:
+            for session in sessions:
+                await stack.enter_async_context(session)
+            db = await psycopg.AsyncConnection.connect(scratch_url, autocommit=True)
+            stack.push_async_callback(db.close)
+            if statements:
+                await db.execute("SELECT pg_stat_statements_reset()")
+            probe_tasks = [
+                asyncio.create_task(probe_health(s, server.base, probes, stop))
+                for s, server in zip(sessions, servers, strict=True)
+            ]
+            probe_tasks.append(
+                asyncio.create_task(probe_database(scratch_url, args.database, probes, stop))
+            )
+            before = cpu_sample(servers, watchers.process.pid, pg_data, redis_client)
+            began = time.monotonic()
+            players = [
+                play(
+                    sessions[n % len(servers)],
+                    servers[n % len(servers)].base,
+                    player,
+                    traffic,
+                    args.seed,
+                    deadline,
+                )
+                for plan in plans
+                for n, player in enumerate(plan.players)
+            ]
+            print(f"{len(players)} players playing ...", flush=True)
+            await asyncio.gather(*players)
+            load_seconds = time.monotonic() - began
+            after = cpu_sample(servers, watchers.process.pid, pg_data, redis_client)
+            stop.set()
+            await asyncio.gather(*probe_tasks)
+            found = await pg_statements(scratch_url, args.database) if statements else []
+            print(f"load done in {load_seconds:.1f} s; waiting for the sockets", flush=True)
+
+            versions = await current_versions(db, event_ids)
+            settle = await watchers.caught_up(versions, wait(hard_end), accepted=False)
+            settle_accepted = await watchers.caught_up(versions, wait(hard_end), accepted=True)
+            if traffic.unanswered:
+                print(f"replaying {len(traffic.unanswered)} unanswered writes", flush=True)
+                await asyncio.gather(
+                    *(
+                        replay(
+                            sessions[n % len(servers)],
+                            servers[n % len(servers)].base,
+                            lost,
+                            traffic,
+                        )
+                        for n, lost in enumerate(traffic.unanswered)
+                    )
+                )
+                versions = await current_versions(db, event_ids)
+                await watchers.caught_up(versions, wait(hard_end), accepted=True)
+
+            markers: list[Marker] = []
+            todo = [steps(random.Random(args.seed), MARKER_PLAN) for _ in plans]
+            for number in range(len(todo[0])):
+                server = number % len(servers)
+                made = await asyncio.gather(
+                    *(
+                        mark(
+                            sessions[server],
+                            servers[server].base,
+                            plan,
+                            todo[n][number],
+                            traffic,
+                            db,
+                            number + 1,
+                        )
+                        for n, plan in enumerate(plans)
+                    )
+                )
+                markers += [m for m in made if m is not None]
+                now = await current_versions(db, event_ids)
+                await watchers.caught_up(now, MARKER_WAIT, accepted=False)
+                await asyncio.sleep(0.3)
+            final = await current_versions(db, event_ids)
+            await watchers.caught_up(final, wait(hard_end, after=30), accepted=False)
+            accepted = await watchers.caught_up(final, wait(hard_end, after=30), accepted=True)
+            final_seen = await watchers.status()
+        await watchers.command("stop", timeout=60)
+        await watchers.process.wait()
+    finally:
+        if watchers.process.returncode is None:
+            watchers.process.terminate()
+            await watchers.process.wait()
+    frames = json.loads(output.read_text())
+    return Outcome(
+        traffic=traffic,
+        probes=probes,
+        load_seconds=load_seconds,
+        settle_seconds=settle,
+        settle_accepted_seconds=settle_accepted,
+        markers=markers,
+        final_seen=final_seen,
+        final_accepted_seconds=accepted,
+        cpu=(before, after),
+        watchers_connect=float(ready["seconds"]),
+        pg_statements=found,
+        frames=frames,
+    )
+
+
+def wait(hard_end: float, after: float = 100.0) -> float:
+    """How long a settling wait may last: SETTLE_WAIT, less if the hard timeout is near (the
+    markers, the checks and the report need the last `after` seconds)."""
+    return max(5.0, min(SETTLE_WAIT, (hard_end - after - time.monotonic()) / 2))
+
+
+async def mark(
+    session: aiohttp.ClientSession,
+    base: str,
+    plan: EventPlan,
+    change: tuple[str, int | None, Any],
+    traffic: Traffic,
+    db: psycopg.AsyncConnection[Any],
+    number: int,
+) -> Marker | None:
+    """One marker change over HTTP, and the event's version it made (the only writer now)."""
+    kind, game, choice = change
+    sent = await step(session, base, plan.marker, traffic, kind, game, choice, "marker-")
+    if sent is None or sent.answered is None:
+        return None
+    version = (await current_versions(db, [plan.event_id]))[plan.event_id]
+    return Marker(number, plan.event_id, version, sent.answered)
+
+
+# --- the figures ---------------------------------------------------------------------------------
+
+ACTIONS = {
+    "start": "starting_selection_confirmed",
+    "result": "result_submitted",
+    "choice": "win_choice_confirmed",
+}
+
+
+def quantiles_ms(values: list[float]) -> tuple[float, float, float, float] | None:
+    """p50, p95, p99 and max, in milliseconds."""
+    if len(values) < 2:
+        return None
+    cuts = statistics.quantiles(values, n=100, method="inclusive")
+    return cuts[49] * 1000, cuts[94] * 1000, cuts[98] * 1000, max(values) * 1000
+
+
+def shown(values: list[float]) -> str:
+    q = quantiles_ms(values)
+    return "n/a" if q is None else f"{q[0]:.0f} / {q[1]:.0f} / {q[2]:.0f} / {q[3]:.0f}"
+
+
+@dataclass
+class Socket:
+    """One socket's frames in arrival order, with the running highest version."""
+
+    event: int
+    times: list[float]
+    highest: list[int]
+
+    def first_at_least(self, version: int) -> float | None:
+        index = bisect.bisect_left(self.highest, version)
+        return self.times[index] if index < len(self.highest) else None
+
+
+def sockets_of(frames: list[dict[str, Any]]) -> list[Socket]:
+    found = []
+    for record in frames:
+        times, highest, top = [], [], -1
+        for arrived, _kind, version in record["frames"]:
+            top = max(top, version)
+            times.append(arrived)
+            highest.append(top)
+        found.append(Socket(record["event"], times, highest))
+    return found
+
+
+def lags(sockets: list[Socket], targets: list[tuple[int, int, float]]) -> tuple[list[float], int]:
+    """For each (event, version, answered) and each socket of that event: the delivery lag.
+
+    Returns the lags and how many socket-version pairs never arrived.
+    """
+    by_event: dict[int, list[Socket]] = {}
+    for s in sockets:
+        by_event.setdefault(s.event, []).append(s)
+    found, missing = [], 0
+    for event_id, version, answered in targets:
+        for s in by_event.get(event_id, []):
+            arrived = s.first_at_least(version)
+            if arrived is None:
+                missing += 1
+            else:
+                found.append(arrived - answered)
+    return found, missing
+
+
+def load_targets(
+    traffic: Traffic, changes: dict[int, list[Change] | None]
+) -> tuple[list[tuple[int, int, float]], list[float], int]:
+    """(event, version, answered) for every version made by a load request; the time between
+    the starts of two such consecutive changes of one event (how long each held the event's
+    lock, the queue never being empty); and how many events could not be matched at all."""
+    answered = {
+        (ACTIONS[s.kind], s.label, s.game): s.answered
+        for s in traffic.sent
+        if s.kind in ACTIONS and s.answered is not None
+    }
+    targets, gaps, unmatched = [], [], 0
+    for event_id, groups in changes.items():
+        if groups is None:
+            unmatched += 1
+            continue
+        previous = None
+        for version, (action, label, game, began) in enumerate(groups, start=1):
+            when = answered.get((action, label, game))
+            if when is None:
+                previous = None
+                continue
+            targets.append((event_id, version, when))
+            if previous is not None:
+                gaps.append(began - previous)
+            previous = began
+    return targets, gaps, unmatched
+
+
+def statement(query: str) -> str:
+    """A short name for a SQL statement: its verb, its table, and a row lock if it takes one."""
+    text = re.sub(r"\s+", " ", query).strip()
+    verb = text.split(" ", 1)[0].upper()
+    table = re.search(r'(?:FROM|INTO|UPDATE) "?(\w+)"?', text)
+    name = (
+        f"{verb} {table.group(1)}"
+        if table and verb in {"SELECT", "INSERT", "UPDATE", "DELETE"}
+        else text[:60]
+    )
+    if "COUNT(" in text.upper():
+        name += " count"
+    if "FOR NO KEY UPDATE" in text or "FOR UPDATE" in text:
+        name += " FOR UPDATE (lock)"
+    return name.replace("|", "\\|")
+
+
+def cpu_table(outcome: Outcome) -> list[str]:
+    before, after = outcome.cpu
+    wall = after.at - before.at
+    lines = ["| Process | CPU seconds during the load | Cores busy (average) |", "|---|---:|---:|"]
+    for name, value in after.parts.items():
+        spent = value - before.parts[name]
+        lines.append(f"| {name} | {spent:.1f} | {spent / wall:.2f} |")
+    busy = after.busy - before.busy
+    total = after.total - before.total
+    lines.append(
+        f"| whole machine ({os.cpu_count()} cores) | {busy:.1f} | {busy / wall:.2f} "
+        f"({100 * busy / total:.0f}% busy) |"
+    )
+    return lines
+
+
+def report(
+    args: argparse.Namespace,
+    outcome: Outcome,
+    checks: Checks,
+    changes: dict[int, list[Change] | None],
+    servers: list[Daphne],
+) -> str:
+    traffic, probes = outcome.traffic, outcome.probes
+    load = [s for s in traffic.sent if not s.kind.startswith("marker-")]
+    done = [s for s in load if s.answered is not None]
+
+    def latencies(kind: str) -> list[float]:
+        return [s.answered - s.began for s in done if s.kind == kind and s.answered]
+
+    results, choices, starts = latencies("result"), latencies("choice"), latencies("start")
+    failures = [f for f in traffic.failures if not f.kind.startswith("marker-")]
+    marker_failures = [f for f in traffic.failures if f.kind.startswith("marker-")]
+    sockets = sockets_of(outcome.frames)
+    frames = outcome.frames
+
+    targets, gaps, unmatched = load_targets(traffic, changes)
+    idle = [
+        s.answered - s.began for s in traffic.sent if s.kind.startswith("marker-") and s.answered
+    ]
+    load_lags, load_missing = lags(sockets, targets)
+    marker_lags: list[float] = []
+    marker_missing = 0
+    rounds_within = 0
+    rounds = sorted({m.round for m in outcome.markers})
+    per_round_max = []
+    for number in rounds:
+        found, missing = lags(
+            sockets,
+            [(m.event_id, m.version, m.answered) for m in outcome.markers if m.round == number],
+        )
+        marker_lags += found
+        marker_missing += missing
+        per_round_max.append(max(found) if found else float("inf"))
+        if not missing and found and max(found) <= GOAL_LAG_S:
+            rounds_within += 1
+    within = sum(lag <= GOAL_LAG_S for lag in marker_lags)
+    pairs = len(marker_lags) + marker_missing
+
+    final_seen = sum(s[1] == checks.versions[s[0]] for s in outcome.final_seen)
+    final_accepted = sum(s[2] == checks.versions[s[0]] for s in outcome.final_seen)
+    received = sum(len(r["frames"]) for r in frames)
+    snapshots = sum(1 for r in frames for f in r["frames"] if f[1] == 0)
+    server_tracebacks = [server_errors(s.log) for s in servers]
+
+    settled = " / ".join(
+        "not reached" if seconds is None else f"{seconds:.1f}"
+        for seconds in (outcome.settle_seconds, outcome.settle_accepted_seconds)
+    )
+    p95_results = quantiles_ms(results)
+    p95_choices = quantiles_ms(choices + starts)
+    lines = [
+        f"Machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average "
+        f"{os.getloadavg()[0]:.1f} at the end; {args.events} events x {args.players} players "
+        f"(+1 marker each), {args.watchers} sockets, 2 daphne processes, seed {args.seed}.",
+        "",
+        "| Measure | Value |",
+        "|---|---:|",
+        f"| writes answered 2xx / sent | {len(done)} / {len(load)} |",
+        f"| load wall time (s) | {outcome.load_seconds:.1f} |",
+        f"| throughput (writes/s) | {len(done) / outcome.load_seconds:.1f} |",
+        f"| time between two changes of one event, p50 / p95 / p99 / max (ms) | {shown(gaps)} |",
+        f"| result submissions p50 / p95 / p99 / max (ms) | {shown(results)} |",
+        f"| win card choices p50 / p95 / p99 / max (ms) | {shown(choices)} |",
+        f"| starting selections p50 / p95 / p99 / max (ms) | {shown(starts)} |",
+        f"| reference: GET /healthz, same client, same time (ms) | {shown(probes.health)} |",
+        f"| reference: bare one-row transaction (ms) | {shown(probes.bare)} |",
+        f"| marker writes, alone after the load (ms) | {shown(idle)} |",
+        f"| errors (non-2xx or failed connection, tries included) | {len(failures)} |",
+        f"| players who gave up after an error / stopped by the time limit | "
+        f"{traffic.abandoned} / {traffic.stopped} |",
+        f"| /healthz failures | {len(probes.health_failures)} |",
+        f"| PostgreSQL connections to the scratch database, max seen | "
+        f"{max(probes.connections, default=0)} |",
+        f"| sockets (s to connect all) | {len(frames)} ({outcome.watchers_connect:.1f}) |",
+        f"| websocket frames received (snapshots) | {received} ({snapshots}) |",
+        f"| websocket data received (MB) | {sum(r['bytes'] for r in frames) / 1e6:.1f} |",
+        f"| reloads asked after a version gap | {sum(r['reloads'] for r in frames)} |",
+        f"| reconnects / stale or repeated updates | "
+        f"{sum(max(r['connects'] - 1, 0) for r in frames)} / "
+        f"{sum(r['stale_updates'] for r in frames)} |",
+        f"| lag during the load p50 / p95 / p99 / max (ms) | {shown(load_lags)} |",
+        f"| lag during the load: socket-version pairs measured / never arrived | "
+        f"{len(load_lags)} / {load_missing} |",
+        f"| after the load, all sockets at the final version: received / accepted (s) "
+        f"| {settled} |",
+        f"| unanswered writes replayed with their key, answers | "
+        f"{', '.join(f'{k} x{n}' for k, n in sorted(traffic.replays.items())) or 'none'} |",
+        f"| marker lag p50 / p95 / p99 / max (ms) | {shown(marker_lags)} |",
+        f"| marker socket deliveries within 1 s | {within} / {pairs} |",
+        f"| marker rounds reaching every socket within 1 s | {rounds_within} / {len(rounds)} |",
+        f"| final version: sockets whose last frame = Event.version | "
+        f"{final_seen} / {len(outcome.final_seen)} |",
+        f"| final version: sockets whose accepted version = Event.version | "
+        f"{final_accepted} / {len(outcome.final_seen)} |",
+        f"| stock cards dealt / positions dealt twice or skipped | {checks.stock_dealt} / "
+        f"{sum('dealt' in p for p in checks.problems)} |",
+        f"| hands equal to the answers / complete (7 cards, wild shown) | "
+        f"{checks.hands_matching_answers} / {checks.hands_complete} of {checks.hands_checked} |",
+        f"| audit chains verifying ({checks.audit_entries} entries) | {checks.audit_ok} / "
+        f"{len(checks.versions)} |",
+        f"| daphne tracebacks | {sum(t for t, _ in server_tracebacks)} |",
+        f"| after the run, alone: one board snapshot / one change's snapshots (ms) | "
+        f"{checks.snapshot_ms.get('board', 0):.0f} / {checks.snapshot_ms.get('change', 0):.0f} |",
+    ]
+    lines += ["", *cpu_table(outcome)]
+    if outcome.pg_statements:
+        every = sum(calls for _, calls, _, _ in outcome.pg_statements)
+        lines += [
+            "",
+            f"PostgreSQL during the load: {every} statements, {every / max(len(done), 1):.1f} "
+            "per write (websocket snapshots and reloads included); the costliest:",
+            "",
+            "| Statement | Calls | Per write | Total (s) | Mean (ms) |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        named: dict[str, list[float]] = {}
+        for query, calls, total, _mean in outcome.pg_statements:
+            sums = named.setdefault(statement(query), [0, 0.0])
+            sums[0] += calls
+            sums[1] += total
+        for name, (calls, total) in sorted(named.items(), key=lambda i: -i[1][1])[:12]:
+            lines.append(
+                f"| {name} | {calls:.0f} | {calls / max(len(done), 1):.1f} "
+                f"| {total / 1000:.1f} | {total / calls:.2f} |"
+            )
+    lines += ["", "Goals:"]
+    lines.append(
+        f"- no errors: {'met' if not failures and not marker_failures else 'NOT met'} "
+        f"({len(failures)} during the load, {len(marker_failures)} for the markers)"
+    )
+    lines.append(
+        f"- no lost or duplicated card: {'met' if not checks.problems else 'NOT met'} "
+        f"({len(checks.problems)} problems)"
+    )
+    worst = max(p95_results[1] if p95_results else 0.0, p95_choices[1] if p95_choices else 0.0)
+    lines.append(
+        f"- p95 submission under {GOAL_P95_MS:.0f} ms: "
+        f"{'met' if worst < GOAL_P95_MS else 'NOT met'} (worst p95 {worst:.0f} ms)"
+    )
+    lines.append(
+        f"- a standings change on every socket within {GOAL_LAG_S:.0f} s: "
+        f"{'met' if rounds and rounds_within == len(rounds) else 'NOT met'} "
+        f"({rounds_within} of {len(rounds)} marker rounds; slowest socket per round "
+        + ", ".join(f"{x:.2f}" for x in per_round_max)
+        + " s)"
+    )
+    lines.append(
+        f"- every socket's last version equals the database's: "
+        f"{'met' if final_seen == len(outcome.final_seen) else 'NOT met'}"
+    )
+    if traffic.stopped:
+        lines.append(
+            f"- note: the time limit cut the load short ({traffic.stopped} players stopped "
+            "before their last game): the figures cover the part that ran"
+        )
+    if unmatched:
+        lines.append(f"- note: {unmatched} events' versions could not be matched to requests")
+    if failures or marker_failures:
+        lines += ["", "Errors (first of each kind):"]
+        for (kind, status), group in _grouped(failures + marker_failures).items():
+            lines.append(f"- {kind} HTTP {status} x{len(group)}: {group[0].body[:300]}")
+    if checks.problems:
+        lines += ["", "Problems found in the database:", *(f"- {p}" for p in checks.problems[:20])]
+    for number, (count, distinct) in enumerate(server_tracebacks, start=1):
+        if count or distinct:
+            lines += [
+                "",
+                f"daphne {number} log ({count} tracebacks):",
+                *(f"    {d}" for d in distinct),
+            ]
+    closes = Counter(c for r in frames for c in r["closes"])
+    if closes:
+        lines += ["", "Socket closes: " + ", ".join(f"{c} x{n}" for c, n in closes.most_common(5))]
+    return "\n".join(lines)
+
+
+def samples(files: list[Path], top: int = 12) -> str:
+    """The stack samples of both daphne processes, added up (see bench/load_sampler.py)."""
+    found = [json.loads(f.read_text()) for f in files if f.exists()]
+    if not found:
+        return "No stack samples were written."
+    count = sum(f["samples"] for f in found)
+    threads: dict[str, Counter[str]] = {}
+    change: Counter[str] = Counter()
+    own: Counter[str] = Counter()
+    inclusive: Counter[str] = Counter()
+    for f in found:
+        for kind, states in f["threads"].items():
+            threads.setdefault(kind, Counter()).update(states)
+        change.update(f["change"])
+        own.update(dict(f["self"]))
+        inclusive.update(dict(f["inclusive"]))
+    lines = [
+        f"Stack samples of both daphne processes, every {SAMPLE_EVERY * 1000:.0f} ms "
+        f"({count} rounds); threads in each state at an average moment:",
+        "",
+        "| Threads | Running Python | Waiting for PostgreSQL | Idle |",
+        "|---|---:|---:|---:|",
+    ]
+    for kind, states in sorted(threads.items(), key=lambda i: -i[1]["running"]):
+        lines.append(
+            f"| {kind} | {states['running'] / count:.2f} | {states['database'] / count:.2f} "
+            f"| {states['idle'] / count:.2f} |"
+        )
+    inside = sum(change.values())
+    if inside:
+        lines += ["", "Threads inside `events.actions.perform` (a change):", ""]
+        lines += [f"- {name}: {n / count:.2f} threads on average" for name, n in change.items()]
+    running = sum(own.values())
+    lines += ["", "| Innermost frame (running samples) | Share |", "|---|---:|"]
+    lines += [f"| `{name}` | {100 * n / running:.1f}% |" for name, n in own.most_common(top)]
+    lines += ["", "| Project function on the stack (running samples) | Share |", "|---|---:|"]
+    lines += [
+        f"| `{name}` | {100 * n / running:.1f}% |" for name, n in inclusive.most_common(top * 2)
+    ]
+    return "\n".join(lines)
+
+
+def _grouped(failures: list[Failure]) -> dict[tuple[str, int], list[Failure]]:
+    groups: dict[tuple[str, int], list[Failure]] = {}
+    for failure in failures:
+        groups.setdefault((failure.kind, failure.status), []).append(failure)
+    return groups
+
+
+# --- main ----------------------------------------------------------------------------------------
+
+
+class HardTimeout(BaseException):
+    """The run's time is up: everything stops and is cleaned up."""
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--events", type=int, default=4)
+    parser.add_argument("--players", type=int, default=128, help="per event (plus one marker)")
+    parser.add_argument("--watchers", type=int, default=500, help="board sockets in all")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--timeout", type=int, default=600, help="hard limit of the run, seconds")
+    parser.add_argument("--database", default="bench_load", help="scratch database to create")
+    parser.add_argument("--redis-db", type=int, default=11, help="Redis database to use (empty)")
+    parser.add_argument(
+        "--private-postgres",
+        action="store_true",
+        help="run on a throwaway PostgreSQL with max_connections sized for the load",
+    )
+    parser.add_argument(
+        "--sample",
+        action="store_true",
+        help="run daphne under bench/load_sampler.py and report where its threads spend time",
+    )
+    parser.add_argument("--keep-logs", metavar="DIR", help="copy the servers' logs there")
+    parser.add_argument(
+        "--allow-few-connections",
+        action="store_true",
+        help="run even if the server's max_connections is below the load's need",
+    )
+    return parser.parse_args()
+
+
+def show_logs(folder: Path, lines: int = 25) -> None:
+    """After a failure, the end of each server's log (the folder is removed afterwards)."""
+    for log in sorted(folder.glob("*.log")):
+        tail = log.read_text(errors="replace").splitlines()[-lines:]
+        print(f"--- {log.name}", *tail, sep="\n", file=sys.stderr)
+
+
+def keep_logs(folder: Path, into: Path) -> None:
+    into.mkdir(parents=True, exist_ok=True)
+    for log in [*folder.glob("*.log"), *folder.glob("sample*.json")]:
+        shutil.copy(log, into / log.name)
+
+
+def raise_timeout(signum: int, frame: object) -> None:
+    raise HardTimeout()
+
+
+def raise_exit(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def main() -> None:
+    args = arguments()
+    signal.signal(signal.SIGALRM, raise_timeout)
+    signal.signal(signal.SIGTERM, raise_exit)
+    signal.alarm(args.timeout)
+    started = time.monotonic()
+    needed = args.events * args.players + 60
+    with contextlib.ExitStack() as stack:
+        pg_data: Path | None = None
+        if args.private_postgres:
+            # Room for every try of every player: a timed-out request keeps its connection.
+            size = args.events * args.players * TRIES + 200
+            server_url, pg_data = stack.enter_context(private_postgres(size))
+        else:
+            server_url = os.environ.get("DATABASE_URL", "")
+            if not server_url.startswith(("postgres://", "postgresql://")):
+                sys.exit("This benchmark runs on PostgreSQL only: set DATABASE_URL=postgres://...")
+        if urlsplit(server_url).path.lstrip("/") == args.database:
+            sys.exit(f"DATABASE_URL names {args.database!r}: point it at another database.")
+        with psycopg.connect(server_url, autocommit=True) as server:
+            row = server.execute("SHOW max_connections").fetchone()
+            limit = int(row[0]) if row else 0
+        if limit < needed and not args.allow_few_connections:
+            sys.exit(
+                f"The server allows {limit} connections; this load may need about {needed} "
+                "(daphne opens one per request in flight). Use --private-postgres, or "
+                "--allow-few-connections to see what happens."
+            )
+        redis_url = urlunsplit(
+            urlsplit(os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0")._replace(
+                path=f"/{args.redis_db}"
+            )
+        )
+        tag = uuid.uuid4().hex[:8]
+        prefix = f"benchload-{tag}"
+        redis_client = redis.Redis.from_url(redis_url)
+        if redis_client.dbsize():
+            sys.exit(
+                f"Redis database {args.redis_db} is not empty: choose another with --redis-db."
+            )
+        stack.callback(
+            lambda: (
+                redis_client.delete(*keys) if (keys := redis_keys(redis_client, [prefix])) else 0
+            )
+        )
+        folder = Path(tempfile.mkdtemp(prefix="bench-load."))
+        stack.callback(shutil.rmtree, folder, True)
+        stack.push(lambda kind, error, trace: show_logs(folder) if kind else None)
+        if args.keep_logs:
+            stack.callback(keep_logs, folder, Path(args.keep_logs))
+
+        create_scratch(server_url, args.database)
+        stack.callback(drop_scratch, server_url, args.database)
+        scratch_url = with_database(server_url, args.database)
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "syndicate.settings",
+            "DATABASE_URL": scratch_url,
+            "REDIS_URL": redis_url,
+            "CHANNELS_PREFIX": prefix,
+            "CACHE_PREFIX": f"{prefix}-cache",
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "DJANGO_DEBUG": "0",
+            "LOG_LEVEL": "WARNING",
+            "PYTHONUNBUFFERED": "1",
+        }
+        began = time.monotonic()
+        subprocess.run(
+            [PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
+        )
+        with psycopg.connect(scratch_url, autocommit=True) as scratch:
+            statements = bool(
+                scratch.execute(
+                    "SELECT 1 FROM pg_settings WHERE name = 'shared_preload_libraries' "
+                    "AND setting LIKE '%%pg_stat_statements%%'"
+                ).fetchone()
+            )
+            if statements:
+                scratch.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        # This process only seeds and checks: no live updates (nobody listens yet).
+        os.environ.update({**env, "LIVE_UPDATES": "off"})
+        import django
+
+        sys.path.insert(1, str(ROOT))  # the project, after bench/ (this script's folder)
+        django.setup()
+        import load_seed
+        from django.db import connections
+
+        stack.callback(connections.close_all)
+        load_seed.prepare_reference()
+        plans = load_seed.seed(events=args.events, players=args.players, tag=tag)
+        print(
+            f"scratch database {args.database!r} migrated and seeded in "
+            f"{time.monotonic() - began:.0f} s",
+            flush=True,
+        )
+        connections.close_all()
+
+        daphne_env = {**env, "LIVE_UPDATES": "background", "DATABASE_CONN_MAX_AGE": "0"}
+        servers = [start_daphne(daphne_env, folder, n, args.sample) for n in (1, 2)]
+        for server in servers:
+            stack.callback(stop_process, server.process)
+        asyncio.run(wait_healthy(servers))
+        outcome = asyncio.run(
+            run(
+                args=args,
+                plans=plans,
+                servers=servers,
+                scratch_url=scratch_url,
+                folder=folder,
+                pg_data=pg_data,
+                redis_client=redis_client,
+                statements=statements,
+                deadline=started + args.timeout - RESERVE,
+                hard_end=started + args.timeout,
+            )
+        )
+        for server in servers:
+            stop_process(server.process)
+        changes = {plan.event_id: load_seed.changes_by_version(plan.event_id) for plan in plans}
+        checks = load_seed.check(plans, outcome.traffic.hands, outcome.traffic.finished)
+        checks.snapshot_ms = load_seed.snapshot_cost([plan.event_id for plan in plans])
+        signal.alarm(0)
+        print()
+        print(report(args, outcome, checks, changes, servers))
+        if args.sample:
+            print()
+            print(samples([folder / f"sample{n}.json" for n in (1, 2)]))
+
+
+if __name__ == "__main__":
+    main()
