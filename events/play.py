@@ -525,6 +525,10 @@ def _reveal_if_complete(change: Change, registration: Registration) -> None:
         return
     if registration.status != RegistrationStatus.CHECKED_IN:
         return
+    # One count settles most actions: a hand short of cards cannot be complete.
+    kept = DealtCard.objects.filter(registration=registration, state=CardState.KEPT).count()
+    if kept < change.event.rules.kept:
+        return
     if progress_of(registration).complete(registration):
         _reveal(change, registration, by_system=True)
 
