@@ -29,7 +29,7 @@ from events.errors import (
 from events.lifecycle import close_registration
 from events.models import GameResult, Outcome, Phase, Registration, RegistrationStatus, Review
 from events.progress import progress_of
-from events.registration import _event_of, registration_for
+from events.registration import event_of, registration_for
 from push import reminders
 
 
@@ -78,7 +78,7 @@ def starting_selection_confirm(
         }
 
     return perform(
-        event_id=_event_of(registration_id),
+        event_id=event_of(registration_id),
         user=by,
         action="starting_selection_confirm",
         request={
@@ -197,7 +197,7 @@ def result_submit(
         return answer
 
     return perform(
-        event_id=_event_of(registration_id),
+        event_id=event_of(registration_id),
         user=by,
         action="result_submit",
         request={
@@ -256,7 +256,7 @@ def win_choice_confirm(
         return {"registration_id": registration.pk, "game": game, "kept": kept.card}
 
     return perform(
-        event_id=_event_of(registration_id),
+        event_id=event_of(registration_id),
         user=by,
         action="win_choice_confirm",
         request={"registration": registration_id, "slot": slot, "reason": reason.strip()},
@@ -287,7 +287,7 @@ def wild_reveal(
         return {"registration_id": registration.pk, "wild_rank": wild}
 
     return perform(
-        event_id=_event_of(registration_id),
+        event_id=event_of(registration_id),
         user=by,
         action="wild_reveal",
         request={"registration": registration_id},
@@ -345,7 +345,7 @@ def result_correct(
         return {"registration_id": registration.pk, "review_id": review.pk}
 
     return perform(
-        event_id=_event_of(registration_id),
+        event_id=event_of(registration_id),
         user=by,
         action="result_correct",
         request={
@@ -381,7 +381,7 @@ def review_open(
         return {"registration_id": registration.pk, "review_id": review.pk}
 
     return perform(
-        event_id=_event_of(registration_id),
+        event_id=event_of(registration_id),
         user=by,
         action="review_open",
         request={"registration": registration_id, "reason": reason.strip()},
@@ -427,7 +427,7 @@ def review_resolve(
         }
 
     return perform(
-        event_id=_event_of(registration_id),
+        event_id=event_of(registration_id),
         user=by,
         action="review_resolve",
         request={"review": review_id, "reason": reason.strip()},

@@ -79,7 +79,7 @@ def registration_cancel(
         return {"registration_id": registration.pk, "status": registration.status}
 
     return perform(
-        event_id=_event_of(registration_id),
+        event_id=event_of(registration_id),
         user=by,
         action="registration_cancel",
         request={"registration": registration_id},
@@ -103,7 +103,7 @@ def player_check_in(
         return {"registration_id": registration.pk, "status": registration.status}
 
     return perform(
-        event_id=_event_of(registration_id),
+        event_id=event_of(registration_id),
         user=by,
         action="player_check_in",
         request={"registration": registration_id},
@@ -133,7 +133,7 @@ def check_in_undo(
         return {"registration_id": registration.pk, "status": registration.status}
 
     return perform(
-        event_id=_event_of(registration_id),
+        event_id=event_of(registration_id),
         user=by,
         action="check_in_undo",
         request={"registration": registration_id},
@@ -274,7 +274,7 @@ def player_withdraw(
         return {"registration_id": registration.pk, "status": registration.status}
 
     return perform(
-        event_id=_event_of(registration_id),
+        event_id=event_of(registration_id),
         user=by,
         action="player_withdraw",
         request={"registration": registration_id, "reason": reason.strip()},
@@ -318,7 +318,7 @@ def access_reset(
         return {"registration_id": registration.pk}
 
     return perform(
-        event_id=_event_of(registration_id),
+        event_id=event_of(registration_id),
         user=by,
         action="access_reset",
         request={"registration": registration_id, "reason": reason.strip()},
@@ -367,7 +367,8 @@ def registration_for(change: Change, registration_id: int, by: User) -> Registra
     return registration
 
 
-def _event_of(registration_id: int) -> int:
+def event_of(registration_id: int) -> int:
+    """The event a registration belongs to (it never changes), or NotFound."""
     event_id = (
         Registration.objects.filter(pk=registration_id)
         .order_by()

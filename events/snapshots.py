@@ -5,7 +5,6 @@ Nothing here ever carries a face-down card's identity, an email or a push endpoi
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from django.db.models import Count, Q
@@ -372,7 +371,3 @@ def house_snapshot(event: Event) -> dict[str, Any]:
         "blockers": blockers(event) if event.phase == Phase.STARTED else [],
         "supported_places": event.supported_places,
     }
-
-
-def _iso(moment: datetime | None) -> str | None:
-    return moment.isoformat() if moment else None

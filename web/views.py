@@ -9,7 +9,6 @@ from django.contrib.auth.decorators import login_required
 from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.models import User
@@ -213,7 +212,3 @@ def board_partial(request: HttpRequest, event_id: int) -> HttpResponse:
 def board_json(request: HttpRequest, event_id: int) -> JsonResponse:
     """The public snapshot, for clients that reload after a gap."""
     return JsonResponse(board_snapshot(_event(event_id)))
-
-
-def event_link(event: Event) -> str:
-    return reverse("web:event", kwargs={"event_id": event.pk})
