@@ -22,7 +22,7 @@ class AuditEntry(models.Model):
     hash = models.CharField(max_length=64)
 
     class Meta:
-        ordering = ["event", "seq"]
+        ordering = ["event_id", "seq"]
         constraints = [
             models.UniqueConstraint(fields=["event", "seq"], name="one_entry_per_seq"),
         ]

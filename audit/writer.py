@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -25,14 +26,13 @@ def timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def append(event: Event, entries: list[PendingEntry], moment: datetime) -> list[AuditEntry]:
-    """Chain `entries` after the event's last entry. The caller holds the event's row lock."""
-    if not entries:
-        return []
-    head = (
-        AuditEntry.objects.filter(event=event).order_by("-seq").values_list("seq", "hash").first()
-    )
-    seq, prev_hash = head if head else (0, GENESIS)
+def chain(event: Event, entries: list[PendingEntry], moment: datetime) -> list[AuditEntry]:
+    """Chain `entries` after the event's last entry and move the head on `event` (not saved).
+
+    The caller holds the event's row lock, then saves the entries with `event.audit_seq` and
+    `event.audit_hash` in the same transaction.
+    """
+    seq, prev_hash = event.audit_seq, event.audit_hash or GENESIS
     at = timestamp(moment)
     rows = []
     for pending in entries:
@@ -50,4 +50,32 @@ def append(event: Event, entries: list[PendingEntry], moment: datetime) -> list[
         digest = entry_hash(stored)
         rows.append(AuditEntry(event=event, hash=digest, **stored))
         prev_hash = digest
-    return AuditEntry.objects.bulk_create(rows)
+    event.audit_seq, event.audit_hash = seq, prev_hash
+    return rows
+
+
+COLUMNS = (
+    *("event_id", "seq", "at", "actor", "action"),
+    *("player", "details", "reason", "prev_hash", "hash"),
+)
+
+
+def insert_values(rows: list[AuditEntry]) -> tuple[str, list[Any]]:
+    """`(columns) VALUES ...` and its parameters, for an INSERT of `rows` written by hand."""
+    one = "(" + ", ".join(["%s"] * len(COLUMNS)) + ")"
+    params: list[Any] = []
+    for row in rows:
+        params += [
+            row.event_id,
+            row.seq,
+            row.at,
+            row.actor,
+            row.action,
+            row.player,
+            json.dumps(row.details),
+            row.reason,
+            row.prev_hash,
+            row.hash,
+        ]
+    values = ", ".join([one] * len(rows))
+    return f"({', '.join(COLUMNS)}) VALUES {values}", params

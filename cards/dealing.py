@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.db import connection
+
 from cards import shuffle
 from cards.models import CardState, DealtCard, Offer, Shoe, ShoeKind, Shuffle
-from events.errors import StockExhausted
+from events.errors import StockExhausted, WrongPhase
 from events.models import Event, Registration
 
 
@@ -53,29 +55,79 @@ def deal(
     moment: datetime,
     offer: Offer | None = None,
     face_down: bool = False,
+    kept_index: int | None = None,
+    kept_source: str = "",
 ) -> list[DealtCard]:
-    """Deal `count` cards from the top of the shoe to `registration`, recording each position."""
-    shoe = Shoe.objects.select_for_update(no_key=True).get(event=event, kind=kind)
-    start = shoe.next_position
-    if start + count > shoe.size:
-        raise StockExhausted()
-    cards = [
+    """Deal `count` cards from the top of the shoe to `registration`, recording each position.
+
+    Cards dealt straight into the hand (`state` kept) take slots from `kept_index` on.
+    """
+    shoe_id, start, cards = _take(event, kind, count)
+    dealt = [
         DealtCard(
-            shoe=shoe,
+            shoe_id=shoe_id,
             position=position,
-            card=shoe.card_at(position),
+            card=cards[2 * slot : 2 * slot + 2],
             registration=registration,
             offer=offer,
             slot=slot,
             face_down=face_down,
             state=state,
+            kept_index=None if kept_index is None else kept_index + slot,
+            kept_source=kept_source,
             dealt_at=moment,
         )
         for slot, position in enumerate(range(start, start + count))
     ]
-    shoe.next_position = start + count
-    shoe.save(update_fields=["next_position"])
-    return DealtCard.objects.bulk_create(cards)
+    return DealtCard.objects.bulk_create(dealt)
+
+
+def _take(event: Event, kind: ShoeKind, count: int) -> tuple[int, int, str]:
+    """Move the shoe's next position on by `count` and return (shoe id, first position, cards).
+
+    One UPDATE: it takes the shoe's row lock, so concurrent deals queue and each gets the next
+    positions in order; a shoe that would run past its end is left as it is.
+    """
+    table = connection.ops.quote_name(Shoe._meta.db_table)
+    order = connection.ops.quote_name("order")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET next_position = next_position + %s"
+            " WHERE event_id = %s AND kind = %s AND next_position + %s <= size"
+            f" RETURNING id, next_position - %s, SUBSTR({order}, 2 * (next_position - %s) + 1,"
+            " 2 * %s)",
+            [count, event.pk, str(kind), count, count, count, count],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        if not Shoe.objects.filter(event=event, kind=kind).exists():
+            raise WrongPhase("The cards are not shuffled yet: the event has not started.")
+        raise StockExhausted()
+    shoe_id, start, cards = row
+    return shoe_id, start, cards
+
+
+def save_cards(cards: list[DealtCard]) -> None:
+    """Write each card's state, face, hand slot and source, all cards in one UPDATE."""
+    if not cards:
+        return
+    table = connection.ops.quote_name(DealtCard._meta.db_table)
+    cases = " ".join(["WHEN %s THEN %s"] * len(cards))
+    ids = ", ".join(["%s"] * len(cards))
+    params: list[Any] = []
+    for field in ("state", "face_down", "kept_index", "kept_source"):
+        for card in cards:
+            params += [card.pk, getattr(card, field)]
+    params += [card.pk for card in cards]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET state = CASE id {cases} END,"
+            f" face_down = CASE id {cases} END,"
+            f" kept_index = CAST(CASE id {cases} END AS smallint),"
+            f" kept_source = CASE id {cases} END"
+            f" WHERE id IN ({ids})",
+            params,
+        )
 
 
 def seed_hex(event: Event) -> str:

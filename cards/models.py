@@ -67,7 +67,7 @@ class Offer(models.Model):
     reminded_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["registration", "id"]
+        ordering = ["registration_id", "id"]
         constraints = [
             models.UniqueConstraint(
                 fields=["registration"],
@@ -121,7 +121,7 @@ class DealtCard(models.Model):
     dealt_at = models.DateTimeField()
 
     class Meta:
-        ordering = ["shoe", "position"]
+        ordering = ["shoe_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["shoe", "position"], name="one_card_per_position"),
             models.UniqueConstraint(

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from audit.chain import GENESIS
 from events.formats import FORMATS, Format, FormatName
 
 
@@ -46,6 +47,9 @@ class Event(models.Model):
     unallocated = models.PositiveIntegerField(null=True, blank=True)
     # Bumped on every change that live views show; clients reload on a gap.
     version = models.PositiveBigIntegerField(default=0)
+    # The audit chain's head (last seq and hash), kept on the row every change locks anyway.
+    audit_seq = models.PositiveIntegerField(default=0)
+    audit_hash = models.CharField(max_length=64, default=GENESIS)
 
     class Meta:
         ordering = ["-date", "-id"]
@@ -108,7 +112,7 @@ class Registration(models.Model):
     version = models.PositiveBigIntegerField(default=0)
 
     class Meta:
-        ordering = ["event", "id"]
+        ordering = ["event_id", "id"]
         constraints = [
             models.UniqueConstraint(fields=["event", "player"], name="one_registration_per_player"),
             models.UniqueConstraint(fields=["event", "label"], name="unique_label_per_event"),
@@ -149,7 +153,7 @@ class GameResult(models.Model):
     submitted_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["registration", "game"]
+        ordering = ["registration_id", "game"]
         constraints = [
             models.UniqueConstraint(fields=["registration", "game"], name="one_result_per_game"),
             models.CheckConstraint(condition=Q(game__gte=1), name="games_count_from_one"),
@@ -173,7 +177,7 @@ class Review(models.Model):
     resolved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["registration", "id"]
+        ordering = ["registration_id", "id"]
 
 
 class PoolAdjustment(models.Model):
@@ -186,7 +190,7 @@ class PoolAdjustment(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["event", "id"]
+        ordering = ["event_id", "id"]
         constraints = [
             models.CheckConstraint(condition=~Q(amount=0), name="adjustments_are_not_zero"),
         ]

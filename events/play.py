@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from django.db import connection
+
 from accounts.models import User
-from cards.dealing import audit_card, deal
+from cards.dealing import audit_card, deal, save_cards
 from cards.models import CardState, DealtCard, KeptSource, Offer, OfferKind, ShoeKind
 from events.actions import Change, perform
 from events.errors import (
@@ -29,7 +32,7 @@ from events.errors import (
 from events.lifecycle import close_registration
 from events.models import GameResult, Outcome, Phase, Registration, RegistrationStatus, Review
 from events.progress import progress_of
-from events.registration import event_of, registration_for
+from events.registration import registration_for
 from push import reminders
 
 
@@ -47,7 +50,7 @@ def starting_selection_confirm(
         chosen = _clean_slots(slots)
         registration = _playing(change, registration_id, by, reason)
         offer = _pending_offer(registration, OfferKind.STARTING)
-        cards = list(offer.cards.order_by("slot"))
+        cards = offer.cards
         if len(chosen) != offer.keep:
             raise WrongCount(f"Choose exactly {offer.keep} of {len(cards)} starting cards.")
         if any(slot >= len(cards) for slot in chosen):
@@ -57,7 +60,6 @@ def starting_selection_confirm(
         for card in not_kept:
             card.state = CardState.NOT_KEPT
             card.face_down = False
-        DealtCard.objects.bulk_update(not_kept, ["state", "face_down"])
         _resolve(change, offer)
         change.audit(
             "starting_selection_confirmed",
@@ -69,8 +71,9 @@ def starting_selection_confirm(
             reason=_reason(change, reason),
         )
         source = KeptSource.HOUSE if change.house else KeptSource.START
-        _keep(change, registration, kept, source, game=None)
-        _reveal_if_complete(change, registration)
+        in_hand = _keep(change, registration, kept, source, game=None, before=offer.in_hand)
+        save_cards(cards)
+        _reveal_if_complete(change, registration, in_hand)
         return {
             "registration_id": registration.pk,
             "kept": [c.card for c in kept],
@@ -78,7 +81,7 @@ def starting_selection_confirm(
         }
 
     return perform(
-        event_id=event_of(registration_id),
+        registration_id=registration_id,
         user=by,
         action="starting_selection_confirm",
         request={
@@ -149,17 +152,21 @@ def result_submit(
             "game": game,
             "result": outcome,
         }
+        in_hand = progress.kept
         if outcome == Outcome.LOSS:
+            source = KeptSource.HOUSE if change.house else KeptSource.LOSS
+            # Dealt straight into the hand: no one chooses a loss card.
             (card,) = deal(
                 event=change.event,
                 kind=ShoeKind.STOCK,
                 count=1,
                 registration=registration,
-                state=CardState.OFFERED,
+                state=CardState.KEPT,
                 moment=change.now,
+                kept_index=in_hand,
+                kept_source=source,
             )
-            source = KeptSource.HOUSE if change.house else KeptSource.LOSS
-            _keep(change, registration, [card], source, game=game)
+            in_hand = _keep(change, registration, [card], source, game=game, before=in_hand)
             answer["card"] = card.card
         else:
             offer = Offer.objects.create(
@@ -193,11 +200,11 @@ def result_submit(
             answer["offered"] = [c.card for c in cards]
         if game == 1:
             _close_registration_after_last_first_result(change)
-        _reveal_if_complete(change, registration)
+        _reveal_if_complete(change, registration, in_hand)
         return answer
 
     return perform(
-        event_id=event_of(registration_id),
+        registration_id=registration_id,
         user=by,
         action="result_submit",
         request={
@@ -231,14 +238,13 @@ def win_choice_confirm(
             raise Invalid("Choose card 0 or card 1.")
         registration = _playing(change, registration_id, by, reason)
         offer = _pending_offer(registration, OfferKind.WIN)
-        cards = list(offer.cards.order_by("slot"))
+        cards = offer.cards
         kept = cards[slot]
         discarded = [card for card in cards if card.pk != kept.pk]
         for card in discarded:
             card.state = CardState.DISCARDED
-        DealtCard.objects.bulk_update(discarded, ["state"])
         _resolve(change, offer)
-        game = offer.result.game if offer.result else None
+        game = offer.game
         change.audit(
             "win_choice_confirmed",
             player=registration.label,
@@ -251,12 +257,13 @@ def win_choice_confirm(
             reason=_reason(change, reason),
         )
         source = KeptSource.HOUSE if change.house else KeptSource.WIN
-        _keep(change, registration, [kept], source, game=game)
-        _reveal_if_complete(change, registration)
+        in_hand = _keep(change, registration, [kept], source, game=game, before=offer.in_hand)
+        save_cards(cards)
+        _reveal_if_complete(change, registration, in_hand)
         return {"registration_id": registration.pk, "game": game, "kept": kept.card}
 
     return perform(
-        event_id=event_of(registration_id),
+        registration_id=registration_id,
         user=by,
         action="win_choice_confirm",
         request={"registration": registration_id, "slot": slot, "reason": reason.strip()},
@@ -287,7 +294,7 @@ def wild_reveal(
         return {"registration_id": registration.pk, "wild_rank": wild}
 
     return perform(
-        event_id=event_of(registration_id),
+        registration_id=registration_id,
         user=by,
         action="wild_reveal",
         request={"registration": registration_id},
@@ -345,7 +352,7 @@ def result_correct(
         return {"registration_id": registration.pk, "review_id": review.pk}
 
     return perform(
-        event_id=event_of(registration_id),
+        registration_id=registration_id,
         user=by,
         action="result_correct",
         request={
@@ -381,7 +388,7 @@ def review_open(
         return {"registration_id": registration.pk, "review_id": review.pk}
 
     return perform(
-        event_id=event_of(registration_id),
+        registration_id=registration_id,
         user=by,
         action="review_open",
         request={"registration": registration_id, "reason": reason.strip()},
@@ -427,7 +434,7 @@ def review_resolve(
         }
 
     return perform(
-        event_id=event_of(registration_id),
+        registration_id=registration_id,
         user=by,
         action="review_resolve",
         request={"review": review_id, "reason": reason.strip()},
@@ -468,22 +475,67 @@ def _refuse_unless_in_play(change: Change, registration: Registration) -> None:
         raise NotCheckedIn()
 
 
-def _pending_offer(registration: Registration, kind: OfferKind) -> Offer:
-    offer = (
-        Offer.objects.select_related("result")
-        .filter(registration=registration, resolved_at__isnull=True, voided_at__isnull=True)
-        .first()
+@dataclass(frozen=True, slots=True)
+class PendingOffer:
+    """A player's pending selection and its cards, in slot order."""
+
+    id: int
+    keep: int
+    game: int | None
+    cards: list[DealtCard]
+    in_hand: int  # cards the player's hand holds already
+
+
+def _pending_offer(registration: Registration, kind: OfferKind) -> PendingOffer:
+    """The pending selection of this kind, with its cards, read in one statement."""
+    cards = list(
+        DealtCard.objects.raw(
+            _PENDING_CARDS.format(
+                card=DealtCard._meta.db_table,
+                offer=Offer._meta.db_table,
+                result=GameResult._meta.db_table,
+            ),
+            [str(CardState.KEPT), registration.pk],
+        )
     )
-    if offer is None or offer.kind != kind:
+    # The offer's own columns arrive as extra attributes of each card.
+    offer: dict[str, Any] = vars(cards[0]) if cards else {}
+    if offer.get("offer_kind") != kind:
         what = "starting selection" if kind == OfferKind.STARTING else "win choice"
         raise NothingPending(f"There is no pending {what}.")
-    return offer
+    return PendingOffer(
+        id=offer["offer_id"],
+        keep=offer["offer_keep"],
+        game=offer["offer_game"],
+        cards=[card for card in cards if card.offer_id == offer["offer_id"]],
+        in_hand=offer["offer_in_hand"],
+    )
 
 
-def _resolve(change: Change, offer: Offer) -> None:
-    offer.resolved_at = change.now
-    offer.resolved_by_house = change.house
-    offer.save(update_fields=["resolved_at", "resolved_by_house"])
+_PENDING_CARDS = """
+SELECT c.*, o.kind AS offer_kind, o.keep AS offer_keep, g.game AS offer_game,
+    (SELECT COUNT(*) FROM {card} h WHERE h.registration_id = o.registration_id
+        AND h.state = %s) AS offer_in_hand
+FROM {card} c
+JOIN {offer} o ON o.id = c.offer_id
+LEFT JOIN {result} g ON g.id = o.result_id
+WHERE o.registration_id = %s AND o.resolved_at IS NULL AND o.voided_at IS NULL
+ORDER BY o.id, c.slot
+"""
+
+
+def _resolve(change: Change, offer: PendingOffer) -> None:
+    table = Offer._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET resolved_at = %s, resolved_by_house = %s WHERE id = %s",
+            [connection.ops.adapt_datetimefield_value(change.now), change.house, offer.id],
+        )
+
+
+def _kept(registration: Registration) -> int:
+    """How many cards the hand holds."""
+    return DealtCard.objects.filter(registration=registration, state=CardState.KEPT).count()
 
 
 def _keep(
@@ -493,10 +545,13 @@ def _keep(
     source: KeptSource,
     *,
     game: int | None,
-) -> None:
-    """Put cards into the hand, in order, each with its `card_kept` entry."""
-    count = DealtCard.objects.filter(registration=registration, state=CardState.KEPT).count()
-    for index, card in enumerate(cards, start=count):
+    before: int,
+) -> int:
+    """Put cards into a hand holding `before` cards, in order, each with its `card_kept` entry.
+
+    The caller saves the cards (`save_cards`); returns how many cards the hand holds now.
+    """
+    for index, card in enumerate(cards, start=before):
         card.state = CardState.KEPT
         card.face_down = False
         card.kept_index = index
@@ -510,7 +565,7 @@ def _keep(
                 "game": game,
             },
         )
-    DealtCard.objects.bulk_update(cards, ["state", "face_down", "kept_index", "kept_source"])
+    return before + len(cards)
 
 
 def _pause(registration: Registration) -> None:
@@ -519,15 +574,19 @@ def _pause(registration: Registration) -> None:
         registration.save(update_fields=["paused"])
 
 
-def _reveal_if_complete(change: Change, registration: Registration) -> None:
-    """League and Switch reveal the wild the moment the hand is verified complete."""
+def _reveal_if_complete(
+    change: Change, registration: Registration, in_hand: int | None = None
+) -> None:
+    """League and Switch reveal the wild the moment the hand is verified complete.
+
+    `in_hand`, when the caller knows it, is how many cards the hand holds now.
+    """
     if not change.event.rules.automatic_reveal or registration.wild_rank or registration.paused:
         return
     if registration.status != RegistrationStatus.CHECKED_IN:
         return
-    # One count settles most actions: a hand short of cards cannot be complete.
-    kept = DealtCard.objects.filter(registration=registration, state=CardState.KEPT).count()
-    if kept < change.event.rules.kept:
+    # A hand short of cards cannot be complete: that settles most actions without a query.
+    if (_kept(registration) if in_hand is None else in_hand) < change.event.rules.kept:
         return
     if progress_of(registration).complete(registration):
         _reveal(change, registration, by_system=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db import connection
 from django.db.models import Count
 
 from cards.models import CardState, DealtCard, Offer, OfferKind
@@ -37,7 +38,40 @@ class Progress:
 
 
 def progress_of(registration: Registration) -> Progress:
-    return progress_of_many(registration.event, [registration])[registration.pk]
+    """One player's progress in one statement (the hot paths ask it on every result)."""
+    tables = {
+        "result": GameResult._meta.db_table,
+        "card": DealtCard._meta.db_table,
+        "offer": Offer._meta.db_table,
+        "review": Review._meta.db_table,
+    }
+    pk = registration.pk
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _PROGRESS.format(**tables),
+            [pk, pk, str(CardState.KEPT), pk, str(OfferKind.STARTING), pk, pk],
+        )
+        row = cursor.fetchone()
+    results, kept, confirmed, pending, reviews = row
+    return Progress(
+        results=results,
+        kept=kept,
+        starting_confirmed=registration.event.rules.offered == 0 or bool(confirmed),
+        pending_offer=bool(pending),
+        open_reviews=reviews,
+    )
+
+
+_PROGRESS = """
+SELECT
+    (SELECT COUNT(*) FROM {result} WHERE registration_id = %s),
+    (SELECT COUNT(*) FROM {card} WHERE registration_id = %s AND state = %s),
+    EXISTS (SELECT 1 FROM {offer} WHERE registration_id = %s AND kind = %s
+            AND resolved_at IS NOT NULL),
+    EXISTS (SELECT 1 FROM {offer} WHERE registration_id = %s AND resolved_at IS NULL
+            AND voided_at IS NULL),
+    (SELECT COUNT(*) FROM {review} WHERE registration_id = %s AND resolved_at IS NULL)
+"""
 
 
 def progress_of_many(event: Event, registrations: list[Registration]) -> dict[int, Progress]:
@@ -108,11 +142,17 @@ def hands(event: Event, registrations: list[Registration]) -> dict[int, Hand]:
 def provisional_standings(event: Event) -> Standings[int]:
     """Checked-in players, not withdrawn and not paused, from their first kept card."""
     players = list(
-        event.registrations.filter(status=RegistrationStatus.CHECKED_IN, paused=False).order_by(
-            "check_in_order"
-        )
+        event.registrations.filter(status=RegistrationStatus.CHECKED_IN).order_by("check_in_order")
     )
-    return standings(hands(event, players))
+    return standings_of(players, hands(event, players))
+
+
+def standings_of(players: list[Registration], held: dict[int, Hand]) -> Standings[int]:
+    """Provisional standings of checked-in `players` (in check-in order) holding `held`.
+
+    Paused players are left out until their review is resolved.
+    """
+    return standings({r.pk: held[r.pk] for r in players if not r.paused})
 
 
 def eligible(event: Event) -> list[Registration]:
@@ -150,16 +190,26 @@ def blockers(event: Event) -> list[str]:
     return [blocker.text for blocker in finalization_checklist(event)]
 
 
-def finalization_checklist(event: Event) -> list[Blocker]:
+def finalization_checklist(
+    event: Event,
+    registrations: list[Registration] | None = None,
+    progress: dict[int, Progress] | None = None,
+) -> list[Blocker]:
+    """What stops finalization. A caller that has read every registration of the event, and
+    (optionally) their progress, passes them on instead of reading them again."""
     found: list[Blocker] = []
     if event.registration_open:
         found.append(Blocker("Registration is still open."))
     if not event.pool_confirmed:
         found.append(Blocker("The pool is not confirmed."))
-    players = list(
-        event.registrations.filter(status=RegistrationStatus.CHECKED_IN).order_by("check_in_order")
+    if registrations is None:
+        registrations = list(event.registrations.filter(status=RegistrationStatus.CHECKED_IN))
+    players = sorted(
+        (r for r in registrations if r.status == RegistrationStatus.CHECKED_IN),
+        key=lambda r: (r.check_in_order is None, r.check_in_order or 0),
     )
-    progress = progress_of_many(event, players)
+    if progress is None:
+        progress = progress_of_many(event, players)
     rules = event.rules
     for registration in players:
         found.extend(

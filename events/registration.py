@@ -79,7 +79,7 @@ def registration_cancel(
         return {"registration_id": registration.pk, "status": registration.status}
 
     return perform(
-        event_id=event_of(registration_id),
+        registration_id=registration_id,
         user=by,
         action="registration_cancel",
         request={"registration": registration_id},
@@ -103,7 +103,7 @@ def player_check_in(
         return {"registration_id": registration.pk, "status": registration.status}
 
     return perform(
-        event_id=event_of(registration_id),
+        registration_id=registration_id,
         user=by,
         action="player_check_in",
         request={"registration": registration_id},
@@ -133,7 +133,7 @@ def check_in_undo(
         return {"registration_id": registration.pk, "status": registration.status}
 
     return perform(
-        event_id=event_of(registration_id),
+        registration_id=registration_id,
         user=by,
         action="check_in_undo",
         request={"registration": registration_id},
@@ -274,7 +274,7 @@ def player_withdraw(
         return {"registration_id": registration.pk, "status": registration.status}
 
     return perform(
-        event_id=event_of(registration_id),
+        registration_id=registration_id,
         user=by,
         action="player_withdraw",
         request={"registration": registration_id, "reason": reason.strip()},
@@ -318,7 +318,7 @@ def access_reset(
         return {"registration_id": registration.pk}
 
     return perform(
-        event_id=event_of(registration_id),
+        registration_id=registration_id,
         user=by,
         action="access_reset",
         request={"registration": registration_id, "reason": reason.strip()},
@@ -351,30 +351,22 @@ def unique_label(event: Event, display_name: str) -> str:
 
 def registration_for(change: Change, registration_id: int, by: User) -> Registration:
     """The registration, if `by` is its player or House; otherwise not found (no leak)."""
-    registration = (
-        Registration.objects.select_related("player")
-        .filter(pk=registration_id, event=change.event)
-        .first()
+    registration = next(
+        iter(
+            Registration.objects.raw(
+                f"SELECT * FROM {Registration._meta.db_table} WHERE id = %s AND event_id = %s",
+                [registration_id, change.event.pk],
+            )
+        ),
+        None,
     )
     if registration is None:
         raise NotFound("No such registration.")
     registration.event = change.event
+    change.know(registration)
     if registration.player_id == by.pk:
         change.house = False  # acting on their own place, even when also House
         return registration
     if not change.house:
         raise NotFound("No such registration.")
     return registration
-
-
-def event_of(registration_id: int) -> int:
-    """The event a registration belongs to (it never changes), or NotFound."""
-    event_id = (
-        Registration.objects.filter(pk=registration_id)
-        .order_by()
-        .values_list("event_id", flat=True)
-        .first()
-    )
-    if event_id is None:
-        raise NotFound("No such registration.")
-    return event_id

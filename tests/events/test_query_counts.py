@@ -1,7 +1,7 @@
 """Query counts on the hot paths: what every player does six or seven times an event.
 
 The bounds are the counts measured when these tests were written (PostgreSQL, inside the test
-transaction, so each service's two `atomic` blocks add their SAVEPOINT/RELEASE pairs). A per-card
+transaction, so each service's `atomic` block adds a SAVEPOINT/RELEASE pair). A per-card
 or per-player query in a loop pushes a path over its bound; the same bound holds with 3 players and
 with 20, and the exact counts do not change with the number of players.
 """
@@ -20,16 +20,17 @@ from tests.factories import Table, make_table
 
 pytestmark = pytest.mark.django_db
 
-# Measured: confirming the starting selection 24; a game-1 loss 29 (it also checks whether
-# registration should close); a later loss 28; a win 27; keeping a win card 24; the loss that
-# completes the hand and reveals the wild 32.
+# Measured: confirming the starting selection 9; a game-1 loss 11 (it also checks whether
+# registration should close); a later loss 10; a win 11; keeping a win card 9; the loss that
+# completes the hand and reveals the wild 14. Each count includes the test's own lookup of the
+# registration and the SAVEPOINT/RELEASE pair of the test transaction.
 BOUNDS = {
-    "starting_selection": 24,
-    "loss_game_1": 29,
-    "loss": 28,
-    "win": 27,
-    "win_choice": 24,
-    "loss_with_reveal": 32,
+    "starting_selection": 9,
+    "loss_game_1": 11,
+    "loss": 10,
+    "win": 11,
+    "win_choice": 9,
+    "loss_with_reveal": 14,
 }
 
 type Measure = Callable[[str], AbstractContextManager[CaptureQueriesContext]]
