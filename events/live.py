@@ -13,7 +13,9 @@ The consumers in `live.consumers` only subscribe sockets to those groups and rel
 
 `settings.LIVE_UPDATES` chooses how `announce` delivers:
 - "background" (default): a daemon thread per process computes and sends, in arrival order, so the
-  request that made the change never waits for snapshots or the channel layer;
+  request that made the change never waits for snapshots or the channel layer. It sends at most one
+  set of snapshots per event every `LIVE_UPDATES_INTERVAL` seconds: the changes that arrive in
+  between are merged, so a busy event costs a few snapshot sets a second, not one per change;
 - "inline": right away in the caller's thread (tests);
 - "off": nothing is sent.
 """
@@ -39,7 +41,13 @@ from django.db import close_old_connections, connection, transaction
 
 from events.models import Event, Phase, Registration
 from events.progress import provisional_standings
-from events.snapshots import board_snapshot, house_snapshot, player_snapshot
+from events.snapshots import (
+    board_snapshot,
+    board_with_standings,
+    house_snapshot,
+    player_snapshot,
+    player_snapshots,
+)
 from scoring.standings import Standings
 
 logger = logging.getLogger(__name__)
@@ -68,6 +76,11 @@ def player_group(registration_id: int) -> str:
 def mode() -> str:
     """The delivery mode; read on every call so tests can change it."""
     return str(getattr(settings, "LIVE_UPDATES", BACKGROUND))
+
+
+def interval() -> float:
+    """The background worker's shortest time between two deliveries, in seconds."""
+    return float(getattr(settings, "LIVE_UPDATES_INTERVAL", 0.25))
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,20 +150,27 @@ def change_snapshots(
         if event is None or event.phase == Phase.DRAFT:
             return []  # nobody may listen to a draft
         found = []
+        table = None
         if fresh(event_group(event.pk), event.version):
-            found += [board(event), house(event)]
+            shown, table = board_with_standings(event)
+            found += [Snapshot(event_group(event.pk), "board", event.version, shown), house(event)]
         registrations = [
             r
             for r in Registration.objects.filter(event=event, pk__in=set(registration_ids))
             if fresh(player_group(r.pk), r.version)
         ]
-        # One standings table for every player snapshot of this change, not one each.
-        table = (
-            provisional_standings(event) if registrations and event.phase == Phase.STARTED else None
-        )
-        for registration in sorted(registrations, key=lambda r: r.pk):
+        # One standings table for the board and every player snapshot of this change.
+        if event.phase != Phase.STARTED:
+            table = None
+        elif table is None and registrations:
+            table = provisional_standings(event)
+        registrations.sort(key=lambda r: r.pk)
+        for registration in registrations:
             registration.event = event
-            found.append(player(registration, table))
+        own = player_snapshots(registrations, table)
+        found += [
+            Snapshot(player_group(r.pk), "player", r.version, own[r.pk]) for r in registrations
+        ]
         return found
 
 
@@ -220,11 +240,18 @@ class _Worker:
         self.queue: queue.Queue[_Job] = queue.Queue()
         # The last version sent per group: what a newer read already covered is skipped.
         self.sent: dict[str, int] = {}
+        self.last_delivery = 0.0
         self.thread = threading.Thread(target=self.run, name="live-updates", daemon=True)
 
     def run(self) -> None:
         while True:
             batch = [self.queue.get()]
+            # A change after a quiet spell goes out at once; during a burst, the changes that
+            # arrive within the interval join this batch.
+            pause = self.last_delivery + interval() - time.monotonic()
+            if pause > 0:
+                time.sleep(pause)
+            self.last_delivery = time.monotonic()
             # Drain what else is waiting: a burst of changes to one event costs one snapshot set.
             with contextlib.suppress(queue.Empty):
                 while True:

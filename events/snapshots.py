@@ -7,14 +7,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from cards.models import CardState, DealtCard, Offer, OfferKind
 from cards.names import card_face
 from events.formats import Format
-from events.models import Event, Phase, Registration, RegistrationStatus
-from events.progress import blockers, hands, provisional_standings
+from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
+from events.progress import (
+    finalization_checklist,
+    hands,
+    progress_of_many,
+    provisional_standings,
+    standings_of,
+)
 from scoring.evaluator import best_five, low_five
 from scoring.standings import Hand, Place, Standings
 
@@ -47,38 +53,38 @@ def event_summary(event: Event) -> dict[str, Any]:
 
 def board_snapshot(event: Event) -> dict[str, Any]:
     """The public board: live High and Low standings and progress. Public state only."""
-    table = provisional_standings(event) if event.phase != Phase.FINALIZED else None
+    return board_with_standings(event)[0]
+
+
+def board_with_standings(event: Event) -> tuple[dict[str, Any], Standings[int] | None]:
+    """The board, and the provisional standings it shows (None once the event is final)."""
     players = list(
         event.registrations.filter(status=RegistrationStatus.CHECKED_IN).order_by("check_in_order")
     )
     labels = {r.pk: r.label for r in players}
     held = hands(event, players)
-    if table is None:
+    table = None
+    if event.phase == Phase.FINALIZED:
         high = _final_rows(players, held, "high_place")
         low = _final_rows(players, held, "low_place")
     else:
-        high = _rows(table.high, labels, held, low=False)
-        low = _rows(table.low, labels, held, low=True)
-    return {
+        table = standings_of(players, held)
+        high = _rows(table.high[:BOARD_ROWS], labels, held, low=False)
+        low = _rows(table.low[:BOARD_ROWS], labels, held, low=True)
+    board = {
         "event": event_summary(event),
         "version": event.version,
-        "progress": progress_counts(event),
-        "high": high[:BOARD_ROWS],
-        "low": low[:BOARD_ROWS],
+        "progress": {
+            "players": len(players),
+            "kept": sum(len(hand.cards) for hand in held.values()),
+            "to_keep": len(players) * event.rules.kept,
+        },
+        "high": high,
+        "low": low,
         "final": event.phase == Phase.FINALIZED,
         "pool": pool_summary(event),
     }
-
-
-def progress_counts(event: Event) -> dict[str, int]:
-    """Cards kept of cards to keep, over players in play."""
-    active = event.registrations.filter(status=RegistrationStatus.CHECKED_IN).count()
-    kept = DealtCard.objects.filter(
-        registration__event=event,
-        registration__status=RegistrationStatus.CHECKED_IN,
-        state=CardState.KEPT,
-    ).count()
-    return {"players": active, "kept": kept, "to_keep": active * event.rules.kept}
+    return board, table
 
 
 def pool_summary(event: Event) -> dict[str, Any]:
@@ -127,7 +133,8 @@ def _final_rows(
     from scoring.evaluator import evaluate_high, evaluate_low
 
     rows = []
-    for r in sorted((p for p in players if getattr(p, field)), key=lambda p: getattr(p, field)):
+    placed = sorted((p for p in players if getattr(p, field)), key=lambda p: getattr(p, field))
+    for r in placed[:BOARD_ROWS]:
         hand = held[r.pk]
         is_low = field == "low_place"
         value = evaluate_low(hand.cards) if is_low else evaluate_high(hand.cards, hand.wild_rank)
@@ -149,23 +156,104 @@ def _final_rows(
 
 def player_snapshot(registration: Registration, standings: Standings[int] | None = None) -> dict:
     """One player's own page: next step, hand, pending choice, games, places."""
-    event = registration.event
+    return player_snapshots([registration], standings)[registration.pk]
+
+
+def player_snapshots(
+    registrations: list[Registration], standings: Standings[int] | None = None
+) -> dict[int, dict[str, Any]]:
+    """`player_snapshot` for several players of one event, in four queries whatever their number.
+
+    Each registration's `event` must be loaded; `standings`, when given, are the event's
+    provisional standings.
+    """
+    if not registrations:
+        return {}
+    event = registrations[0].event
     rules = event.rules
-    kept = list(
-        DealtCard.objects.filter(registration=registration, state=CardState.KEPT).order_by(
-            "kept_index"
-        )
-    )
-    offer = (
-        Offer.objects.filter(
-            registration=registration, resolved_at__isnull=True, voided_at__isnull=True
+    ids = [r.pk for r in registrations]
+    kept: dict[int, list[DealtCard]] = {pk: [] for pk in ids}
+    indicators: dict[int, str] = {}
+    for card in DealtCard.objects.filter(
+        registration_id__in=ids, state__in=[CardState.KEPT, CardState.INDICATOR]
+    ).order_by("registration_id", "kept_index", "id"):
+        if card.state == CardState.KEPT:
+            kept[card.registration_id].append(card)
+        else:
+            indicators.setdefault(card.registration_id, card.card)
+    pending_offers: dict[int, Offer] = {}
+    starting_offers: dict[int, Offer] = {}
+    for offer in (
+        Offer.objects.filter(registration_id__in=ids)
+        .filter(
+            Q(resolved_at__isnull=True, voided_at__isnull=True)
+            | Q(kind=OfferKind.STARTING, resolved_at__isnull=False)
         )
         .select_related("result")
-        .first()
+        .order_by("registration_id", "id")
+    ):
+        if offer.resolved_at is None:
+            pending_offers.setdefault(offer.registration_id, offer)
+        else:
+            starting_offers.setdefault(offer.registration_id, offer)
+    now = timezone.now()
+    recent = {
+        pk: offer
+        for pk, offer in starting_offers.items()
+        if offer.resolved_at is not None
+        and (now - offer.resolved_at).total_seconds() <= REVEAL_SECONDS
+    }
+    shown = [o.pk for o in pending_offers.values()] + [o.pk for o in recent.values()]
+    offer_cards: dict[int, list[DealtCard]] = {pk: [] for pk in shown}
+    for card in DealtCard.objects.filter(offer_id__in=shown).order_by("offer_id", "slot"):
+        if card.offer_id is not None:
+            offer_cards[card.offer_id].append(card)
+    results: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
+    for registration_id, game, outcome, opponent, score in (
+        GameResult.objects.filter(registration_id__in=ids)
+        .order_by("registration_id", "game")
+        .values_list("registration_id", "game", "outcome", "opponent", "score")
+    ):
+        results[registration_id].append(
+            {"game": game, "outcome": outcome, "opponent": opponent, "score": score}
+        )
+    table = (
+        standings
+        if standings is not None
+        else (provisional_standings(event) if event.phase == Phase.STARTED else None)
     )
+    return {
+        r.pk: _player(
+            r,
+            rules,
+            kept=kept[r.pk],
+            indicator=indicators.get(r.pk),
+            offer=pending_offers.get(r.pk),
+            recent=recent.get(r.pk),
+            offer_cards=offer_cards,
+            results=results[r.pk],
+            table=table,
+        )
+        for r in registrations
+    }
+
+
+def _player(
+    registration: Registration,
+    rules: Format,
+    *,
+    kept: list[DealtCard],
+    indicator: str | None,
+    offer: Offer | None,
+    recent: Offer | None,
+    offer_cards: dict[int, list[DealtCard]],
+    results: list[dict[str, Any]],
+    table: Standings[int] | None,
+) -> dict[str, Any]:
+    event = registration.event
     pending = None
     if offer is not None:
-        cards = list(offer.cards.order_by("slot"))
+        cards = offer_cards[offer.pk]
         pending = {
             "kind": offer.kind,
             "keep": offer.keep,
@@ -182,14 +270,16 @@ def player_snapshot(registration: Registration, standings: Standings[int] | None
                 for c in cards
             ],
         }
-    reveal = _recent_reveal(registration)
-    results = list(
-        registration.results.order_by("game").values("game", "outcome", "opponent", "score")
-    )
-    table = (
-        standings
-        if standings is not None
-        else (provisional_standings(event) if event.phase == Phase.STARTED else None)
+    # Every offered starting card, face up, for a few seconds after the confirmation.
+    reveal = (
+        None
+        if recent is None
+        else {
+            "cards": [
+                {**card_face(c.card), "kept": c.state == CardState.KEPT}
+                for c in offer_cards[recent.pk]
+            ]
+        }
     )
     in_play = len([e for e in (table.high if table else ())])
     return {
@@ -210,7 +300,8 @@ def player_snapshot(registration: Registration, standings: Standings[int] | None
         ],
         "slots": rules.kept,
         "wild_rank": registration.wild_rank or None,
-        "wild_indicator": _indicator(registration),
+        # The House-deck card that set the wild; not a playable card.
+        "wild_indicator": (card_face(indicator) if registration.wild_rank and indicator else None),
         "pending": pending,
         "reveal": reveal,
         "empty": list(range(max(rules.kept - len(kept), 0))),
@@ -235,37 +326,6 @@ def player_snapshot(registration: Registration, standings: Standings[int] | None
         "ranked": in_play,
         "award": registration.award if event.phase == Phase.FINALIZED else None,
         "final": event.phase == Phase.FINALIZED,
-    }
-
-
-def _indicator(registration: Registration) -> dict[str, Any] | None:
-    """The House-deck card that set the wild; not a playable card."""
-    if not registration.wild_rank:
-        return None
-    card = (
-        DealtCard.objects.filter(registration=registration, state=CardState.INDICATOR)
-        .values_list("card", flat=True)
-        .first()
-    )
-    return card_face(card) if card else None
-
-
-def _recent_reveal(registration: Registration) -> dict[str, Any] | None:
-    """Every offered starting card, face up, for a few seconds after the confirmation."""
-    offer = (
-        Offer.objects.filter(registration=registration, kind=OfferKind.STARTING)
-        .exclude(resolved_at__isnull=True)
-        .first()
-    )
-    if offer is None or offer.resolved_at is None:
-        return None
-    if (timezone.now() - offer.resolved_at).total_seconds() > REVEAL_SECONDS:
-        return None
-    return {
-        "cards": [
-            {**card_face(c.card), "kept": c.state == CardState.KEPT}
-            for c in offer.cards.order_by("slot")
-        ]
     }
 
 
@@ -317,15 +377,8 @@ def _rank_word(rank: str) -> str:
 def house_snapshot(event: Event) -> dict[str, Any]:
     """House's players table and checklist. House sees no face-down card either."""
     now = timezone.now()
-    registrations = list(
-        event.registrations.annotate(
-            games=Count("results", distinct=True),
-            kept=Count("dealt_cards", filter=Q(dealt_cards__state=CardState.KEPT), distinct=True),
-            open_reviews=Count(
-                "reviews", filter=Q(reviews__resolved_at__isnull=True), distinct=True
-            ),
-        ).order_by("status", "check_in_order", "id")
-    )
+    registrations = list(event.registrations.order_by("status", "check_in_order", "id"))
+    progress = progress_of_many(event, registrations)
     offers = {
         o.registration_id: o
         for o in Offer.objects.filter(
@@ -342,9 +395,9 @@ def house_snapshot(event: Event) -> dict[str, Any]:
                 "status": r.status,
                 "late": r.late,
                 "paused": r.paused,
-                "games": r.games,
-                "kept": r.kept,
-                "open_reviews": r.open_reviews,
+                "games": progress[r.pk].results,
+                "kept": progress[r.pk].kept,
+                "open_reviews": progress[r.pk].open_reviews,
                 "wild_rank": r.wild_rank or None,
                 "pending": None
                 if offer is None
@@ -368,6 +421,10 @@ def house_snapshot(event: Event) -> dict[str, Any]:
         "players": rows,
         "counts": counts,
         "pool": pool_summary(event),
-        "blockers": blockers(event) if event.phase == Phase.STARTED else [],
+        "blockers": (
+            [b.text for b in finalization_checklist(event, registrations, progress)]
+            if event.phase == Phase.STARTED
+            else []
+        ),
         "supported_places": event.supported_places,
     }

@@ -169,6 +169,8 @@ else:
 CELERY_TASK_ALWAYS_EAGER = env_flag("CELERY_TASK_ALWAYS_EAGER")
 # How committed changes reach live views: "background" (a worker thread), "inline" or "off".
 LIVE_UPDATES = os.environ.get("LIVE_UPDATES", "background")
+# The background worker sends at most one snapshot set per event this often (seconds).
+LIVE_UPDATES_INTERVAL = float(os.environ.get("LIVE_UPDATES_INTERVAL", "0.25"))
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -119,6 +120,32 @@ def test_a_burst_of_changes_costs_one_snapshot_per_event(
     async_to_sync(scenario)()
     assert live.wait_until_idle()
     assert calls == [{ids[0]}, {ids[1], ids[2]}]
+
+
+def test_deliveries_for_a_busy_event_are_spaced_by_the_interval(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = make_table(players=3, start=True)
+    settings.LIVE_UPDATES = "background"
+    settings.LIVE_UPDATES_INTERVAL = 0.5
+    stamps: list[tuple[float, set[int]]] = []
+    real = live.change_snapshots
+
+    def stamped(event_id: int, registration_ids: Any, *rest: Any) -> list[live.Snapshot]:
+        stamps.append((time.monotonic(), set(registration_ids)))
+        return real(event_id, registration_ids, *rest)
+
+    monkeypatch.setattr(live, "change_snapshots", stamped)
+    ids = [table.rid(p) for p in table.players]
+    time.sleep(0.5)  # the worker's last delivery, from earlier tests, is an interval old
+
+    for player in table.players:
+        table.choose_start(player)
+
+    assert live.wait_until_idle()
+    # The first change went out at once; the next two waited out the interval, together.
+    assert [touched for _, touched in stamps] == [{ids[0]}, {ids[1], ids[2]}]
+    assert stamps[1][0] - stamps[0][0] >= 0.45
 
 
 def test_a_failed_update_is_logged_and_the_next_one_is_sent(

@@ -1,0 +1,55 @@
+"""Player snapshots computed together, as each change's live update does, and one by one."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from events import live
+from events.snapshots import player_snapshot, player_snapshots
+from tests.factories import Table, make_table
+
+pytestmark = pytest.mark.django_db
+
+
+def varied() -> Table:
+    """Four players: a pending win choice, a plain hand, a revealed wild, a pending start."""
+    table = make_table("league", players=4, start=True)
+    pending_win, plain, done, _ = table.players
+    table.choose_start(pending_win)
+    table.report(pending_win, 1, "win")
+    table.choose_start(plain)
+    table.report(plain, 1, "loss")
+    table.play_out(done, "lwlwlw")
+    assert table.registration(done).wild_rank
+    return table
+
+
+def test_snapshots_taken_together_equal_those_taken_one_by_one() -> None:
+    table = varied()
+    registrations = [table.registration(player) for player in table.players]
+
+    together = player_snapshots(registrations)
+
+    assert together == {r.pk: player_snapshot(r) for r in registrations}
+    pending_win, plain, done, waiting = (together[r.pk] for r in registrations)
+    assert pending_win["pending"]["kind"] == "win" and pending_win["reveal"] is not None
+    assert plain["pending"] is None
+    assert [card["code"] for card in plain["hand"]] == table.kept(table.players[1])
+    assert done["wild_indicator"] is not None and len(done["hand"]) == table.event.rules.kept
+    assert waiting["pending"]["kind"] == "starting"
+    assert all(card["face_down"] for card in waiting["pending"]["cards"])
+
+
+def test_a_change_touching_more_players_costs_no_more_queries() -> None:
+    table = varied()
+    ids = [table.rid(player) for player in table.players]
+
+    with CaptureQueriesContext(connection) as one:
+        live.change_snapshots(table.event.pk, ids[:1])
+    with CaptureQueriesContext(connection) as four:
+        snapshots = live.change_snapshots(table.event.pk, ids)
+
+    assert len(four) == len(one)
+    assert [s.stream for s in snapshots] == ["board", "house"] + ["player"] * 4
