@@ -24,7 +24,7 @@ from audit.export import audit_csv, audit_document
 from events import scoreholio, services
 from events.actions import is_house
 from events.errors import DomainError, Invalid
-from events.models import Event, Registration, Review
+from events.models import Event, Phase, Registration, Review
 from house import selectors
 from house.forms import COMMON_ZONES, EmailForm, EventForm, parse_adjustments, parse_int
 from web.errors import fresh_key, refuse
@@ -107,6 +107,8 @@ def _after(request: HttpRequest, event: Event, anchor: str) -> HttpResponse:
 def _dashboard_context(request: HttpRequest, event: Event, *, inline: bool = False) -> dict:
     context: dict[str, Any] = {
         "event": event,
+        # A draft is not public yet: no live socket, so its actions must not wait for one.
+        "live_socket": event.phase != Phase.DRAFT,
         "inline_messages": inline,
         **selectors.dashboard(event),
     }

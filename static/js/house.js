@@ -232,15 +232,43 @@
     });
   }
 
-  // --- live refreshes wait while House is in a menu -------------------------------------------
+  // --- live refreshes wait while House is in a menu or a dialog -------------------------------
+  // A refresh swapped in under an open dialog would pull out the form its Confirm submits (the
+  // click would be lost); under an open menu it would close the menu. The refresh waits, and runs
+  // once House is done.
 
   let refreshWaiting = false;
+
+  function busy() {
+    const container = live();
+    return Boolean(
+      (container && container.querySelector("details.more[open]")) ||
+        document.querySelector("dialog[open]")
+    );
+  }
+
+  function refreshIfWaiting() {
+    if (refreshWaiting && !busy() && window.htmx && live()) {
+      refreshWaiting = false;
+      window.htmx.trigger(live(), "live-refresh");
+    }
+  }
 
   document.addEventListener("htmx:beforeRequest", (event) => {
     const container = live();
     if (!container || event.detail.elt !== container) return;
-    if (container.querySelector("details.more[open]")) {
+    if (busy()) {
       event.preventDefault();
+      refreshWaiting = true;
+    }
+  });
+
+  // A refresh already on its way when the dialog opened is held back too.
+  document.addEventListener("htmx:beforeSwap", (event) => {
+    const config = event.detail.requestConfig;
+    if (!config || config.elt !== live() || config.verb !== "get") return;
+    if (busy()) {
+      event.detail.shouldSwap = false;
       refreshWaiting = true;
     }
   });
@@ -249,13 +277,12 @@
     "toggle",
     (event) => {
       const menu = event.target;
-      if (menu.matches && menu.matches("details.more") && !menu.open && refreshWaiting) {
-        refreshWaiting = false;
-        if (window.htmx && live()) window.htmx.trigger(live(), "live-refresh");
-      }
+      if (menu.matches && menu.matches("details.more") && !menu.open) refreshIfWaiting();
     },
     true
   );
+  // "close" does not bubble: listen in the capture phase, and let a confirmed form submit first.
+  document.addEventListener("close", () => setTimeout(refreshIfWaiting, 0), true);
 
   document.addEventListener("htmx:afterSwap", () => {
     applyFilters();

@@ -15,7 +15,11 @@
  *   data-live-versions='{"board": 12}' on the socket element: the versions the page was rendered
  *     at, so the first snapshot does not refetch what the page already shows;
  *   data-live-throttle="5000" on a refreshed element: refresh it at most that often (ms), for
- *     pages where every change in a large event would otherwise refetch the whole fragment.
+ *     pages where every change in a large event would otherwise refetch the whole fragment;
+ *   data-needs-connection on an action: disabled until the socket is live and while it reconnects.
+ *     The server renders it `disabled data-live-disabled`, so no click lands before the socket is
+ *     live; data-live-disabled marks the disabling as ours to undo (a page's own `disabled` alone
+ *     is never undone here).
  *
  * No inline handlers and no eval: the strict CSP allows this file as it is.
  */
@@ -24,8 +28,9 @@
 
   var LABELS = { live: "Live", reconnecting: "Reconnecting…", offline: "Offline" };
   var CONNECTING = "Connecting…"; // the "reconnecting" dot's words before the first connection
-  var FIRST_DELAY = 500; // ms before the first retry, doubling up to MAX_DELAY
+  var FIRST_DELAY = 500; // ms: the first retry's backoff ceiling, doubling up to MAX_DELAY
   var MAX_DELAY = 10000;
+  var MIN_DELAY = 250; // ms: the shortest wait, so a failing server is never retried in a spin
   var OFFLINE_AFTER = 3; // failed attempts before the dot says offline
   var RELOAD_RETRY = 3000; // ms before asking again when a reload gets no answer
   var COALESCE = 50; // ms: a change usually moves two streams; refetch once for both
@@ -33,7 +38,16 @@
   var root = document.querySelector("[data-live-socket]");
   var live = { state: "reconnecting", versions: {} };
   window.syndicateLive = live;
-  if (!root || !("WebSocket" in window)) {
+  // Without a socket to wait for (no data-live-socket, or an old browser) the actions are plain
+  // forms that work anyway: undo the server's "disabled until live", now and in every fragment.
+  var socketless = !root || !("WebSocket" in window);
+  document.addEventListener("htmx:load", function (event) {
+    if (event.target && event.target.querySelectorAll) {
+      guardActions(event.target);
+    }
+  });
+  if (socketless) {
+    guardActions(document);
     return;
   }
 
@@ -68,25 +82,19 @@
   }
 
   function guardActions(scope) {
-    var connected = live.state === "live";
+    var connected = socketless || live.state === "live";
     scope.querySelectorAll("[data-needs-connection]").forEach(function (el) {
       if (!connected && !el.disabled) {
         el.disabled = true;
         el.setAttribute("data-live-disabled", "");
       } else if (connected && el.hasAttribute("data-live-disabled")) {
-        // Only undo what we did: a button the page disabled itself stays disabled.
+        // Only undo our own disabling (here or server-rendered): a button the page disabled
+        // itself (Confirm before a choice) has no marker and stays disabled.
         el.disabled = false;
         el.removeAttribute("data-live-disabled");
       }
     });
   }
-
-  // Fragments swapped in while offline arrive with enabled buttons.
-  document.addEventListener("htmx:load", function (event) {
-    if (event.target && event.target.querySelectorAll) {
-      guardActions(event.target);
-    }
-  });
 
   // --- refreshing the page's live fragments ------------------------------------------------
 
@@ -223,10 +231,12 @@
   }
 
   function scheduleRetry() {
-    var delay = Math.min(MAX_DELAY, FIRST_DELAY * Math.pow(2, failures - 1));
-    // Jitter: a venue's phones lose Wi-Fi together and should not all come back together.
-    delay = delay / 2 + Math.random() * (delay / 2);
-    retryTimer = setTimeout(connect, delay);
+    var ceiling = Math.min(MAX_DELAY, FIRST_DELAY * Math.pow(2, failures - 1));
+    // Full jitter: after a server restart (or a venue's Wi-Fi drop) every client fails at once;
+    // a wait uniform over the whole window, not only its upper half, spreads their reconnects
+    // instead of bunching them near the ceiling. MIN_DELAY is a floor, not a spike at the floor:
+    // the wait is uniform between it and the ceiling.
+    retryTimer = setTimeout(connect, MIN_DELAY + Math.random() * (ceiling - MIN_DELAY));
   }
 
   function retryNow() {

@@ -89,10 +89,40 @@
   document.addEventListener("htmx:timeout", offerCheckAgain);
   document.addEventListener("htmx:sendError", offerCheckAgain);
 
-  document.addEventListener("htmx:beforeSwap", () => {
+  // A live refresh must not undo what the player is in the middle of: an open report sheet, or
+  // cards picked but not confirmed yet. Such a refresh keeps the page as it is, and the page
+  // refreshes once the player is done (the sheet closed, or every pick undone).
+  let deferred = false;
+
+  function midChoice() {
+    return Boolean(
+      document.querySelector(".report-sheet[open]") ||
+        document.querySelector('.start-form .choice[aria-pressed="true"]') ||
+        document.querySelector(".keep-form input:checked")
+    );
+  }
+
+  function refreshIfDeferred() {
+    if (deferred && !midChoice()) {
+      deferred = false;
+      window.htmx.trigger("#player", "live-refresh");
+    }
+  }
+
+  document.addEventListener("htmx:beforeSwap", (event) => {
+    const config = event.detail.requestConfig;
+    if (config && config.verb === "get" && midChoice()) {
+      event.detail.shouldSwap = false;
+      deferred = true;
+      return;
+    }
+    deferred = false; // what is swapped in now is the newest state
     const dialog = document.querySelector(".report-sheet[open]");
     if (dialog) dialog.close();
   });
+  // "close" does not bubble: listen in the capture phase.
+  document.addEventListener("close", refreshIfDeferred, true);
+  document.addEventListener("click", () => setTimeout(refreshIfDeferred, 0));
 
   // "Not kept" cards fade out; then they are gone.
   document.addEventListener("animationend", (event) => {

@@ -88,7 +88,13 @@ def server(transactional_db: None) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            # A request still in flight at SIGTERM can deadlock daphne's exit (its sync thread
+            # waits on the stopped event loop); left running, it holds the test database open.
+            process.kill()
+            process.wait(timeout=10)
         log.close()
 
 

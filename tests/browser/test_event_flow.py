@@ -147,8 +147,11 @@ def test_a_league_event_from_sign_up_to_the_audit(
     # House confirms the pool, finalizes and downloads the audit.
     desk.reload()
     desk.click("text=Confirm the pool")
-    desk.wait_for_selector("text=Finalize")
-    desk.click("form[action$='/finalize'] button[type=submit]")
+    # The confirmation reloads the dashboard: act on the new page, once its socket is live.
+    expect(desk.locator("body")).to_contain_text("Pool confirmed", timeout=WAIT)
+    finalize = desk.locator("form[action$='/finalize'] button[type=submit]")
+    expect(finalize).to_be_enabled(timeout=WAIT)
+    finalize.click()
     confirm(desk)
     expect(desk.locator("body")).to_contain_text("Finalized", timeout=WAIT)
     shot(desk, "10-finalized")

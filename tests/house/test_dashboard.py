@@ -69,6 +69,49 @@ def test_it_disables_the_start_with_fewer_than_two_players(client):
     assert re.search(r'<button class="primary" type="submit" disabled[^>]*>Start the event', page)
 
 
+def needs_connection(page: str) -> list[str]:
+    """The opening tags of the buttons live.js holds back until its socket is live."""
+    return re.findall(r"<button[^>]*\bdata-needs-connection\b[^>]*>", page)
+
+
+@pytest.mark.django_db
+def test_it_renders_every_action_disabled_until_the_socket_is_live(client):
+    table = make_table("league", players=2)
+    table.register(make_user("Late Larry"))
+    house_client(client, table)
+    for name in ("dashboard", "dashboard_partial"):
+        page = content(client.get(url(name, table.event.pk)))
+        live_part = page.split('<dialog id="dlg-result"')[0]  # the dialogs disable themselves
+        tags = needs_connection(live_part)
+        assert len(tags) >= 4  # Close registration, Check in (twice), Add and check in, Start
+        for tag in tags:
+            assert " disabled data-live-disabled" in tag, tag
+        assert re.search(r"data-live-disabled[^>]*>Start the event", page)
+
+
+@pytest.mark.django_db
+def test_it_leaves_a_start_that_is_not_ready_disabled_once_live(client):
+    table = make_table("league", players=1)
+    page = content(house_client(client, table).get(url("dashboard", table.event.pk)))
+    (start,) = re.findall(r"<button[^>]*>Start the event", page)
+    assert " disabled" in start
+    assert "data-live-disabled" not in start  # live.js only undoes its own marker
+
+
+@pytest.mark.django_db
+def test_a_draft_has_no_socket_and_its_actions_render_enabled(client):
+    house = make_user("House", staff=True)
+    event_id = services.event_create(
+        by=house, name="Draft Night", date=datetime.date(2026, 12, 3), format="league"
+    )["event_id"]
+    client.force_login(house)
+    page = content(client.get(url("dashboard", event_id)))
+    assert "data-live-socket" not in page
+    (opener,) = re.findall(r"<button[^>]*>Open registration", page)
+    assert " disabled" not in opener
+    assert "data-live-disabled" not in page
+
+
 @pytest.mark.django_db
 def test_it_never_shows_a_face_down_card(client):
     table = make_table("switch", players=3, start=True)

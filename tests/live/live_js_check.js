@@ -29,7 +29,9 @@ function world(options) {
   const updates = [];
   const root = makeElement(Object.assign({ "data-live-socket": "/ws/events/7/player/" }, opts.root));
   const dot = makeElement({ "data-state": "reconnecting" });
-  const button = makeElement({ "data-needs-connection": "" });
+  // As the server renders an action: disabled until the socket is live.
+  const button = makeElement({ "data-needs-connection": "", "data-live-disabled": "" });
+  button.disabled = true;
   const pageDisabled = makeElement({ "data-needs-connection": "" });
   pageDisabled.disabled = true; // disabled by the page itself (e.g. Confirm before a choice)
   const playerPart = makeElement({ "data-live-stream": "player board" });
@@ -37,7 +39,7 @@ function world(options) {
   const bodyClasses = new Set();
 
   const selectors = {
-    "[data-live-socket]": [root],
+    "[data-live-socket]": opts.noRoot ? [] : [root],
     ".conn": [dot],
     "[data-needs-connection]": [button, pageDisabled],
     "[data-live-stream]": [playerPart, housePart],
@@ -73,8 +75,8 @@ function world(options) {
     location: { protocol: opts.https ? "https:" : "http:", host: "127.0.0.1:8000" },
     addEventListener: on("window"),
     htmx: { trigger: (el, name) => triggered.push([el, name]) },
-    WebSocket: FakeSocket,
   };
+  if (!opts.noWebSocket) window.WebSocket = FakeSocket;
   const context = {
     window, document, navigator, WebSocket: FakeSocket, WeakMap, JSON, Math: Object.create(Math),
     Object, Number, console,
@@ -83,7 +85,7 @@ function world(options) {
     setTimeout: (fn, ms) => { const id = clock.nextId++; clock.timers.push({ id, at: clock.now + ms, fn }); return id; },
     clearTimeout: (id) => { clock.timers = clock.timers.filter((t) => t.id !== id); },
   };
-  context.Math.random = () => 0.5;
+  context.Math.random = () => (opts.random === undefined ? 0.5 : opts.random);
   vm.createContext(context);
   vm.runInContext(SOURCE, context);
 
@@ -122,8 +124,9 @@ const checks = {
     assert.strictEqual(w.dot.getAttribute("data-state"), "reconnecting");
     assert.strictEqual(w.dot.textContent, "Connecting…");
     assert.strictEqual(w.button.disabled, true);
-    assert(!w.bodyClasses.has("is-offline"), "no offline note while first connecting");
     w.socket().open();
+    assert.strictEqual(w.button.disabled, true, "an open socket is not live until its snapshot");
+    assert(!w.bodyClasses.has("is-offline"), "no offline note while first connecting");
     w.socket().receive(snapshot("board", 4));
     assert.strictEqual(w.live.state, "live");
     assert.strictEqual(w.dot.getAttribute("data-state"), "live");
@@ -200,8 +203,9 @@ const checks = {
       delays.push(waited);
       w.socket().emit("close", { code: 1006 });
     }
-    // 0.5 s doubling to 10 s, with jitter (here exactly 3/4 of each delay).
-    assert.deepStrictEqual(delays, [400, 750, 1500, 3000, 6000, 7500]);
+    // Ceilings of 0.5 s doubling to 10 s, full jitter between 250 ms and the ceiling (here
+    // halfway: 375, 625, 1125, 2125, 4125, 5125 ms, seen in 50 ms steps).
+    assert.deepStrictEqual(delays, [400, 650, 1150, 2150, 4150, 5150]);
     assert.strictEqual(w.live.state, "offline");
     assert.strictEqual(w.dot.textContent, "Offline");
     while (w.sockets.length === 7) w.advance(50);
@@ -219,6 +223,34 @@ const checks = {
     s.receive(update("board", 10));
     w.advance(100);
     assert.deepStrictEqual(w.refreshed(), ["player"]);
+  },
+
+  "it spreads retries over the whole window, never below the floor"() {
+    const waits = (random) => {
+      const w = world({ random });
+      const delays = [];
+      for (let attempt = 0; attempt < 6; attempt++) {
+        const before = w.sockets.length;
+        w.socket().emit("close", { code: 1006 });
+        let waited = 0;
+        while (w.sockets.length === before) { w.advance(10); waited += 10; }
+        delays.push(waited);
+      }
+      return delays;
+    };
+    assert.deepStrictEqual(waits(0), [250, 250, 250, 250, 250, 250], "the floor");
+    assert.deepStrictEqual(waits(0.999), [500, 1000, 2000, 4000, 8000, 10000], "the ceilings");
+  },
+
+  "it enables the actions at once when there is no socket to wait for"() {
+    for (const opts of [{ noRoot: true }, { noWebSocket: true }]) {
+      const w = world(opts);
+      assert.strictEqual(w.sockets.length, 0);
+      assert.strictEqual(w.button.disabled, false, JSON.stringify(opts));
+      assert.strictEqual(w.button.hasAttribute("data-live-disabled"), false);
+      assert.strictEqual(w.pageDisabled.disabled, true, "a button the page disabled stays disabled");
+      assert.strictEqual(w.dot.getAttribute("data-state"), "reconnecting", "the dot is left alone");
+    }
   },
 
   "it stops on a refusal"() {
