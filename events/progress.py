@@ -75,22 +75,25 @@ SELECT
 
 
 def progress_of_many(event: Event, registrations: list[Registration]) -> dict[int, Progress]:
-    """Progress for many players in four queries, whatever their number."""
+    """Progress for many players of `event` in four queries, whatever their number.
+
+    The queries select by event (one parameter, not one per player) and keep the players asked for.
+    """
     ids = [r.pk for r in registrations]
     results = dict(
-        GameResult.objects.filter(registration_id__in=ids)
+        GameResult.objects.filter(registration__event=event)
         .values_list("registration_id")
         .annotate(n=Count("id"))
         .values_list("registration_id", "n")
     )
     kept = dict(
-        DealtCard.objects.filter(registration_id__in=ids, state=CardState.KEPT)
+        DealtCard.objects.filter(registration__event=event, state=CardState.KEPT)
         .values_list("registration_id")
         .annotate(n=Count("id"))
         .values_list("registration_id", "n")
     )
     reviews = dict(
-        Review.objects.filter(registration_id__in=ids, resolved_at__isnull=True)
+        Review.objects.filter(registration__event=event, resolved_at__isnull=True)
         .values_list("registration_id")
         .annotate(n=Count("id"))
         .values_list("registration_id", "n")
@@ -98,7 +101,7 @@ def progress_of_many(event: Event, registrations: list[Registration]) -> dict[in
     confirmed: set[int] = set()
     pending: set[int] = set()
     for registration_id, kind, resolved_at, voided_at in Offer.objects.filter(
-        registration_id__in=ids
+        registration__event=event
     ).values_list("registration_id", "kind", "resolved_at", "voided_at"):
         if kind == OfferKind.STARTING and resolved_at is not None:
             confirmed.add(registration_id)
@@ -128,12 +131,14 @@ def kept_cards(registration: Registration) -> list[str]:
 def hands(event: Event, registrations: list[Registration]) -> dict[int, Hand]:
     """Kept cards (in the order kept) and revealed wilds, keyed by registration id."""
     cards: dict[int, list[str]] = {r.pk: [] for r in registrations}
+    # By event (one parameter, not one per player); other players' cards are skipped.
     for registration_id, card in (
-        DealtCard.objects.filter(registration__in=registrations, state=CardState.KEPT)
+        DealtCard.objects.filter(registration__event=event, state=CardState.KEPT)
         .order_by("registration_id", "kept_index")
         .values_list("registration_id", "card")
     ):
-        cards[registration_id].append(card)
+        if registration_id in cards:
+            cards[registration_id].append(card)
     return {
         r.pk: Hand(cards=tuple(cards[r.pk]), wild_rank=r.wild_rank or None) for r in registrations
     }
