@@ -211,8 +211,10 @@ def _record(change: Change) -> None:
         AuditEntry.objects.bulk_create(rows)
         event.save(update_fields=["version", "audit_seq", "audit_hash"])
         Registration.objects.filter(pk__in=touched).update(version=F("version") + 1)
-    event_id = event.pk
-    transaction.on_commit(lambda: live.announce(event_id=event_id, registration_ids=touched))
+    event_id, version = event.pk, event.version
+    transaction.on_commit(
+        lambda: live.announce(event_id=event_id, registration_ids=touched, version=version)
+    )
 
 
 def _write_together(event: Event, rows: list[AuditEntry], touched: list[int]) -> None:

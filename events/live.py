@@ -15,7 +15,9 @@ The consumers in `live.consumers` only subscribe sockets to those groups and rel
 - "background" (default): a daemon thread per process computes and sends, in arrival order, so the
   request that made the change never waits for snapshots or the channel layer. It sends at most one
   set of snapshots per event every `LIVE_UPDATES_INTERVAL` seconds: the changes that arrive in
-  between are merged, so a busy event costs a few snapshot sets a second, not one per change;
+  between are merged, so a busy event costs a few snapshot sets a second, not one per change.
+  When the process is busy and a delivery takes long, the event's next one waits `REST_PER_WORK`
+  times as long, so live updates never crowd out the requests that make the changes;
 - "inline": right away in the caller's thread (tests);
 - "off": nothing is sent.
 """
@@ -25,13 +27,15 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import json
 import logging
 import os
 import queue
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from asgiref.sync import SyncToAsync, async_to_sync
@@ -59,6 +63,8 @@ MODES = (BACKGROUND, INLINE, OFF)
 
 # The handler a consumer needs for these messages: `live_snapshot`.
 MESSAGE_TYPE = "live.snapshot"
+# From one delivery of an event's snapshots to the next, at least this many times what it took.
+REST_PER_WORK = 4
 
 
 def event_group(event_id: int) -> str:
@@ -91,14 +97,23 @@ class Snapshot:
     stream: str
     version: int
     data: dict[str, Any]
+    # "update": the stream's next version; "snapshot": versions were merged on the way, so this
+    # replaces what the client holds (what it would otherwise reload after seeing the gap).
+    kind: str = "update"
 
     def message(self) -> dict[str, Any]:
-        """As sent through the channel layer."""
+        """As sent through the channel layer: the socket frame encoded once, for every socket."""
+        frame = {
+            "type": self.kind,
+            "stream": self.stream,
+            "version": self.version,
+            "data": self.data,
+        }
         return {
             "type": MESSAGE_TYPE,
             "stream": self.stream,
             "version": self.version,
-            "data": self.data,
+            "frame": json.dumps(frame),
         }
 
 
@@ -186,8 +201,11 @@ def send(snapshots: list[Snapshot]) -> None:
         async_to_sync(_send_all)(layer, snapshots)
 
 
-def announce(*, event_id: int, registration_ids: list[int]) -> None:
-    """Tell the event's live views that a change committed. Call only after the commit."""
+def announce(*, event_id: int, registration_ids: list[int], version: int | None = None) -> None:
+    """Tell the event's live views that a change committed. Call only after the commit.
+
+    `version` is the event's version that the change committed, when the caller knows it.
+    """
     chosen = mode()
     if chosen == OFF:
         return
@@ -202,7 +220,7 @@ def announce(*, event_id: int, registration_ids: list[int]) -> None:
         return
     # The server's event loop, when the change ran in a request under ASGI (see `_Worker.send`).
     loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
-    _worker().queue.put(_Job(event_id, tuple(registration_ids), loop))
+    _worker().queue.put(_Job(event_id, tuple(registration_ids), loop, version))
 
 
 def wait_until_idle(timeout: float = 5.0) -> bool:
@@ -226,6 +244,7 @@ class _Job:
     event_id: int
     registration_ids: tuple[int, ...]
     loop: asyncio.AbstractEventLoop | None
+    version: int | None = None  # the event's version this change committed
 
 
 class _Worker:
@@ -240,40 +259,62 @@ class _Worker:
         self.queue: queue.Queue[_Job] = queue.Queue()
         # The last version sent per group: what a newer read already covered is skipped.
         self.sent: dict[str, int] = {}
-        self.last_delivery = 0.0
+        # Per event, when its next delivery may start.
+        self.due: dict[int, float] = {}
         self.thread = threading.Thread(target=self.run, name="live-updates", daemon=True)
 
     def run(self) -> None:
+        waiting: dict[int, list[_Job]] = {}  # per event, the changes held until it is due
         while True:
-            batch = [self.queue.get()]
-            # A change after a quiet spell goes out at once; during a burst, the changes that
-            # arrive within the interval join this batch.
-            pause = self.last_delivery + interval() - time.monotonic()
-            if pause > 0:
-                time.sleep(pause)
-            self.last_delivery = time.monotonic()
-            # Drain what else is waiting: a burst of changes to one event costs one snapshot set.
+            timeout = None
+            if waiting:
+                soonest = min(self.due.get(event_id, 0.0) for event_id in waiting)
+                timeout = max(0.0, soonest - time.monotonic())
+            # Take what has arrived: the changes of one event held together cost one snapshot set.
             with contextlib.suppress(queue.Empty):
+                job = self.queue.get(timeout=timeout)
                 while True:
-                    batch.append(self.queue.get_nowait())
-            try:
-                self.deliver(batch)
-            finally:
-                if self.queue.empty():
-                    _close_connection()  # idle: hold no connection (nor a test database) open
-                for _ in batch:
-                    self.queue.task_done()
+                    waiting.setdefault(job.event_id, []).append(job)
+                    job = self.queue.get_nowait()
+            now = time.monotonic()
+            for event_id in [e for e in waiting if self.due.get(e, 0.0) <= now]:
+                jobs = waiting.pop(event_id)
+                started = time.monotonic()
+                try:
+                    self.deliver(jobs)
+                finally:
+                    # A change after a quiet spell went out at once; the event's next delivery
+                    # waits the interval, or longer in proportion when this one took long (a
+                    # busy process), so live updates never crowd out the requests.
+                    spent = time.monotonic() - started
+                    self.due[event_id] = started + max(interval(), REST_PER_WORK * spent)
+                    for _ in jobs:
+                        self.queue.task_done()
+            if not waiting and self.queue.empty():
+                _close_connection()  # idle: hold no connection (nor a test database) open
+                if len(self.due) > 10_000:
+                    self.due.clear()  # only the events of the last few seconds matter
 
     def deliver(self, batch: list[_Job]) -> None:
         merged: dict[int, set[int]] = {}
         loops: dict[int, asyncio.AbstractEventLoop | None] = {}
+        changes: Counter[str] = Counter()  # per group, the changes this batch merges
+        committed: dict[str, int | None] = {}  # per event group, the version its change made
         for job in batch:  # dicts keep first-seen order, so events stay in arrival order
             merged.setdefault(job.event_id, set()).update(job.registration_ids)
             loops[job.event_id] = job.loop or loops.get(job.event_id)
+            changes.update([event_group(job.event_id), house_group(job.event_id)])
+            changes.update(player_group(pk) for pk in set(job.registration_ids))
+            committed[event_group(job.event_id)] = committed[house_group(job.event_id)] = (
+                job.version
+            )
         for event_id, registration_ids in merged.items():
             try:
                 close_old_connections()
-                snapshots = change_snapshots(event_id, registration_ids, self.fresh)
+                snapshots = [
+                    self.label(snapshot, changes[snapshot.group], committed.get(snapshot.group))
+                    for snapshot in change_snapshots(event_id, registration_ids, self.fresh)
+                ]
                 try:
                     self.send(snapshots, loops[event_id])
                 except Exception:
@@ -305,6 +346,17 @@ class _Worker:
             future.result(timeout=10)
         else:
             self.loop.run_until_complete(_send_all(layer, snapshots))
+
+    def label(self, snapshot: Snapshot, changes: int, committed: int | None) -> Snapshot:
+        """An update when it is the next version of what this worker sent the group, or carries
+        exactly the one change it announces; otherwise a snapshot, which clients take whole
+        instead of each asking for a reload after the gap."""
+        last = self.sent.get(snapshot.group)
+        if last is not None:
+            follows = snapshot.version == last + 1
+        else:
+            follows = changes == 1 and committed in (None, snapshot.version)
+        return snapshot if follows else replace(snapshot, kind="snapshot")
 
     def fresh(self, group: str, version: int) -> bool:
         """A group's version this worker has not sent yet.

@@ -99,10 +99,12 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
             await self.relay("snapshot", snapshot.stream, snapshot.version, snapshot.data)
 
     async def live_snapshot(self, message: dict[str, Any]) -> None:
-        """A group message from `events.live`: pass it on unless the socket already has it."""
-        if message["version"] <= self.sent.get(message["stream"], -1):
+        """A group message from `events.live`: pass its frame on unless the socket has it."""
+        stream, version = message["stream"], message["version"]
+        if version <= self.sent.get(stream, -1):
             return
-        await self.relay("update", message["stream"], message["version"], message["data"])
+        self.sent[stream] = version
+        await self.send(text_data=message["frame"])
 
     async def relay(self, kind: str, stream: str, version: int, data: dict[str, Any]) -> None:
         self.sent[stream] = max(version, self.sent.get(stream, version))

@@ -120,6 +120,9 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# HTTP requests one server process runs at once (each in a thread with a database connection);
+# the others wait their turn. 0 means no limit.
+HTTP_CONCURRENCY = int(os.environ.get("HTTP_CONCURRENCY", "8"))
 if os.environ.get("TEST_DATABASE_NAME"):
     # Separate test runs (unit, browser) each create their own test database.
     DATABASES["default"]["TEST"] = {"NAME": os.environ["TEST_DATABASE_NAME"]}
@@ -134,7 +137,9 @@ if REDIS_URL:
             # redis-py reads time out after 5 s by default, which would drop idle sockets
             # (django/channels_redis#422): give the channel layer a longer read timeout.
             "CONFIG": {
-                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+                # redis-py's asyncio pool allows 100 connections by default: hundreds of sockets
+                # leaving their groups at once (a server restart) need more for a moment.
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 30, "max_connections": 1000}],
                 "prefix": os.environ.get("CHANNELS_PREFIX", "asgi"),
             },
         }

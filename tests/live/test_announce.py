@@ -111,9 +111,10 @@ def test_a_burst_of_changes_costs_one_snapshot_per_event(
                 await database_sync_to_async(table.choose_start)(player)
         finally:
             gate.set()
-        # The first job read the newest state; the two queued behind it were merged.
+        # The first job read the newest state; the two queued behind it were merged. It carries
+        # three changes: a snapshot, which the client takes whole (no gap, no reload).
         frame = await socket.receive_json_from(timeout=TIMEOUT)
-        assert frame["version"] == version + 3
+        assert (frame["type"], frame["version"]) == ("snapshot", version + 3)
         assert await socket.receive_nothing(timeout=0.3)
         await socket.disconnect()
 
@@ -146,6 +147,33 @@ def test_deliveries_for_a_busy_event_are_spaced_by_the_interval(
     # The first change went out at once; the next two waited out the interval, together.
     assert [touched for _, touched in stamps] == [{ids[0]}, {ids[1], ids[2]}]
     assert stamps[1][0] - stamps[0][0] >= 0.45
+
+
+def test_after_a_slow_delivery_the_worker_rests_in_proportion(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = make_table(players=2, start=True)
+    settings.LIVE_UPDATES = "background"
+    settings.LIVE_UPDATES_INTERVAL = 0.05
+    starts: list[float] = []
+    real = live.change_snapshots
+
+    def slow(event_id: int, registration_ids: Any, *rest: Any) -> list[live.Snapshot]:
+        starts.append(time.monotonic())
+        time.sleep(0.2)  # a busy process: computing this delivery took long
+        return real(event_id, registration_ids, *rest)
+
+    monkeypatch.setattr(live, "change_snapshots", slow)
+    time.sleep(live.REST_PER_WORK * 0.5)  # past any rest owed from earlier tests
+
+    first, second = table.players
+    table.choose_start(first)
+    time.sleep(0.3)  # the first delivery is over
+    table.choose_start(second)
+
+    assert live.wait_until_idle()
+    assert len(starts) == 2
+    assert starts[1] - starts[0] >= live.REST_PER_WORK * 0.2 * 0.95
 
 
 def test_a_failed_update_is_logged_and_the_next_one_is_sent(
