@@ -33,6 +33,7 @@ from events.errors import (
     NotFound,
 )
 from events.models import Event, IdempotencyRecord, Phase, Registration
+from events.progress import Progress
 
 SYSTEM = "system"
 
@@ -58,6 +59,8 @@ class Change:
     touches_everyone: bool = False
     # Registrations already read in this change, by label: their versions move without a lookup.
     known: dict[str, int] = field(default_factory=dict)
+    # Progress read with a registration, before this change altered anything, by registration id.
+    progress: dict[int, Progress] = field(default_factory=dict)
 
     @property
     def house(self) -> bool:

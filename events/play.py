@@ -117,7 +117,7 @@ def result_submit(
         rules = change.event.rules
         if registration.paused:
             raise PlayerPaused("Waiting for House review before the next result.")
-        progress = progress_of(registration)
+        progress = change.progress[registration.pk]  # read with the registration, just now
         if not progress.starting_confirmed:
             raise StartingSelectionPending()
         if progress.pending_offer:
@@ -621,10 +621,16 @@ def _close_registration_after_last_first_result(change: Change) -> None:
     event = change.event
     if not event.registration_open:
         return
-    waiting = event.registrations.filter(status=RegistrationStatus.CHECKED_IN).exclude(
-        results__game=1
-    )
-    if not waiting.exists():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT EXISTS (SELECT 1 FROM {Registration._meta.db_table} r"
+            " WHERE r.event_id = %s AND r.status = %s AND NOT EXISTS"
+            f" (SELECT 1 FROM {GameResult._meta.db_table} g"
+            " WHERE g.registration_id = r.id AND g.game = 1))",
+            [event.pk, str(RegistrationStatus.CHECKED_IN)],
+        )
+        (waiting,) = cursor.fetchone()
+    if not waiting:
         close_registration(change, by_system=True)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import connection
 from django.db.models import Count
@@ -38,39 +40,51 @@ class Progress:
 
 
 def progress_of(registration: Registration) -> Progress:
-    """One player's progress in one statement (the hot paths ask it on every result)."""
+    """One player's progress in one statement."""
+    columns, params = progress_columns(str(registration.pk))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {columns}", params)
+        row = cursor.fetchone()
+    return progress_from(dict(zip(PROGRESS_NAMES, row, strict=True)), registration.event.rules)
+
+
+PROGRESS_NAMES = ("p_results", "p_kept", "p_confirmed", "p_pending", "p_reviews")
+
+
+def progress_columns(registration_id: str) -> tuple[str, list[str]]:
+    """SELECT columns (named `PROGRESS_NAMES`) for the progress of the registration whose id is
+    the SQL expression `registration_id` (a column such as "r.id", or a number), and their
+    parameters; the hot paths read a player and their progress in one statement."""
     tables = {
         "result": GameResult._meta.db_table,
         "card": DealtCard._meta.db_table,
         "offer": Offer._meta.db_table,
         "review": Review._meta.db_table,
     }
-    pk = registration.pk
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _PROGRESS.format(**tables),
-            [pk, pk, str(CardState.KEPT), pk, str(OfferKind.STARTING), pk, pk],
-        )
-        row = cursor.fetchone()
-    results, kept, confirmed, pending, reviews = row
+    sql = _PROGRESS.format(id=registration_id, **tables)
+    return sql, [str(CardState.KEPT), str(OfferKind.STARTING)]
+
+
+def progress_from(row: Mapping[str, Any], rules: Format) -> Progress:
+    """The `Progress` in a row that has the `progress_columns`."""
     return Progress(
-        results=results,
-        kept=kept,
-        starting_confirmed=registration.event.rules.offered == 0 or bool(confirmed),
-        pending_offer=bool(pending),
-        open_reviews=reviews,
+        results=row["p_results"],
+        kept=row["p_kept"],
+        starting_confirmed=rules.offered == 0 or bool(row["p_confirmed"]),
+        pending_offer=bool(row["p_pending"]),
+        open_reviews=row["p_reviews"],
     )
 
 
 _PROGRESS = """
-SELECT
-    (SELECT COUNT(*) FROM {result} WHERE registration_id = %s),
-    (SELECT COUNT(*) FROM {card} WHERE registration_id = %s AND state = %s),
-    EXISTS (SELECT 1 FROM {offer} WHERE registration_id = %s AND kind = %s
-            AND resolved_at IS NOT NULL),
-    EXISTS (SELECT 1 FROM {offer} WHERE registration_id = %s AND resolved_at IS NULL
-            AND voided_at IS NULL),
-    (SELECT COUNT(*) FROM {review} WHERE registration_id = %s AND resolved_at IS NULL)
+    (SELECT COUNT(*) FROM {result} WHERE registration_id = {id}) AS p_results,
+    (SELECT COUNT(*) FROM {card} WHERE registration_id = {id} AND state = %s) AS p_kept,
+    EXISTS (SELECT 1 FROM {offer} WHERE registration_id = {id} AND kind = %s
+            AND resolved_at IS NOT NULL) AS p_confirmed,
+    EXISTS (SELECT 1 FROM {offer} WHERE registration_id = {id} AND resolved_at IS NULL
+            AND voided_at IS NULL) AS p_pending,
+    (SELECT COUNT(*) FROM {review} WHERE registration_id = {id} AND resolved_at IS NULL)
+        AS p_reviews
 """
 
 

@@ -24,6 +24,7 @@ from events.errors import (
     WrongPhase,
 )
 from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
+from events.progress import progress_columns, progress_from
 from push import reminders
 
 
@@ -351,17 +352,21 @@ def unique_label(event: Event, display_name: str) -> str:
 
 def registration_for(change: Change, registration_id: int, by: User) -> Registration:
     """The registration, if `by` is its player or House; otherwise not found (no leak)."""
+    # The player and their progress in one statement: the hot paths need both.
+    columns, params = progress_columns("r.id")
     registration = next(
         iter(
             Registration.objects.raw(
-                f"SELECT * FROM {Registration._meta.db_table} WHERE id = %s AND event_id = %s",
-                [registration_id, change.event.pk],
+                f"SELECT r.*, {columns} FROM {Registration._meta.db_table} r"
+                " WHERE r.id = %s AND r.event_id = %s",
+                [*params, registration_id, change.event.pk],
             )
         ),
         None,
     )
     if registration is None:
         raise NotFound("No such registration.")
+    change.progress[registration.pk] = progress_from(vars(registration), change.event.rules)
     registration.event = change.event
     change.know(registration)
     if registration.player_id == by.pk:
