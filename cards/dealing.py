@@ -62,6 +62,19 @@ def deal(
 
     Cards dealt straight into the hand (`state` kept) take slots from `kept_index` on.
     """
+    if connection.vendor == "postgresql":
+        return _deal_in_one_statement(
+            event,
+            kind,
+            count,
+            registration,
+            state,
+            moment,
+            offer,
+            face_down,
+            kept_index,
+            kept_source,
+        )
     shoe_id, start, cards = _take(event, kind, count)
     dealt = [
         DealtCard(
@@ -80,6 +93,78 @@ def deal(
         for slot, position in enumerate(range(start, start + count))
     ]
     return DealtCard.objects.bulk_create(dealt)
+
+
+def _deal_in_one_statement(
+    event: Event,
+    kind: ShoeKind,
+    count: int,
+    registration: Registration,
+    state: CardState,
+    moment: datetime,
+    offer: Offer | None,
+    face_down: bool,
+    kept_index: int | None,
+    kept_source: str,
+) -> list[DealtCard]:
+    """`deal` on PostgreSQL: the shoe moves on and the cards are recorded in one statement.
+
+    The UPDATE takes the shoe's row lock, as `_take` does; a shoe that would run past its end is
+    left as it is, and then nothing is inserted either.
+    """
+    shoe = connection.ops.quote_name(Shoe._meta.db_table)
+    dealt = connection.ops.quote_name(DealtCard._meta.db_table)
+    at = connection.ops.adapt_datetimefield_value(moment)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH taken AS (UPDATE {shoe} SET next_position = next_position + %s"
+            " WHERE event_id = %s AND kind = %s AND next_position + %s <= size"
+            ' RETURNING id, next_position - %s AS start, "order" AS shuffled)'
+            f" INSERT INTO {dealt} (shoe_id, position, card, registration_id, offer_id, slot,"
+            " face_down, state, kept_index, kept_source, dealt_at)"
+            " SELECT taken.id, taken.start + slot,"
+            " SUBSTR(taken.shuffled, 2 * (taken.start + slot) + 1, 2), %s, %s, slot, %s, %s,"
+            " %s::integer + slot, %s, %s"
+            " FROM taken, generate_series(0, %s - 1) AS slot"
+            " RETURNING id, shoe_id, position, card, slot",
+            [
+                count,
+                event.pk,
+                str(kind),
+                count,
+                count,
+                registration.pk,
+                offer.pk if offer else None,
+                face_down,
+                str(state),
+                kept_index,
+                kept_source,
+                at,
+                count,
+            ],
+        )
+        rows = sorted(cursor.fetchall(), key=lambda row: row[4])
+    if not rows:
+        if not Shoe.objects.filter(event=event, kind=kind).exists():
+            raise WrongPhase("The cards are not shuffled yet: the event has not started.")
+        raise StockExhausted()
+    return [
+        DealtCard(
+            id=pk,
+            shoe_id=shoe_id,
+            position=position,
+            card=card,
+            registration=registration,
+            offer=offer,
+            slot=slot,
+            face_down=face_down,
+            state=state,
+            kept_index=None if kept_index is None else kept_index + slot,
+            kept_source=kept_source,
+            dealt_at=moment,
+        )
+        for pk, shoe_id, position, card, slot in rows
+    ]
 
 
 def _take(event: Event, kind: ShoeKind, count: int) -> tuple[int, int, str]:
