@@ -60,7 +60,8 @@ def deal(
 ) -> list[DealtCard]:
     """Deal `count` cards from the top of the shoe to `registration`, recording each position.
 
-    Cards dealt straight into the hand (`state` kept) take slots from `kept_index` on.
+    Cards dealt straight into the hand (`state` kept) take slots from `kept_index` on. An `offer`
+    not saved yet is saved with its cards.
     """
     if connection.vendor == "postgresql":
         return _deal_in_one_statement(
@@ -75,6 +76,8 @@ def deal(
             kept_index,
             kept_source,
         )
+    if offer is not None and offer.pk is None:
+        offer.save()
     shoe_id, start, cards = _take(event, kind, count)
     dealt = [
         DealtCard(
@@ -107,34 +110,38 @@ def _deal_in_one_statement(
     kept_index: int | None,
     kept_source: str,
 ) -> list[DealtCard]:
-    """`deal` on PostgreSQL: the shoe moves on and the cards are recorded in one statement.
+    """`deal` on PostgreSQL: the shoe moves on and the cards (with a new offer) are recorded in one
+    statement.
 
     The UPDATE takes the shoe's row lock, as `_take` does; a shoe that would run past its end is
-    left as it is, and then nothing is inserted either.
+    left as it is and no card is inserted (the caller's transaction, refused, rolls the rest back).
     """
     shoe = connection.ops.quote_name(Shoe._meta.db_table)
     dealt = connection.ops.quote_name(DealtCard._meta.db_table)
     at = connection.ops.adapt_datetimefield_value(moment)
+    new_offer, offer_params = _new_offer(offer)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"WITH taken AS (UPDATE {shoe} SET next_position = next_position + %s"
+            f"WITH {new_offer} taken AS (UPDATE {shoe} SET next_position = next_position + %s"
             " WHERE event_id = %s AND kind = %s AND next_position + %s <= size"
             ' RETURNING id, next_position - %s AS start, "order" AS shuffled)'
             f" INSERT INTO {dealt} (shoe_id, position, card, registration_id, offer_id, slot,"
             " face_down, state, kept_index, kept_source, dealt_at)"
             " SELECT taken.id, taken.start + slot,"
-            " SUBSTR(taken.shuffled, 2 * (taken.start + slot) + 1, 2), %s, %s, slot, %s, %s,"
+            " SUBSTR(taken.shuffled, 2 * (taken.start + slot) + 1, 2), %s,"
+            f" {'(SELECT id FROM new_offer)' if new_offer else '%s'}, slot, %s, %s,"
             " %s::integer + slot, %s, %s"
             " FROM taken, generate_series(0, %s - 1) AS slot"
-            " RETURNING id, shoe_id, position, card, slot",
+            " RETURNING id, shoe_id, position, card, slot, offer_id",
             [
+                *offer_params,
                 count,
                 event.pk,
                 str(kind),
                 count,
                 count,
                 registration.pk,
-                offer.pk if offer else None,
+                *([] if new_offer else [offer.pk if offer else None]),
                 face_down,
                 str(state),
                 kept_index,
@@ -148,6 +155,10 @@ def _deal_in_one_statement(
         if not Shoe.objects.filter(event=event, kind=kind).exists():
             raise WrongPhase("The cards are not shuffled yet: the event has not started.")
         raise StockExhausted()
+    if offer is not None and new_offer:
+        offer.pk = rows[0][5]
+        offer._state.adding = False
+        offer._state.db = connection.alias
     return [
         DealtCard(
             id=pk,
@@ -163,8 +174,31 @@ def _deal_in_one_statement(
             kept_source=kept_source,
             dealt_at=moment,
         )
-        for pk, shoe_id, position, card, slot in rows
+        for pk, shoe_id, position, card, slot, _ in rows
     ]
+
+
+def _new_offer(offer: Offer | None) -> tuple[str, list[Any]]:
+    """The CTE that inserts an offer not saved yet (with its parameters), or nothing."""
+    if offer is None or offer.pk is not None:
+        return "", []
+    adapt = connection.ops.adapt_datetimefield_value
+    table = connection.ops.quote_name(Offer._meta.db_table)
+    return (
+        f"new_offer AS (INSERT INTO {table} (registration_id, kind, result_id, keep, face_down,"
+        " offered_at, resolved_by_house, reminder_due_at)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING id),",
+        [
+            offer.registration_id,
+            str(offer.kind),
+            offer.result_id,
+            offer.keep,
+            offer.face_down,
+            adapt(offer.offered_at),
+            offer.resolved_by_house,
+            adapt(offer.reminder_due_at),
+        ],
+    )
 
 
 def _take(event: Event, kind: ShoeKind, count: int) -> tuple[int, int, str]:

@@ -169,7 +169,7 @@ def result_submit(
             in_hand = _keep(change, registration, [card], source, game=game, before=in_hand)
             answer["card"] = card.card
         else:
-            offer = Offer.objects.create(
+            offer = Offer(
                 registration=registration,
                 kind=OfferKind.WIN,
                 result=result,
@@ -178,8 +178,6 @@ def result_submit(
                 offered_at=change.now,
                 reminder_due_at=reminders.due_at(change.now),
             )
-            offer_id = offer.pk
-            change.after_commit(lambda: reminders.schedule(offer_id))
             cards = deal(
                 event=change.event,
                 kind=ShoeKind.STOCK,
@@ -187,8 +185,10 @@ def result_submit(
                 registration=registration,
                 state=CardState.OFFERED,
                 moment=change.now,
-                offer=offer,
+                offer=offer,  # saved with its cards
             )
+            offer_id = offer.pk
+            change.after_commit(lambda: reminders.schedule(offer_id))
             change.audit(
                 "win_cards_dealt",
                 player=registration.label,

@@ -220,7 +220,7 @@ def deal_starting_offer(change: Change, registration: Registration) -> None:
     rules = change.event.rules
     if rules.offered == 0:
         return
-    offer = Offer.objects.create(
+    offer = Offer(
         registration=registration,
         kind=OfferKind.STARTING,
         keep=rules.starting,
@@ -228,8 +228,6 @@ def deal_starting_offer(change: Change, registration: Registration) -> None:
         offered_at=change.now,
         reminder_due_at=reminders.due_at(change.now),
     )
-    offer_id = offer.pk
-    change.after_commit(lambda: reminders.schedule(offer_id))
     cards = deal(
         event=change.event,
         kind=ShoeKind.STOCK,
@@ -237,9 +235,11 @@ def deal_starting_offer(change: Change, registration: Registration) -> None:
         registration=registration,
         state=CardState.OFFERED,
         moment=change.now,
-        offer=offer,
+        offer=offer,  # saved with its cards
         face_down=True,
     )
+    offer_id = offer.pk
+    change.after_commit(lambda: reminders.schedule(offer_id))
     change.audit(
         "starting_offer_dealt",
         player=registration.label,
