@@ -63,27 +63,33 @@ def deal(
     Cards dealt straight into the hand (`state` kept) take slots from `kept_index` on. An `offer`
     not saved yet is saved with its cards.
     """
-    if connection.vendor == "postgresql":
-        return _deal_in_one_statement(
-            event,
-            kind,
-            count,
-            registration,
-            state,
-            moment,
-            offer,
-            face_down,
-            kept_index,
-            kept_source,
-        )
-    if offer is not None and offer.pk is None:
-        offer.save()
-    shoe_id, start, cards = _take(event, kind, count)
+    # What every card of this deal shares; its shoe, position, card and slot come from the shoe.
+    like = DealtCard(
+        registration=registration,
+        offer=offer,
+        face_down=face_down,
+        state=state,
+        kept_index=kept_index,
+        kept_source=kept_source,
+        dealt_at=moment,
+    )
+    saved = connection.vendor == "postgresql"  # there, one statement writes the cards
+    if saved:
+        rows = _deal_in_one_statement(event, kind, count, like)
+    else:
+        if offer is not None and offer.pk is None:
+            offer.save()
+        shoe_id, start, cards = _take(event, kind, count)
+        rows = [
+            (None, shoe_id, start + slot, cards[2 * slot : 2 * slot + 2], slot)
+            for slot in range(count)
+        ]
     dealt = [
         DealtCard(
+            id=pk,
             shoe_id=shoe_id,
             position=position,
-            card=cards[2 * slot : 2 * slot + 2],
+            card=card,
             registration=registration,
             offer=offer,
             slot=slot,
@@ -93,32 +99,24 @@ def deal(
             kept_source=kept_source,
             dealt_at=moment,
         )
-        for slot, position in enumerate(range(start, start + count))
+        for pk, shoe_id, position, card, slot in rows
     ]
-    return DealtCard.objects.bulk_create(dealt)
+    return dealt if saved else DealtCard.objects.bulk_create(dealt)
 
 
-def _deal_in_one_statement(
-    event: Event,
-    kind: ShoeKind,
-    count: int,
-    registration: Registration,
-    state: CardState,
-    moment: datetime,
-    offer: Offer | None,
-    face_down: bool,
-    kept_index: int | None,
-    kept_source: str,
-) -> list[DealtCard]:
+type Row = tuple[int | None, int, int, str, int]  # id, shoe id, position, card, slot
+
+
+def _deal_in_one_statement(event: Event, kind: ShoeKind, count: int, like: DealtCard) -> list[Row]:
     """`deal` on PostgreSQL: the shoe moves on and the cards (with a new offer) are recorded in one
-    statement.
+    statement; returns the cards' rows in slot order.
 
     The UPDATE takes the shoe's row lock, as `_take` does; a shoe that would run past its end is
     left as it is and no card is inserted (the caller's transaction, refused, rolls the rest back).
     """
     shoe = connection.ops.quote_name(Shoe._meta.db_table)
     dealt = connection.ops.quote_name(DealtCard._meta.db_table)
-    at = connection.ops.adapt_datetimefield_value(moment)
+    offer = like.offer
     new_offer, offer_params = _new_offer(offer)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -140,42 +138,26 @@ def _deal_in_one_statement(
                 str(kind),
                 count,
                 count,
-                registration.pk,
+                like.registration_id,
                 *([] if new_offer else [offer.pk if offer else None]),
-                face_down,
-                str(state),
-                kept_index,
-                kept_source,
-                at,
+                like.face_down,
+                str(like.state),
+                like.kept_index,
+                like.kept_source,
+                connection.ops.adapt_datetimefield_value(like.dealt_at),
                 count,
             ],
         )
-        rows = sorted(cursor.fetchall(), key=lambda row: row[4])
-    if not rows:
+        found = sorted(cursor.fetchall(), key=lambda row: row[4])
+    if not found:
         if not Shoe.objects.filter(event=event, kind=kind).exists():
             raise WrongPhase("The cards are not shuffled yet: the event has not started.")
         raise StockExhausted()
     if offer is not None and new_offer:
-        offer.pk = rows[0][5]
+        offer.pk = found[0][5]
         offer._state.adding = False
         offer._state.db = connection.alias
-    return [
-        DealtCard(
-            id=pk,
-            shoe_id=shoe_id,
-            position=position,
-            card=card,
-            registration=registration,
-            offer=offer,
-            slot=slot,
-            face_down=face_down,
-            state=state,
-            kept_index=None if kept_index is None else kept_index + slot,
-            kept_source=kept_source,
-            dealt_at=moment,
-        )
-        for pk, shoe_id, position, card, slot, _ in rows
-    ]
+    return [(pk, shoe_id, position, card, slot) for pk, shoe_id, position, card, slot, _ in found]
 
 
 def _new_offer(offer: Offer | None) -> tuple[str, list[Any]]:

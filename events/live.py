@@ -52,7 +52,6 @@ from events.snapshots import (
     player_snapshot,
     player_snapshots,
 )
-from scoring.standings import Standings
 
 logger = logging.getLogger(__name__)
 
@@ -117,21 +116,20 @@ class Snapshot:
         }
 
 
-def board(event: Event) -> Snapshot:
-    return Snapshot(event_group(event.pk), "board", event.version, board_snapshot(event))
+def board(event: Event, data: dict[str, Any] | None = None) -> Snapshot:
+    """The board's snapshot; `data`, when the caller has computed it, is `board_snapshot(event)`."""
+    shown = board_snapshot(event) if data is None else data
+    return Snapshot(event_group(event.pk), "board", event.version, shown)
 
 
 def house(event: Event) -> Snapshot:
     return Snapshot(house_group(event.pk), "house", event.version, house_snapshot(event))
 
 
-def player(registration: Registration, standings: Standings[int] | None = None) -> Snapshot:
-    return Snapshot(
-        player_group(registration.pk),
-        "player",
-        registration.version,
-        player_snapshot(registration, standings),
-    )
+def player(registration: Registration, data: dict[str, Any] | None = None) -> Snapshot:
+    """A player's snapshot; `data`, when the caller has computed it, is `player_snapshot`'s."""
+    own = player_snapshot(registration) if data is None else data
+    return Snapshot(player_group(registration.pk), "player", registration.version, own)
 
 
 @contextlib.contextmanager
@@ -168,7 +166,7 @@ def change_snapshots(
         table = None
         if fresh(event_group(event.pk), event.version):
             shown, table = board_with_standings(event)
-            found += [Snapshot(event_group(event.pk), "board", event.version, shown), house(event)]
+            found += [board(event, shown), house(event)]
         registrations = [
             r
             for r in Registration.objects.filter(event=event, pk__in=set(registration_ids))
@@ -183,9 +181,7 @@ def change_snapshots(
         for registration in registrations:
             registration.event = event
         own = player_snapshots(registrations, table)
-        found += [
-            Snapshot(player_group(r.pk), "player", r.version, own[r.pk]) for r in registrations
-        ]
+        found += [player(r, own[r.pk]) for r in registrations]
         return found
 
 

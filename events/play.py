@@ -288,7 +288,7 @@ def wild_reveal(
             raise HandLocked("This player's wild is already revealed.")
         if registration.paused:
             raise PlayerPaused()
-        if not progress_of(registration).complete(registration):
+        if not change.progress[registration.pk].complete(registration):
             raise NotComplete(f"{registration.label}'s hand is not complete yet.")
         wild = _reveal(change, registration)
         return {"registration_id": registration.pk, "wild_rank": wild}

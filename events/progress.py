@@ -204,9 +204,13 @@ class Blocker:
         return self.text
 
 
-def blockers(event: Event) -> list[str]:
+def blockers(
+    event: Event,
+    registrations: list[Registration] | None = None,
+    progress: dict[int, Progress] | None = None,
+) -> list[str]:
     """Everything that stops finalization, in plain words, naming each player concerned."""
-    return [blocker.text for blocker in finalization_checklist(event)]
+    return [blocker.text for blocker in finalization_checklist(event, registrations, progress)]
 
 
 def finalization_checklist(

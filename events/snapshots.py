@@ -15,7 +15,7 @@ from cards.names import card_face
 from events.formats import Format
 from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
 from events.progress import (
-    finalization_checklist,
+    blockers,
     hands,
     progress_of_many,
     provisional_standings,
@@ -154,9 +154,9 @@ def _final_rows(
     return rows
 
 
-def player_snapshot(registration: Registration, standings: Standings[int] | None = None) -> dict:
+def player_snapshot(registration: Registration) -> dict:
     """One player's own page: next step, hand, pending choice, games, places."""
-    return player_snapshots([registration], standings)[registration.pk]
+    return player_snapshots([registration])[registration.pk]
 
 
 def player_snapshots(
@@ -422,9 +422,7 @@ def house_snapshot(event: Event) -> dict[str, Any]:
         "counts": counts,
         "pool": pool_summary(event),
         "blockers": (
-            [b.text for b in finalization_checklist(event, registrations, progress)]
-            if event.phase == Phase.STARTED
-            else []
+            blockers(event, registrations, progress) if event.phase == Phase.STARTED else []
         ),
         "supported_places": event.supported_places,
     }
