@@ -12,7 +12,7 @@ from django.db import connection
 from cards import shuffle
 from cards.models import CardState, DealtCard, Offer, Shoe, ShoeKind, Shuffle
 from events.errors import StockExhausted, WrongPhase
-from events.models import Event, Registration
+from events.models import Event, GameResult, Registration
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +54,7 @@ def deal(
     state: CardState,
     moment: datetime,
     offer: Offer | None = None,
+    result: GameResult | None = None,
     face_down: bool = False,
     kept_index: int | None = None,
     kept_source: str = "",
@@ -61,7 +62,8 @@ def deal(
     """Deal `count` cards from the top of the shoe to `registration`, recording each position.
 
     Cards dealt straight into the hand (`state` kept) take slots from `kept_index` on. An `offer`
-    not saved yet is saved with its cards.
+    not saved yet is saved with its cards, and so is the game `result` that earned them (before
+    the offer, which points to it).
     """
     # What every card of this deal shares; its shoe, position, card and slot come from the shoe.
     like = DealtCard(
@@ -75,8 +77,10 @@ def deal(
     )
     saved = connection.vendor == "postgresql"  # there, one statement writes the cards
     if saved:
-        rows = _deal_in_one_statement(event, kind, count, like)
+        rows = _deal_in_one_statement(event, kind, count, like, result)
     else:
+        if result is not None and result.pk is None:
+            result.save()
         if offer is not None and offer.pk is None:
             offer.save()
         shoe_id, start, cards = _take(event, kind, count)
@@ -107,9 +111,11 @@ def deal(
 type Row = tuple[int | None, int, int, str, int]  # id, shoe id, position, card, slot
 
 
-def _deal_in_one_statement(event: Event, kind: ShoeKind, count: int, like: DealtCard) -> list[Row]:
-    """`deal` on PostgreSQL: the shoe moves on and the cards (with a new offer) are recorded in one
-    statement; returns the cards' rows in slot order.
+def _deal_in_one_statement(
+    event: Event, kind: ShoeKind, count: int, like: DealtCard, result: GameResult | None
+) -> list[Row]:
+    """`deal` on PostgreSQL: the shoe moves on and the cards (with a new result and offer) are
+    recorded in one statement; returns the cards' rows in slot order.
 
     The UPDATE takes the shoe's row lock, as `_take` does; a shoe that would run past its end is
     left as it is and no card is inserted (the caller's transaction, refused, rolls the rest back).
@@ -117,10 +123,12 @@ def _deal_in_one_statement(event: Event, kind: ShoeKind, count: int, like: Dealt
     shoe = connection.ops.quote_name(Shoe._meta.db_table)
     dealt = connection.ops.quote_name(DealtCard._meta.db_table)
     offer = like.offer
-    new_offer, offer_params = _new_offer(offer)
+    new_result, result_params = _new_result(result)
+    new_offer, offer_params = _new_offer(offer, after=bool(new_result))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"WITH {new_offer} taken AS (UPDATE {shoe} SET next_position = next_position + %s"
+            f"WITH {new_result} {new_offer}"
+            f" taken AS (UPDATE {shoe} SET next_position = next_position + %s"
             " WHERE event_id = %s AND kind = %s AND next_position + %s <= size"
             ' RETURNING id, next_position - %s AS start, "order" AS shuffled)'
             f" INSERT INTO {dealt} (shoe_id, position, card, registration_id, offer_id, slot,"
@@ -130,8 +138,10 @@ def _deal_in_one_statement(event: Event, kind: ShoeKind, count: int, like: Dealt
             f" {'(SELECT id FROM new_offer)' if new_offer else '%s'}, slot, %s, %s,"
             " %s::integer + slot, %s, %s"
             " FROM taken, generate_series(0, %s - 1) AS slot"
-            " RETURNING id, shoe_id, position, card, slot, offer_id",
+            " RETURNING id, shoe_id, position, card, slot, offer_id"
+            f"{', (SELECT id FROM new_result)' if new_result else ''}",
             [
+                *result_params,
                 *offer_params,
                 count,
                 event.pk,
@@ -153,27 +163,60 @@ def _deal_in_one_statement(event: Event, kind: ShoeKind, count: int, like: Dealt
         if not Shoe.objects.filter(event=event, kind=kind).exists():
             raise WrongPhase("The cards are not shuffled yet: the event has not started.")
         raise StockExhausted()
+    if result is not None and new_result:
+        _saved(result, found[0][6])
     if offer is not None and new_offer:
-        offer.pk = found[0][5]
-        offer._state.adding = False
-        offer._state.db = connection.alias
-    return [(pk, shoe_id, position, card, slot) for pk, shoe_id, position, card, slot, _ in found]
+        _saved(offer, found[0][5])
+        if new_result:
+            offer.result_id = found[0][6]
+    return [row[:5] for row in found]
 
 
-def _new_offer(offer: Offer | None) -> tuple[str, list[Any]]:
-    """The CTE that inserts an offer not saved yet (with its parameters), or nothing."""
+def _saved(instance: GameResult | Offer, pk: int) -> None:
+    """Mark an instance inserted by raw SQL as saved, as `Model.save` would."""
+    instance.pk = pk
+    instance._state.adding = False
+    instance._state.db = connection.alias
+
+
+def _new_result(result: GameResult | None) -> tuple[str, list[Any]]:
+    """The CTE that inserts a game result not saved yet (with its parameters), or nothing."""
+    if result is None or result.pk is not None:
+        return "", []
+    table = connection.ops.quote_name(GameResult._meta.db_table)
+    return (
+        f"new_result AS (INSERT INTO {table} (registration_id, game, outcome, original_outcome,"
+        " opponent, score, assisted, submitted_at)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING id),",
+        [
+            result.registration_id,
+            result.game,
+            str(result.outcome),
+            str(result.original_outcome),
+            result.opponent,
+            result.score,
+            result.assisted,
+            connection.ops.adapt_datetimefield_value(result.submitted_at),
+        ],
+    )
+
+
+def _new_offer(offer: Offer | None, *, after: bool) -> tuple[str, list[Any]]:
+    """The CTE that inserts an offer not saved yet (with its parameters), or nothing; `after` a
+    new result in the same statement, the offer points to it."""
     if offer is None or offer.pk is not None:
         return "", []
     adapt = connection.ops.adapt_datetimefield_value
     table = connection.ops.quote_name(Offer._meta.db_table)
+    result_id = "(SELECT id FROM new_result)" if after else "%s"
     return (
         f"new_offer AS (INSERT INTO {table} (registration_id, kind, result_id, keep, face_down,"
         " offered_at, resolved_by_house, reminder_due_at)"
-        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING id),",
+        f" VALUES (%s, %s, {result_id}, %s, %s, %s, %s, %s) RETURNING id),",
         [
             offer.registration_id,
             str(offer.kind),
-            offer.result_id,
+            *([] if after else [offer.result_id]),
             offer.keep,
             offer.face_down,
             adapt(offer.offered_at),

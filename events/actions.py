@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -61,6 +61,8 @@ class Change:
     known: dict[str, int] = field(default_factory=dict)
     # Progress read with a registration, before this change altered anything, by registration id.
     progress: dict[int, Progress] = field(default_factory=dict)
+    # Registration fields saved at the end, with the players' versions, by registration id.
+    saves: dict[int, tuple[Registration, tuple[str, ...]]] = field(default_factory=dict)
 
     @property
     def house(self) -> bool:
@@ -107,6 +109,14 @@ class Change:
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         self.callbacks.append(callback)
+
+    def save_at_end(self, registration: Registration, *fields: str) -> None:
+        """Save these fields of a registration when the change ends, with its version.
+
+        For a change's last word on a player (nothing in the change reads them back).
+        """
+        _, before = self.saves.get(registration.pk, (registration, ()))
+        self.saves[registration.pk] = (registration, tuple(dict.fromkeys((*before, *fields))))
 
     def require_house(self) -> None:
         if not self.house:
@@ -202,17 +212,21 @@ def _record(change: Change) -> None:
     event.version += 1
     known = change.known
     unknown = change.touched_labels - known.keys()
-    touched = sorted(known[label] for label in change.touched_labels if label in known)
+    touched = sorted(
+        {known[label] for label in change.touched_labels if label in known} | change.saves.keys()
+    )
     if change.touches_everyone or unknown:
         players = Registration.objects.filter(event=event).order_by()
         if not change.touches_everyone:
             players = players.filter(label__in=unknown)
         touched = sorted(set(touched) | set(players.values_list("pk", flat=True)))
     if connection.vendor == "postgresql":
-        _write_together(event, rows, touched)
+        _write_together(event, rows, touched, change.saves)
     else:
         AuditEntry.objects.bulk_create(rows)
         event.save(update_fields=["version", "audit_seq", "audit_hash"])
+        for registration, fields in change.saves.values():
+            registration.save(update_fields=fields)
         Registration.objects.filter(pk__in=touched).update(version=F("version") + 1)
     event_id, version = event.pk, event.version
     transaction.on_commit(
@@ -220,21 +234,58 @@ def _record(change: Change) -> None:
     )
 
 
-def _write_together(event: Event, rows: list[AuditEntry], touched: list[int]) -> None:
-    """The audit entries, the event's version and chain head, the players' versions: one statement.
+def _write_together(
+    event: Event,
+    rows: list[AuditEntry],
+    touched: list[int],
+    saves: Mapping[int, tuple[Registration, tuple[str, ...]]],
+) -> None:
+    """The audit entries, the event's version and chain head, the players' versions (with the
+    fields saved at the end): one statement.
 
-    Every change ends with these three writes; on PostgreSQL they share one round trip.
+    Every change ends with these writes; on PostgreSQL they share one round trip.
     """
     entries, entry_params = insert_values(rows)
+    fields, field_params = _saved_fields(saves)
     with connection.cursor() as cursor:
         cursor.execute(
             f"WITH entries AS (INSERT INTO {AuditEntry._meta.db_table} {entries}),"
             f" event AS (UPDATE {Event._meta.db_table}"
             " SET version = %s, audit_seq = %s, audit_hash = %s WHERE id = %s)"
-            f" UPDATE {Registration._meta.db_table} SET version = version + 1"
+            f" UPDATE {Registration._meta.db_table} SET version = version + 1{fields}"
             " WHERE id = ANY(%s)",
-            [*entry_params, event.version, event.audit_seq, event.audit_hash, event.pk, touched],
+            [
+                *entry_params,
+                event.version,
+                event.audit_seq,
+                event.audit_hash,
+                event.pk,
+                *field_params,
+                touched,
+            ],
         )
+
+
+def _saved_fields(
+    saves: Mapping[int, tuple[Registration, tuple[str, ...]]],
+) -> tuple[str, list[Any]]:
+    """SET clauses (each a CASE by id) for the registration fields saved at the end."""
+    clauses, params = "", []
+    names = dict.fromkeys(name for _, fields in saves.values() for name in fields)
+    for name in names:
+        model_field = Registration._meta.get_field(name)
+        assert isinstance(model_field, models.Field)
+        attname, column_name = model_field.get_attname_column()
+        assert column_name is not None, f"{name} is not a column"
+        column = connection.ops.quote_name(column_name)
+        whens = ""
+        for pk, (registration, fields) in saves.items():
+            if name in fields:
+                whens += " WHEN %s THEN %s"
+                value = getattr(registration, attname)
+                params += [pk, model_field.get_db_prep_save(value, connection)]
+        clauses += f", {column} = CASE id{whens} ELSE {column} END"
+    return clauses, params
 
 
 def _lock_event(event_id: int) -> Event:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import connection
@@ -31,7 +31,7 @@ from events.errors import (
 )
 from events.lifecycle import close_registration
 from events.models import GameResult, Outcome, Phase, Registration, RegistrationStatus, Review
-from events.progress import progress_of
+from events.progress import Progress, progress_of
 from events.registration import registration_for
 from push import reminders
 
@@ -126,7 +126,7 @@ def result_submit(
             raise OutOfOrder(f"All {rules.games} games are already reported.")
         if game != progress.results + 1:
             raise OutOfOrder(f"The next game to report is game {progress.results + 1}.")
-        result = GameResult.objects.create(
+        result = GameResult(  # saved by `deal`, in the statement that deals its cards
             registration=registration,
             game=game,
             outcome=outcome,
@@ -134,6 +134,7 @@ def result_submit(
             opponent=opponent,
             score=score,
             assisted=change.house,
+            submitted_at=change.now,
         )
         change.audit(
             "result_submitted",
@@ -163,6 +164,7 @@ def result_submit(
                 registration=registration,
                 state=CardState.KEPT,
                 moment=change.now,
+                result=result,
                 kept_index=in_hand,
                 kept_source=source,
             )
@@ -185,7 +187,8 @@ def result_submit(
                 registration=registration,
                 state=CardState.OFFERED,
                 moment=change.now,
-                offer=offer,  # saved with its cards
+                offer=offer,  # saved with its cards, after the result
+                result=result,
             )
             offer_id = offer.pk
             change.after_commit(lambda: reminders.schedule(offer_id))
@@ -200,7 +203,9 @@ def result_submit(
             answer["offered"] = [c.card for c in cards]
         if game == 1:
             _close_registration_after_last_first_result(change)
-        _reveal_if_complete(change, registration, in_hand)
+        # One more result; a loss adds a kept card, a win a pending choice.
+        now = replace(progress, results=game, kept=in_hand, pending_offer=outcome == Outcome.WIN)
+        _reveal_if_complete(change, registration, progress=now)
         return answer
 
     return perform(
@@ -575,20 +580,28 @@ def _pause(registration: Registration) -> None:
 
 
 def _reveal_if_complete(
-    change: Change, registration: Registration, in_hand: int | None = None
+    change: Change,
+    registration: Registration,
+    in_hand: int | None = None,
+    *,
+    progress: Progress | None = None,
 ) -> None:
     """League and Switch reveal the wild the moment the hand is verified complete.
 
-    `in_hand`, when the caller knows it, is how many cards the hand holds now.
+    `in_hand`, when the caller knows it, is how many cards the hand holds now; `progress`, when
+    the caller knows it, is the player's progress now (read under this change's lock and moved
+    on by what the change did).
     """
     if not change.event.rules.automatic_reveal or registration.wild_rank or registration.paused:
         return
     if registration.status != RegistrationStatus.CHECKED_IN:
         return
+    if progress is not None:
+        in_hand = progress.kept
     # A hand short of cards cannot be complete: that settles most actions without a query.
     if (_kept(registration) if in_hand is None else in_hand) < change.event.rules.kept:
         return
-    if progress_of(registration).complete(registration):
+    if (progress or progress_of(registration)).complete(registration):
         _reveal(change, registration, by_system=True)
 
 
@@ -603,7 +616,7 @@ def _reveal(change: Change, registration: Registration, *, by_system: bool = Fal
     )
     registration.wild_rank = indicator.card[0]
     registration.revealed_at = change.now
-    registration.save(update_fields=["wild_rank", "revealed_at"])
+    change.save_at_end(registration, "wild_rank", "revealed_at")
     change.audit(
         "wild_revealed",
         player=registration.label,

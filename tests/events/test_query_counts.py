@@ -20,17 +20,17 @@ from tests.factories import Table, make_table
 
 pytestmark = pytest.mark.django_db
 
-# Measured: confirming the starting selection 9; a game-1 loss 9 (it also checks whether
-# registration should close); a later loss 8; a win 8; keeping a win card 9; the loss that
-# completes the hand and reveals the wild 11. Each count includes the test's own lookup of the
+# Measured: confirming the starting selection 9; a game-1 loss 8 (it also checks whether
+# registration should close); a later loss 7; a win 7; keeping a win card 9; the loss that
+# completes the hand and reveals the wild 8. Each count includes the test's own lookup of the
 # registration and the SAVEPOINT/RELEASE pair of the test transaction.
 BOUNDS = {
     "starting_selection": 9,
-    "loss_game_1": 9,
-    "loss": 8,
-    "win": 8,
+    "loss_game_1": 8,
+    "loss": 7,
+    "win": 7,
     "win_choice": 9,
-    "loss_with_reveal": 11,
+    "loss_with_reveal": 8,
 }
 
 type Measure = Callable[[str], AbstractContextManager[CaptureQueriesContext]]

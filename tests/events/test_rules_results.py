@@ -68,6 +68,22 @@ def test_it_accepts_a_result_automatically():
 
 
 @pytest.mark.django_db
+def test_a_win_offers_its_cards_for_the_result_that_earned_them():
+    """A win deals two cards face up: the offer belongs to the accepted result."""
+    table = _ready()
+    player = table.players[0]
+    table.report(player, 1, "loss")
+    table.report(player, 2, "win", opponent="Team Red", score="21-9")
+    result = GameResult.objects.get(registration=table.registration(player), game=2)
+    assert (result.outcome, result.opponent, result.score) == ("win", "Team Red", "21-9")
+    submitted_at = result.submitted_at.isoformat(timespec="microseconds").replace("+00:00", "Z")
+    assert submitted_at == last(table.event, "result_submitted").at
+    offer = result.offer
+    assert offer.registration == table.registration(player)
+    assert sorted(offer.cards.values_list("state", flat=True)) == [CardState.OFFERED] * 2
+
+
+@pytest.mark.django_db
 def test_it_accepts_only_the_next_game_number():
     """Submit your own results in game order: the next game number only (1..G in order)."""
     table = _ready()

@@ -52,8 +52,9 @@ def test_it_reveals_the_wild_automatically_when_the_hand_is_complete(format):
     assert indicator.kept_index is None  # it is not an eighth playable card
     assert len(table.kept(player)) == 7
     assert registration.wild_rank == indicator.card[0]
-    assert registration.revealed_at is not None
     revealed = last(table.event, "wild_revealed")
+    revealed_at = registration.revealed_at.isoformat(timespec="microseconds")
+    assert revealed_at.replace("+00:00", "Z") == revealed.at
     assert revealed.actor == "system"
     assert revealed.player == registration.label
     assert revealed.details == {
