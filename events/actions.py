@@ -156,56 +156,91 @@ def perform(
     key = (idempotency_key or "").strip() or None
     if key is not None and (user is None or len(key) > 200):
         raise Invalid("An Idempotency-Key needs a signed-in user and at most 200 characters.")
-    error: DomainError | None = None
-    answer: dict[str, Any] | None = None
+    keyed = user if key is not None else None  # whose key, when there is one
+    try:
+        with transaction.atomic(durable=True):
+            event, print_, record = _begin(event_id, registration_id, action, request, keyed, key)
+            if record is None:
+                return _apply(event, user, apply, create, keyed, key, print_)
+    except DomainError as refused:
+        if keyed is None or key is None:
+            raise
+        error = refused
+    else:
+        return _replay(record, print_)
+    # The refusal rolled the change back. It is stored under its key in a transaction of its own,
+    # under the same lock, unless a retry with the same key stored its outcome in between.
     with transaction.atomic(durable=True):
-        if registration_id is not None:
-            event: Event | None = _lock_event_of(registration_id)
-        elif event_id is not None:
-            event = _lock_event(event_id)
-        else:
-            event = None
-        print_ = fingerprint(action, event.pk if event else None, request)
-        if event is None and key is not None and user is not None:
-            # A creation has no event to lock yet: its author's row serializes their retries.
-            User.objects.select_for_update().filter(pk=user.pk).exists()
-        if key is not None and user is not None:
-            record = IdempotencyRecord.objects.filter(user=user, key=key).first()
-            if record is not None:
-                return _replay(record, print_)
-        try:
-            # The savepoint only matters when a refusal must be stored under its key.
-            with transaction.atomic(savepoint=key is not None):
-                if event is None:
-                    if create is None:
-                        raise NotFound("No such event.")
-                    change = Change(event=Event(), user=user, _house=False)
-                    change.event = create(change)
-                else:
-                    change = Change(event=event, user=user)
-                answer = apply(change)
-                if change.entries:
-                    _record(change)
-                for callback in change.callbacks:
-                    transaction.on_commit(callback)
-        except DomainError as refused:
-            error = refused
-        if key is not None and user is not None:
+        event, print_, record = _begin(event_id, registration_id, action, request, keyed, key)
+        if record is None:
             IdempotencyRecord.objects.create(
-                user=user,
+                user=keyed,
                 key=key,
                 fingerprint=print_,
-                answer=answer,
-                error_code=error.code if error else "",
-                error_message=error.message if error else "",
+                answer=None,
+                error_code=error.code,
+                error_message=error.message,
             )
-    if error is not None:
-        raise error
-    assert answer is not None
+    if record is not None:
+        return _replay(record, print_)
+    raise error
+
+
+def _apply(
+    event: Event | None,
+    user: User | None,
+    apply: Callable[[Change], dict[str, Any]],
+    create: Callable[[Change], Event] | None,
+    keyed: User | None,
+    key: str | None,
+    print_: str,
+) -> dict[str, Any]:
+    """Make the change (inside `perform`'s transaction) and store its answer under the key."""
+    if event is None:
+        if create is None:
+            raise NotFound("No such event.")
+        change = Change(event=Event(), user=user, _house=False)
+        change.event = create(change)
+    else:
+        change = Change(event=event, user=user)
+    answer = apply(change)
+    stored = None
+    if keyed is not None and key is not None:
+        stored = IdempotencyRecord(user=keyed, key=key, fingerprint=print_, answer=answer)
+    if change.entries:
+        _record(change, stored)  # on PostgreSQL, in the statement that writes the audit entries
+    elif stored is not None:
+        stored.save()
+    for callback in change.callbacks:
+        transaction.on_commit(callback)
     return answer
 
 
-def _record(change: Change) -> None:
+def _begin(
+    event_id: int | None,
+    registration_id: int | None,
+    action: str,
+    request: Mapping[str, Any],
+    user: User | None,
+    key: str | None,
+) -> tuple[Event | None, str, IdempotencyRecord | None]:
+    """Lock what the change concerns; its fingerprint; the record a first try left under the key."""
+    if registration_id is not None:
+        event: Event | None = _lock_event_of(registration_id)
+    elif event_id is not None:
+        event = _lock_event(event_id)
+    else:
+        event = None
+    print_ = fingerprint(action, event.pk if event else None, request)
+    if user is None or key is None:
+        return event, print_, None
+    if event is None:
+        # A creation has no event to lock yet: its author's row serializes their retries.
+        User.objects.select_for_update().filter(pk=user.pk).exists()
+    return event, print_, IdempotencyRecord.objects.filter(user=user, key=key).first()
+
+
+def _record(change: Change, stored: IdempotencyRecord | None = None) -> None:
     """Chain the audit entries, move the live versions on, and announce the change after commit."""
     event = change.event
     rows = chain(event, change.entries, change.now)
@@ -221,8 +256,10 @@ def _record(change: Change) -> None:
             players = players.filter(label__in=unknown)
         touched = sorted(set(touched) | set(players.values_list("pk", flat=True)))
     if connection.vendor == "postgresql":
-        _write_together(event, rows, touched, change.saves)
+        _write_together(event, rows, touched, change.saves, stored)
     else:
+        if stored is not None:
+            stored.save()
         AuditEntry.objects.bulk_create(rows)
         event.save(update_fields=["version", "audit_seq", "audit_hash"])
         for registration, fields in change.saves.values():
@@ -239,23 +276,27 @@ def _write_together(
     rows: list[AuditEntry],
     touched: list[int],
     saves: Mapping[int, tuple[Registration, tuple[str, ...]]],
+    stored: IdempotencyRecord | None,
 ) -> None:
     """The audit entries, the event's version and chain head, the players' versions (with the
-    fields saved at the end): one statement.
+    fields saved at the end) and the answer stored under the idempotency key: one statement.
 
     Every change ends with these writes; on PostgreSQL they share one round trip.
     """
     entries, entry_params = insert_values(rows)
     fields, field_params = _saved_fields(saves)
+    record, record_params = _insert(stored) if stored is not None else ("", [])
     with connection.cursor() as cursor:
         cursor.execute(
             f"WITH entries AS (INSERT INTO {AuditEntry._meta.db_table} {entries}),"
+            f"{f' record AS ({record}),' if record else ''}"
             f" event AS (UPDATE {Event._meta.db_table}"
             " SET version = %s, audit_seq = %s, audit_hash = %s WHERE id = %s)"
             f" UPDATE {Registration._meta.db_table} SET version = version + 1{fields}"
             " WHERE id = ANY(%s)",
             [
                 *entry_params,
+                *record_params,
                 event.version,
                 event.audit_seq,
                 event.audit_hash,
@@ -264,6 +305,15 @@ def _write_together(
                 touched,
             ],
         )
+
+
+def _insert(instance: models.Model) -> tuple[str, list[Any]]:
+    """An INSERT of a new instance's row (without RETURNING), as `Model.save` would write it."""
+    fields = [f for f in instance._meta.concrete_fields if not f.primary_key]
+    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
+    params = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
+    table = connection.ops.quote_name(instance._meta.db_table)
+    return f"INSERT INTO {table} ({columns}) VALUES ({', '.join(['%s'] * len(fields))})", params
 
 
 def _saved_fields(

@@ -217,6 +217,36 @@ def test_two_submissions_of_the_same_game_accept_one() -> None:
     assert_chain_verifies(table.event)
 
 
+def test_a_refusal_sent_four_times_at_once_with_one_key_is_stored_once() -> None:
+    """A retried refusal: each try is refused the same way, one answer is stored, nothing else."""
+    table = make_table("league", players=2, start=True)
+    ann = table.players[0]
+    table.choose_start(ann)
+    version = Event.objects.get(pk=table.event.pk).version
+
+    outcomes = at_once(
+        [
+            partial(
+                services.result_submit,
+                registration_id=table.rid(ann),
+                by=ann,
+                game=3,  # out of order
+                outcome="loss",
+                idempotency_key="ann-game-3",
+            )
+            for _ in range(4)
+        ]
+    )
+
+    assert answers(outcomes) == []
+    assert {type(refused) for refused in refusals(outcomes)} == {OutOfOrder}
+    (stored,) = IdempotencyRecord.objects.filter(user=ann, key="ann-game-3")
+    assert stored.error_code == OutOfOrder.code and stored.answer is None
+    assert not GameResult.objects.filter(registration_id=table.rid(ann)).exists()
+    assert Event.objects.get(pk=table.event.pk).version == version
+    assert_chain_verifies(table.event)
+
+
 def test_a_double_click_on_confirm_keeps_one_card() -> None:
     """Ann's double click resends one key; Bob's sends two keys. All four calls collide."""
     table = make_table("league", players=2, start=True)

@@ -16,6 +16,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from events import services
+from events.models import IdempotencyRecord
 from tests.factories import Table, make_table
 
 pytestmark = pytest.mark.django_db
@@ -98,3 +100,28 @@ def test_no_hot_path_grows_with_the_number_of_players() -> None:
 
     assert counts[2] == counts[12]
     assert set(counts[2]) == set(BOUNDS)
+
+
+def test_a_retry_key_costs_one_lookup_and_nothing_while_writing() -> None:
+    """The answer is stored in the statement that writes the audit entries: a keyed submit sends
+    the plain one's statements plus the lookup of the key, and no savepoint."""
+    table = started(5)  # the fourth player has no result yet: registration stays open
+    ann, bob = table.players[:2]
+    table.choose_start(ann)
+    table.choose_start(bob)
+    rid = table.rid(ann)
+    with CaptureQueriesContext(connection) as plain:
+        services.result_submit(registration_id=rid, by=ann, game=1, outcome="win")
+    rid = table.rid(bob)
+    with CaptureQueriesContext(connection) as keyed:
+        services.result_submit(
+            registration_id=rid, by=bob, game=1, outcome="win", idempotency_key="bob-game-1"
+        )
+
+    assert len(keyed) == len(plain) + 1
+    statements = [q["sql"] for q in keyed.captured_queries]
+    lookups = [sql for sql in statements if "idempotencyrecord" in sql]
+    assert len(lookups) == 2  # the lookup, and the statement that writes the audit entries
+    assert lookups[0].startswith("SELECT") and lookups[1].startswith("WITH entries AS")
+    stored = IdempotencyRecord.objects.get(user=bob, key="bob-game-1").answer
+    assert stored is not None and stored["game"] == 1
