@@ -11,17 +11,19 @@ Everything runs on loopback and stops by itself (`--timeout`, 10 minutes by defa
 - a Redis database of its own on REDIS_URL's server (`--redis-db`, refused unless empty) and
   key prefixes of its own, deleted at the end;
 - two daphne processes (`syndicate.asgi:application`, LIVE_UPDATES=background,
-  DATABASE_CONN_MAX_AGE=0 as in docker-compose.yml);
+  DATABASE_CONN_MAX_AGE=0 and a connection pool of `--pool` connections each, 12 as in
+  docker-compose.yml; `--pool 0` opens a connection per request);
 - `--events` League events of `--players` players each, seeded through the services in this
   process, plus one more player per event held back as the marker; players are signed in with
   database sessions (no password, no login form);
 - the players, one coroutine each, split over both daphne processes: starting selection, then six
   results (random, fixed seed) and a card choice after each win, each request sent when the
-  previous one is answered (30 s at most), each with its own Idempotency-Key; a 5xx, a timeout
-  or a failed connection is sent again with the same key 2 s later (at most 3 tries), a 4xx is
-  not; a player whose write got no answer stops, and that write is replayed once, same key,
-  after the load (the answer completes the player's hand for the card checks); players still
-  playing 150 s before the hard timeout stop, and the report says so;
+  previous one is answered (30 s at most; with `--pace S`, after a random pause of S seconds on
+  average, as players report when their game ends), each with its own Idempotency-Key; a 5xx, a
+  timeout or a failed connection is sent again with the same key 2 s later (at most 3 tries), a
+  4xx is not; a player whose write got no answer stops, and that write is replayed once, same
+  key, after the load (the answer completes the player's hand for the card checks); players
+  still playing 150 s before the hard timeout stop, and the report says so;
 - `--watchers` board sockets split over the events and both processes, in a process of their own
   (`bench/load_watchers.py`), behaving like `static/js/live.js` (reload on a version gap);
 - the references, measured at the same time: GET /healthz on each daphne process, and a bare
@@ -32,12 +34,12 @@ Everything runs on loopback and stops by itself (`--timeout`, 10 minutes by defa
 - the checks: every dealt position once and contiguous, every hand 7 cards and equal to what the
   answers told the player, every audit chain verifying, every socket at the database's version.
 
-Each daphne request runs in a thread of its own with its own database connection
-(`DATABASE_CONN_MAX_AGE=0`), and a request the client gave up on keeps running, connection and
-all; so PostgreSQL needs more connections than players: at least `events x players` + 60, and up
-to three times that once requests time out. The script refuses a server with fewer than the
-first figure (PostgreSQL's default is 100) unless `--allow-few-connections`; `--private-postgres`
-starts one with room for every try (`events x players x 3` + 200).
+Each daphne request runs in a thread of its own, with a database connection from the pool (or,
+with `--pool 0`, a connection of its own), and a request the client gave up on keeps running;
+without a pool, PostgreSQL may need more connections than players: at least `events x players`
++ 60, and up to three times that once requests time out. The script refuses a server with fewer
+connections than it needs (PostgreSQL's default is 100) unless `--allow-few-connections`;
+`--private-postgres` starts one with room for every try (`events x players x 3` + 200).
 
 Options: `--events/--players/--watchers` scale it down for a smoke run; `--sample` runs daphne
 under `bench/load_sampler.py` (a stack sampler) and adds where its threads spend time;
@@ -500,9 +502,15 @@ async def play(
     traffic: Traffic,
     seed: int,
     deadline: float,
+    pace: float = 0.0,
 ) -> None:
+    """A player's whole hand; with a `pace`, each write waits a random pause first (exponential,
+    `pace` seconds on average), as players at a venue report when their game ends."""
     rng = random.Random(f"{seed}-{player.label}")
+    pauses = random.Random(f"{seed}-{player.label}-pace")
     for kind, game, choice in steps(rng):
+        if pace:
+            await asyncio.sleep(pauses.expovariate(1 / pace))
         if time.monotonic() > deadline:
             traffic.stopped += 1  # the run's time is up: leave the hand unfinished
             return
@@ -752,6 +760,7 @@ async def run(
                     traffic,
                     args.seed,
                     deadline,
+                    args.pace,
                 )
                 for plan in plans
                 for n, player in enumerate(plan.players)
@@ -1043,7 +1052,9 @@ def report(
     lines = [
         f"Machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average "
         f"{os.getloadavg()[0]:.1f} at the end; {args.events} events x {args.players} players "
-        f"(+1 marker each), {args.watchers} sockets, 2 daphne processes, seed {args.seed}.",
+        f"(+1 marker each), {args.watchers} sockets, 2 daphne processes, seed {args.seed}, "
+        f"database pool {args.pool or 'off'}, "
+        + (f"a {args.pace:g} s pause on average before each write." if args.pace else "no pause."),
         "",
         "| Measure | Value |",
         "|---|---:|",
@@ -1229,6 +1240,19 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--watchers", type=int, default=500, help="board sockets in all")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--timeout", type=int, default=600, help="hard limit of the run, seconds")
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="players pause this long on average before each write (0: none, as fast as answered)",
+    )
+    parser.add_argument(
+        "--pool",
+        type=int,
+        default=12,
+        help="database connections per daphne process (DATABASE_POOL_SIZE); 0: one per request",
+    )
     parser.add_argument("--database", default="bench_load", help="scratch database to create")
     parser.add_argument("--redis-db", type=int, default=11, help="Redis database to use (empty)")
     parser.add_argument(
@@ -1277,7 +1301,8 @@ def main() -> None:
     signal.signal(signal.SIGTERM, raise_exit)
     signal.alarm(args.timeout)
     started = time.monotonic()
-    needed = args.events * args.players + 60
+    # Two daphne processes, each with its pool (or a connection per request), the references.
+    needed = 2 * args.pool + 40 if args.pool else args.events * args.players + 60
     with contextlib.ExitStack() as stack:
         pg_data: Path | None = None
         if args.private_postgres:
@@ -1295,8 +1320,8 @@ def main() -> None:
             limit = int(row[0]) if row else 0
         if limit < needed and not args.allow_few_connections:
             sys.exit(
-                f"The server allows {limit} connections; this load may need about {needed} "
-                "(daphne opens one per request in flight). Use --private-postgres, or "
+                f"The server allows {limit} connections; this load may need about {needed}. "
+                "Use --private-postgres, or "
                 "--allow-few-connections to see what happens."
             )
         redis_url = urlunsplit(
@@ -1369,7 +1394,12 @@ def main() -> None:
         )
         connections.close_all()
 
-        daphne_env = {**env, "LIVE_UPDATES": "background", "DATABASE_CONN_MAX_AGE": "0"}
+        daphne_env = {
+            **env,
+            "LIVE_UPDATES": "background",
+            "DATABASE_CONN_MAX_AGE": "0",
+            "DATABASE_POOL_SIZE": str(args.pool),
+        }
         servers = [start_daphne(daphne_env, folder, n, args.sample) for n in (1, 2)]
         for server in servers:
             stack.callback(stop_process, server.process)

@@ -123,6 +123,17 @@ DATABASES = {
 # HTTP requests one server process runs at once (each in a thread with a database connection);
 # the others wait their turn. 0 means no limit.
 HTTP_CONCURRENCY = int(os.environ.get("HTTP_CONCURRENCY", "8"))
+# Django's PostgreSQL connection pool (psycopg_pool), the way to reuse connections under ASGI,
+# where each request runs in a thread of its own: at most this many connections per process,
+# 0 for none (a connection per request, or per DATABASE_CONN_MAX_AGE).
+DATABASE_POOL_SIZE = int(os.environ.get("DATABASE_POOL_SIZE", "0"))
+if DATABASE_POOL_SIZE > 0 and DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(2, DATABASE_POOL_SIZE),
+        "max_size": DATABASE_POOL_SIZE,
+        "timeout": 30,  # seconds a request waits for a free connection before failing
+    }
 if os.environ.get("TEST_DATABASE_NAME"):
     # Separate test runs (unit, browser) each create their own test database.
     DATABASES["default"]["TEST"] = {"NAME": os.environ["TEST_DATABASE_NAME"]}
@@ -133,7 +144,11 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # Redis pub/sub: a group message is published once and each server process hands it
+            # to its own sockets, instead of one copy per socket through Redis; a process that
+            # dies leaves nothing behind. Live messages need no persistence: a socket that misses
+            # one sees the version gap and reloads (SPEC section 9).
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             # redis-py reads time out after 5 s by default, which would drop idle sockets
             # (django/channels_redis#422): give the channel layer a longer read timeout.
             "CONFIG": {

@@ -111,8 +111,9 @@ def test_at_least_two_daphne_processes(services: dict[str, dict[str, Any]]) -> N
         # Only nginx is published: a daphne port reachable from outside would trust any
         # client's X-Forwarded-For and skip TLS.
         assert "ports" not in service, f"{name} publishes a port; only nginx may"
-        # Django: no persistent database connections under ASGI.
+        # Django: no persistent database connections under ASGI; its pool reuses them.
         assert str(service["environment"]["DATABASE_CONN_MAX_AGE"]) == "0", name
+        assert int(service["environment"]["DATABASE_POOL_SIZE"]) > 8, name  # HTTP_CONCURRENCY
         # nginx is the one proxy whose X-Forwarded-For counts (allauth's client address).
         assert str(service["environment"]["DJANGO_TRUSTED_PROXY_COUNT"]) == "1", name
 

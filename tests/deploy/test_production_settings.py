@@ -137,11 +137,47 @@ def test_production_security_settings(production_env: dict[str, str]) -> None:
     assert found["SITE_URL"] == "https://poker.example.com"
     # One shared channel layer and broker for every daphne process and worker.
     layer = found["CHANNEL_LAYERS"]["default"]
-    assert layer["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    assert layer["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
     (host,) = layer["CONFIG"]["hosts"]
     address = host["address"] if isinstance(host, dict) else host
     assert address == production_env["REDIS_URL"]
     assert found["CELERY_BROKER_URL"] == production_env["REDIS_URL"]
+
+
+POOL_SCRIPT = """
+import json, threading, django
+django.setup()
+from django.db import close_old_connections, connection
+
+def query():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pids.append(cursor.fetchone()[0])
+    close_old_connections()  # as at the end of each request: back to the pool
+
+pids = []
+for _ in range(5):  # rounds of requests, each in threads of their own as under daphne
+    threads = [threading.Thread(target=query) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+pool = connection.pool
+print(json.dumps({"queries": len(pids), "backends": len(set(pids)), "max": pool.max_size}))
+"""
+
+
+def test_web_processes_reuse_database_connections_from_a_pool(
+    production_env: dict[str, str],
+) -> None:
+    """Each request runs in a thread of its own: the pool, not the thread, keeps connections."""
+    env = {**production_env, "DJANGO_SETTINGS_MODULE": "syndicate.settings"}
+    result = run([sys.executable, "-c", POOL_SCRIPT], env)
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    assert found["max"] == int(web_service()["environment"]["DATABASE_POOL_SIZE"]) == 12
+    assert found["queries"] == 30
+    assert found["backends"] <= 6  # 30 queries in 30 threads, at most 6 at a time
 
 
 @pytest.mark.parametrize("name", ["DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "REDIS_URL"])

@@ -53,6 +53,7 @@ def test_it_reveals_the_wild_automatically_when_the_hand_is_complete(format):
     assert len(table.kept(player)) == 7
     assert registration.wild_rank == indicator.card[0]
     revealed = last(table.event, "wild_revealed")
+    assert registration.revealed_at is not None
     revealed_at = registration.revealed_at.isoformat(timespec="microseconds")
     assert revealed_at.replace("+00:00", "Z") == revealed.at
     assert revealed.actor == "system"
