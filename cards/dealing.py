@@ -13,6 +13,7 @@ from cards import shuffle
 from cards.models import CardState, DealtCard, Offer, Shoe, ShoeKind, Shuffle
 from events.errors import StockExhausted, WrongPhase
 from events.models import Event, GameResult, Registration
+from events.rows import insert_statement, mark_saved
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,41 +165,20 @@ def _deal_in_one_statement(
             raise WrongPhase("The cards are not shuffled yet: the event has not started.")
         raise StockExhausted()
     if result is not None and new_result:
-        _saved(result, found[0][6])
+        mark_saved(result, found[0][6])
     if offer is not None and new_offer:
-        _saved(offer, found[0][5])
+        mark_saved(offer, found[0][5])
         if new_result:
             offer.result_id = found[0][6]
     return [row[:5] for row in found]
-
-
-def _saved(instance: GameResult | Offer, pk: int) -> None:
-    """Mark an instance inserted by raw SQL as saved, as `Model.save` would."""
-    instance.pk = pk
-    instance._state.adding = False
-    instance._state.db = connection.alias
 
 
 def _new_result(result: GameResult | None) -> tuple[str, list[Any]]:
     """The CTE that inserts a game result not saved yet (with its parameters), or nothing."""
     if result is None or result.pk is not None:
         return "", []
-    table = connection.ops.quote_name(GameResult._meta.db_table)
-    return (
-        f"new_result AS (INSERT INTO {table} (registration_id, game, outcome, original_outcome,"
-        " opponent, score, assisted, submitted_at)"
-        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING id),",
-        [
-            result.registration_id,
-            result.game,
-            str(result.outcome),
-            str(result.original_outcome),
-            result.opponent,
-            result.score,
-            result.assisted,
-            connection.ops.adapt_datetimefield_value(result.submitted_at),
-        ],
-    )
+    statement, params = insert_statement(result)
+    return f"new_result AS ({statement} RETURNING id),", params
 
 
 def _new_offer(offer: Offer | None, *, after: bool) -> tuple[str, list[Any]]:
@@ -206,24 +186,10 @@ def _new_offer(offer: Offer | None, *, after: bool) -> tuple[str, list[Any]]:
     new result in the same statement, the offer points to it."""
     if offer is None or offer.pk is not None:
         return "", []
-    adapt = connection.ops.adapt_datetimefield_value
-    table = connection.ops.quote_name(Offer._meta.db_table)
-    result_id = "(SELECT id FROM new_result)" if after else "%s"
-    return (
-        f"new_offer AS (INSERT INTO {table} (registration_id, kind, result_id, keep, face_down,"
-        " offered_at, resolved_by_house, reminder_due_at)"
-        f" VALUES (%s, %s, {result_id}, %s, %s, %s, %s, %s) RETURNING id),",
-        [
-            offer.registration_id,
-            str(offer.kind),
-            *([] if after else [offer.result_id]),
-            offer.keep,
-            offer.face_down,
-            adapt(offer.offered_at),
-            offer.resolved_by_house,
-            adapt(offer.reminder_due_at),
-        ],
+    statement, params = insert_statement(
+        offer, sql={"result_id": "(SELECT id FROM new_result)"} if after else None
     )
+    return f"new_offer AS ({statement} RETURNING id),", params
 
 
 def _take(event: Event, kind: ShoeKind, count: int) -> tuple[int, int, str]:

@@ -34,6 +34,7 @@ from events.errors import (
 )
 from events.models import Event, IdempotencyRecord, Phase, Registration
 from events.progress import Progress
+from events.rows import insert_statement
 
 SYSTEM = "system"
 
@@ -285,7 +286,7 @@ def _write_together(
     """
     entries, entry_params = insert_values(rows)
     fields, field_params = _saved_fields(saves)
-    record, record_params = _insert(stored) if stored is not None else ("", [])
+    record, record_params = insert_statement(stored) if stored is not None else ("", [])
     with connection.cursor() as cursor:
         cursor.execute(
             f"WITH entries AS (INSERT INTO {AuditEntry._meta.db_table} {entries}),"
@@ -305,15 +306,6 @@ def _write_together(
                 touched,
             ],
         )
-
-
-def _insert(instance: models.Model) -> tuple[str, list[Any]]:
-    """An INSERT of a new instance's row (without RETURNING), as `Model.save` would write it."""
-    fields = [f for f in instance._meta.concrete_fields if not f.primary_key]
-    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
-    params = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
-    table = connection.ops.quote_name(instance._meta.db_table)
-    return f"INSERT INTO {table} ({columns}) VALUES ({', '.join(['%s'] * len(fields))})", params
 
 
 def _saved_fields(
