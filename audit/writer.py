@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from audit.chain import GENESIS, entry_hash
+from audit.chain import entry_hash
 from audit.models import AuditEntry
 from events.models import Event
 
@@ -32,7 +31,7 @@ def chain(event: Event, entries: list[PendingEntry], moment: datetime) -> list[A
     The caller holds the event's row lock, then saves the entries with `event.audit_seq` and
     `event.audit_hash` in the same transaction.
     """
-    seq, prev_hash = event.audit_seq, event.audit_hash or GENESIS
+    seq, prev_hash = event.audit_seq, event.audit_hash
     at = timestamp(moment)
     rows = []
     for pending in entries:
@@ -52,30 +51,3 @@ def chain(event: Event, entries: list[PendingEntry], moment: datetime) -> list[A
         prev_hash = digest
     event.audit_seq, event.audit_hash = seq, prev_hash
     return rows
-
-
-COLUMNS = (
-    *("event_id", "seq", "at", "actor", "action"),
-    *("player", "details", "reason", "prev_hash", "hash"),
-)
-
-
-def insert_values(rows: list[AuditEntry]) -> tuple[str, list[Any]]:
-    """`(columns) VALUES ...` and its parameters, for an INSERT of `rows` written by hand."""
-    one = "(" + ", ".join(["%s"] * len(COLUMNS)) + ")"
-    params: list[Any] = []
-    for row in rows:
-        params += [
-            row.event_id,
-            row.seq,
-            row.at,
-            row.actor,
-            row.action,
-            row.player,
-            json.dumps(row.details),
-            row.reason,
-            row.prev_hash,
-            row.hash,
-        ]
-    values = ", ".join([one] * len(rows))
-    return f"({', '.join(COLUMNS)}) VALUES {values}", params

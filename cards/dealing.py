@@ -11,9 +11,9 @@ from django.db import connection
 
 from cards import shuffle
 from cards.models import CardState, DealtCard, Offer, Shoe, ShoeKind, Shuffle
-from events.errors import StockExhausted, WrongPhase
+from events.errors import DomainError, StockExhausted, WrongPhase
 from events.models import Event, GameResult, Registration
-from events.rows import insert_statement, mark_saved
+from events.rows import assignments, insert_statement, mark_saved
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,9 +161,7 @@ def _deal_in_one_statement(
         )
         found = sorted(cursor.fetchall(), key=lambda row: row[4])
     if not found:
-        if not Shoe.objects.filter(event=event, kind=kind).exists():
-            raise WrongPhase("The cards are not shuffled yet: the event has not started.")
-        raise StockExhausted()
+        raise _refusal(event, kind)
     if result is not None and new_result:
         mark_saved(result, found[0][6])
     if offer is not None and new_offer:
@@ -177,7 +175,7 @@ def _new_result(result: GameResult | None) -> tuple[str, list[Any]]:
     """The CTE that inserts a game result not saved yet (with its parameters), or nothing."""
     if result is None or result.pk is not None:
         return "", []
-    statement, params = insert_statement(result)
+    statement, params = insert_statement([result])
     return f"new_result AS ({statement} RETURNING id),", params
 
 
@@ -187,7 +185,7 @@ def _new_offer(offer: Offer | None, *, after: bool) -> tuple[str, list[Any]]:
     if offer is None or offer.pk is not None:
         return "", []
     statement, params = insert_statement(
-        offer, sql={"result_id": "(SELECT id FROM new_result)"} if after else None
+        [offer], sql={"result_id": "(SELECT id FROM new_result)"} if after else None
     )
     return f"new_offer AS ({statement} RETURNING id),", params
 
@@ -210,33 +208,30 @@ def _take(event: Event, kind: ShoeKind, count: int) -> tuple[int, int, str]:
         )
         row = cursor.fetchone()
     if row is None:
-        if not Shoe.objects.filter(event=event, kind=kind).exists():
-            raise WrongPhase("The cards are not shuffled yet: the event has not started.")
-        raise StockExhausted()
+        raise _refusal(event, kind)
     shoe_id, start, cards = row
     return shoe_id, start, cards
+
+
+def _refusal(event: Event, kind: ShoeKind) -> DomainError:
+    """Why the shoe gave no cards: there is none yet, or it would run past its end."""
+    if not Shoe.objects.filter(event=event, kind=kind).exists():
+        return WrongPhase("The cards are not shuffled yet: the event has not started.")
+    return StockExhausted()
 
 
 def save_cards(cards: list[DealtCard]) -> None:
     """Write each card's state, face, hand slot and source, all cards in one UPDATE."""
     if not cards:
         return
+    fields = ("state", "face_down", "kept_index", "kept_source")
+    clauses, params = assignments((card, fields) for card in cards)
     table = connection.ops.quote_name(DealtCard._meta.db_table)
-    cases = " ".join(["WHEN %s THEN %s"] * len(cards))
     ids = ", ".join(["%s"] * len(cards))
-    params: list[Any] = []
-    for field in ("state", "face_down", "kept_index", "kept_source"):
-        for card in cards:
-            params += [card.pk, getattr(card, field)]
-    params += [card.pk for card in cards]
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {table} SET state = CASE id {cases} END,"
-            f" face_down = CASE id {cases} END,"
-            f" kept_index = CAST(CASE id {cases} END AS smallint),"
-            f" kept_source = CASE id {cases} END"
-            f" WHERE id IN ({ids})",
-            params,
+            f"UPDATE {table} SET {clauses} WHERE id IN ({ids})",
+            [*params, *(card.pk for card in cards)],
         )
 
 

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import connection, models, transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import User
 from audit.models import AuditEntry
-from audit.writer import PendingEntry, chain, insert_values
+from audit.writer import PendingEntry, chain
 from events import live
 from events.errors import (
     ERRORS_BY_CODE,
@@ -34,7 +34,7 @@ from events.errors import (
 )
 from events.models import Event, IdempotencyRecord, Phase, Registration
 from events.progress import Progress
-from events.rows import insert_statement
+from events.rows import assignments, insert_statement
 
 SYSTEM = "system"
 
@@ -284,17 +284,19 @@ def _write_together(
 
     Every change ends with these writes; on PostgreSQL they share one round trip.
     """
-    entries, entry_params = insert_values(rows)
-    fields, field_params = _saved_fields(saves)
-    record, record_params = insert_statement(stored) if stored is not None else ("", [])
+    entries, entry_params = insert_statement(rows)
+    record, record_params = insert_statement([stored]) if stored is not None else ("", [])
+    fields, field_params = assignments(
+        (registration, names) for registration, names in saves.values()
+    )
     with connection.cursor() as cursor:
         cursor.execute(
-            f"WITH entries AS (INSERT INTO {AuditEntry._meta.db_table} {entries}),"
+            f"WITH entries AS ({entries}),"
             f"{f' record AS ({record}),' if record else ''}"
             f" event AS (UPDATE {Event._meta.db_table}"
             " SET version = %s, audit_seq = %s, audit_hash = %s WHERE id = %s)"
-            f" UPDATE {Registration._meta.db_table} SET version = version + 1{fields}"
-            " WHERE id = ANY(%s)",
+            f" UPDATE {Registration._meta.db_table} SET version = version + 1"
+            f"{', ' + fields if fields else ''} WHERE id = ANY(%s)",
             [
                 *entry_params,
                 *record_params,
@@ -306,28 +308,6 @@ def _write_together(
                 touched,
             ],
         )
-
-
-def _saved_fields(
-    saves: Mapping[int, tuple[Registration, tuple[str, ...]]],
-) -> tuple[str, list[Any]]:
-    """SET clauses (each a CASE by id) for the registration fields saved at the end."""
-    clauses, params = "", []
-    names = dict.fromkeys(name for _, fields in saves.values() for name in fields)
-    for name in names:
-        model_field = Registration._meta.get_field(name)
-        assert isinstance(model_field, models.Field)
-        attname, column_name = model_field.get_attname_column()
-        assert column_name is not None, f"{name} is not a column"
-        column = connection.ops.quote_name(column_name)
-        whens = ""
-        for pk, (registration, fields) in saves.items():
-            if name in fields:
-                whens += " WHEN %s THEN %s"
-                value = getattr(registration, attname)
-                params += [pk, model_field.get_db_prep_save(value, connection)]
-        clauses += f", {column} = CASE id{whens} ELSE {column} END"
-    return clauses, params
 
 
 def _lock_event(event_id: int) -> Event:

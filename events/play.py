@@ -73,7 +73,7 @@ def starting_selection_confirm(
         source = KeptSource.HOUSE if change.house else KeptSource.START
         in_hand = _keep(change, registration, kept, source, game=None, before=offer.in_hand)
         save_cards(cards)
-        _reveal_if_complete(change, registration, in_hand)
+        _reveal_if_complete(change, registration, in_hand=in_hand)
         return {
             "registration_id": registration.pk,
             "kept": [c.card for c in kept],
@@ -134,7 +134,6 @@ def result_submit(
             opponent=opponent,
             score=score,
             assisted=change.house,
-            submitted_at=change.now,
         )
         change.audit(
             "result_submitted",
@@ -264,7 +263,7 @@ def win_choice_confirm(
         source = KeptSource.HOUSE if change.house else KeptSource.WIN
         in_hand = _keep(change, registration, [kept], source, game=game, before=offer.in_hand)
         save_cards(cards)
-        _reveal_if_complete(change, registration, in_hand)
+        _reveal_if_complete(change, registration, in_hand=in_hand)
         return {"registration_id": registration.pk, "game": game, "kept": kept.card}
 
     return perform(
@@ -538,11 +537,6 @@ def _resolve(change: Change, offer: PendingOffer) -> None:
         )
 
 
-def _kept(registration: Registration) -> int:
-    """How many cards the hand holds."""
-    return DealtCard.objects.filter(registration=registration, state=CardState.KEPT).count()
-
-
 def _keep(
     change: Change,
     registration: Registration,
@@ -582,26 +576,25 @@ def _pause(registration: Registration) -> None:
 def _reveal_if_complete(
     change: Change,
     registration: Registration,
-    in_hand: int | None = None,
     *,
+    in_hand: int | None = None,
     progress: Progress | None = None,
 ) -> None:
     """League and Switch reveal the wild the moment the hand is verified complete.
 
-    `in_hand`, when the caller knows it, is how many cards the hand holds now; `progress`, when
-    the caller knows it, is the player's progress now (read under this change's lock and moved
-    on by what the change did).
+    `progress`, when the caller knows it, is the player's progress now (read under this change's
+    lock and moved on by what the change did); otherwise `in_hand`, how many cards the hand holds
+    now, settles most actions without a query: a hand short of cards cannot be complete.
     """
     if not change.event.rules.automatic_reveal or registration.wild_rank or registration.paused:
         return
     if registration.status != RegistrationStatus.CHECKED_IN:
         return
-    if progress is not None:
-        in_hand = progress.kept
-    # A hand short of cards cannot be complete: that settles most actions without a query.
-    if (_kept(registration) if in_hand is None else in_hand) < change.event.rules.kept:
-        return
-    if (progress or progress_of(registration)).complete(registration):
+    if progress is None:
+        if in_hand is not None and in_hand < change.event.rules.kept:
+            return
+        progress = progress_of(registration)
+    if progress.complete(registration):
         _reveal(change, registration, by_system=True)
 
 

@@ -152,9 +152,7 @@ if REDIS_URL:
             # redis-py reads time out after 5 s by default, which would drop idle sockets
             # (django/channels_redis#422): give the channel layer a longer read timeout.
             "CONFIG": {
-                # redis-py's asyncio pool allows 100 connections by default: hundreds of sockets
-                # leaving their groups at once (a server restart) need more for a moment.
-                "hosts": [{"address": REDIS_URL, "socket_timeout": 30, "max_connections": 1000}],
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
                 "prefix": os.environ.get("CHANNELS_PREFIX", "asgi"),
             },
         }

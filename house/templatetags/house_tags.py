@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import template
+from django.utils.safestring import SafeString, mark_safe
 
 from web.errors import fresh_key as new_key
 
@@ -13,6 +16,15 @@ register = template.Library()
 def fresh_key() -> str:
     """An idempotency key for one rendered form or dialog opener."""
     return new_key()
+
+
+@register.simple_tag(takes_context=True)
+def needs_connection(context: dict[str, Any]) -> SafeString:
+    """An action's attributes when it needs the server: with a live socket (`live_socket`), it
+    renders disabled and live.js enables it once the socket is live; a draft's has no socket."""
+    if context.get("live_socket"):
+        return mark_safe("data-needs-connection disabled data-live-disabled")
+    return mark_safe("data-needs-connection")
 
 
 @register.filter
