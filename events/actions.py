@@ -1,6 +1,9 @@
 """How every state change runs: one short transaction that locks the event, checks who acts,
 applies the change, chains its audit entries and stores the answer under the idempotency key.
 
+Each state change is one function decorated with `action`: it takes the `Change` and keyword
+arguments, and returns its answer (a frozen dataclass of `events.answers`).
+
 A retry with the same key returns the first answer, refusals included, and changes nothing; the same
 key with different content is refused (422). Work outside the database (websocket messages, pushes,
 email) is queued with `Change.after_commit` and runs only once the transaction has committed.

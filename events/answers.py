@@ -25,8 +25,6 @@ class Described:
 class Answer:
     """Base of every answer (a frozen dataclass)."""
 
-    __slots__ = ()
-
 
 def as_json(answer: Answer) -> dict[str, Any]:
     """The JSON object for an answer: its fields, without the optional ones it does not have."""
@@ -47,14 +45,14 @@ def from_json[A: Answer](kind: type[A], data: dict[str, Any]) -> A:
 # --- event lifecycle ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class EventCreated(Answer):
     """The new event, a draft."""
 
     event_id: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class EventUpdated(Answer):
     """The settings that changed (none when all were as before)."""
 
@@ -62,7 +60,7 @@ class EventUpdated(Answer):
     changed: list[str]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class HouseMemberAdded(Answer):
     """The House member appointed (already one: nothing changed)."""
 
@@ -70,7 +68,7 @@ class HouseMemberAdded(Answer):
     member: Annotated[int, Described("The House member's account id.")]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class HouseMemberRemoved(Answer):
     """The House member removed (not one: nothing changed)."""
 
@@ -78,7 +76,7 @@ class HouseMemberRemoved(Answer):
     member: Annotated[int, Described("The House member's account id.")]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RegistrationOpened(Answer):
     """Registration is open."""
 
@@ -86,7 +84,7 @@ class RegistrationOpened(Answer):
     registration_open: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RegistrationClosed(Answer):
     """Registration is closed; registrations never checked in are no-shows."""
 
@@ -94,7 +92,7 @@ class RegistrationClosed(Answer):
     registration_open: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class EventStarted(Answer):
     """The stock is sized and locked; the starting offers are dealt."""
 
@@ -104,7 +102,7 @@ class EventStarted(Answer):
     commitment: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PoolConfirmed(Answer):
     """The confirmed pool and its base (contribution times participants)."""
 
@@ -113,7 +111,7 @@ class PoolConfirmed(Answer):
     base: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class EventFinalized(Answer):
     """Places and awards are locked; the dollars no place received."""
 
@@ -126,7 +124,7 @@ class EventFinalized(Answer):
 Label = Annotated[str, Described("The player's public label in this event.")]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PlayerRegistered(Answer):
     """The new registration."""
 
@@ -134,7 +132,7 @@ class PlayerRegistered(Answer):
     label: Label
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ParticipantAdded(Answer):
     """The participant's registration, checked in."""
 
@@ -142,7 +140,7 @@ class ParticipantAdded(Answer):
     label: Label
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RegistrationCancelled(Answer):
     """The registration, cancelled."""
 
@@ -150,7 +148,7 @@ class RegistrationCancelled(Answer):
     status: RegistrationStatus
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PlayerCheckedIn(Answer):
     """The registration, checked in."""
 
@@ -158,7 +156,7 @@ class PlayerCheckedIn(Answer):
     status: RegistrationStatus
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CheckInUndone(Answer):
     """The registration, registered again."""
 
@@ -166,7 +164,7 @@ class CheckInUndone(Answer):
     status: RegistrationStatus
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PlayerWithdrawn(Answer):
     """The registration, withdrawn."""
 
@@ -174,7 +172,7 @@ class PlayerWithdrawn(Answer):
     status: RegistrationStatus
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class AccessReset(Answer):
     """The registration whose player was signed out everywhere."""
 
@@ -184,7 +182,7 @@ class AccessReset(Answer):
 # --- playing ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class StartingSelectionConfirmed(Answer):
     """The starting cards kept and those not kept, all now face up."""
 
@@ -193,7 +191,7 @@ class StartingSelectionConfirmed(Answer):
     not_kept: list[str]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ResultSubmitted(Answer):
     """The result reported; a loss's card, or a win's two cards to choose from."""
 
@@ -204,7 +202,7 @@ class ResultSubmitted(Answer):
     offered: Annotated[list[str] | None, Described("A win: the two face-up cards.")] = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class WinChoiceConfirmed(Answer):
     """The card kept from a win's two."""
 
@@ -213,7 +211,7 @@ class WinChoiceConfirmed(Answer):
     kept: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class WildRevealed(Answer):
     """The wild rank revealed."""
 
@@ -221,7 +219,7 @@ class WildRevealed(Answer):
     wild_rank: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ResultCorrected(Answer):
     """The review the correction opened."""
 
@@ -229,7 +227,7 @@ class ResultCorrected(Answer):
     review_id: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReviewOpened(Answer):
     """The review opened."""
 
@@ -237,7 +235,7 @@ class ReviewOpened(Answer):
     review_id: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ReviewResolved(Answer):
     """The review resolved."""
 

@@ -22,7 +22,7 @@ from audit.models import AuditEntry
 from audit.verify import verify
 from cards.models import CardState, DealtCard, Offer, Shoe, ShoeKind
 from events import services
-from events.answers import Answer, PoolConfirmed, WinChoiceConfirmed
+from events.answers import Answer, PoolConfirmed, ResultSubmitted, WinChoiceConfirmed
 from events.errors import DomainError, NothingPending, OutOfOrder, PendingChoice, PoolLocked
 from events.models import Event, GameResult, IdempotencyRecord
 from tests.factories import make_table, make_user
@@ -126,9 +126,9 @@ def test_fifty_players_drawing_at_once_get_the_next_fifty_positions_in_commit_or
     assert sorted(dealt.values_list("position", flat=True)) == list(range(50))
     by_registration = {card.registration_id: card for card in dealt}
     for player, answer in zip(players, drawn, strict=True):
-        assert isinstance(answer, dict)
+        assert isinstance(answer, ResultSubmitted)
         card = by_registration[registrations[player.pk]]
-        assert answer["card"] == card.card == shoe.card_at(card.position)
+        assert answer.card == card.card == shoe.card_at(card.position)
         assert card.state == CardState.KEPT
         assert card.kept_index == 0
     # The last first result closed registration, exactly once.
