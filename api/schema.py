@@ -1,19 +1,24 @@
 """The OpenAPI description of the API (drf-spectacular): answer shapes, errors, the key header.
 
-The serializers here only document what the services and snapshots return; no view runs them.
+The serializers here only document what the snapshots and reads return; no view runs them. The
+services' answers are documented from their dataclasses (`answer_serializer`).
 `tests/api/test_schema.py` checks real answers against these shapes.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
-from typing import Any
+from types import NoneType, UnionType
+from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
+from django.db.models import Choices
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
 from api.errors import METHOD_NOT_ALLOWED, SERVER_ERROR
 from cards.models import KeptSource, OfferKind
+from events.answers import Answer, Described
 from events.errors import ALL_ERRORS
 from events.formats import FormatName
 from events.models import Outcome, Phase, RegistrationStatus
@@ -340,78 +345,52 @@ class AuditDocument(Doc):
 # --- the services' answers ------------------------------------------------------------------
 
 
-class EventAnswer(Doc):
-    event_id = serializers.IntegerField()
+def answer_serializer(kind: type[Answer]) -> type[Doc]:
+    """The documented shape of a service's answer, derived from its dataclass.
+
+    One serializer per dataclass (the schema names its component after the dataclass). A field
+    whose default is None is optional (left out when None); one typed `X | None` without a
+    default is always there, possibly null.
+    """
+    if kind not in _ANSWERS:
+        hints = get_type_hints(kind, include_extras=True)
+        fields = {
+            field.name: _answer_field(hints[field.name], optional=field.default is None)
+            for field in dataclasses.fields(kind)  # type: ignore[arg-type]
+        }
+        _ANSWERS[kind] = type(kind.__name__, (Doc,), {**fields, "__doc__": kind.__doc__})
+    return _ANSWERS[kind]
 
 
-class EventUpdateAnswer(EventAnswer):
-    changed = serializers.ListField(child=serializers.CharField())
+_ANSWERS: dict[type[Answer], type[Doc]] = {}
 
 
-class MemberAnswer(EventAnswer):
-    member = serializers.IntegerField(help_text="The House member's account id.")
+def _answer_field(hint: Any, *, optional: bool) -> serializers.Field[Any, Any, Any, Any]:
+    kwargs: dict[str, Any] = {}
+    if get_origin(hint) is Annotated:
+        hint, *extras = get_args(hint)
+        for extra in extras:
+            if isinstance(extra, Described):
+                kwargs["help_text"] = extra.text
+    if get_origin(hint) in (UnionType, Union):
+        (hint,) = (arg for arg in get_args(hint) if arg is not NoneType)
+        if optional:
+            kwargs["required"] = False
+        else:
+            kwargs["allow_null"] = True
+    if get_origin(hint) is list:
+        (item,) = get_args(hint)
+        return serializers.ListField(child=_answer_field(item, optional=False), **kwargs)
+    if isinstance(hint, type) and issubclass(hint, Choices):
+        return serializers.ChoiceField(choices=hint.values, **kwargs)
+    return _SIMPLE[hint](**kwargs)
 
 
-class RegistrationSwitchAnswer(EventAnswer):
-    registration_open = serializers.BooleanField()
-
-
-class StartAnswer(EventAnswer):
-    decks = serializers.IntegerField()
-    supported_places = serializers.IntegerField()
-    commitment = serializers.CharField()
-
-
-class PoolAnswer(EventAnswer):
-    pool = serializers.IntegerField()
-    base = serializers.IntegerField()
-
-
-class FinalizeAnswer(EventAnswer):
-    unallocated = serializers.IntegerField()
-
-
-class RegistrationAnswer(Doc):
-    registration_id = serializers.IntegerField()
-
-
-class LabelAnswer(RegistrationAnswer):
-    label = serializers.CharField(help_text="The player's public label in this event.")  # type: ignore[assignment]
-
-
-class StatusAnswer(RegistrationAnswer):
-    status = serializers.ChoiceField(choices=RegistrationStatus.values)
-
-
-class StartingAnswer(RegistrationAnswer):
-    kept = serializers.ListField(child=serializers.CharField())
-    not_kept = serializers.ListField(child=serializers.CharField())
-
-
-class ResultAnswer(RegistrationAnswer):
-    game = serializers.IntegerField()
-    result = serializers.ChoiceField(choices=Outcome.values)
-    card = serializers.CharField(required=False, help_text="A loss: the card kept.")
-    offered = serializers.ListField(
-        child=serializers.CharField(), required=False, help_text="A win: the two face-up cards."
-    )
-
-
-class WinChoiceAnswer(RegistrationAnswer):
-    game = serializers.IntegerField(allow_null=True)
-    kept = serializers.CharField()
-
-
-class WildAnswer(RegistrationAnswer):
-    wild_rank = serializers.CharField()
-
-
-class ReviewAnswer(RegistrationAnswer):
-    review_id = serializers.IntegerField()
-
-
-class ReviewResolveAnswer(ReviewAnswer):
-    paused = serializers.BooleanField(help_text="Still paused by another open review.")
+_SIMPLE: dict[Any, Any] = {
+    bool: serializers.BooleanField,
+    int: serializers.IntegerField,
+    str: serializers.CharField,
+}
 
 
 # --- operation decorators -------------------------------------------------------------------
@@ -420,7 +399,7 @@ class ReviewResolveAnswer(ReviewAnswer):
 def write(
     *,
     summary: str,
-    answer: type[Doc],
+    answer: type[Answer],
     request: Any = None,
     status: int = 200,
     tags: list[str],
@@ -434,7 +413,7 @@ def write(
         request=request,
         parameters=[IDEMPOTENCY_KEY],
         responses={
-            status: answer,
+            status: answer_serializer(answer),
             400: MALFORMED,
             403: NOT_ALLOWED,
             404: NOT_FOUND,

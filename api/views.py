@@ -24,7 +24,8 @@ from accounts.models import User
 from api import reads, schema
 from api import serializers as body
 from audit.export import audit_csv, audit_document
-from events import services
+from events import answers, services
+from events.answers import Answer, as_json
 from events.errors import Invalid, NotAllowed
 from events.lifecycle import formats_summary
 from events.snapshots import board_snapshot, event_summary, house_snapshot, player_snapshot
@@ -82,6 +83,11 @@ def actor(request: Request) -> User:
     return user
 
 
+def answered(answer: Answer, *, status: int = 200) -> Response:
+    """A service's answer as the JSON its dataclass describes."""
+    return Response(as_json(answer), status=status)
+
+
 def valid(request: Request, serializer: type[Serializer[Any]]) -> dict[str, Any]:
     """The request body, checked for types and ranges."""
     checked = serializer(data=request.data)
@@ -108,7 +114,7 @@ class EventList(PublicReadView):
         summary="Create an event (site staff)",
         description="The event starts as a draft; its creator becomes its first House member.",
         request=body.EventCreate,
-        answer=schema.EventAnswer,
+        answer=answers.EventCreated,
         status=201,
         tags=HOUSE,
     )
@@ -118,7 +124,7 @@ class EventList(PublicReadView):
             idempotency_key=self.idempotency_key,
             **valid(request, body.EventCreate),
         )
-        return Response(answer, status=201)
+        return answered(answer, status=201)
 
 
 class EventDetail(PublicReadView):
@@ -130,11 +136,11 @@ class EventDetail(PublicReadView):
         summary="Edit an event's settings (House)",
         description="Only the settings sent change; allowed until the event starts.",
         request=body.EventUpdate,
-        answer=schema.EventUpdateAnswer,
+        answer=answers.EventUpdated,
         tags=HOUSE,
     )
     def patch(self, request: Request, event_id: int) -> Response:
-        return Response(
+        return answered(
             services.event_update(
                 event_id=event_id,
                 by=actor(request),
@@ -171,7 +177,7 @@ class Register(ApiView):
     @schema.write(
         summary="Register for an event",
         request=None,
-        answer=schema.LabelAnswer,
+        answer=answers.PlayerRegistered,
         status=201,
         tags=PLAYING,
     )
@@ -180,7 +186,7 @@ class Register(ApiView):
         answer = services.player_register(
             event_id=event_id, by=actor(request), idempotency_key=self.idempotency_key
         )
-        return Response(answer, status=201)
+        return answered(answer, status=201)
 
 
 class MyRegistration(ApiView):
@@ -213,12 +219,12 @@ class RegistrationCancel(ApiView):
     @schema.write(
         summary="Cancel a registration not yet checked in",
         request=None,
-        answer=schema.StatusAnswer,
+        answer=answers.RegistrationCancelled,
         tags=PLAYING,
     )
     def post(self, request: Request, registration_id: int) -> Response:
         valid(request, body.Empty)
-        return Response(
+        return answered(
             services.registration_cancel(
                 registration_id=registration_id,
                 by=actor(request),
@@ -233,11 +239,11 @@ class StartingSelection(ApiView):
         description="Keeps exactly the required number of the face-down offer and reveals every "
         "offered card. House may select for a player, with a reason.",
         request=body.StartingSelection,
-        answer=schema.StartingAnswer,
+        answer=answers.StartingSelectionConfirmed,
         tags=PLAYING,
     )
     def post(self, request: Request, registration_id: int) -> Response:
-        return Response(
+        return answered(
             services.starting_selection_confirm(
                 registration_id=registration_id,
                 by=actor(request),
@@ -253,7 +259,7 @@ class Results(ApiView):
         description="A loss keeps one card; a win deals two face-up cards to choose from. House "
         "may report for a player, with a reason.",
         request=body.ResultReport,
-        answer=schema.ResultAnswer,
+        answer=answers.ResultSubmitted,
         status=201,
         tags=PLAYING,
     )
@@ -264,7 +270,7 @@ class Results(ApiView):
             idempotency_key=self.idempotency_key,
             **valid(request, body.ResultReport),
         )
-        return Response(answer, status=201)
+        return answered(answer, status=201)
 
 
 class WinChoice(ApiView):
@@ -272,11 +278,11 @@ class WinChoice(ApiView):
         summary="Keep one of a win's two cards",
         description="House may choose for a player (an abandoned choice), with a reason.",
         request=body.WinChoice,
-        answer=schema.WinChoiceAnswer,
+        answer=answers.WinChoiceConfirmed,
         tags=PLAYING,
     )
     def post(self, request: Request, registration_id: int) -> Response:
-        return Response(
+        return answered(
             services.win_choice_confirm(
                 registration_id=registration_id,
                 by=actor(request),
@@ -291,11 +297,11 @@ class Withdraw(ApiView):
         summary="Withdraw (leave early, or House withdraws a player with a reason)",
         description="Final. Voids a pending offer or choice.",
         request=body.Withdrawal,
-        answer=schema.StatusAnswer,
+        answer=answers.PlayerWithdrawn,
         tags=PLAYING,
     )
     def post(self, request: Request, registration_id: int) -> Response:
-        return Response(
+        return answered(
             services.player_withdraw(
                 registration_id=registration_id,
                 by=actor(request),
@@ -312,7 +318,7 @@ class HouseMembers(ApiView):
     @schema.write(
         summary="Appoint a House member (site staff)",
         request=body.HouseMember,
-        answer=schema.MemberAnswer,
+        answer=answers.HouseMemberAdded,
         status=201,
         tags=HOUSE,
     )
@@ -323,17 +329,17 @@ class HouseMembers(ApiView):
         answer = services.house_member_add(
             event_id=event_id, by=by, member=member, idempotency_key=self.idempotency_key
         )
-        return Response(answer, status=201)
+        return answered(answer, status=201)
 
 
 class HouseMember(ApiView):
     @schema.write(
-        summary="Remove a House member (site staff)", answer=schema.MemberAnswer, tags=HOUSE
+        summary="Remove a House member (site staff)", answer=answers.HouseMemberRemoved, tags=HOUSE
     )
     def delete(self, request: Request, event_id: int, user_id: int) -> Response:
         by = actor(request)
         member = reads.account_for_staff(by=by, user_id=user_id, active_only=False)
-        return Response(
+        return answered(
             services.house_member_remove(
                 event_id=event_id, by=by, member=member, idempotency_key=self.idempotency_key
             )
@@ -343,12 +349,12 @@ class HouseMember(ApiView):
 class RegistrationOpen(ApiView):
     @schema.write(
         summary="Open registration (opens a draft event)",
-        answer=schema.RegistrationSwitchAnswer,
+        answer=answers.RegistrationOpened,
         tags=HOUSE,
     )
     def post(self, request: Request, event_id: int) -> Response:
         valid(request, body.Empty)
-        return Response(
+        return answered(
             services.registration_open(
                 event_id=event_id, by=actor(request), idempotency_key=self.idempotency_key
             )
@@ -359,12 +365,12 @@ class RegistrationClose(ApiView):
     @schema.write(
         summary="Close registration",
         description="Registrations never checked in become no-shows.",
-        answer=schema.RegistrationSwitchAnswer,
+        answer=answers.RegistrationClosed,
         tags=HOUSE,
     )
     def post(self, request: Request, event_id: int) -> Response:
         valid(request, body.Empty)
-        return Response(
+        return answered(
             services.registration_close(
                 event_id=event_id, by=actor(request), idempotency_key=self.idempotency_key
             )
@@ -376,12 +382,12 @@ class Start(ApiView):
         summary="Start the event",
         description="Sizes and locks the stock from the checked-in players and deals the "
         "face-down starting offers.",
-        answer=schema.StartAnswer,
+        answer=answers.EventStarted,
         tags=HOUSE,
     )
     def post(self, request: Request, event_id: int) -> Response:
         valid(request, body.Empty)
-        return Response(
+        return answered(
             services.event_start(
                 event_id=event_id, by=actor(request), idempotency_key=self.idempotency_key
             )
@@ -391,12 +397,12 @@ class Start(ApiView):
 class CheckIn(ApiView):
     @schema.write(
         summary="Check a player in (after the start: a late entry)",
-        answer=schema.StatusAnswer,
+        answer=answers.PlayerCheckedIn,
         tags=HOUSE,
     )
     def post(self, request: Request, registration_id: int) -> Response:
         valid(request, body.Empty)
-        return Response(
+        return answered(
             services.player_check_in(
                 registration_id=registration_id,
                 by=actor(request),
@@ -407,11 +413,11 @@ class CheckIn(ApiView):
 
 class CheckInUndo(ApiView):
     @schema.write(
-        summary="Undo a check-in (before the start)", answer=schema.StatusAnswer, tags=HOUSE
+        summary="Undo a check-in (before the start)", answer=answers.CheckInUndone, tags=HOUSE
     )
     def post(self, request: Request, registration_id: int) -> Response:
         valid(request, body.Empty)
-        return Response(
+        return answered(
             services.check_in_undo(
                 registration_id=registration_id,
                 by=actor(request),
@@ -425,7 +431,7 @@ class Participants(ApiView):
         summary="Add a participant (late entry), checked in at once",
         description="Names the account by `user_id` or `email`. Unconfirms a confirmed pool.",
         request=body.Participant,
-        answer=schema.LabelAnswer,
+        answer=answers.ParticipantAdded,
         status=201,
         tags=HOUSE,
     )
@@ -436,7 +442,7 @@ class Participants(ApiView):
         answer = services.participant_add(
             event_id=event_id, by=by, player=player, idempotency_key=self.idempotency_key
         )
-        return Response(answer, status=201)
+        return answered(answer, status=201)
 
 
 class Corrections(ApiView):
@@ -444,11 +450,11 @@ class Corrections(ApiView):
         summary="Correct a result (Win <-> Loss)",
         description="No card moves; the player is paused for review.",
         request=body.Correction,
-        answer=schema.ReviewAnswer,
+        answer=answers.ResultCorrected,
         tags=HOUSE,
     )
     def post(self, request: Request, registration_id: int) -> Response:
-        return Response(
+        return answered(
             services.result_correct(
                 registration_id=registration_id,
                 by=actor(request),
@@ -462,7 +468,7 @@ class Reviews(ApiView):
     @schema.write(
         summary="Pause a player for review",
         request=body.Reason,
-        answer=schema.ReviewAnswer,
+        answer=answers.ReviewOpened,
         status=201,
         tags=HOUSE,
     )
@@ -473,7 +479,7 @@ class Reviews(ApiView):
             idempotency_key=self.idempotency_key,
             **valid(request, body.Reason),
         )
-        return Response(answer, status=201)
+        return answered(answer, status=201)
 
 
 class ReviewResolve(ApiView):
@@ -481,11 +487,11 @@ class ReviewResolve(ApiView):
         summary="Resolve a review",
         description="The player resumes when no review is left open.",
         request=body.Reason,
-        answer=schema.ReviewResolveAnswer,
+        answer=answers.ReviewResolved,
         tags=HOUSE,
     )
     def post(self, request: Request, review_id: int) -> Response:
-        return Response(
+        return answered(
             services.review_resolve(
                 review_id=review_id,
                 by=actor(request),
@@ -498,12 +504,12 @@ class ReviewResolve(ApiView):
 class WildReveal(ApiView):
     @schema.write(
         summary="Reveal a complete player's wild (Standard v1)",
-        answer=schema.WildAnswer,
+        answer=answers.WildRevealed,
         tags=HOUSE,
     )
     def post(self, request: Request, registration_id: int) -> Response:
         valid(request, body.Empty)
-        return Response(
+        return answered(
             services.wild_reveal(
                 registration_id=registration_id,
                 by=actor(request),
@@ -517,11 +523,11 @@ class AccessReset(ApiView):
         summary="Reset a player's access",
         description="Ends their sessions and emails a password reset; cards stay as they are.",
         request=body.Reason,
-        answer=schema.RegistrationAnswer,
+        answer=answers.AccessReset,
         tags=HOUSE,
     )
     def post(self, request: Request, registration_id: int) -> Response:
-        return Response(
+        return answered(
             services.access_reset(
                 registration_id=registration_id,
                 by=actor(request),
@@ -536,12 +542,12 @@ class PoolConfirm(ApiView):
         summary="Confirm the pool",
         description="Base plus every adjustment in force; registration must be closed.",
         request=body.PoolConfirmation,
-        answer=schema.PoolAnswer,
+        answer=answers.PoolConfirmed,
         tags=HOUSE,
     )
     def post(self, request: Request, event_id: int) -> Response:
         data = valid(request, body.PoolConfirmation)
-        return Response(
+        return answered(
             services.pool_confirm(
                 event_id=event_id,
                 by=actor(request),
@@ -555,12 +561,12 @@ class Finalize(ApiView):
     @schema.write(
         summary="Finalize the event",
         description="Computes places and awards, locks the event and reveals the seed.",
-        answer=schema.FinalizeAnswer,
+        answer=answers.EventFinalized,
         tags=HOUSE,
     )
     def post(self, request: Request, event_id: int) -> Response:
         valid(request, body.Empty)
-        return Response(
+        return answered(
             services.event_finalize(
                 event_id=event_id, by=actor(request), idempotency_key=self.idempotency_key
             )

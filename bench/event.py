@@ -194,12 +194,12 @@ class Bench:
                 contribution=10,
                 remainder_policy="An indivisible High remainder goes to next event's pool.",
                 venue="Benchmark",
-            )["event_id"]
+            ).event_id
             services.registration_open(event_id=event_id, by=house)
             for user in users:
-                registration_id = services.player_register(event_id=event_id, by=user)[
-                    "registration_id"
-                ]
+                registration_id = services.player_register(
+                    event_id=event_id, by=user
+                ).registration_id
                 services.player_check_in(registration_id=registration_id, by=house)
         with self.phase("start"):
             services.event_start(event_id=event_id, by=house)

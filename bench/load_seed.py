@@ -96,7 +96,7 @@ def seed(*, events: int, players: int, tag: str) -> list[EventPlan]:
             contribution=10,
             remainder_policy="An indivisible High remainder goes to next event's pool.",
             venue="Benchmark",
-        )["event_id"]
+        ).event_id
         services.registration_open(event_id=event_id, by=house)
         seated = []
         for seat in range(1, players + 2):
@@ -105,10 +105,10 @@ def seed(*, events: int, players: int, tag: str) -> list[EventPlan]:
                 display_name=f"E{number} P{seat:03d}",
             )
             answer = services.player_register(event_id=event_id, by=user)
-            services.player_check_in(registration_id=answer["registration_id"], by=house)
+            services.player_check_in(registration_id=answer.registration_id, by=house)
             sessionid, csrftoken = sign_in(user)
             seated.append(
-                Player(event_id, answer["registration_id"], answer["label"], sessionid, csrftoken)
+                Player(event_id, answer.registration_id, answer.label, sessionid, csrftoken)
             )
         services.event_start(event_id=event_id, by=house)
         plans.append(EventPlan(event_id=event_id, players=seated[:-1], marker=seated[-1]))

@@ -1,6 +1,9 @@
 """How every state change runs: one short transaction that locks the event, checks who acts,
 applies the change, chains its audit entries and stores the answer under the idempotency key.
 
+Each state change is one function decorated with `action`: it takes the `Change` and keyword
+arguments, and returns its answer (a frozen dataclass of `events.answers`).
+
 A retry with the same key returns the first answer, refusals included, and changes nothing; the same
 key with different content is refused (422). Work outside the database (websocket messages, pushes,
 email) is queued with `Change.after_commit` and runs only once the transaction has committed.
@@ -8,21 +11,24 @@ email) is queued with `Change.after_commit` and runs only once the transaction h
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any, Concatenate, cast, get_origin
 
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import F, Model
 from django.utils import timezone
 
 from accounts.models import User
 from audit.models import AuditEntry
 from audit.writer import PendingEntry, chain
 from events import live
+from events.answers import Answer, as_json, from_json
 from events.errors import (
     ERRORS_BY_CODE,
     DomainError,
@@ -139,7 +145,122 @@ def fingerprint(action: str, event_id: int | None, request: Mapping[str, Any]) -
     return hashlib.sha256(content.encode()).hexdigest()
 
 
-def perform(
+@dataclass(frozen=True, slots=True)
+class Normalised:
+    """How an argument counts in the idempotency fingerprint, when not as it is given."""
+
+    clean: Callable[[Any], Any]
+
+
+# Text whose surrounding whitespace means nothing (a reason): the service strips it, so a retry
+# that differs only in that whitespace is the same request.
+Trimmed = Annotated[str, Normalised(str.strip)]
+
+# Who acts and the key itself are not content: every other argument is.
+NOT_CONTENT = ("by", "idempotency_key")
+
+
+class Service[**P, A: Answer]:
+    """A state change: the decorated function, run by `perform` under its event's lock.
+
+    The function takes the `Change` first, then keyword arguments only, among them the actor `by`
+    and `idempotency_key` (which the function itself ignores). The fingerprint a retry must match
+    is every other argument, as given (a model instance as its primary key; `Normalised` ones
+    cleaned first), so a new argument is part of it without anyone listing it.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        function: Callable[Concatenate[Change, P], A],
+        *,
+        registration_of: Callable[[Mapping[str, Any]], int] | None,
+        creates_event: bool,
+    ) -> None:
+        signature = inspect.signature(function, eval_str=True)
+        change, *parameters = signature.parameters.values()
+        given = {parameter.name for parameter in parameters}
+        if change.kind is not change.POSITIONAL_OR_KEYWORD or any(
+            parameter.kind is not parameter.KEYWORD_ONLY for parameter in parameters
+        ):
+            raise TypeError(f"{name}: the change first, then keyword-only arguments.")
+        if not set(NOT_CONTENT) <= given:
+            raise TypeError(f"{name}: takes `by` and `idempotency_key`.")
+        answer: Any = signature.return_annotation
+        if not (isinstance(answer, type) and issubclass(answer, Answer)):
+            raise TypeError(f"{name}: answers with a dataclass of events.answers.")
+        if not (
+            {"registration_id", "event_id"} & given or registration_of is not None or creates_event
+        ):
+            raise TypeError(f"{name}: names its event, its registration, or creates an event.")
+        functools.update_wrapper(self, function)
+        self.signature = signature.replace(parameters=parameters)
+        self.__signature__ = self.signature  # how it is called: without the change
+        self.name = name
+        self.function = function
+        self.answer = cast("type[A]", answer)  # the return annotation, checked above
+        self.content = {
+            parameter.name: _cleaner(parameter.annotation)
+            for parameter in parameters
+            if parameter.name not in NOT_CONTENT
+        }
+        self.registration_of = registration_of
+        self.creates_event = creates_event
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> A:
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        arguments = bound.arguments
+        registration_id = arguments.get("registration_id")
+        if self.registration_of is not None:
+            registration_id = self.registration_of(arguments)
+        function = self.function
+        return perform(
+            event_id=arguments.get("event_id"),
+            registration_id=registration_id,
+            user=arguments["by"],
+            action=self.name,
+            request={name: clean(arguments[name]) for name, clean in self.content.items()},
+            idempotency_key=arguments["idempotency_key"],
+            apply=lambda change: function(change, *args, **kwargs),
+            answer=self.answer,
+            creates_event=self.creates_event,
+        )
+
+
+def action[**P, A: Answer](
+    name: str,
+    *,
+    registration_of: Callable[[Mapping[str, Any]], int] | None = None,
+    creates_event: bool = False,
+) -> Callable[[Callable[Concatenate[Change, P], A]], Service[P, A]]:
+    """Make a function one state change, called `name` in idempotency records.
+
+    The change concerns the event `event_id` names, or the event of the registration that
+    `registration_id` (or `registration_of`, given the arguments) names; with `creates_event`
+    and neither, the function creates the event and sets `change.event`.
+    """
+
+    def decorate(function: Callable[Concatenate[Change, P], A]) -> Service[P, A]:
+        return Service(name, function, registration_of=registration_of, creates_event=creates_event)
+
+    return decorate
+
+
+def _cleaner(annotation: Any) -> Callable[[Any], Any]:
+    """How one argument is written into the fingerprint."""
+    if get_origin(annotation) is Annotated:
+        for extra in annotation.__metadata__:
+            if isinstance(extra, Normalised):
+                return extra.clean
+    return _plain
+
+
+def _plain(value: Any) -> Any:
+    return value.pk if isinstance(value, Model) else value
+
+
+def perform[A: Answer](
     *,
     event_id: int | None = None,
     registration_id: int | None = None,
@@ -147,10 +268,11 @@ def perform(
     action: str,
     request: Mapping[str, Any],
     idempotency_key: str | None,
-    apply: Callable[[Change], dict[str, Any]],
-    create: Callable[[Change], Event] | None = None,
-) -> dict[str, Any]:
-    """Run one state change; `apply` returns the JSON-ready answer, a domain error refuses it.
+    apply: Callable[[Change], A],
+    answer: type[A],
+    creates_event: bool = False,
+) -> A:
+    """Run one state change; `apply` returns the answer, a domain error refuses it.
 
     The change concerns `event_id`, or the event of `registration_id`, or (neither) a new event.
     """
@@ -162,13 +284,13 @@ def perform(
         with transaction.atomic(durable=True):
             event, print_, record = _begin(event_id, registration_id, action, request, keyed, key)
             if record is None:
-                return _apply(event, user, apply, create, keyed, key, print_)
+                return _apply(event, user, apply, creates_event, keyed, key, print_)
     except DomainError as refused:
         if keyed is None or key is None:
             raise
         error = refused
     else:
-        return _replay(record, print_)
+        return _replay(record, print_, answer)
     # The refusal rolled the change back. It is stored under its key in a transaction of its own,
     # under the same lock, unless a retry with the same key stored its outcome in between.
     with transaction.atomic(durable=True):
@@ -183,31 +305,30 @@ def perform(
                 error_message=error.message,
             )
     if record is not None:
-        return _replay(record, print_)
+        return _replay(record, print_, answer)
     raise error
 
 
-def _apply(
+def _apply[A: Answer](
     event: Event | None,
     user: User | None,
-    apply: Callable[[Change], dict[str, Any]],
-    create: Callable[[Change], Event] | None,
+    apply: Callable[[Change], A],
+    creates_event: bool,
     keyed: User | None,
     key: str | None,
     print_: str,
-) -> dict[str, Any]:
+) -> A:
     """Make the change (inside `perform`'s transaction) and store its answer under the key."""
     if event is None:
-        if create is None:
+        if not creates_event:
             raise NotFound("No such event.")
-        change = Change(event=Event(), user=user, _house=False)
-        change.event = create(change)
+        change = Change(event=Event(), user=user, _house=False)  # `apply` creates the event
     else:
         change = Change(event=event, user=user)
     answer = apply(change)
     stored = None
     if keyed is not None and key is not None:
-        stored = IdempotencyRecord(user=keyed, key=key, fingerprint=print_, answer=answer)
+        stored = IdempotencyRecord(user=keyed, key=key, fingerprint=print_, answer=as_json(answer))
     if change.entries:
         _record(change, stored)  # on PostgreSQL, in the statement that writes the audit entries
     elif stored is not None:
@@ -338,9 +459,9 @@ def _lock_event_of(registration_id: int) -> Event:
     return event
 
 
-def _replay(record: IdempotencyRecord, print_: str) -> dict[str, Any]:
+def _replay[A: Answer](record: IdempotencyRecord, print_: str, answer: type[A]) -> A:
     if record.fingerprint != print_:
         raise IdempotencyConflict()
     if record.error_code:
         raise ERRORS_BY_CODE.get(record.error_code, DomainError)(record.error_message)
-    return dict(record.answer or {})
+    return from_json(answer, record.answer or {})

@@ -9,7 +9,8 @@ from typing import Any
 
 from accounts.models import User
 from cards.dealing import build_shoes, seed_hex, stock_size
-from events.actions import Change, perform
+from events import answers
+from events.actions import Change, action
 from events.errors import (
     FinalizationBlocked,
     Invalid,
@@ -37,7 +38,9 @@ EDITABLE = (
 )
 
 
+@action("event_create", creates_event=True)
 def event_create(
+    change: Change,
     *,
     by: User,
     name: str,
@@ -49,7 +52,7 @@ def event_create(
     venue: str = "",
     time_zone: str = "UTC",
     idempotency_key: str | None = None,
-) -> dict[str, Any]:
+) -> answers.EventCreated:
     """Site staff create an event in draft; they become its first House member."""
     given: dict[str, Any] = {
         "name": name,
@@ -61,192 +64,150 @@ def event_create(
         "extra_decks": extra_decks,
         "remainder_policy": remainder_policy,
     }
-
-    def create(change: Change) -> Event:
-        if not by.is_staff:
-            raise NotAllowed("Only site staff create events.")
-        event = Event.objects.create(**_clean_settings(given))
-        event.house.add(by)
-        change.house = True
-        return event
-
-    def apply(change: Change) -> dict[str, Any]:
-        event = change.event
-        change.audit(
-            "event_created",
-            details={
-                "name": event.name,
-                "format": event.format,
-                "contribution": event.contribution,
-                "extra_decks": event.extra_decks,
-                "venue": event.venue,
-                "date": event.date.isoformat(),
-                "time_zone": event.time_zone,
-            },
-        )
-        change.audit("house_member_added", details={"member": by.display_name})
-        return {"event_id": event.pk}
-
-    request = {k: str(v) for k, v in given.items()}
-    return perform(
-        event_id=None,
-        user=by,
-        action="event_create",
-        request=request,
-        idempotency_key=idempotency_key,
-        apply=apply,
-        create=create,
+    if not by.is_staff:
+        raise NotAllowed("Only site staff create events.")
+    event = change.event = Event.objects.create(**_clean_settings(given))
+    event.house.add(by)
+    change.house = True
+    change.audit(
+        "event_created",
+        details={
+            "name": event.name,
+            "format": event.format,
+            "contribution": event.contribution,
+            "extra_decks": event.extra_decks,
+            "venue": event.venue,
+            "date": event.date.isoformat(),
+            "time_zone": event.time_zone,
+        },
     )
+    change.audit("house_member_added", details={"member": by.display_name})
+    return answers.EventCreated(event_id=event.pk)
 
 
+@action("event_update")
 def event_update(
-    *, event_id: int, by: User, changes: dict[str, Any], idempotency_key: str | None = None
-) -> dict[str, Any]:
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    changes: dict[str, Any],
+    idempotency_key: str | None = None,
+) -> answers.EventUpdated:
     """House edits the draft settings until the start (section 3)."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        unknown = set(changes) - set(EDITABLE)
-        if unknown:
-            raise Invalid(f"These settings cannot be edited: {', '.join(sorted(unknown))}.")
-        change.require_house()
-        change.refuse_if_finalized()
-        event = change.event
-        if event.phase not in (Phase.DRAFT, Phase.OPEN):
-            raise WrongPhase("Settings can only change before the event starts.")
-        current = {field: getattr(event, field) for field in EDITABLE}
-        cleaned = _clean_settings({**current, **changes})
-        if (
-            event.registration_open
-            and cleaned["contribution"] > 0
-            and not cleaned["remainder_policy"].strip()
-        ):
-            raise Invalid("A paid event needs its remainder policy while registration is open.")
-        if event.pool_confirmed and cleaned["contribution"] != event.contribution:
-            raise PoolLocked()
-        diff = {
-            field: [_plain(current[field]), _plain(value)]
-            for field, value in cleaned.items()
-            if value != current[field]
-        }
-        for field in diff:
-            setattr(event, field, cleaned[field])
-        if diff:
-            event.save(update_fields=list(diff))
-            change.audit("event_updated", details={"changes": diff})
-        return {"event_id": event.pk, "changed": sorted(diff)}
-
-    return perform(
-        event_id=event_id,
-        user=by,
-        action="event_update",
-        request={k: str(v) for k, v in changes.items()},
-        idempotency_key=idempotency_key,
-        apply=apply,
-    )
+    unknown = set(changes) - set(EDITABLE)
+    if unknown:
+        raise Invalid(f"These settings cannot be edited: {', '.join(sorted(unknown))}.")
+    change.require_house()
+    change.refuse_if_finalized()
+    event = change.event
+    if event.phase not in (Phase.DRAFT, Phase.OPEN):
+        raise WrongPhase("Settings can only change before the event starts.")
+    current = {field: getattr(event, field) for field in EDITABLE}
+    cleaned = _clean_settings({**current, **changes})
+    if (
+        event.registration_open
+        and cleaned["contribution"] > 0
+        and not cleaned["remainder_policy"].strip()
+    ):
+        raise Invalid("A paid event needs its remainder policy while registration is open.")
+    if event.pool_confirmed and cleaned["contribution"] != event.contribution:
+        raise PoolLocked()
+    diff = {
+        field: [_plain(current[field]), _plain(value)]
+        for field, value in cleaned.items()
+        if value != current[field]
+    }
+    for field in diff:
+        setattr(event, field, cleaned[field])
+    if diff:
+        event.save(update_fields=list(diff))
+        change.audit("event_updated", details={"changes": diff})
+    return answers.EventUpdated(event_id=event.pk, changed=sorted(diff))
 
 
+@action("house_member_add")
 def house_member_add(
-    *, event_id: int, by: User, member: User, idempotency_key: str | None = None
-) -> dict[str, Any]:
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    member: User,
+    idempotency_key: str | None = None,
+) -> answers.HouseMemberAdded:
     """Site staff appoint a House member for the event."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        if not by.is_staff:
-            raise NotAllowed("Only site staff appoint House members.")
-        change.refuse_if_finalized()
-        if not change.event.house.filter(pk=member.pk).exists():
-            change.event.house.add(member)
-            change.audit("house_member_added", details={"member": member.display_name})
-        return {"event_id": change.event.pk, "member": member.pk}
-
-    return perform(
-        event_id=event_id,
-        user=by,
-        action="house_member_add",
-        request={"member": member.pk},
-        idempotency_key=idempotency_key,
-        apply=apply,
-    )
+    if not by.is_staff:
+        raise NotAllowed("Only site staff appoint House members.")
+    change.refuse_if_finalized()
+    if not change.event.house.filter(pk=member.pk).exists():
+        change.event.house.add(member)
+        change.audit("house_member_added", details={"member": member.display_name})
+    return answers.HouseMemberAdded(event_id=change.event.pk, member=member.pk)
 
 
+@action("house_member_remove")
 def house_member_remove(
-    *, event_id: int, by: User, member: User, idempotency_key: str | None = None
-) -> dict[str, Any]:
-    def apply(change: Change) -> dict[str, Any]:
-        if not by.is_staff:
-            raise NotAllowed("Only site staff appoint House members.")
-        change.refuse_if_finalized()
-        if change.event.house.filter(pk=member.pk).exists():
-            change.event.house.remove(member)
-            change.audit("house_member_removed", details={"member": member.display_name})
-        return {"event_id": change.event.pk, "member": member.pk}
-
-    return perform(
-        event_id=event_id,
-        user=by,
-        action="house_member_remove",
-        request={"member": member.pk},
-        idempotency_key=idempotency_key,
-        apply=apply,
-    )
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    member: User,
+    idempotency_key: str | None = None,
+) -> answers.HouseMemberRemoved:
+    if not by.is_staff:
+        raise NotAllowed("Only site staff appoint House members.")
+    change.refuse_if_finalized()
+    if change.event.house.filter(pk=member.pk).exists():
+        change.event.house.remove(member)
+        change.audit("house_member_removed", details={"member": member.display_name})
+    return answers.HouseMemberRemoved(event_id=change.event.pk, member=member.pk)
 
 
+@action("registration_open")
 def registration_open(
-    *, event_id: int, by: User, idempotency_key: str | None = None
-) -> dict[str, Any]:
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    idempotency_key: str | None = None,
+) -> answers.RegistrationOpened:
     """Open registration; opening a draft event opens the event too."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        change.require_house()
-        change.refuse_if_finalized()
-        event = change.event
-        if event.registration_open:
-            raise RegistrationClosed("Registration is already open.")
-        if event.pool_confirmed:
-            raise PoolLocked("The pool is confirmed: registration cannot reopen.")
-        if event.contribution > 0 and not event.remainder_policy.strip():
-            raise Invalid(
-                "Announce the remainder policy (how an indivisible High remainder is handled) "
-                "before accepting paid entries."
-            )
-        fields = ["registration_open"]
-        event.registration_open = True
-        if event.phase == Phase.DRAFT:
-            event.phase = Phase.OPEN
-            fields.append("phase")
-        event.save(update_fields=fields)
-        change.audit("registration_opened", details={"remainder_policy": event.remainder_policy})
-        return {"event_id": event.pk, "registration_open": True}
-
-    return perform(
-        event_id=event_id,
-        user=by,
-        action="registration_open",
-        request={},
-        idempotency_key=idempotency_key,
-        apply=apply,
-    )
+    change.require_house()
+    change.refuse_if_finalized()
+    event = change.event
+    if event.registration_open:
+        raise RegistrationClosed("Registration is already open.")
+    if event.pool_confirmed:
+        raise PoolLocked("The pool is confirmed: registration cannot reopen.")
+    if event.contribution > 0 and not event.remainder_policy.strip():
+        raise Invalid(
+            "Announce the remainder policy (how an indivisible High remainder is handled) "
+            "before accepting paid entries."
+        )
+    fields = ["registration_open"]
+    event.registration_open = True
+    if event.phase == Phase.DRAFT:
+        event.phase = Phase.OPEN
+        fields.append("phase")
+    event.save(update_fields=fields)
+    change.audit("registration_opened", details={"remainder_policy": event.remainder_policy})
+    return answers.RegistrationOpened(event_id=event.pk, registration_open=True)
 
 
+@action("registration_close")
 def registration_close(
-    *, event_id: int, by: User, idempotency_key: str | None = None
-) -> dict[str, Any]:
-    def apply(change: Change) -> dict[str, Any]:
-        change.require_house()
-        change.refuse_if_finalized()
-        if not change.event.registration_open:
-            raise RegistrationClosed("Registration is already closed.")
-        close_registration(change)
-        return {"event_id": change.event.pk, "registration_open": False}
-
-    return perform(
-        event_id=event_id,
-        user=by,
-        action="registration_close",
-        request={},
-        idempotency_key=idempotency_key,
-        apply=apply,
-    )
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    idempotency_key: str | None = None,
+) -> answers.RegistrationClosed:
+    change.require_house()
+    change.refuse_if_finalized()
+    if not change.event.registration_open:
+        raise RegistrationClosed("Registration is already closed.")
+    close_registration(change)
+    return answers.RegistrationClosed(event_id=change.event.pk, registration_open=False)
 
 
 def close_registration(change: Change, *, by_system: bool = False) -> None:
@@ -267,59 +228,47 @@ def close_registration(change: Change, *, by_system: bool = False) -> None:
     change.touches_everyone = True
 
 
-def event_start(*, event_id: int, by: User, idempotency_key: str | None = None) -> dict[str, Any]:
+@action("event_start")
+def event_start(
+    change: Change, *, event_id: int, by: User, idempotency_key: str | None = None
+) -> answers.EventStarted:
     """Size and lock the stock from the checked-in players, then deal the starting offers."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        change.require_house()
-        change.refuse_if_finalized()
-        event = change.event
-        if event.phase != Phase.OPEN:
-            raise WrongPhase("Only an open event can start.")
-        players = list(
-            event.registrations.filter(status=RegistrationStatus.CHECKED_IN).order_by(
-                "check_in_order"
-            )
-        )
-        if len(players) < 2:
-            raise WrongPhase("Starting needs at least two checked-in players.")
-        rules = event.rules
-        size = stock_size(
-            players=len(players), reserve=rules.reserve, extra_decks=event.extra_decks
-        )
-        event.commitment = build_shoes(event, size)
-        change.touches_everyone = True
-        event.phase = Phase.STARTED
-        event.started_at = change.now
-        event.supported_places = size.supported_places
-        event.save(update_fields=["commitment", "phase", "started_at", "supported_places"])
-        change.audit(
-            "event_started",
-            details={
-                "decks": size.decks,
-                "house_decks": size.house_decks,
-                "reserve_per_place": rules.reserve,
-                "supported_places": size.supported_places,
-                "commitment": event.commitment,
-                "players": len(players),
-            },
-        )
-        for registration in players:
-            deal_starting_offer(change, registration)
-        return {
-            "event_id": event.pk,
+    change.require_house()
+    change.refuse_if_finalized()
+    event = change.event
+    if event.phase != Phase.OPEN:
+        raise WrongPhase("Only an open event can start.")
+    players = list(
+        event.registrations.filter(status=RegistrationStatus.CHECKED_IN).order_by("check_in_order")
+    )
+    if len(players) < 2:
+        raise WrongPhase("Starting needs at least two checked-in players.")
+    rules = event.rules
+    size = stock_size(players=len(players), reserve=rules.reserve, extra_decks=event.extra_decks)
+    event.commitment = build_shoes(event, size)
+    change.touches_everyone = True
+    event.phase = Phase.STARTED
+    event.started_at = change.now
+    event.supported_places = size.supported_places
+    event.save(update_fields=["commitment", "phase", "started_at", "supported_places"])
+    change.audit(
+        "event_started",
+        details={
             "decks": size.decks,
+            "house_decks": size.house_decks,
+            "reserve_per_place": rules.reserve,
             "supported_places": size.supported_places,
             "commitment": event.commitment,
-        }
-
-    return perform(
-        event_id=event_id,
-        user=by,
-        action="event_start",
-        request={},
-        idempotency_key=idempotency_key,
-        apply=apply,
+            "players": len(players),
+        },
+    )
+    for registration in players:
+        deal_starting_offer(change, registration)
+    return answers.EventStarted(
+        event_id=event.pk,
+        decks=size.decks,
+        supported_places=size.supported_places,
+        commitment=event.commitment,
     )
 
 
@@ -334,113 +283,98 @@ def participants(event: Event) -> int:
     ).count()
 
 
+@action("pool_confirm")
 def pool_confirm(
+    change: Change,
     *,
     event_id: int,
     by: User,
     adjustments: Sequence[tuple[int, str]] = (),
     idempotency_key: str | None = None,
-) -> dict[str, Any]:
+) -> answers.PoolConfirmed:
     """House confirms the final pool: base plus every adjustment in force, never negative."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        cleaned = [_clean_adjustment(amount, explanation) for amount, explanation in adjustments]
-        change.require_house()
-        change.refuse_if_finalized()
-        event = change.event
-        if event.phase != Phase.STARTED:
-            raise WrongPhase("The pool is confirmed after the event starts.")
-        if event.registration_open:
-            raise RegistrationClosed("Close registration before confirming the pool.")
-        if event.pool_confirmed:
-            raise PoolLocked()
-        if event.contribution == 0 and cleaned:
-            raise Invalid("A free event has no cash pool to adjust.")
-        count = participants(event)
-        base = event.contribution * count
-        earlier = list(event.adjustments.order_by("id").values_list("amount", "explanation"))
-        in_force = earlier + cleaned
-        pool = base + sum(amount for amount, _ in in_force)
-        if pool < 0:
-            raise Invalid(f"The adjustments would make the pool negative (${pool}).")
-        PoolAdjustment.objects.bulk_create(
-            PoolAdjustment(event=event, amount=a, explanation=e, created_by=change.actor)
-            for a, e in cleaned
-        )
-        event.pool_confirmed = True
-        event.confirmed_pool = pool
-        event.save(update_fields=["pool_confirmed", "confirmed_pool"])
-        change.audit(
-            "pool_confirmed",
-            details={
-                "pool": pool,
-                "base": base,
-                "contribution": event.contribution,
-                "participants": count,
-                "adjustments": [{"amount": a, "explanation": e} for a, e in in_force],
-            },
-        )
-        return {"event_id": event.pk, "pool": pool, "base": base}
-
-    return perform(
-        event_id=event_id,
-        user=by,
-        action="pool_confirm",
-        request={"adjustments": [list(a) for a in adjustments]},
-        idempotency_key=idempotency_key,
-        apply=apply,
+    cleaned = [_clean_adjustment(amount, explanation) for amount, explanation in adjustments]
+    change.require_house()
+    change.refuse_if_finalized()
+    event = change.event
+    if event.phase != Phase.STARTED:
+        raise WrongPhase("The pool is confirmed after the event starts.")
+    if event.registration_open:
+        raise RegistrationClosed("Close registration before confirming the pool.")
+    if event.pool_confirmed:
+        raise PoolLocked()
+    if event.contribution == 0 and cleaned:
+        raise Invalid("A free event has no cash pool to adjust.")
+    count = participants(event)
+    base = event.contribution * count
+    earlier = list(event.adjustments.order_by("id").values_list("amount", "explanation"))
+    in_force = earlier + cleaned
+    pool = base + sum(amount for amount, _ in in_force)
+    if pool < 0:
+        raise Invalid(f"The adjustments would make the pool negative (${pool}).")
+    PoolAdjustment.objects.bulk_create(
+        PoolAdjustment(event=event, amount=a, explanation=e, created_by=change.actor)
+        for a, e in cleaned
     )
+    event.pool_confirmed = True
+    event.confirmed_pool = pool
+    event.save(update_fields=["pool_confirmed", "confirmed_pool"])
+    change.audit(
+        "pool_confirmed",
+        details={
+            "pool": pool,
+            "base": base,
+            "contribution": event.contribution,
+            "participants": count,
+            "adjustments": [{"amount": a, "explanation": e} for a, e in in_force],
+        },
+    )
+    return answers.PoolConfirmed(event_id=event.pk, pool=pool, base=base)
 
 
+@action("event_finalize")
 def event_finalize(
-    *, event_id: int, by: User, idempotency_key: str | None = None
-) -> dict[str, Any]:
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    idempotency_key: str | None = None,
+) -> answers.EventFinalized:
     """Lock the event: compute places and awards, store them, reveal the seed."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        change.require_house()
-        change.refuse_if_finalized()
-        event = change.event
-        if event.phase != Phase.STARTED:
-            raise WrongPhase("Only a started event can be finalized.")
-        problems = blockers(event)
-        if problems:
-            raise FinalizationBlocked("Finalization is blocked: " + " ".join(problems))
-        if not event.pool_confirmed or event.confirmed_pool is None:
-            raise PoolNotConfirmed("Confirm the pool before finalizing.")
-        result = final_standings(event)
-        split = allocate(event.confirmed_pool, result.high_winners(), result.low_winners())
-        registrations = list(event.registrations.filter(status__in=["checked_in", "withdrawn"]))
-        for registration in registrations:
-            registration.high_place = result.high_place(registration.pk)
-            registration.low_place = result.low_place(registration.pk)
-            registration.award = split.awards.get(registration.pk, 0)
-        Registration.objects.bulk_update(registrations, ["high_place", "low_place", "award"])
-        event.phase = Phase.FINALIZED
-        event.finalized_at = change.now
-        change.touches_everyone = True
-        event.unallocated = split.unallocated
-        event.save(update_fields=["phase", "finalized_at", "unallocated"])
-        labels = {r.pk: r.label for r in registrations}
-        change.audit(
-            "event_finalized",
-            details={
-                "seed": seed_hex(event),
-                "pool": event.confirmed_pool,
-                "unallocated": split.unallocated,
-                "awards": {labels[pk]: dollars for pk, dollars in split.awards.items()},
-            },
-        )
-        return {"event_id": event.pk, "unallocated": split.unallocated}
-
-    return perform(
-        event_id=event_id,
-        user=by,
-        action="event_finalize",
-        request={},
-        idempotency_key=idempotency_key,
-        apply=apply,
+    change.require_house()
+    change.refuse_if_finalized()
+    event = change.event
+    if event.phase != Phase.STARTED:
+        raise WrongPhase("Only a started event can be finalized.")
+    problems = blockers(event)
+    if problems:
+        raise FinalizationBlocked("Finalization is blocked: " + " ".join(problems))
+    if not event.pool_confirmed or event.confirmed_pool is None:
+        raise PoolNotConfirmed("Confirm the pool before finalizing.")
+    result = final_standings(event)
+    split = allocate(event.confirmed_pool, result.high_winners(), result.low_winners())
+    registrations = list(event.registrations.filter(status__in=["checked_in", "withdrawn"]))
+    for registration in registrations:
+        registration.high_place = result.high_place(registration.pk)
+        registration.low_place = result.low_place(registration.pk)
+        registration.award = split.awards.get(registration.pk, 0)
+    Registration.objects.bulk_update(registrations, ["high_place", "low_place", "award"])
+    event.phase = Phase.FINALIZED
+    event.finalized_at = change.now
+    change.touches_everyone = True
+    event.unallocated = split.unallocated
+    event.save(update_fields=["phase", "finalized_at", "unallocated"])
+    labels = {r.pk: r.label for r in registrations}
+    change.audit(
+        "event_finalized",
+        details={
+            "seed": seed_hex(event),
+            "pool": event.confirmed_pool,
+            "unallocated": split.unallocated,
+            "awards": {labels[pk]: dollars for pk, dollars in split.awards.items()},
+        },
     )
+    return answers.EventFinalized(event_id=event.pk, unallocated=split.unallocated)
 
 
 def _clean_settings(values: dict[str, Any]) -> dict[str, Any]:

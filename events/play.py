@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -11,7 +11,8 @@ from django.db import connection
 from accounts.models import User
 from cards.dealing import audit_card, deal, save_cards
 from cards.models import CardState, DealtCard, KeptSource, Offer, OfferKind, ShoeKind
-from events.actions import Change, perform
+from events import answers
+from events.actions import Change, Trimmed, action
 from events.errors import (
     HandLocked,
     Invalid,
@@ -34,416 +35,354 @@ from events.models import GameResult, Outcome, Phase, Registration, Registration
 from events.progress import Progress, progress_of
 from events.registration import registration_for
 from push import reminders
+from push.tasks import schedule_reminder
 
 
+@action("starting_selection_confirm")
 def starting_selection_confirm(
+    change: Change,
     *,
     registration_id: int,
     by: User,
     slots: Sequence[int],
-    reason: str = "",
+    reason: Trimmed = "",
     idempotency_key: str | None = None,
-) -> dict[str, Any]:
+) -> answers.StartingSelectionConfirmed:
     """Lock exactly the required number of face-down cards; all offered cards are revealed."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        chosen = _clean_slots(slots)
-        registration = _playing(change, registration_id, by, reason)
-        offer = _pending_offer(registration, OfferKind.STARTING)
-        cards = offer.cards
-        if len(chosen) != offer.keep:
-            raise WrongCount(f"Choose exactly {offer.keep} of {len(cards)} starting cards.")
-        if any(slot >= len(cards) for slot in chosen):
-            raise Invalid(f"Starting cards are numbered 0 to {len(cards) - 1}.")
-        kept = [card for card in cards if card.slot in chosen]
-        not_kept = [card for card in cards if card.slot not in chosen]
-        for card in not_kept:
-            card.state = CardState.NOT_KEPT
-            card.face_down = False
-        _resolve(change, offer)
-        change.audit(
-            "starting_selection_confirmed",
-            player=registration.label,
-            details={
-                "kept": [audit_card(c, kind=ShoeKind.STOCK, reveal=True) for c in kept],
-                "not_kept": [audit_card(c, kind=ShoeKind.STOCK, reveal=True) for c in not_kept],
-            },
-            reason=_reason(change, reason),
-        )
-        source = KeptSource.HOUSE if change.house else KeptSource.START
-        in_hand = _keep(change, registration, kept, source, game=None, before=offer.in_hand)
-        save_cards(cards)
-        _reveal_if_complete(change, registration, in_hand=in_hand)
-        return {
-            "registration_id": registration.pk,
-            "kept": [c.card for c in kept],
-            "not_kept": [c.card for c in not_kept],
-        }
-
-    return perform(
-        registration_id=registration_id,
-        user=by,
-        action="starting_selection_confirm",
-        request={
-            "registration": registration_id,
-            "slots": list(slots),
-            "reason": reason.strip(),
+    chosen = _clean_slots(slots)
+    registration = _playing(change, registration_id, by, reason)
+    offer = _pending_offer(registration, OfferKind.STARTING)
+    cards = offer.cards
+    if len(chosen) != offer.keep:
+        raise WrongCount(f"Choose exactly {offer.keep} of {len(cards)} starting cards.")
+    if any(slot >= len(cards) for slot in chosen):
+        raise Invalid(f"Starting cards are numbered 0 to {len(cards) - 1}.")
+    kept = [card for card in cards if card.slot in chosen]
+    not_kept = [card for card in cards if card.slot not in chosen]
+    for card in not_kept:
+        card.state = CardState.NOT_KEPT
+        card.face_down = False
+    _resolve(change, offer)
+    change.audit(
+        "starting_selection_confirmed",
+        player=registration.label,
+        details={
+            "kept": [audit_card(c, kind=ShoeKind.STOCK, reveal=True) for c in kept],
+            "not_kept": [audit_card(c, kind=ShoeKind.STOCK, reveal=True) for c in not_kept],
         },
-        idempotency_key=idempotency_key,
-        apply=apply,
+        reason=_reason(change, reason),
+    )
+    source = KeptSource.HOUSE if change.house else KeptSource.START
+    in_hand = _keep(change, registration, kept, source, game=None, before=offer.in_hand)
+    save_cards(cards)
+    _reveal_if_complete(change, registration, in_hand=in_hand)
+    return answers.StartingSelectionConfirmed(
+        registration_id=registration.pk,
+        kept=[c.card for c in kept],
+        not_kept=[c.card for c in not_kept],
     )
 
 
+@action("result_submit")
 def result_submit(
+    change: Change,
     *,
     registration_id: int,
     by: User,
     game: int,
     outcome: str,
-    opponent: str = "",
-    score: str = "",
-    reason: str = "",
+    opponent: Trimmed = "",
+    score: Trimmed = "",
+    reason: Trimmed = "",
     idempotency_key: str | None = None,
-) -> dict[str, Any]:
+) -> answers.ResultSubmitted:
     """Report the next game's result: a loss keeps one card, a win offers two face up."""
     opponent, score = opponent.strip()[:80], score.strip()[:20]
-
-    def apply(change: Change) -> dict[str, Any]:
-        if isinstance(game, bool) or not isinstance(game, int) or game < 1:
-            raise Invalid("The game number is a whole number from 1.")
-        if outcome not in Outcome.values:
-            raise Invalid("The result is 'win' or 'loss'.")
-        registration = _playing(change, registration_id, by, reason)
-        rules = change.event.rules
-        if registration.paused:
-            raise PlayerPaused("Waiting for House review before the next result.")
-        progress = change.progress[registration.pk]  # read with the registration, just now
-        if not progress.starting_confirmed:
-            raise StartingSelectionPending()
-        if progress.pending_offer:
-            raise PendingChoice()
-        if progress.results >= rules.games:
-            raise OutOfOrder(f"All {rules.games} games are already reported.")
-        if game != progress.results + 1:
-            raise OutOfOrder(f"The next game to report is game {progress.results + 1}.")
-        result = GameResult(  # saved by `deal`, in the statement that deals its cards
+    if isinstance(game, bool) or not isinstance(game, int) or game < 1:
+        raise Invalid("The game number is a whole number from 1.")
+    if outcome not in Outcome.values:
+        raise Invalid("The result is 'win' or 'loss'.")
+    registration = _playing(change, registration_id, by, reason)
+    rules = change.event.rules
+    if registration.paused:
+        raise PlayerPaused("Waiting for House review before the next result.")
+    progress = change.progress[registration.pk]  # read with the registration, just now
+    if not progress.starting_confirmed:
+        raise StartingSelectionPending()
+    if progress.pending_offer:
+        raise PendingChoice()
+    if progress.results >= rules.games:
+        raise OutOfOrder(f"All {rules.games} games are already reported.")
+    if game != progress.results + 1:
+        raise OutOfOrder(f"The next game to report is game {progress.results + 1}.")
+    result = GameResult(  # saved by `deal`, in the statement that deals its cards
+        registration=registration,
+        game=game,
+        outcome=outcome,
+        original_outcome=outcome,
+        opponent=opponent,
+        score=score,
+        assisted=change.house,
+    )
+    change.audit(
+        "result_submitted",
+        player=registration.label,
+        details={
+            "game": game,
+            "result": outcome,
+            "opponent": opponent or None,
+            "score": score or None,
+            "assisted": change.house,
+        },
+        reason=_reason(change, reason),
+    )
+    loss_card: str | None = None
+    offered: list[str] | None = None
+    in_hand = progress.kept
+    if outcome == Outcome.LOSS:
+        source = KeptSource.HOUSE if change.house else KeptSource.LOSS
+        # Dealt straight into the hand: no one chooses a loss card.
+        (card,) = deal(
+            event=change.event,
+            kind=ShoeKind.STOCK,
+            count=1,
             registration=registration,
-            game=game,
-            outcome=outcome,
-            original_outcome=outcome,
-            opponent=opponent,
-            score=score,
-            assisted=change.house,
+            state=CardState.KEPT,
+            moment=change.now,
+            result=result,
+            kept_index=in_hand,
+            kept_source=source,
         )
+        in_hand = _keep(change, registration, [card], source, game=game, before=in_hand)
+        loss_card = card.card
+    else:
+        offer = Offer(
+            registration=registration,
+            kind=OfferKind.WIN,
+            result=result,
+            keep=1,
+            face_down=False,
+            offered_at=change.now,
+            reminder_due_at=reminders.due_at(change.now),
+        )
+        cards = deal(
+            event=change.event,
+            kind=ShoeKind.STOCK,
+            count=2,
+            registration=registration,
+            state=CardState.OFFERED,
+            moment=change.now,
+            offer=offer,  # saved with its cards, after the result
+            result=result,
+        )
+        offer_id = offer.pk
+        change.after_commit(lambda: schedule_reminder(offer_id))
         change.audit(
-            "result_submitted",
+            "win_cards_dealt",
             player=registration.label,
             details={
                 "game": game,
-                "result": outcome,
-                "opponent": opponent or None,
-                "score": score or None,
-                "assisted": change.house,
+                "cards": [audit_card(c, kind=ShoeKind.STOCK) for c in cards],
             },
-            reason=_reason(change, reason),
         )
-        answer: dict[str, Any] = {
-            "registration_id": registration.pk,
-            "game": game,
-            "result": outcome,
-        }
-        in_hand = progress.kept
-        if outcome == Outcome.LOSS:
-            source = KeptSource.HOUSE if change.house else KeptSource.LOSS
-            # Dealt straight into the hand: no one chooses a loss card.
-            (card,) = deal(
-                event=change.event,
-                kind=ShoeKind.STOCK,
-                count=1,
-                registration=registration,
-                state=CardState.KEPT,
-                moment=change.now,
-                result=result,
-                kept_index=in_hand,
-                kept_source=source,
-            )
-            in_hand = _keep(change, registration, [card], source, game=game, before=in_hand)
-            answer["card"] = card.card
-        else:
-            offer = Offer(
-                registration=registration,
-                kind=OfferKind.WIN,
-                result=result,
-                keep=1,
-                face_down=False,
-                offered_at=change.now,
-                reminder_due_at=reminders.due_at(change.now),
-            )
-            cards = deal(
-                event=change.event,
-                kind=ShoeKind.STOCK,
-                count=2,
-                registration=registration,
-                state=CardState.OFFERED,
-                moment=change.now,
-                offer=offer,  # saved with its cards, after the result
-                result=result,
-            )
-            offer_id = offer.pk
-            change.after_commit(lambda: reminders.schedule(offer_id))
-            change.audit(
-                "win_cards_dealt",
-                player=registration.label,
-                details={
-                    "game": game,
-                    "cards": [audit_card(c, kind=ShoeKind.STOCK) for c in cards],
-                },
-            )
-            answer["offered"] = [c.card for c in cards]
-        if game == 1:
-            _close_registration_after_last_first_result(change)
-        # One more result; a loss adds a kept card, a win a pending choice.
-        now = replace(progress, results=game, kept=in_hand, pending_offer=outcome == Outcome.WIN)
-        _reveal_if_complete(change, registration, progress=now)
-        return answer
-
-    return perform(
-        registration_id=registration_id,
-        user=by,
-        action="result_submit",
-        request={
-            "registration": registration_id,
-            "game": game,
-            "outcome": outcome,
-            "opponent": opponent,
-            "score": score,
-            "reason": reason.strip(),
-        },
-        idempotency_key=idempotency_key,
-        apply=apply,
+        offered = [c.card for c in cards]
+    if game == 1:
+        _close_registration_after_last_first_result(change)
+    # One more result; a loss adds a kept card, a win a pending choice.
+    now = replace(progress, results=game, kept=in_hand, pending_offer=outcome == Outcome.WIN)
+    _reveal_if_complete(change, registration, progress=now)
+    return answers.ResultSubmitted(
+        registration_id=registration.pk,
+        game=game,
+        result=Outcome(outcome),
+        card=loss_card,
+        offered=offered,
     )
 
 
+@action("win_choice_confirm")
 def win_choice_confirm(
+    change: Change,
     *,
     registration_id: int,
     by: User,
     slot: int,
-    reason: str = "",
+    reason: Trimmed = "",
     idempotency_key: str | None = None,
-) -> dict[str, Any]:
+) -> answers.WinChoiceConfirmed:
     """Keep one of the two face-up cards of a win; the other is discarded.
 
     House may choose for a player (an abandoned choice) with a reason.
     """
-
-    def apply(change: Change) -> dict[str, Any]:
-        if isinstance(slot, bool) or slot not in (0, 1):
-            raise Invalid("Choose card 0 or card 1.")
-        registration = _playing(change, registration_id, by, reason)
-        offer = _pending_offer(registration, OfferKind.WIN)
-        cards = offer.cards
-        kept = cards[slot]
-        discarded = [card for card in cards if card.pk != kept.pk]
-        for card in discarded:
-            card.state = CardState.DISCARDED
-        _resolve(change, offer)
-        game = offer.game
-        change.audit(
-            "win_choice_confirmed",
-            player=registration.label,
-            details={
-                "game": game,
-                "kept": audit_card(kept, kind=ShoeKind.STOCK),
-                "discarded": audit_card(discarded[0], kind=ShoeKind.STOCK),
-                "by_house": change.house,
-            },
-            reason=_reason(change, reason),
-        )
-        source = KeptSource.HOUSE if change.house else KeptSource.WIN
-        in_hand = _keep(change, registration, [kept], source, game=game, before=offer.in_hand)
-        save_cards(cards)
-        _reveal_if_complete(change, registration, in_hand=in_hand)
-        return {"registration_id": registration.pk, "game": game, "kept": kept.card}
-
-    return perform(
-        registration_id=registration_id,
-        user=by,
-        action="win_choice_confirm",
-        request={"registration": registration_id, "slot": slot, "reason": reason.strip()},
-        idempotency_key=idempotency_key,
-        apply=apply,
+    if isinstance(slot, bool) or slot not in (0, 1):
+        raise Invalid("Choose card 0 or card 1.")
+    registration = _playing(change, registration_id, by, reason)
+    offer = _pending_offer(registration, OfferKind.WIN)
+    cards = offer.cards
+    kept = cards[slot]
+    discarded = [card for card in cards if card.pk != kept.pk]
+    for card in discarded:
+        card.state = CardState.DISCARDED
+    _resolve(change, offer)
+    game = offer.game
+    change.audit(
+        "win_choice_confirmed",
+        player=registration.label,
+        details={
+            "game": game,
+            "kept": audit_card(kept, kind=ShoeKind.STOCK),
+            "discarded": audit_card(discarded[0], kind=ShoeKind.STOCK),
+            "by_house": change.house,
+        },
+        reason=_reason(change, reason),
     )
+    source = KeptSource.HOUSE if change.house else KeptSource.WIN
+    in_hand = _keep(change, registration, [kept], source, game=game, before=offer.in_hand)
+    save_cards(cards)
+    _reveal_if_complete(change, registration, in_hand=in_hand)
+    return answers.WinChoiceConfirmed(registration_id=registration.pk, game=game, kept=kept.card)
 
 
+@action("wild_reveal")
 def wild_reveal(
-    *, registration_id: int, by: User, idempotency_key: str | None = None
-) -> dict[str, Any]:
+    change: Change,
+    *,
+    registration_id: int,
+    by: User,
+    idempotency_key: str | None = None,
+) -> answers.WildRevealed:
     """House reveals one complete player's wild (Standard v1)."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        registration = registration_for(change, registration_id, by)
-        if not change.house:
-            raise NotAllowed("Only House reveals wilds in Standard v1 events.")
-        _refuse_unless_in_play(change, registration)
-        if change.event.rules.automatic_reveal:
-            raise WrongPhase("This format reveals each wild automatically.")
-        if registration.wild_rank:
-            raise HandLocked("This player's wild is already revealed.")
-        if registration.paused:
-            raise PlayerPaused()
-        if not change.progress[registration.pk].complete(registration):
-            raise NotComplete(f"{registration.label}'s hand is not complete yet.")
-        wild = _reveal(change, registration)
-        return {"registration_id": registration.pk, "wild_rank": wild}
-
-    return perform(
-        registration_id=registration_id,
-        user=by,
-        action="wild_reveal",
-        request={"registration": registration_id},
-        idempotency_key=idempotency_key,
-        apply=apply,
-    )
+    registration = registration_for(change, registration_id, by)
+    if not change.house:
+        raise NotAllowed("Only House reveals wilds in Standard v1 events.")
+    _refuse_unless_in_play(change, registration)
+    if change.event.rules.automatic_reveal:
+        raise WrongPhase("This format reveals each wild automatically.")
+    if registration.wild_rank:
+        raise HandLocked("This player's wild is already revealed.")
+    if registration.paused:
+        raise PlayerPaused()
+    if not change.progress[registration.pk].complete(registration):
+        raise NotComplete(f"{registration.label}'s hand is not complete yet.")
+    wild = _reveal(change, registration)
+    return answers.WildRevealed(registration_id=registration.pk, wild_rank=wild)
 
 
+@action("result_correct")
 def result_correct(
+    change: Change,
     *,
     registration_id: int,
     by: User,
     game: int,
     outcome: str,
-    reason: str,
+    reason: Trimmed,
     idempotency_key: str | None = None,
-) -> dict[str, Any]:
+) -> answers.ResultCorrected:
     """House corrects a result (Win <-> Loss). No card moves; the player is paused for review."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        if outcome not in Outcome.values:
-            raise Invalid("The result is 'win' or 'loss'.")
-        if not reason.strip():
-            raise ReasonRequired("House must give a reason for a correction.")
-        registration = _house_target(change, registration_id, by)
-        result = registration.results.filter(game=game).first()
-        if result is None:
-            raise NotFound(f"{registration.label} has no result for game {game}.")
-        if result.outcome == outcome:
-            raise Invalid(f"Game {game} is already recorded as a {outcome}.")
-        before = result.outcome
-        result.outcome = outcome
-        result.save(update_fields=["outcome"])
-        review = Review.objects.create(
-            registration=registration,
-            result=result,
-            corrected_from=before,
-            corrected_to=outcome,
-            reason=reason.strip(),
-            opened_by=change.actor,
-        )
-        _pause(registration)
-        change.audit(
-            "result_corrected",
-            player=registration.label,
-            details={"game": game, "from": before, "to": outcome},
-            reason=reason.strip(),
-        )
-        change.audit(
-            "review_opened",
-            player=registration.label,
-            details={"review": review.pk, "game": game},
-            reason=reason.strip(),
-        )
-        return {"registration_id": registration.pk, "review_id": review.pk}
-
-    return perform(
-        registration_id=registration_id,
-        user=by,
-        action="result_correct",
-        request={
-            "registration": registration_id,
-            "game": game,
-            "outcome": outcome,
-            "reason": reason.strip(),
-        },
-        idempotency_key=idempotency_key,
-        apply=apply,
+    if outcome not in Outcome.values:
+        raise Invalid("The result is 'win' or 'loss'.")
+    if not reason.strip():
+        raise ReasonRequired("House must give a reason for a correction.")
+    registration = _house_target(change, registration_id, by)
+    result = registration.results.filter(game=game).first()
+    if result is None:
+        raise NotFound(f"{registration.label} has no result for game {game}.")
+    if result.outcome == outcome:
+        raise Invalid(f"Game {game} is already recorded as a {outcome}.")
+    before = result.outcome
+    result.outcome = outcome
+    result.save(update_fields=["outcome"])
+    review = Review.objects.create(
+        registration=registration,
+        result=result,
+        corrected_from=before,
+        corrected_to=outcome,
+        reason=reason.strip(),
+        opened_by=change.actor,
     )
+    _pause(registration)
+    change.audit(
+        "result_corrected",
+        player=registration.label,
+        details={"game": game, "from": before, "to": outcome},
+        reason=reason.strip(),
+    )
+    change.audit(
+        "review_opened",
+        player=registration.label,
+        details={"review": review.pk, "game": game},
+        reason=reason.strip(),
+    )
+    return answers.ResultCorrected(registration_id=registration.pk, review_id=review.pk)
 
 
+@action("review_open")
 def review_open(
-    *, registration_id: int, by: User, reason: str, idempotency_key: str | None = None
-) -> dict[str, Any]:
+    change: Change,
+    *,
+    registration_id: int,
+    by: User,
+    reason: Trimmed,
+    idempotency_key: str | None = None,
+) -> answers.ReviewOpened:
     """House pauses a player for review without a correction."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        if not reason.strip():
-            raise ReasonRequired("House must give a reason for a pause.")
-        registration = _house_target(change, registration_id, by)
-        review = Review.objects.create(
-            registration=registration, reason=reason.strip(), opened_by=change.actor
-        )
-        _pause(registration)
-        change.audit(
-            "review_opened",
-            player=registration.label,
-            details={"review": review.pk, "game": None},
-            reason=reason.strip(),
-        )
-        return {"registration_id": registration.pk, "review_id": review.pk}
-
-    return perform(
-        registration_id=registration_id,
-        user=by,
-        action="review_open",
-        request={"registration": registration_id, "reason": reason.strip()},
-        idempotency_key=idempotency_key,
-        apply=apply,
+    if not reason.strip():
+        raise ReasonRequired("House must give a reason for a pause.")
+    registration = _house_target(change, registration_id, by)
+    review = Review.objects.create(
+        registration=registration, reason=reason.strip(), opened_by=change.actor
     )
+    _pause(registration)
+    change.audit(
+        "review_opened",
+        player=registration.label,
+        details={"review": review.pk, "game": None},
+        reason=reason.strip(),
+    )
+    return answers.ReviewOpened(registration_id=registration.pk, review_id=review.pk)
 
 
-def review_resolve(
-    *, review_id: int, by: User, reason: str, idempotency_key: str | None = None
-) -> dict[str, Any]:
-    """House resolves a review with a reason; the player resumes when none is left open."""
-    review_row = Review.objects.filter(pk=review_id).values("registration_id").first()
-    if review_row is None:
+def _registration_of_review(arguments: Mapping[str, Any]) -> int:
+    """The registration whose event a review's resolution locks."""
+    review = Review.objects.filter(pk=arguments["review_id"]).values("registration_id").first()
+    if review is None:
         raise NotFound("No such review.")
-    registration_id = review_row["registration_id"]
+    return int(review["registration_id"])
 
-    def apply(change: Change) -> dict[str, Any]:
-        if not reason.strip():
-            raise ReasonRequired("House must give a reason when resolving a review.")
-        registration = _house_target(change, registration_id, by)
-        review = Review.objects.get(pk=review_id)
-        if review.resolved_at is not None:
-            raise WrongPhase("This review is already resolved.")
-        review.resolution = reason.strip()
-        review.resolved_by = change.actor
-        review.resolved_at = change.now
-        review.save(update_fields=["resolution", "resolved_by", "resolved_at"])
-        if not registration.reviews.filter(resolved_at__isnull=True).exists():
-            registration.paused = False
-            registration.save(update_fields=["paused"])
-        change.audit(
-            "review_resolved",
-            player=registration.label,
-            details={"review": review.pk},
-            reason=reason.strip(),
-        )
-        _reveal_if_complete(change, registration)
-        return {
-            "registration_id": registration.pk,
-            "review_id": review.pk,
-            "paused": registration.paused,
-        }
 
-    return perform(
-        registration_id=registration_id,
-        user=by,
-        action="review_resolve",
-        request={"review": review_id, "reason": reason.strip()},
-        idempotency_key=idempotency_key,
-        apply=apply,
+@action("review_resolve", registration_of=_registration_of_review)
+def review_resolve(
+    change: Change,
+    *,
+    review_id: int,
+    by: User,
+    reason: Trimmed,
+    idempotency_key: str | None = None,
+) -> answers.ReviewResolved:
+    """House resolves a review with a reason; the player resumes when none is left open."""
+    if not reason.strip():
+        raise ReasonRequired("House must give a reason when resolving a review.")
+    review = Review.objects.get(pk=review_id)
+    registration = _house_target(change, review.registration_id, by)
+    if review.resolved_at is not None:
+        raise WrongPhase("This review is already resolved.")
+    review.resolution = reason.strip()
+    review.resolved_by = change.actor
+    review.resolved_at = change.now
+    review.save(update_fields=["resolution", "resolved_by", "resolved_at"])
+    if not registration.reviews.filter(resolved_at__isnull=True).exists():
+        registration.paused = False
+        registration.save(update_fields=["paused"])
+    change.audit(
+        "review_resolved",
+        player=registration.label,
+        details={"review": review.pk},
+        reason=reason.strip(),
+    )
+    _reveal_if_complete(change, registration)
+    return answers.ReviewResolved(
+        registration_id=registration.pk, review_id=review.pk, paused=registration.paused
     )
 
 

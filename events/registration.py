@@ -11,7 +11,8 @@ from accounts.models import User
 from accounts.recovery import send_password_reset
 from cards.dealing import audit_card, deal
 from cards.models import CardState, Offer, OfferKind, ShoeKind
-from events.actions import Change, perform
+from events import answers
+from events.actions import Change, Trimmed, action
 from events.errors import (
     AlreadyRegistered,
     LateEntryClosed,
@@ -26,156 +27,134 @@ from events.errors import (
 from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
 from events.progress import progress_columns, progress_from
 from push import reminders
+from push.tasks import schedule_reminder
 
 
+@action("player_register")
 def player_register(
-    *, event_id: int, by: User, idempotency_key: str | None = None
-) -> dict[str, Any]:
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    idempotency_key: str | None = None,
+) -> answers.PlayerRegistered:
     """A player registers themself while registration is open."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        change.refuse_if_finalized()
-        event = change.event
-        if event.phase == Phase.DRAFT:
-            raise NotFound("No such event.")
-        if not event.registration_open:
-            raise RegistrationClosed()
-        existing = event.registrations.filter(player=by).first()
-        if existing is not None and existing.status != RegistrationStatus.CANCELLED:
-            raise AlreadyRegistered()
-        if existing is not None:
-            existing.status = RegistrationStatus.REGISTERED
-            existing.save(update_fields=["status"])
-            registration = existing
-        else:
-            registration = Registration.objects.create(
-                event=event, player=by, label=unique_label(event, by.display_name)
-            )
-        change.audit("player_registered", player=registration.label)
-        return {"registration_id": registration.pk, "label": registration.label}
-
-    return perform(
-        event_id=event_id,
-        user=by,
-        action="player_register",
-        request={},
-        idempotency_key=idempotency_key,
-        apply=apply,
-    )
+    change.refuse_if_finalized()
+    event = change.event
+    if event.phase == Phase.DRAFT:
+        raise NotFound("No such event.")
+    if not event.registration_open:
+        raise RegistrationClosed()
+    existing = event.registrations.filter(player=by).first()
+    if existing is not None and existing.status != RegistrationStatus.CANCELLED:
+        raise AlreadyRegistered()
+    if existing is not None:
+        existing.status = RegistrationStatus.REGISTERED
+        existing.save(update_fields=["status"])
+        registration = existing
+    else:
+        registration = Registration.objects.create(
+            event=event, player=by, label=unique_label(event, by.display_name)
+        )
+    change.audit("player_registered", player=registration.label)
+    return answers.PlayerRegistered(registration_id=registration.pk, label=registration.label)
 
 
+@action("registration_cancel")
 def registration_cancel(
-    *, registration_id: int, by: User, idempotency_key: str | None = None
-) -> dict[str, Any]:
+    change: Change,
+    *,
+    registration_id: int,
+    by: User,
+    idempotency_key: str | None = None,
+) -> answers.RegistrationCancelled:
     """A registration not yet checked in is cancelled (by the player or House)."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        change.refuse_if_finalized()
-        registration = registration_for(change, registration_id, by)
-        if registration.status != RegistrationStatus.REGISTERED:
-            raise WrongPhase("Only a registration not yet checked in can be cancelled.")
-        registration.status = RegistrationStatus.CANCELLED
-        registration.save(update_fields=["status"])
-        change.audit("registration_cancelled", player=registration.label)
-        return {"registration_id": registration.pk, "status": registration.status}
-
-    return perform(
-        registration_id=registration_id,
-        user=by,
-        action="registration_cancel",
-        request={"registration": registration_id},
-        idempotency_key=idempotency_key,
-        apply=apply,
+    change.refuse_if_finalized()
+    registration = registration_for(change, registration_id, by)
+    if registration.status != RegistrationStatus.REGISTERED:
+        raise WrongPhase("Only a registration not yet checked in can be cancelled.")
+    registration.status = RegistrationStatus.CANCELLED
+    registration.save(update_fields=["status"])
+    change.audit("registration_cancelled", player=registration.label)
+    return answers.RegistrationCancelled(
+        registration_id=registration.pk, status=RegistrationStatus(registration.status)
     )
 
 
+@action("player_check_in")
 def player_check_in(
-    *, registration_id: int, by: User, idempotency_key: str | None = None
-) -> dict[str, Any]:
+    change: Change,
+    *,
+    registration_id: int,
+    by: User,
+    idempotency_key: str | None = None,
+) -> answers.PlayerCheckedIn:
     """House checks a registered player in; after the start that is a late entry."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        change.refuse_if_finalized()
-        registration = registration_for(change, registration_id, by)
-        change.require_house()
-        if registration.status != RegistrationStatus.REGISTERED:
-            raise WrongPhase(f"{registration.label} is {registration.get_status_display()}.")
-        check_in(change, registration, added_by_house=False)
-        return {"registration_id": registration.pk, "status": registration.status}
-
-    return perform(
-        registration_id=registration_id,
-        user=by,
-        action="player_check_in",
-        request={"registration": registration_id},
-        idempotency_key=idempotency_key,
-        apply=apply,
+    change.refuse_if_finalized()
+    registration = registration_for(change, registration_id, by)
+    change.require_house()
+    if registration.status != RegistrationStatus.REGISTERED:
+        raise WrongPhase(f"{registration.label} is {registration.get_status_display()}.")
+    check_in(change, registration, added_by_house=False)
+    return answers.PlayerCheckedIn(
+        registration_id=registration.pk, status=RegistrationStatus(registration.status)
     )
 
 
+@action("check_in_undo")
 def check_in_undo(
-    *, registration_id: int, by: User, idempotency_key: str | None = None
-) -> dict[str, Any]:
+    change: Change,
+    *,
+    registration_id: int,
+    by: User,
+    idempotency_key: str | None = None,
+) -> answers.CheckInUndone:
     """Undo a check-in before the start (after it, a check-in has dealt cards)."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        change.refuse_if_finalized()
-        registration = registration_for(change, registration_id, by)
-        change.require_house()
-        if change.event.phase != Phase.OPEN:
-            raise WrongPhase("A check-in can only be undone before the event starts.")
-        if registration.status != RegistrationStatus.CHECKED_IN:
-            raise NotCheckedIn(f"{registration.label} is not checked in.")
-        registration.status = RegistrationStatus.REGISTERED
-        registration.checked_in_at = None
-        registration.check_in_order = None
-        registration.save(update_fields=["status", "checked_in_at", "check_in_order"])
-        change.audit("check_in_undone", player=registration.label)
-        return {"registration_id": registration.pk, "status": registration.status}
-
-    return perform(
-        registration_id=registration_id,
-        user=by,
-        action="check_in_undo",
-        request={"registration": registration_id},
-        idempotency_key=idempotency_key,
-        apply=apply,
+    change.refuse_if_finalized()
+    registration = registration_for(change, registration_id, by)
+    change.require_house()
+    if change.event.phase != Phase.OPEN:
+        raise WrongPhase("A check-in can only be undone before the event starts.")
+    if registration.status != RegistrationStatus.CHECKED_IN:
+        raise NotCheckedIn(f"{registration.label} is not checked in.")
+    registration.status = RegistrationStatus.REGISTERED
+    registration.checked_in_at = None
+    registration.check_in_order = None
+    registration.save(update_fields=["status", "checked_in_at", "check_in_order"])
+    change.audit("check_in_undone", player=registration.label)
+    return answers.CheckInUndone(
+        registration_id=registration.pk, status=RegistrationStatus(registration.status)
     )
 
 
+@action("participant_add")
 def participant_add(
-    *, event_id: int, by: User, player: User, idempotency_key: str | None = None
-) -> dict[str, Any]:
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    player: User,
+    idempotency_key: str | None = None,
+) -> answers.ParticipantAdded:
     """House adds and checks in a participant, also after registration closed (late entry)."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        change.require_house()
-        change.refuse_if_finalized()
-        event = change.event
-        if event.phase == Phase.DRAFT:
-            raise WrongPhase("Open the event first.")
-        registration = event.registrations.filter(player=player).first()
-        if registration is None:
-            registration = Registration(
-                event=event, player=player, label=unique_label(event, player.display_name)
-            )
-        elif registration.status in (RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN):
-            raise AlreadyRegistered(f"{registration.label} is already checked in.")
-        registration.added_by_house = True
-        registration.status = RegistrationStatus.REGISTERED
-        registration.save()
-        change.audit("player_registered", player=registration.label)
-        check_in(change, registration, added_by_house=True)
-        return {"registration_id": registration.pk, "label": registration.label}
-
-    return perform(
-        event_id=event_id,
-        user=by,
-        action="participant_add",
-        request={"player": player.pk},
-        idempotency_key=idempotency_key,
-        apply=apply,
-    )
+    change.require_house()
+    change.refuse_if_finalized()
+    event = change.event
+    if event.phase == Phase.DRAFT:
+        raise WrongPhase("Open the event first.")
+    registration = event.registrations.filter(player=player).first()
+    if registration is None:
+        registration = Registration(
+            event=event, player=player, label=unique_label(event, player.display_name)
+        )
+    elif registration.status in (RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN):
+        raise AlreadyRegistered(f"{registration.label} is already checked in.")
+    registration.added_by_house = True
+    registration.status = RegistrationStatus.REGISTERED
+    registration.save()
+    change.audit("player_registered", player=registration.label)
+    check_in(change, registration, added_by_house=True)
+    return answers.ParticipantAdded(registration_id=registration.pk, label=registration.label)
 
 
 def check_in(change: Change, registration: Registration, *, added_by_house: bool) -> None:
@@ -239,7 +218,7 @@ def deal_starting_offer(change: Change, registration: Registration) -> None:
         face_down=True,
     )
     offer_id = offer.pk
-    change.after_commit(lambda: reminders.schedule(offer_id))
+    change.after_commit(lambda: schedule_reminder(offer_id))
     change.audit(
         "starting_offer_dealt",
         player=registration.label,
@@ -247,40 +226,37 @@ def deal_starting_offer(change: Change, registration: Registration) -> None:
     )
 
 
+@action("player_withdraw")
 def player_withdraw(
-    *, registration_id: int, by: User, reason: str = "", idempotency_key: str | None = None
-) -> dict[str, Any]:
+    change: Change,
+    *,
+    registration_id: int,
+    by: User,
+    reason: Trimmed = "",
+    idempotency_key: str | None = None,
+) -> answers.PlayerWithdrawn:
     """House withdraws a player (with a reason), or a player leaves early. Final."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        change.refuse_if_finalized()
-        registration = registration_for(change, registration_id, by)
-        own = registration.player_id == by.pk
-        if not own and not reason.strip():
-            raise ReasonRequired("House must give a reason for a withdrawal.")
-        if registration.status == RegistrationStatus.WITHDRAWN:
-            raise PlayerWithdrawn()
-        if registration.status != RegistrationStatus.CHECKED_IN:
-            raise NotCheckedIn(f"{registration.label} is not checked in.")
-        voided = void_pending_offer(change, registration)
-        registration.status = RegistrationStatus.WITHDRAWN
-        registration.withdrawn_at = change.now
-        registration.save(update_fields=["status", "withdrawn_at"])
-        change.audit(
-            "player_withdrawn",
-            player=registration.label,
-            details={"by": "self" if own else "house", "voided": voided},
-            reason=reason.strip() or None,
-        )
-        return {"registration_id": registration.pk, "status": registration.status}
-
-    return perform(
-        registration_id=registration_id,
-        user=by,
-        action="player_withdraw",
-        request={"registration": registration_id, "reason": reason.strip()},
-        idempotency_key=idempotency_key,
-        apply=apply,
+    change.refuse_if_finalized()
+    registration = registration_for(change, registration_id, by)
+    own = registration.player_id == by.pk
+    if not own and not reason.strip():
+        raise ReasonRequired("House must give a reason for a withdrawal.")
+    if registration.status == RegistrationStatus.WITHDRAWN:
+        raise PlayerWithdrawn()
+    if registration.status != RegistrationStatus.CHECKED_IN:
+        raise NotCheckedIn(f"{registration.label} is not checked in.")
+    voided = void_pending_offer(change, registration)
+    registration.status = RegistrationStatus.WITHDRAWN
+    registration.withdrawn_at = change.now
+    registration.save(update_fields=["status", "withdrawn_at"])
+    change.audit(
+        "player_withdrawn",
+        player=registration.label,
+        details={"by": "self" if own else "house", "voided": voided},
+        reason=reason.strip() or None,
+    )
+    return answers.PlayerWithdrawn(
+        registration_id=registration.pk, status=RegistrationStatus(registration.status)
     )
 
 
@@ -299,33 +275,28 @@ def void_pending_offer(change: Change, registration: Registration) -> list[dict[
     return written
 
 
+@action("access_reset")
 def access_reset(
-    *, registration_id: int, by: User, reason: str, idempotency_key: str | None = None
-) -> dict[str, Any]:
+    change: Change,
+    *,
+    registration_id: int,
+    by: User,
+    reason: Trimmed,
+    idempotency_key: str | None = None,
+) -> answers.AccessReset:
     """House ends a player's sessions and emails a password reset; cards stay as they are."""
-
-    def apply(change: Change) -> dict[str, Any]:
-        if not reason.strip():
-            raise ReasonRequired("House must give a reason for an access reset.")
-        change.refuse_if_finalized()
-        registration = registration_for(change, registration_id, by)
-        change.require_house()
-        player = registration.player
-        if player is None:
-            raise NotFound("This player's account no longer exists.")
-        end_sessions(player)
-        change.audit("access_reset", player=registration.label, reason=reason.strip())
-        change.after_commit(lambda: send_password_reset(player))
-        return {"registration_id": registration.pk}
-
-    return perform(
-        registration_id=registration_id,
-        user=by,
-        action="access_reset",
-        request={"registration": registration_id, "reason": reason.strip()},
-        idempotency_key=idempotency_key,
-        apply=apply,
-    )
+    if not reason.strip():
+        raise ReasonRequired("House must give a reason for an access reset.")
+    change.refuse_if_finalized()
+    registration = registration_for(change, registration_id, by)
+    change.require_house()
+    player = registration.player
+    if player is None:
+        raise NotFound("This player's account no longer exists.")
+    end_sessions(player)
+    change.audit("access_reset", player=registration.label, reason=reason.strip())
+    change.after_commit(lambda: send_password_reset(player))
+    return answers.AccessReset(registration_id=registration.pk)
 
 
 def end_sessions(user: User) -> None:

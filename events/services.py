@@ -1,4 +1,7 @@
-"""Every state change of an event, one function each; pages, API and commands call these."""
+"""Every state change of an event, one function each; pages, API and commands call these.
+
+Each is decorated with `events.actions.action` and answers a dataclass of `events.answers`.
+"""
 
 from events.lifecycle import (
     event_create,

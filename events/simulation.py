@@ -45,21 +45,17 @@ class Simulation:
             contribution=self.contribution,
             remainder_policy="An indivisible High remainder goes to next event's pool.",
             venue="Simulation",
-        )["event_id"]
+        ).event_id
         services.registration_open(event_id=event_id, by=house)
         twists = self.players >= 4
         on_time = users[:-1] if twists else users
         late = users[-1] if twists else None
         for user in on_time:
-            registration_id = services.player_register(event_id=event_id, by=user)[
-                "registration_id"
-            ]
+            registration_id = services.player_register(event_id=event_id, by=user).registration_id
             services.player_check_in(registration_id=registration_id, by=house)
         services.event_start(event_id=event_id, by=house)
         if late is not None:
-            registration_id = services.player_register(event_id=event_id, by=late)[
-                "registration_id"
-            ]
+            registration_id = services.player_register(event_id=event_id, by=late).registration_id
             services.player_check_in(registration_id=registration_id, by=house)
 
         event = Event.objects.get(pk=event_id)
@@ -99,8 +95,8 @@ class Simulation:
             "event_id": event_id,
             "format": self.format,
             "players": self.players,
-            "pool": confirmed["pool"],
-            "unallocated": finalized["unallocated"],
+            "pool": confirmed.pool,
+            "unallocated": finalized.unallocated,
             "awards": awards,
         }
 
@@ -141,7 +137,7 @@ class Simulation:
                     registration_id=registration.pk, by=player, slot=rng.randrange(2)
                 )
         if registration == corrected and game == 1:
-            flipped = "loss" if answer["result"] == "win" else "win"
+            flipped = "loss" if answer.result == "win" else "win"
             review = services.result_correct(
                 registration_id=registration.pk,
                 by=house,
@@ -150,7 +146,7 @@ class Simulation:
                 reason="Scoreholio shows the other result",
             )
             services.review_resolve(
-                review_id=review["review_id"], by=house, reason="Checked with both teams"
+                review_id=review.review_id, by=house, reason="Checked with both teams"
             )
 
 

@@ -152,7 +152,7 @@ def event_new(request: HttpRequest) -> HttpResponse:
             form.add_error(None, error.message)
         else:
             messages.success(request, "Event created as a draft. Open registration when ready.")
-            return redirect("house:dashboard", event_id=created["event_id"])
+            return redirect("house:dashboard", event_id=created.event_id)
     return _event_form(request, form, event=None)
 
 
@@ -174,7 +174,7 @@ def event_edit(request: HttpRequest, event_id: int) -> HttpResponse:
             except DomainError as error:
                 form.add_error(None, error.message)
             else:
-                changed = answer.get("changed") or []
+                changed = answer.changed
                 messages.success(
                     request,
                     "Settings saved." if changed else "Nothing changed: settings as before.",
@@ -299,8 +299,8 @@ def registration_close(request: HttpRequest, event: Event, user: User, key: str 
 def event_start(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
     answer = services.event_start(event_id=event.pk, by=user, idempotency_key=key)
     return Done(
-        f"The event has started: {answer['decks']} decks in the stock, "
-        f"{answer['supported_places']} supported places.",
+        f"The event has started: {answer.decks} decks in the stock, "
+        f"{answer.supported_places} supported places.",
         "players",
     )
 
@@ -311,7 +311,7 @@ def pool_confirm(request: HttpRequest, event: Event, user: User, key: str | None
     answer = services.pool_confirm(
         event_id=event.pk, by=user, adjustments=adjustments, idempotency_key=key
     )
-    return Done(f"Pool confirmed: ${answer['pool']}.", "pool")
+    return Done(f"Pool confirmed: ${answer.pool}.", "pool")
 
 
 @house_action
@@ -342,7 +342,7 @@ def participant_add(request: HttpRequest, event: Event, user: User, key: str | N
     answer = services.participant_add(
         event_id=event.pk, by=user, player=player, idempotency_key=key
     )
-    return Done(f"{answer['label']} is added and checked in.", "checkin")
+    return Done(f"{answer.label} is added and checked in.", "checkin")
 
 
 # --- one player ---------------------------------------------------------------------------------
@@ -407,7 +407,7 @@ def win_choice(
         idempotency_key=key,
     )
     return Done(
-        f"{registration.label} keeps the card chosen by House for game {answer['game']}.",
+        f"{registration.label} keeps the card chosen by House for game {answer.game}.",
         registration_anchor(registration),
     )
 
@@ -477,7 +477,7 @@ def review_resolve(
     answer = services.review_resolve(
         review_id=review.pk, by=user, reason=_reason(request), idempotency_key=key
     )
-    still = " (other reviews still open)" if answer.get("paused") else ""
+    still = " (other reviews still open)" if answer.paused else ""
     return Done(f"Review of {review.registration.label} resolved{still}.", "reviews")
 
 
@@ -517,7 +517,7 @@ def wild_reveal(
     registration = _registration(event, registration_id)
     answer = services.wild_reveal(registration_id=registration.pk, by=user, idempotency_key=key)
     return Done(
-        f"{registration.label}'s wild is revealed: {answer['wild_rank']}.",
+        f"{registration.label}'s wild is revealed: {answer.wild_rank}.",
         registration_anchor(registration),
     )
 

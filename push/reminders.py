@@ -38,16 +38,6 @@ def due_at(offered_at: datetime) -> datetime:
     return offered_at + reminder_delay()
 
 
-def schedule(offer_id: int) -> None:
-    """Queue the countdown for a new pending selection (called after commit)."""
-    from push.tasks import send_reminder
-
-    try:
-        send_reminder.apply_async((offer_id,), countdown=settings.PUSH_REMINDER_DELAY)
-    except Exception:  # the sweep catches a reminder whose countdown was lost
-        log.exception("Could not queue the reminder for offer %s; the sweep will send it", offer_id)
-
-
 def due_offers(now: datetime | None = None) -> QuerySet[Offer]:
     """Pending selections whose reminder is due and not yet claimed."""
     return Offer.objects.filter(

@@ -1,10 +1,23 @@
-"""Celery tasks for Poker push: thin wrappers over push.reminders."""
+"""Celery tasks for Poker push: thin wrappers over push.reminders, and how a reminder is queued."""
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
+from django.conf import settings
 
 from push import reminders
+
+log = logging.getLogger(__name__)
+
+
+def schedule_reminder(offer_id: int) -> None:
+    """Queue the countdown for a new pending selection (called after commit)."""
+    try:
+        send_reminder.apply_async((offer_id,), countdown=settings.PUSH_REMINDER_DELAY)
+    except Exception:  # the sweep catches a reminder whose countdown was lost
+        log.exception("Could not queue the reminder for offer %s; the sweep will send it", offer_id)
 
 
 @shared_task(acks_late=True, ignore_result=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from accounts.models import User
 from cards.models import CardState, DealtCard, Offer
-from events import services
+from events import answers, services
 from events.models import Event, Registration
 
 _numbers = itertools.count(1)
@@ -43,7 +43,7 @@ class Table:
         return self.registration(player).pk
 
     def register(self, player: User) -> int:
-        return int(services.player_register(event_id=self.event.pk, by=player)["registration_id"])
+        return int(services.player_register(event_id=self.event.pk, by=player).registration_id)
 
     def check_in(self, player: User) -> None:
         services.player_check_in(registration_id=self.rid(player), by=self.house)
@@ -58,7 +58,9 @@ class Table:
     def start(self) -> None:
         services.event_start(event_id=self.event.pk, by=self.house)
 
-    def choose_start(self, player: User, slots: list[int] | None = None) -> dict:
+    def choose_start(
+        self, player: User, slots: list[int] | None = None
+    ) -> answers.StartingSelectionConfirmed:
         rules = self.event.rules
         return services.starting_selection_confirm(
             registration_id=self.rid(player),
@@ -66,7 +68,9 @@ class Table:
             slots=slots if slots is not None else list(range(rules.starting)),
         )
 
-    def report(self, player: User, game: int, outcome: str, **extra: str) -> dict:
+    def report(
+        self, player: User, game: int, outcome: str, **extra: str
+    ) -> answers.ResultSubmitted:
         return services.result_submit(
             registration_id=self.rid(player),
             by=player,
@@ -76,7 +80,13 @@ class Table:
             score=extra.get("score", ""),
         )
 
-    def choose_win(self, player: User, slot: int = 0) -> dict:
+    def win(self, player: User, game: int) -> list[str]:
+        """Report a win; the two face-up cards it offers."""
+        offered = self.report(player, game, "win").offered
+        assert offered is not None
+        return offered
+
+    def choose_win(self, player: User, slot: int = 0) -> answers.WinChoiceConfirmed:
         return services.win_choice_confirm(registration_id=self.rid(player), by=player, slot=slot)
 
     def play_out(self, player: User, outcomes: str | None = None) -> None:
@@ -122,7 +132,7 @@ def make_table(
         contribution=contribution,
         extra_decks=extra_decks,
         remainder_policy="Unallocated dollars roll into the next event.",
-    )["event_id"]
+    ).event_id
     services.registration_open(event_id=event_id, by=house)
     table = Table(event=Event.objects.get(pk=event_id), house=house)
     for _ in range(players):

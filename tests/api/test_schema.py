@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import re
 import subprocess
@@ -17,6 +18,7 @@ import pytest
 from django.urls import URLPattern, resolve
 
 from api import urls
+from events.answers import ALL_ANSWERS
 from tests.api.support import Api
 from tests.factories import make_table, make_user
 
@@ -271,3 +273,30 @@ def test_it_serves_only_the_listed_swagger_files() -> None:
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "not_found"
     assert Api().get("/api/docs/assets/..%2F..%2Fsettings.py").status_code == 404
+
+
+def test_it_documents_each_service_answer_from_its_dataclass() -> None:
+    spec = _spec()
+    components = spec["components"]["schemas"]
+    for kind in ALL_ANSWERS:
+        component = components.get(kind.__name__)
+        assert component is not None, kind
+        fields = dataclasses.fields(kind)  # type: ignore[arg-type]
+        assert list(component["properties"]) == [f.name for f in fields]
+        assert sorted(component["required"]) == sorted(
+            f.name for f in fields if f.default is dataclasses.MISSING
+        )
+        assert component["description"] == kind.__doc__
+    # The result of a loss has no `offered`, of a win no `card`: optional, never null.
+    result = components["ResultSubmitted"]["properties"]
+    assert result["card"] == {"type": "string", "description": "A loss: the card kept."}
+    assert result["offered"]["type"] == "array"
+    # Every write answers with one of them, and each of them answers a write.
+    answered = {
+        response["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+        for path, method in _operations(spec)
+        if method != "GET"
+        for status, response in spec["paths"][path][method.lower()]["responses"].items()
+        if int(status) < 300
+    }
+    assert answered == {kind.__name__ for kind in ALL_ANSWERS}

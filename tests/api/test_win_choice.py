@@ -14,7 +14,7 @@ def _won():
     table = make_table(players=2, start=True)
     player = table.players[0]
     table.choose_start(player)
-    offered = table.report(player, 1, "win")["offered"]
+    offered = table.win(player, 1)
     return table, player, offered, f"/api/registrations/{table.rid(player)}/win-choice/"
 
 

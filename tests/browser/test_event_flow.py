@@ -63,7 +63,7 @@ def test_a_league_event_from_sign_up_to_the_audit(
         format="league",
         contribution=10,
         remainder_policy="An indivisible High remainder rolls into next week's pool.",
-    )["event_id"]
+    ).event_id
     services.registration_open(event_id=event_id, by=house)
     rival = make_user("Rita Rival")
     services.player_register(event_id=event_id, by=rival)

@@ -103,7 +103,7 @@ def test_a_draft_dashboard_works_without_a_socket(
     house = make_user("Hattie House", staff=True)
     event_id = services.event_create(
         by=house, name="Draft Night", date=datetime.date(2026, 12, 4), format="league"
-    )["event_id"]
+    ).event_id
     client.force_login(house)
     html = client.get(reverse("house:dashboard", args=[event_id])).content.decode()
     assert "data-live-socket" not in html

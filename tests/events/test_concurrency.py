@@ -22,13 +22,14 @@ from audit.models import AuditEntry
 from audit.verify import verify
 from cards.models import CardState, DealtCard, Offer, Shoe, ShoeKind
 from events import services
+from events.answers import Answer, PoolConfirmed, ResultSubmitted, WinChoiceConfirmed
 from events.errors import DomainError, NothingPending, OutOfOrder, PendingChoice, PoolLocked
 from events.models import Event, GameResult, IdempotencyRecord
 from tests.factories import make_table, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-type Outcome = dict[str, Any] | BaseException
+type Outcome = Answer | BaseException
 
 
 @pytest.fixture(autouse=True)
@@ -39,12 +40,12 @@ def _settings(settings: Any) -> None:
     settings.LIVE_UPDATES = "off"
 
 
-def at_once(calls: list[Callable[[], dict[str, Any]]]) -> list[Outcome]:
+def at_once(calls: list[Callable[[], Answer]]) -> list[Outcome]:
     """Run each call in its own thread, all released together; answers or exceptions, in order."""
     barrier = threading.Barrier(len(calls))
     outcomes: list[Outcome | None] = [None] * len(calls)
 
-    def run(index: int, call: Callable[[], dict[str, Any]]) -> None:
+    def run(index: int, call: Callable[[], Answer]) -> None:
         try:
             connection.ensure_connection()
             barrier.wait(timeout=60)
@@ -67,12 +68,12 @@ def at_once(calls: list[Callable[[], dict[str, Any]]]) -> list[Outcome]:
     return [outcome for outcome in outcomes if outcome is not None]
 
 
-def answers(outcomes: list[Outcome]) -> list[dict[str, Any]]:
-    return [outcome for outcome in outcomes if isinstance(outcome, dict)]
+def answers(outcomes: list[Outcome]) -> list[Answer]:
+    return [outcome for outcome in outcomes if isinstance(outcome, Answer)]
 
 
 def refusals(outcomes: list[Outcome]) -> list[BaseException]:
-    return [outcome for outcome in outcomes if not isinstance(outcome, dict)]
+    return [outcome for outcome in outcomes if not isinstance(outcome, Answer)]
 
 
 def entries(event: Event, action: str) -> list[AuditEntry]:
@@ -93,9 +94,9 @@ def test_fifty_players_drawing_at_once_get_the_next_fifty_positions_in_commit_or
     table = make_table("standard-v1")
     players = [make_user() for _ in range(50)]
     registrations = {
-        player.pk: services.participant_add(event_id=table.event.pk, by=table.house, player=player)[
-            "registration_id"
-        ]
+        player.pk: services.participant_add(
+            event_id=table.event.pk, by=table.house, player=player
+        ).registration_id
         for player in players
     }
     table.start()
@@ -125,9 +126,9 @@ def test_fifty_players_drawing_at_once_get_the_next_fifty_positions_in_commit_or
     assert sorted(dealt.values_list("position", flat=True)) == list(range(50))
     by_registration = {card.registration_id: card for card in dealt}
     for player, answer in zip(players, drawn, strict=True):
-        assert isinstance(answer, dict)
+        assert isinstance(answer, ResultSubmitted)
         card = by_registration[registrations[player.pk]]
-        assert answer["card"] == card.card == shoe.card_at(card.position)
+        assert answer.card == card.card == shoe.card_at(card.position)
         assert card.state == CardState.KEPT
         assert card.kept_index == 0
     # The last first result closed registration, exactly once.
@@ -140,9 +141,9 @@ def test_fifty_starting_selections_confirmed_at_once_are_all_kept() -> None:
     table = make_table("league")
     players = [make_user() for _ in range(50)]
     registrations = {
-        player.pk: services.participant_add(event_id=table.event.pk, by=table.house, player=player)[
-            "registration_id"
-        ]
+        player.pk: services.participant_add(
+            event_id=table.event.pk, by=table.house, player=player
+        ).registration_id
         for player in players
     }
     table.start()
@@ -254,7 +255,7 @@ def test_a_double_click_on_confirm_keeps_one_card() -> None:
     offered = {}
     for player in (ann, bob):
         table.choose_start(player)
-        offered[player.pk] = table.report(player, 1, "win")["offered"]
+        offered[player.pk] = table.win(player, 1)
     clicks = [(ann, "confirm"), (ann, "confirm"), (bob, "confirm-1"), (bob, "confirm-2")]
 
     outcomes = at_once(
@@ -274,7 +275,7 @@ def test_a_double_click_on_confirm_keeps_one_card() -> None:
     assert (
         first
         == second
-        == {"registration_id": table.rid(ann), "game": 1, "kept": offered[ann.pk][1]}
+        == WinChoiceConfirmed(registration_id=table.rid(ann), game=1, kept=offered[ann.pk][1])
     )
     assert len(answers(outcomes[2:])) == 1
     (refused,) = refusals(outcomes[2:])
@@ -337,7 +338,7 @@ def test_two_house_members_confirming_the_pool_at_once_confirm_it_once() -> None
     (answer,) = answers(outcomes)
     (refused,) = refusals(outcomes)
     assert isinstance(refused, PoolLocked), repr(refused)
-    assert answer["pool"] == 25
+    assert isinstance(answer, PoolConfirmed) and answer.pool == 25
     event = table.refresh()
     assert event.pool_confirmed
     assert event.confirmed_pool == 25
@@ -349,7 +350,7 @@ def test_two_house_members_confirming_the_pool_at_once_confirm_it_once() -> None
 def test_a_double_click_on_create_event_creates_one_event() -> None:
     staff = make_user("Organizer", staff=True)
 
-    def create() -> dict[str, Any]:
+    def create() -> Answer:
         return services.event_create(
             by=staff,
             name="Friday League",

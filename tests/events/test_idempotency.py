@@ -11,7 +11,8 @@ import pytest
 from accounts.models import User
 from audit.models import AuditEntry
 from cards.models import DealtCard, Offer, Shoe
-from events import services
+from events import answers, services
+from events.answers import PoolConfirmed, WinChoiceConfirmed
 from events.errors import (
     DomainError,
     IdempotencyConflict,
@@ -81,7 +82,7 @@ def state_of(event: Event) -> dict[str, Any]:
 
 def submit(
     table: Table, player: User, game: int, outcome: str, key: str | None, **extra: str
-) -> dict[str, Any]:
+) -> answers.ResultSubmitted:
     return services.result_submit(
         registration_id=table.rid(player),
         by=player,
@@ -107,13 +108,14 @@ def test_a_retry_returns_the_original_answer_and_changes_nothing(table: Table) -
 
     assert again == first
     assert state_of(table.event) == before
-    assert table.kept(ann)[1] == first["card"]
+    assert table.kept(ann)[1] == first.card
     assert IdempotencyRecord.objects.filter(user=ann, key="ann-game-1").count() == 1
 
 
 def test_a_retried_win_choice_returns_the_card_first_kept(table: Table) -> None:
     ann = table.players[0]
-    offered = submit(table, ann, 1, "win", "ann-win-1")["offered"]
+    offered = submit(table, ann, 1, "win", "ann-win-1").offered
+    assert offered is not None
     chosen = services.win_choice_confirm(
         registration_id=table.rid(ann), by=ann, slot=1, idempotency_key="ann-choice-1"
     )
@@ -123,7 +125,11 @@ def test_a_retried_win_choice_returns_the_card_first_kept(table: Table) -> None:
         registration_id=table.rid(ann), by=ann, slot=1, idempotency_key="ann-choice-1"
     )
 
-    assert again == chosen == {"registration_id": table.rid(ann), "game": 1, "kept": offered[1]}
+    assert (
+        again
+        == chosen
+        == WinChoiceConfirmed(registration_id=table.rid(ann), game=1, kept=offered[1])
+    )
     assert state_of(table.event) == before
     assert table.kept(ann)[1:] == [offered[1]]
 
@@ -145,7 +151,7 @@ def test_a_retried_house_action_changes_nothing(table: Table) -> None:
         idempotency_key="confirm-pool",
     )
 
-    assert again == first == {"event_id": table.event.pk, "pool": 20, "base": 30}
+    assert again == first == PoolConfirmed(event_id=table.event.pk, pool=20, base=30)
     assert state_of(table.event) == before
     # Without the key the same request is a new one, refused because the pool is locked.
     with pytest.raises(PoolLocked):
@@ -235,9 +241,9 @@ def test_keys_are_scoped_to_the_user(table: Table) -> None:
     bob_answer = submit(table, bob, 1, "win", "game-1")
     services.registration_close(event_id=table.event.pk, by=table.house, idempotency_key="game-1")
 
-    assert ann_answer["registration_id"] == table.rid(ann)
-    assert bob_answer["registration_id"] == table.rid(bob)
-    assert len(bob_answer["offered"]) == 2
+    assert ann_answer.registration_id == table.rid(ann)
+    assert bob_answer.registration_id == table.rid(bob)
+    assert bob_answer.offered is not None and len(bob_answer.offered) == 2
     assert GameResult.objects.filter(registration__event=table.event, game=1).count() == 2
     assert not table.refresh().registration_open
     assert IdempotencyRecord.objects.filter(key="game-1").count() == 3

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from cards.models import DealtCard, Offer
-from events import services
+from events import answers, services
 from events.errors import (
     Invalid,
     NotAllowed,
@@ -41,7 +41,9 @@ def _cards(table) -> list[Any]:
     return list(DealtCard.objects.filter(shoe__event=table.event).order_by("pk").values())
 
 
-def _correct(table, player, game: int, outcome: str, reason: str = REASON) -> dict:
+def _correct(
+    table, player, game: int, outcome: str, reason: str = REASON
+) -> answers.ResultCorrected:
     return services.result_correct(
         registration_id=table.rid(player), by=table.house, game=game, outcome=outcome, reason=reason
     )
@@ -68,7 +70,7 @@ def test_it_corrects_loss_to_win_without_dealing_or_offering_a_card():
     corrected, opened = written
     assert corrected.details == {"game": 2, "from": "loss", "to": "win"}
     assert (corrected.actor, corrected.reason) == ("House: House", REASON)
-    assert opened.details == {"review": answer["review_id"], "game": 2}
+    assert opened.details == {"review": answer.review_id, "game": 2}
     assert opened.reason == REASON
 
 
@@ -153,7 +155,7 @@ def test_it_keeps_a_pending_choice_after_win_to_loss_for_the_player():
     assert pending_offer(table, player) == offer
     assert table.registration(player).paused
     answer = table.choose_win(player, 1)
-    assert answer["game"] == 2
+    assert answer.game == 2
     kept = DealtCard.objects.get(offer=offer, state="kept")
     assert (kept.slot, kept.kept_source) == (1, "win")
     assert len(table.kept(player)) == 3
@@ -194,7 +196,7 @@ def test_it_keeps_the_wild_when_correcting_after_the_reveal():
     registration = table.registration(player)
     assert registration.paused
     assert registration.wild_rank == wild
-    services.review_resolve(review_id=answer["review_id"], by=table.house, reason="Confirmed.")
+    services.review_resolve(review_id=answer.review_id, by=table.house, reason="Confirmed.")
     registration = table.registration(player)
     assert (registration.paused, registration.wild_rank) == (False, wild)
     assert _cards(table) == cards  # no second indicator, no card moved
@@ -216,7 +218,7 @@ def test_it_lets_house_pause_a_player_without_a_correction():
     )
     assert table.registration(player).paused
     opened = last(table.event, "review_opened")
-    assert opened.details == {"review": answer["review_id"], "game": None}
+    assert opened.details == {"review": answer.review_id, "game": None}
     assert (opened.actor, opened.reason) == ("House: House", "Disputed score.")
 
 
@@ -226,7 +228,7 @@ def test_it_requires_a_reason_to_resolve_a_review():
     table = make_table("league", players=2, start=True)
     player = table.players[0]
     play(table, player, "l")
-    review = _correct(table, player, 1, "win")["review_id"]
+    review = _correct(table, player, 1, "win").review_id
     refused(
         ReasonRequired,
         table.event,
@@ -241,11 +243,11 @@ def test_it_resumes_the_player_when_the_review_is_resolved():
     table = make_table("league", players=2, start=True)
     player = table.players[0]
     play(table, player, "l")
-    review_id = _correct(table, player, 1, "win")["review_id"]
+    review_id = _correct(table, player, 1, "win").review_id
     answer = services.review_resolve(
         review_id=review_id, by=table.house, reason="Scoreholio agrees."
     )
-    assert answer["paused"] is False
+    assert answer.paused is False
     review = Review.objects.get(pk=review_id)
     assert review.resolution == "Scoreholio agrees."
     assert review.resolved_at is not None
@@ -266,11 +268,11 @@ def test_it_keeps_the_player_paused_while_another_review_is_open():
     table = make_table("league", players=2, start=True)
     player = table.players[0]
     play(table, player, "l")
-    first = _correct(table, player, 1, "win")["review_id"]
+    first = _correct(table, player, 1, "win").review_id
     second = services.review_open(registration_id=table.rid(player), by=table.house, reason="Also")
     services.review_resolve(review_id=first, by=table.house, reason="Fine.")
     assert table.registration(player).paused
-    services.review_resolve(review_id=second["review_id"], by=table.house, reason="Fine too.")
+    services.review_resolve(review_id=second.review_id, by=table.house, reason="Fine too.")
     assert not table.registration(player).paused
 
 
@@ -283,7 +285,7 @@ def test_it_lets_only_house_resolve_a_review():
     refused(
         (NotAllowed, NotFound),
         table.event,
-        lambda: services.review_resolve(review_id=review["review_id"], by=player, reason="Mine."),
+        lambda: services.review_resolve(review_id=review.review_id, by=player, reason="Mine."),
     )
 
 
@@ -293,7 +295,7 @@ def test_it_runs_the_reveal_check_after_the_review_is_resolved():
     table = make_table("switch", players=2, start=True)
     player = table.players[0]
     play(table, player, "lllw")
-    review = _correct(table, player, 4, "loss")["review_id"]
+    review = _correct(table, player, 4, "loss").review_id
     table.choose_win(player, 0)  # the hand is complete, but the player is paused
     assert not table.registration(player).wild_rank
     before = head(table.event)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from cards.models import Shoe
-from events import services
+from events import answers, services
 from events.errors import DomainError, FinalizationBlocked, NotAllowed
 from events.models import Registration
 from payouts.allocation import allocate
@@ -34,7 +34,7 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
-def _finalize(table) -> dict:
+def _finalize(table) -> answers.EventFinalized:
     return services.event_finalize(event_id=table.event.pk, by=table.house)
 
 
@@ -186,7 +186,7 @@ def test_it_stores_places_and_awards_at_finalization():
     event = table.refresh()
     assert event.phase == "finalized"
     assert event.finalized_at is not None
-    assert event.unallocated == split.unallocated == answer["unallocated"]
+    assert event.unallocated == split.unallocated == answer.unallocated
     assert sum(r.award or 0 for r in rows.values()) + event.unallocated == pool
     finalized = last(event, "event_finalized")
     assert finalized.actor == "House: House"
@@ -225,7 +225,7 @@ def test_it_finalizes_with_no_eligible_player():
         services.player_withdraw(registration_id=table.rid(player), by=player)
     services.registration_close(event_id=table.event.pk, by=table.house)
     services.pool_confirm(event_id=table.event.pk, by=table.house)
-    assert _finalize(table)["unallocated"] == 20
+    assert _finalize(table).unallocated == 20
     assert last(table.event, "event_finalized").details["awards"] == {}
 
 
@@ -267,7 +267,7 @@ def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], o
     services.player_withdraw(registration_id=table.rid(cy), by=cy)
     services.registration_close(event_id=table.event.pk, by=table.house)
     review = services.review_open(registration_id=table.rid(bob), by=table.house, reason=REASON)
-    services.review_resolve(review_id=review["review_id"], by=table.house, reason="Fine.")
+    services.review_resolve(review_id=review.review_id, by=table.house, reason="Fine.")
     services.pool_confirm(event_id=table.event.pk, by=table.house)
     _finalize(table)
     event_id, house, a = table.event.pk, table.house, table.rid(ann)
@@ -312,7 +312,7 @@ def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], o
         ),
         "review_open": lambda: services.review_open(registration_id=a, by=house, reason=REASON),
         "review_resolve": lambda: services.review_resolve(
-            review_id=review["review_id"], by=house, reason=REASON
+            review_id=review.review_id, by=house, reason=REASON
         ),
         "player_withdraw": lambda: services.player_withdraw(registration_id=a, by=ann),
         "access_reset": lambda: services.access_reset(registration_id=a, by=house, reason=REASON),

@@ -44,7 +44,7 @@ def test_it_gives_standard_v1_no_starting_selection():
     assert not Offer.objects.filter(registration__event=table.event).exists()
     assert "starting_offer_dealt" not in actions(table.event)
     answer = table.report(table.players[0], 1, "loss")
-    assert answer["game"] == 1
+    assert answer.game == 1
     assert len(table.kept(table.players[0])) == 1
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from events import services
+from events import answers, services
 from events.errors import IdempotencyConflict, OutOfOrder, ReasonRequired
 from events.models import GameResult
 from tests.events.test_rules_support import FAST_HASHERS, REASON, play, refused, snapshot
@@ -18,7 +18,7 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
-def _submit(table, player, game: int, outcome: str, key: str) -> dict:
+def _submit(table, player, game: int, outcome: str, key: str) -> answers.ResultSubmitted:
     return services.result_submit(
         registration_id=table.rid(player),
         by=player,
@@ -75,7 +75,7 @@ def test_it_scopes_keys_to_the_user():
     first, second = table.players
     _submit(table, first, 1, "loss", "same-key")
     answer = _submit(table, second, 1, "win", "same-key")
-    assert answer["result"] == "win"
+    assert answer.result == "win"
     assert GameResult.objects.filter(registration__event=table.event).count() == 2
 
 
@@ -143,7 +143,7 @@ def test_it_remembers_a_refusal_for_a_missing_reason():
     player = table.players[0]
     play(table, player, "l")
 
-    def correct(reason: str) -> dict:
+    def correct(reason: str) -> answers.ResultCorrected:
         return services.result_correct(
             registration_id=table.rid(player),
             by=table.house,

@@ -39,7 +39,7 @@ def _create(house, **settings_: Any) -> int:
         "format": "league",
     }
     values.update(settings_)
-    return services.event_create(by=house, **values)["event_id"]
+    return services.event_create(by=house, **values).event_id
 
 
 @pytest.mark.django_db
@@ -328,7 +328,7 @@ def test_it_makes_never_checked_in_registrations_no_shows_when_registration_clos
     assert table.registration(absent).status == "no_show"
     assert last(table.event, "registration_closed").details == {"no_shows": ["Abe"]}
     answer = services.pool_confirm(event_id=table.event.pk, by=table.house)
-    assert (answer["base"], answer["pool"]) == (20, 20)
+    assert (answer.base, answer.pool) == (20, 20)
 
 
 @pytest.mark.django_db

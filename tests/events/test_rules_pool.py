@@ -6,7 +6,8 @@ from functools import partial
 
 import pytest
 
-from events import services
+from events import answers, services
+from events.answers import PoolConfirmed
 from events.errors import (
     FinalizationBlocked,
     Invalid,
@@ -31,7 +32,7 @@ def _closed(players: int = 2, contribution: int = 10):
     return table
 
 
-def _confirm(table, adjustments=()) -> dict:
+def _confirm(table, adjustments=()) -> answers.PoolConfirmed:
     return services.pool_confirm(event_id=table.event.pk, by=table.house, adjustments=adjustments)
 
 
@@ -53,7 +54,7 @@ def test_it_grows_the_provisional_pool_as_participants_register():
     assert participants(table.event) == 2
     services.participant_add(event_id=table.event.pk, by=table.house, player=make_user("Lou"))
     assert participants(table.event) == 3
-    assert _confirm(table)["base"] == 30
+    assert _confirm(table).base == 30
 
 
 @pytest.mark.django_db
@@ -81,7 +82,7 @@ def test_it_confirms_the_base_plus_the_explained_adjustments():
     refund is negative) with a required explanation."""
     table = _closed(players=3)
     answer = _confirm(table, [(-10, "Refund: Ann left before playing."), (5, "Sponsor")])
-    assert answer == {"event_id": table.event.pk, "pool": 25, "base": 30}
+    assert answer == PoolConfirmed(event_id=table.event.pk, pool=25, base=30)
     event = table.refresh()
     assert (event.pool_confirmed, event.confirmed_pool) == (True, 25)
     assert list(
@@ -127,7 +128,7 @@ def test_it_never_makes_the_pool_negative():
     table = _closed(players=2)  # base $20
     refused(Invalid, table.event, lambda: _confirm(table, [(-21, "Refunds")]))
     refused(Invalid, table.event, lambda: _confirm(table, [(-15, "Refund"), (-6, "Refund")]))
-    assert _confirm(table, [(-20, "Everyone refunded")])["pool"] == 0
+    assert _confirm(table, [(-20, "Everyone refunded")]).pool == 0
 
 
 @pytest.mark.django_db
@@ -135,7 +136,7 @@ def test_it_has_no_adjustments_in_a_free_event():
     """A $0 event has no adjustments. $0 contribution: a free event with no cash pool."""
     table = _closed(contribution=0)
     refused(Invalid, table.event, lambda: _confirm(table, [(5, "Sponsor")]))
-    assert _confirm(table) == {"event_id": table.event.pk, "pool": 0, "base": 0}
+    assert _confirm(table) == PoolConfirmed(event_id=table.event.pk, pool=0, base=0)
     assert table.refresh().confirmed_pool == 0
 
 
@@ -172,7 +173,7 @@ def test_it_adds_one_contribution_and_keeps_the_adjustments_on_reconfirmation():
     _confirm(table, [(-5, "Refund")])
     services.participant_add(event_id=table.event.pk, by=table.house, player=make_user("Lou"))
     answer = _confirm(table, [(3, "Raffle")])
-    assert answer == {"event_id": table.event.pk, "pool": 30 - 5 + 3, "base": 30}
+    assert answer == PoolConfirmed(event_id=table.event.pk, pool=30 - 5 + 3, base=30)
     assert last(table.event, "pool_confirmed").details["adjustments"] == [
         {"amount": -5, "explanation": "Refund"},
         {"amount": 3, "explanation": "Raffle"},
@@ -190,7 +191,7 @@ def test_it_keeps_earlier_adjustments_when_reconfirming_without_new_ones():
     table = _closed()
     _confirm(table, [(-5, "Refund")])
     services.participant_add(event_id=table.event.pk, by=table.house, player=make_user("Lou"))
-    assert _confirm(table)["pool"] == 25
+    assert _confirm(table).pool == 25
     assert last(table.event, "pool_confirmed").details["adjustments"] == [
         {"amount": -5, "explanation": "Refund"}
     ]

@@ -9,6 +9,7 @@ import pytest
 
 from cards.models import Offer
 from events import services
+from events.answers import ParticipantAdded, PlayerRegistered
 from events.errors import (
     AlreadyRegistered,
     LateEntryClosed,
@@ -41,7 +42,7 @@ def test_it_lets_players_register_themselves_while_registration_is_open():
     ann = make_user("Ann")
     answer = services.player_register(event_id=table.event.pk, by=ann)
     registration = table.registration(ann)
-    assert answer == {"registration_id": registration.pk, "label": "Ann"}
+    assert answer == PlayerRegistered(registration_id=registration.pk, label="Ann")
     assert registration.status == "registered"
     entry = last(table.event, "player_registered")
     assert (entry.actor, entry.player, entry.details, entry.reason) == ("Ann", "Ann", {}, None)
@@ -66,7 +67,7 @@ def test_it_refuses_self_registration_for_a_draft_event():
     house = make_user("House", staff=True)
     event_id = services.event_create(
         by=house, name="Night", date=datetime.date(2026, 12, 3), format="league"
-    )["event_id"]
+    ).event_id
     ann = make_user("Ann")
     refused(
         (NotFound, RegistrationClosed),
@@ -261,7 +262,7 @@ def test_it_lets_house_add_a_late_participant_after_registration_closed():
     late = make_user("Lou")
     answer = services.participant_add(event_id=table.event.pk, by=table.house, player=late)
     registration = table.registration(late)
-    assert answer == {"registration_id": registration.pk, "label": "Lou"}
+    assert answer == ParticipantAdded(registration_id=registration.pk, label="Lou")
     assert (registration.status, registration.late, registration.added_by_house) == (
         "checked_in",
         True,

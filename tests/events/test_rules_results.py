@@ -54,7 +54,7 @@ def test_it_accepts_a_result_automatically():
     result = GameResult.objects.get(registration=table.registration(player))
     assert (result.game, result.outcome, result.original_outcome) == (1, "loss", "loss")
     assert (result.opponent, result.score, result.assisted) == ("Team Blue", "21-15", False)
-    assert answer["game"] == 1
+    assert answer.game == 1
     submitted = last(table.event, "result_submitted")
     assert submitted.actor == submitted.player == table.registration(player).label
     assert submitted.details == {
@@ -138,7 +138,7 @@ def test_it_deals_one_kept_card_for_a_loss():
         1,
         False,
     )
-    assert answer["card"] == card.card
+    assert answer.card == card.card
     assert next_position(table.event) == position + 1
     assert pending_offer(table, player) is None
     written = new_entries(table.event, before)
@@ -163,7 +163,7 @@ def test_it_deals_two_face_up_cards_for_a_win():
     cards = list(offer.cards.order_by("slot"))
     assert [c.position for c in cards] == [position, position + 1]
     assert all(c.state == CardState.OFFERED and not c.face_down for c in cards)
-    assert answer["offered"] == [c.card for c in cards]
+    assert answer.offered == [c.card for c in cards]
     assert len(table.kept(player)) == 1  # nothing kept until the choice is confirmed
     dealt = last(table.event, "win_cards_dealt")
     assert dealt.details == {

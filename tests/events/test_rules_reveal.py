@@ -9,6 +9,7 @@ import pytest
 
 from cards.models import CardState, DealtCard, Shoe, Shuffle
 from events import services
+from events.answers import WildRevealed
 from events.errors import (
     HandLocked,
     NotAllowed,
@@ -103,7 +104,7 @@ def test_it_does_not_reveal_while_a_review_is_pending():
     assert len(table.kept(player)) == 7
     assert not table.registration(player).wild_rank
     assert next_position(table.event, "house") == 0
-    services.review_resolve(review_id=review["review_id"], by=table.house, reason="Checked.")
+    services.review_resolve(review_id=review.review_id, by=table.house, reason="Checked.")
     assert table.registration(player).wild_rank
     assert last(table.event, "wild_revealed").actor == "system"
 
@@ -173,7 +174,7 @@ def test_it_leaves_standard_v1_wilds_to_house():
     assert "wild_revealed" not in [e.action for e in entries(table.event)]
     answer = services.wild_reveal(registration_id=table.rid(second), by=table.house)
     registration = table.registration(second)
-    assert answer == {"registration_id": registration.pk, "wild_rank": registration.wild_rank}
+    assert answer == WildRevealed(registration_id=registration.pk, wild_rank=registration.wild_rank)
     revealed = last(table.event, "wild_revealed")
     assert (revealed.actor, revealed.player) == ("House: House", registration.label)
     assert revealed.details["indicator"]["position"] == 0

@@ -9,6 +9,7 @@ import pytest
 
 from cards.models import CardState, DealtCard, Offer
 from events import services
+from events.answers import as_json
 from events.errors import (
     Invalid,
     NotFound,
@@ -80,7 +81,7 @@ def test_it_shows_no_face_down_card_before_the_confirmation():
     response or audit entry shows their identity before the player confirms."""
     table = make_table("switch", players=2)
     answer = services.event_start(event_id=table.event.pk, by=table.house)
-    assert set(answer) == {"event_id", "decks", "supported_places", "commitment"}
+    assert set(as_json(answer)) == {"event_id", "decks", "supported_places", "commitment"}
     cards = DealtCard.objects.filter(registration__event=table.event)
     assert cards.count() == 10
     assert all(card.face_down for card in cards)
@@ -136,8 +137,8 @@ def test_it_reveals_every_offered_card_together_on_confirm():
     assert offer is not None
     cards = offer_cards(offer)
     answer = table.choose_start(player, [0, 2, 4])
-    assert answer["kept"] == [cards[0].card, cards[2].card, cards[4].card]
-    assert answer["not_kept"] == [cards[1].card, cards[3].card]
+    assert answer.kept == [cards[0].card, cards[2].card, cards[4].card]
+    assert answer.not_kept == [cards[1].card, cards[3].card]
     assert not any(c.face_down for c in offer_cards(offer))
     entry = last(table.event, "starting_selection_confirmed")
     assert entry.actor == entry.player == table.registration(player).label

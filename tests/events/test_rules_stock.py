@@ -72,7 +72,7 @@ def test_it_adds_one_extra_deck_by_default():
     house = make_user("House", staff=True)
     event_id = services.event_create(
         by=house, name="Night", date=datetime.date(2026, 12, 3), format="league"
-    )["event_id"]
+    ).event_id
     assert Event.objects.get(pk=event_id).extra_decks == 1
     assert entries(event_id, "event_created")[0].details["extra_decks"] == 1
 

@@ -9,6 +9,7 @@ import pytest
 
 from cards.models import CardState
 from events import services
+from events.answers import WinChoiceConfirmed
 from events.errors import Invalid, NotFound, NothingPending, ReasonRequired
 from tests.events.test_rules_support import (
     FAST_HASHERS,
@@ -50,7 +51,7 @@ def test_it_keeps_the_selected_card_and_discards_the_other():
     other, kept = cards
     kept.refresh_from_db()
     other.refresh_from_db()
-    assert answer == {"registration_id": table.rid(player), "game": 1, "kept": kept.card}
+    assert answer == WinChoiceConfirmed(registration_id=table.rid(player), game=1, kept=kept.card)
     assert (kept.state, kept.kept_source, kept.kept_index) == (CardState.KEPT, "win", 1)
     assert (other.state, other.kept_index) == (CardState.DISCARDED, None)
     assert table.kept(player)[-1] == kept.card
@@ -142,7 +143,7 @@ def test_it_resolves_an_abandoned_choice_only_with_a_house_reason():
     answer = services.win_choice_confirm(
         registration_id=rid, by=table.house, slot=1, reason="Player left the venue."
     )
-    assert answer["kept"] == cards[1].card
+    assert answer.kept == cards[1].card
     confirmed = last(table.event, "win_choice_confirmed")
     assert confirmed.actor == "House: House"
     assert confirmed.reason == "Player left the venue."

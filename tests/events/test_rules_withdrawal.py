@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cards.models import CardState, DealtCard
-from events import services
+from events import answers, services
 from events.errors import (
     AlreadyRegistered,
     NoSupportedPlace,
@@ -14,6 +14,7 @@ from events.errors import (
     ReasonRequired,
     WrongPhase,
 )
+from events.models import RegistrationStatus
 from events.progress import provisional_standings
 from tests.events.test_rules_support import (
     FAST_HASHERS,
@@ -44,7 +45,9 @@ def test_it_lets_house_withdraw_a_player_with_a_reason():
     )
     assert error.status == 400
     answer = services.player_withdraw(registration_id=rid, by=table.house, reason="Injured.")
-    assert answer == {"registration_id": rid, "status": "withdrawn"}
+    assert answer == answers.PlayerWithdrawn(
+        registration_id=rid, status=RegistrationStatus.WITHDRAWN
+    )
     registration = table.registration(player)
     assert (registration.status, registration.withdrawn_at is not None) == ("withdrawn", True)
     entry = last(table.event, "player_withdrawn")
@@ -175,7 +178,7 @@ def test_it_keeps_the_contribution_of_a_withdrawn_player_in_the_pool():
     services.player_withdraw(registration_id=table.rid(player), by=player)
     services.registration_close(event_id=table.event.pk, by=table.house)
     answer = services.pool_confirm(event_id=table.event.pk, by=table.house)
-    assert (answer["base"], answer["pool"]) == (30, 30)
+    assert (answer.base, answer.pool) == (30, 30)
     assert last(table.event, "pool_confirmed").details["participants"] == 3
 
 

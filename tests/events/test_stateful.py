@@ -36,7 +36,8 @@ from audit.export import audit_document
 from audit.models import AuditEntry
 from audit.verify import verify
 from cards.models import CardState, DealtCard, Offer, OfferKind, Shoe, ShoeKind
-from events import services
+from events import answers, services
+from events.answers import Answer
 from events.errors import DomainError
 from events.models import Event, GameResult, PoolAdjustment, Registration, Review
 from tests.factories import make_table, make_user
@@ -187,9 +188,7 @@ class EventMachine(RuleBasedStateMachine):
 
     # Running one action -------------------------------------------------------------------------
 
-    def attempt(
-        self, reasons: list[str], call: Callable[[], dict[str, Any]]
-    ) -> dict[str, Any] | None:
+    def attempt[A: Answer](self, reasons: list[str], call: Callable[[], A]) -> A | None:
         """Run the call; it must be refused exactly when the model has a reason to refuse it.
 
         `reasons` are the error codes that apply. When they agree, the refusal must carry that
@@ -232,8 +231,8 @@ class EventMachine(RuleBasedStateMachine):
             ),
         )
         if answer is not None:
-            assert len(answer["kept"]) == self.spec.starting
-            assert len(answer["not_kept"]) == self.spec.offered - self.spec.starting
+            assert len(answer.kept) == self.spec.starting
+            assert len(answer.not_kept) == self.spec.offered - self.spec.starting
             player.starting = True
             player.kept += self.spec.starting
             self.reveal_if_complete(player)
@@ -260,10 +259,10 @@ class EventMachine(RuleBasedStateMachine):
         player.original.append(outcome)
         player.outcomes.append(outcome)
         if outcome == "loss":
-            assert len(answer["card"]) == 2
+            assert answer.card is not None and len(answer.card) == 2
             player.kept += 1
         else:
-            assert len(answer["offered"]) == 2
+            assert answer.offered is not None and len(answer.offered) == 2
             player.pending_win = True
         if game == 2:
             self.round_two = True
@@ -284,7 +283,7 @@ class EventMachine(RuleBasedStateMachine):
             ),
         )
         if answer is not None:
-            assert answer["game"] == len(player.original)
+            assert answer.game == len(player.original)
             player.pending_win = False
             player.kept += 1
             self.reveal_if_complete(player)
@@ -301,7 +300,7 @@ class EventMachine(RuleBasedStateMachine):
         )
         if answer is not None:
             player.open_reviews.discard(review_id)
-            assert answer["paused"] == player.paused
+            assert answer.paused == player.paused
             self.reveal_if_complete(player)
 
     def close_registration(self) -> None:
@@ -330,7 +329,7 @@ class EventMachine(RuleBasedStateMachine):
             ),
         )
         if answer is not None:
-            assert answer["pool"] == pool
+            assert answer.pool == pool
             self.pool_confirmed = True
             self.adjusted += added
 
@@ -420,7 +419,7 @@ class EventMachine(RuleBasedStateMachine):
         )
         if answer is not None:
             player.outcomes[game - 1] = outcome
-            self.paused(player, answer["review_id"])
+            self.paused(player, answer.review_id)
 
     @precondition(running)
     @rule(who=WHO)
@@ -433,7 +432,7 @@ class EventMachine(RuleBasedStateMachine):
             ),
         )
         if answer is not None:
-            self.paused(player, answer["review_id"])
+            self.paused(player, answer.review_id)
 
     def paused(self, player: Player, review_id: int) -> None:
         """A review opened: the player is paused, so their next report is refused."""
@@ -495,8 +494,8 @@ class EventMachine(RuleBasedStateMachine):
             )
             if registered is None:
                 return
-            registration_id = registered["registration_id"]
-            answer = self.attempt(
+            registration_id = registered.registration_id
+            answer: Answer | None = self.attempt(
                 refusals,
                 lambda: services.player_check_in(registration_id=registration_id, by=self.house),
             )
@@ -507,8 +506,8 @@ class EventMachine(RuleBasedStateMachine):
                     event_id=self.event.pk, by=self.house, player=user
                 ),
             )
-        if answer is not None:
-            self.players.append(Player(user, answer["registration_id"]))
+        if isinstance(answer, answers.PlayerCheckedIn | answers.ParticipantAdded):
+            self.players.append(Player(user, answer.registration_id))
             self.pool_confirmed = False
 
     @precondition(running)
@@ -554,7 +553,7 @@ class EventMachine(RuleBasedStateMachine):
         event_id = self.event.pk
         house = self.house
         assisted: dict[str, Any] = {"by": house, "reason": REASON}
-        calls: list[Callable[[], dict[str, Any]]] = [
+        calls: list[Callable[[], Answer]] = [
             lambda: services.starting_selection_confirm(registration_id=rid, slots=[0], **assisted),
             lambda: services.result_submit(registration_id=rid, game=1, outcome="win", **assisted),
             lambda: services.win_choice_confirm(registration_id=rid, slot=0, **assisted),

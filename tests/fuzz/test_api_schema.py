@@ -131,7 +131,7 @@ def scene(db: None, settings: Settings) -> None:
     standard = make_table("standard-v1", players=1)
     draft = services.event_create(
         by=league.house, name="Draft night", date=datetime.date(2026, 12, 10), format="switch"
-    )["event_id"]
+    ).event_id
     review = services.review_open(
         registration_id=league.rid(league.players[0]), by=league.house, reason="Score checked"
     )
@@ -141,7 +141,7 @@ def scene(db: None, settings: Settings) -> None:
     SCENE["registration_id"] = [league.rid(p) for p in league.players] + [
         standard.rid(standard.players[0])
     ]
-    SCENE["review_id"] = [int(review["review_id"])]
+    SCENE["review_id"] = [int(review.review_id)]
     SCENE["user_id"] = [league.house.pk, outsider.pk, league.players[1].pk]
     client = Client()
     client.force_login(league.house)

@@ -103,7 +103,7 @@ def test_a_draft_has_no_socket_and_its_actions_render_enabled(client):
     house = make_user("House", staff=True)
     event_id = services.event_create(
         by=house, name="Draft Night", date=datetime.date(2026, 12, 3), format="league"
-    )["event_id"]
+    ).event_id
     client.force_login(house)
     page = content(client.get(url("dashboard", event_id)))
     assert "data-live-socket" not in page
@@ -131,7 +131,7 @@ def test_it_shows_the_two_face_up_cards_of_a_pending_win(client):
     table = make_table("league", players=2, start=True)
     ann = table.players[0]
     table.choose_start(ann)
-    offered = table.report(ann, 1, "win")["offered"]
+    offered = table.win(ann, 1)
     page = content(house_client(client, table).get(url("dashboard", table.event.pk)))
     assert "Win choice (game 1)" in page
     assert f"tpl-win-{table.rid(ann)}" in page
@@ -202,7 +202,7 @@ def test_it_lists_a_correction_under_review_with_the_cards_the_game_dealt(client
     table = make_table("league", players=2, start=True)
     ann = table.players[0]
     table.choose_start(ann)
-    offered = table.report(ann, 1, "win")["offered"]
+    offered = table.win(ann, 1)
     table.choose_win(ann, slot=1)
     services.result_correct(
         registration_id=table.rid(ann), by=table.house, game=1, outcome="loss", reason="Row 3"

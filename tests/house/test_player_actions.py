@@ -100,7 +100,7 @@ def test_it_refuses_a_result_without_a_game_number(client, league):
 def test_it_makes_the_win_choice_for_a_player_with_a_reason(client, league):
     ann = league.players[0]
     league.choose_start(ann)
-    offered = league.report(ann, 1, "win")["offered"]
+    offered = league.win(ann, 1)
     response = post(
         client, "win_choice", league.event.pk, league.rid(ann), slot="1", reason="Left the bar."
     )

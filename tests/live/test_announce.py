@@ -218,7 +218,7 @@ def test_an_inline_failure_never_reaches_the_request(
 
     monkeypatch.setattr(live, "change_snapshots", broken)
     answer = table.choose_start(table.players[0])
-    assert len(answer["kept"]) == 1
+    assert len(answer.kept) == 1
     assert "the snapshot broke" in caplog.text
 
 

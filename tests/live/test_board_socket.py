@@ -168,7 +168,7 @@ def test_it_refuses_a_draft_or_unknown_event() -> None:
     house = make_user("House", staff=True)
     draft = services.event_create(
         by=house, name="Draft", date=datetime.date(2026, 12, 3), format="league", contribution=0
-    )["event_id"]
+    ).event_id
     assert Event.objects.get(pk=draft).phase == "draft"
 
     async def scenario() -> None:

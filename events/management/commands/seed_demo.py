@@ -36,11 +36,11 @@ class Command(BaseCommand):
                 format="league",
                 contribution=10,
                 remainder_policy="An indivisible High remainder rolls into next week's pool.",
-            )["event_id"]
+            ).event_id
             services.registration_open(event_id=event_id, by=house)
             for player in players:
                 registration = services.player_register(event_id=event_id, by=player)
-                services.player_check_in(registration_id=registration["registration_id"], by=house)
+                services.player_check_in(registration_id=registration.registration_id, by=house)
             event = Event.objects.get(pk=event_id)
         self.stdout.write(f"Demo event: {event.name} ({event.get_format_display()})")
         self.stdout.write(f"House:   {HOUSE_EMAIL} / {DEMO_PASSWORD}")

@@ -1,0 +1,247 @@
+"""What each state change answers: one frozen dataclass per service.
+
+The same dataclass is the Python answer, the JSON stored under an idempotency key (and returned by
+the API) and the OpenAPI description of that JSON (`api.schema.answer_serializer`). A field whose
+default is None is left out of the JSON when it is None: a loss has no `offered`, a win no `card`.
+`Described` carries the text the API documentation shows for a field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from events.models import Outcome, RegistrationStatus
+
+
+@dataclass(frozen=True, slots=True)
+class Described:
+    """A field's description in the API documentation."""
+
+    text: str
+
+
+class Answer:
+    """Base of every answer (a frozen dataclass)."""
+
+
+def as_json(answer: Answer) -> dict[str, Any]:
+    """The JSON object for an answer: its fields, without the optional ones it does not have."""
+    assert dataclasses.is_dataclass(answer)
+    optional = {f.name for f in dataclasses.fields(answer) if f.default is None}
+    return {
+        name: value
+        for name, value in dataclasses.asdict(answer).items()
+        if value is not None or name not in optional
+    }
+
+
+def from_json[A: Answer](kind: type[A], data: dict[str, Any]) -> A:
+    """The answer a JSON object stored by `as_json` describes."""
+    return kind(**data)
+
+
+# --- event lifecycle ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EventCreated(Answer):
+    """The new event, a draft."""
+
+    event_id: int
+
+
+@dataclass(frozen=True)
+class EventUpdated(Answer):
+    """The settings that changed (none when all were as before)."""
+
+    event_id: int
+    changed: list[str]
+
+
+@dataclass(frozen=True)
+class HouseMemberAdded(Answer):
+    """The House member appointed (already one: nothing changed)."""
+
+    event_id: int
+    member: Annotated[int, Described("The House member's account id.")]
+
+
+@dataclass(frozen=True)
+class HouseMemberRemoved(Answer):
+    """The House member removed (not one: nothing changed)."""
+
+    event_id: int
+    member: Annotated[int, Described("The House member's account id.")]
+
+
+@dataclass(frozen=True)
+class RegistrationOpened(Answer):
+    """Registration is open."""
+
+    event_id: int
+    registration_open: bool
+
+
+@dataclass(frozen=True)
+class RegistrationClosed(Answer):
+    """Registration is closed; registrations never checked in are no-shows."""
+
+    event_id: int
+    registration_open: bool
+
+
+@dataclass(frozen=True)
+class EventStarted(Answer):
+    """The stock is sized and locked; the starting offers are dealt."""
+
+    event_id: int
+    decks: int
+    supported_places: int
+    commitment: str
+
+
+@dataclass(frozen=True)
+class PoolConfirmed(Answer):
+    """The confirmed pool and its base (contribution times participants)."""
+
+    event_id: int
+    pool: int
+    base: int
+
+
+@dataclass(frozen=True)
+class EventFinalized(Answer):
+    """Places and awards are locked; the dollars no place received."""
+
+    event_id: int
+    unallocated: int
+
+
+# --- players joining and leaving ----------------------------------------------------------------
+
+Label = Annotated[str, Described("The player's public label in this event.")]
+
+
+@dataclass(frozen=True)
+class PlayerRegistered(Answer):
+    """The new registration."""
+
+    registration_id: int
+    label: Label
+
+
+@dataclass(frozen=True)
+class ParticipantAdded(Answer):
+    """The participant's registration, checked in."""
+
+    registration_id: int
+    label: Label
+
+
+@dataclass(frozen=True)
+class RegistrationCancelled(Answer):
+    """The registration, cancelled."""
+
+    registration_id: int
+    status: RegistrationStatus
+
+
+@dataclass(frozen=True)
+class PlayerCheckedIn(Answer):
+    """The registration, checked in."""
+
+    registration_id: int
+    status: RegistrationStatus
+
+
+@dataclass(frozen=True)
+class CheckInUndone(Answer):
+    """The registration, registered again."""
+
+    registration_id: int
+    status: RegistrationStatus
+
+
+@dataclass(frozen=True)
+class PlayerWithdrawn(Answer):
+    """The registration, withdrawn."""
+
+    registration_id: int
+    status: RegistrationStatus
+
+
+@dataclass(frozen=True)
+class AccessReset(Answer):
+    """The registration whose player was signed out everywhere."""
+
+    registration_id: int
+
+
+# --- playing ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StartingSelectionConfirmed(Answer):
+    """The starting cards kept and those not kept, all now face up."""
+
+    registration_id: int
+    kept: list[str]
+    not_kept: list[str]
+
+
+@dataclass(frozen=True)
+class ResultSubmitted(Answer):
+    """The result reported; a loss's card, or a win's two cards to choose from."""
+
+    registration_id: int
+    game: int
+    result: Outcome
+    card: Annotated[str | None, Described("A loss: the card kept.")] = None
+    offered: Annotated[list[str] | None, Described("A win: the two face-up cards.")] = None
+
+
+@dataclass(frozen=True)
+class WinChoiceConfirmed(Answer):
+    """The card kept from a win's two."""
+
+    registration_id: int
+    game: int | None
+    kept: str
+
+
+@dataclass(frozen=True)
+class WildRevealed(Answer):
+    """The wild rank revealed."""
+
+    registration_id: int
+    wild_rank: str
+
+
+@dataclass(frozen=True)
+class ResultCorrected(Answer):
+    """The review the correction opened."""
+
+    registration_id: int
+    review_id: int
+
+
+@dataclass(frozen=True)
+class ReviewOpened(Answer):
+    """The review opened."""
+
+    registration_id: int
+    review_id: int
+
+
+@dataclass(frozen=True)
+class ReviewResolved(Answer):
+    """The review resolved."""
+
+    registration_id: int
+    review_id: int
+    paused: Annotated[bool, Described("Still paused by another open review.")]
+
+
+ALL_ANSWERS: tuple[type[Answer], ...] = tuple(Answer.__subclasses__())
