@@ -251,6 +251,25 @@ PUSH_REMINDER_DELAY = int(os.environ.get("PUSH_REMINDER_DELAY", "180"))
 # A claimed delivery still pending after this long lost its task message: the sweep resends it.
 # Longer than every retry of one delivery.
 PUSH_STRANDED_AFTER = int(os.environ.get("PUSH_STRANDED_AFTER", "300"))
+# The only hosts reminders are sent to (https, port 443): the push services of Chrome, Edge,
+# Firefox and Safari. `*.` allows any host under a domain. PUSH_SERVICE_HOSTS in the environment
+# adds more (comma-separated), e.g. another browser's service.
+PUSH_SERVICE_HOSTS = [
+    "fcm.googleapis.com",
+    "android.googleapis.com",
+    "updates.push.services.mozilla.com",
+    "*.push.services.mozilla.com",
+    "web.push.apple.com",
+    "*.push.apple.com",
+    "*.notify.windows.com",
+    *env_list("PUSH_SERVICE_HOSTS"),
+]
+# Devices per account; a new one replaces the account's oldest.
+PUSH_SUBSCRIPTIONS_PER_ACCOUNT = 5
+# Seconds to connect to a push service, and to wait for its answer: a slow or dead service holds
+# one worker thread this long at most.
+PUSH_CONNECT_TIMEOUT = 3.0
+PUSH_READ_TIMEOUT = 5.0
 CELERY_BEAT_SCHEDULE = {
     "sweep-reminders": {"task": "push.tasks.sweep_reminders", "schedule": 30.0},
 }

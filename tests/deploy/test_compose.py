@@ -148,6 +148,9 @@ def test_worker_and_a_single_beat(services: dict[str, dict[str, Any]]) -> None:
     for name, service in workers.items():
         check = healthcheck_test(service)
         assert "inspect ping" in check and "$$HOSTNAME" in check, name
+    for name, service in workers.items():
+        # Deliveries wait on push services: a thread pool runs many at once (docs/deploy.md).
+        assert "--pool=threads" in command_of(service), name
     (beat,) = beats.values()
     schedule = [part for part in command_of(beat) if part.startswith("--schedule=")]
     assert schedule and schedule[0].startswith("--schedule=/tmp/"), "beat's schedule file"
