@@ -9,6 +9,7 @@ without `DJANGO_SECRET_KEY`, `DJANGO_ALLOWED_HOSTS` and `REDIS_URL`.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import dj_database_url
@@ -270,8 +271,14 @@ PUSH_SUBSCRIPTIONS_PER_ACCOUNT = 5
 # one worker thread this long at most.
 PUSH_CONNECT_TIMEOUT = 3.0
 PUSH_READ_TIMEOUT = 5.0
+# Hours an Idempotency-Key's stored answer is kept for a retry (SPEC section 5).
+IDEMPOTENCY_RECORD_HOURS = 24
 CELERY_BEAT_SCHEDULE = {
     "sweep-reminders": {"task": "push.tasks.sweep_reminders", "schedule": 30.0},
+    "expire-idempotency-records": {
+        "task": "events.tasks.expire_idempotency_records",
+        "schedule": 3600.0,
+    },
 }
 
 LANGUAGE_CODE = "en-us"
@@ -299,8 +306,36 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "api.throttles.AddressThrottle",
+        "api.throttles.AccountReadThrottle",
+        "api.throttles.AccountWriteThrottle",
+    ],
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
 }
+
+
+def throttle_rates(defaults: Mapping[str, str | None], overrides: str) -> dict[str, str | None]:
+    """`address=6000/min,account_write=off`: each named rate replaced, `off` for none."""
+    rates = dict(defaults)
+    for item in overrides.split(","):
+        scope, _, rate = item.strip().partition("=")
+        if not scope:
+            continue
+        if scope not in rates or not rate:
+            raise ImproperlyConfigured(f"API_THROTTLE_RATES: no rate {scope!r}; use {list(rates)}.")
+        rates[scope] = None if rate.strip().lower() == "off" else rate.strip()
+    return rates
+
+
+# API requests per client address (generous: 60 players behind one venue's NAT address) and per
+# account, reads and writes apart (api/throttles.py). API_THROTTLE_RATES in the environment
+# replaces any of them, e.g. `address=off,account_read=off,account_write=off` for the load
+# benchmarks.
+API_THROTTLE_RATES = throttle_rates(
+    {"address": "3000/min", "account_read": "300/min", "account_write": "60/min"},
+    os.environ.get("API_THROTTLE_RATES", ""),
+)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Syndicate Seven-card Poker API",
     "VERSION": "1.0.0",
@@ -309,8 +344,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "Every player and House action and read of Seven-card Poker events. Sign in with a "
         "session (writes need the CSRF token). Every write carries an `Idempotency-Key` header. "
-        'Refusals are JSON `{"error": {"code": ..., "message": ...}}` with 400, 403, 404, 409 '
-        "or 422; the codes are listed in docs/errors.md."
+        'Refusals are JSON `{"error": {"code": ..., "message": ...}}` with 400, 403, 404, 409, '
+        "422 or 429 (`throttled`, with Retry-After); the codes are listed in docs/errors.md."
     ),
     "ENUM_NAME_OVERRIDES": {
         "FormatEnum": "api.serializers.FORMATS",

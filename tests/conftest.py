@@ -57,3 +57,17 @@ def _live_updates_off() -> Iterator[None]:
 
     with override_settings(LIVE_UPDATES="off"):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _api_throttles_off() -> Iterator[None]:
+    """The suite makes thousands of API requests from one address within minutes; the throttle
+    tests (tests/api/test_throttling.py) set low rates of their own."""
+    if not os.environ.get("DJANGO_SETTINGS_MODULE"):
+        yield
+        return
+    from django.test import override_settings
+
+    off = {"address": None, "account_read": None, "account_write": None}
+    with override_settings(API_THROTTLE_RATES=off):
+        yield
