@@ -215,8 +215,13 @@ ACCOUNT_EMAIL_VERIFICATION = "none"
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None
 # allauth counts attempts in the default cache: Redis whenever REDIS_URL is set (always in
-# production), so every web process shares the counts.
-ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip,5/5m/key"}
+# production), so every web process shares the counts. Failed sign-ins: allauth limits each
+# address; each account gets a backoff of our own that spares devices that signed in to it before
+# (accounts/lockout.py), instead of allauth's per-email lock, which locked the owner out too.
+ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip"}
+# Sign-up, sign-in and password reset answer alike whether or not an email has an account.
+ACCOUNT_PREVENT_ENUMERATION = True
+ACCOUNT_FORMS = {"add_email": "accounts.emails.AddEmailForm"}
 # Logs sign-ins refused by the failed-attempts limit (syndicate/security.py).
 ACCOUNT_ADAPTER = "syndicate.security.AccountAdapter"
 # Behind a TLS proxy the client IP is in X-Forwarded-For: set this to the number of proxies, or
@@ -380,7 +385,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Password-reset keys and session ids are replaced in every line (syndicate/redaction.py).
+    "filters": {"redact_secrets": {"()": "syndicate.redaction.RedactSecrets"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["redact_secrets"],
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
