@@ -211,7 +211,11 @@ ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_SIGNUP_FORM_CLASS = "accounts.forms.SignupForm"
 ACCOUNT_SESSION_REMEMBER = True
 ACCOUNT_PASSWORD_RESET_BY_CODE_ENABLED = False
-ACCOUNT_EMAIL_VERIFICATION = "none"
+# Sign-up ends on a page asking for the code emailed to the address, whether or not the address
+# already has an account (its owner gets an "account exists" email instead): nobody learns from
+# sign-up which emails are registered. Accounts made by staff or commands count as verified.
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED = True
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None
 # allauth counts attempts in the default cache: Redis whenever REDIS_URL is set (always in
