@@ -48,7 +48,7 @@ def test_the_owner_is_told_and_the_newcomer_gets_a_code_that_signs_them_in() -> 
 
     sign_up(client, "newcomer@example.com")
     (message,) = [m for m in mail.outbox if "newcomer@example.com" in m.to]
-    code = re.search(r"^\s*([A-Z0-9]{4}-[A-Z0-9]{4})\s*$", message.body, re.MULTILINE)
+    code = re.search(r"^\s*([A-Z0-9]{4}-[A-Z0-9]{4})\s*$", str(message.body), re.MULTILINE)
     assert code is not None, message.body
     assert client.session.get("_auth_user_id") is None
     response = client.post("/accounts/confirm-email/", {"code": code[1]}, follow=True)
