@@ -3,17 +3,33 @@
 from __future__ import annotations
 
 import re
+import uuid
+from collections.abc import Iterator
 
 import pytest
+import redis
 from allauth.account.models import EmailAddress
+from django.conf import settings as django_settings
 from django.contrib.messages import get_messages
 from django.core import mail
 from django.test import Client
+from pytest_django.fixtures import Settings
 
 from accounts.models import User
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def own_rate_limit_counts(settings: Settings) -> Iterator[None]:
+    """allauth counts email changes per account id in Redis: under a prefix of this test's own."""
+    prefix = f"emailtest-{uuid.uuid4().hex}"
+    server = redis.Redis.from_url(django_settings.REDIS_URL)
+    settings.CACHES = {"default": {**django_settings.CACHES["default"], "KEY_PREFIX": prefix}}
+    yield
+    for key in server.scan_iter(match=f"{prefix}:*"):
+        server.delete(key)
 
 
 def signed_in(user: User) -> Client:
