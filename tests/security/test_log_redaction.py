@@ -75,6 +75,8 @@ def test_every_line_our_handler_writes_is_redacted() -> None:
     handler.addFilter(RedactSecrets())
     logger = logging.getLogger("tests.redaction")
     logger.addHandler(handler)
+    # A level of its own: an earlier test (a Celery worker) may have raised the root logger's.
+    logger.setLevel(logging.INFO)
     try:
         logger.warning("Not Found: %s", "/accounts/password/reset/key/4-abc123secret/")
         logger.warning("cookie sessionid=s3cr3tsession; csrftoken=t0ken")
@@ -84,6 +86,7 @@ def test_every_line_our_handler_writes_is_redacted() -> None:
             logger.exception("failed")
     finally:
         logger.removeHandler(handler)
+        logger.setLevel(logging.NOTSET)
     written = stream.getvalue()
     for secret in ("abc123secret", "s3cr3tsession", "t0ken", "deadbeefkey"):
         assert secret not in written
