@@ -14,9 +14,16 @@ class AccountManager(UserManager["User"]):
     def _create_user_by_email(self, email: str, password: str | None, **extra_fields: Any) -> User:
         if not email:
             raise ValueError("An account needs an email address.")
+        from allauth.account.models import EmailAddress
+
         user = self.model(email=self.normalize_email(email), **extra_fields)
         user.set_password(password)
         user.save(using=self._db)
+        # Made by staff or a command, not by sign-up: the address counts as verified, so the
+        # account signs in without a code (sign-up verifies its address by an emailed code).
+        EmailAddress.objects.using(self._db).create(
+            user=user, email=user.email, primary=True, verified=True
+        )
         return user
 
     def create_user(  # type: ignore[override]

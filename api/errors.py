@@ -8,6 +8,7 @@ Nothing reaches the client as a stack trace or an HTML page.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -25,6 +26,7 @@ logger = logging.getLogger(__name__)
 # and the server failed. Listed in the schema next to the domain codes.
 METHOD_NOT_ALLOWED = "method_not_allowed"
 SERVER_ERROR = "server_error"
+THROTTLED = "throttled"  # too many requests from one account or address (api/throttles.py)
 
 
 def error_body(code: str, message: str) -> dict[str, Any]:
@@ -42,6 +44,16 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
         return Response(
             error_body(METHOD_NOT_ALLOWED, f"{method} is not allowed here."), status=405
         )
+    if isinstance(exc, exceptions.Throttled):
+        seconds: float | None = getattr(exc, "wait", None)
+        wait = math.ceil(seconds) if seconds is not None else None
+        later = f"in {wait} second{'s' if wait != 1 else ''}" if wait is not None else "later"
+        response = Response(
+            error_body(THROTTLED, f"Too many requests: try again {later}."), status=429
+        )
+        if wait is not None:
+            response["Retry-After"] = str(wait)
+        return response
     if isinstance(exc, exceptions.APIException):
         # Anything else DRF may raise (throttling, content negotiation): keep its status.
         return Response(

@@ -16,14 +16,14 @@ from django.db.models import Choices
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
-from api.errors import METHOD_NOT_ALLOWED, SERVER_ERROR
+from api.errors import METHOD_NOT_ALLOWED, SERVER_ERROR, THROTTLED
 from cards.models import KeptSource, OfferKind
 from events.answers import Answer, Described
 from events.errors import ALL_ERRORS
 from events.formats import FormatName
 from events.models import Outcome, Phase, RegistrationStatus
 
-ERROR_CODES = [error.code for error in ALL_ERRORS] + [METHOD_NOT_ALLOWED, SERVER_ERROR]
+ERROR_CODES = [error.code for error in ALL_ERRORS] + [METHOD_NOT_ALLOWED, SERVER_ERROR, THROTTLED]
 
 IDEMPOTENCY_KEY = OpenApiParameter(
     name="Idempotency-Key",

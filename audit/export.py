@@ -8,6 +8,7 @@ from typing import Any
 
 from audit.chain import canonical_json
 from audit.models import AuditEntry
+from audit.spreadsheet import spreadsheet_cell
 from cards.dealing import seed_hex
 from events.models import Event, Phase, RegistrationStatus
 from events.progress import hands
@@ -71,11 +72,11 @@ def final_result(event: Event) -> dict[str, Any]:
 
 
 def audit_csv(event: Event) -> str:
-    """One row per entry, the same fields, `details` as JSON text."""
+    """One row per entry, the same fields, `details` as JSON text; every cell spreadsheet-safe."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(COLUMNS)
     for entry in audit_entries(event):
         entry["details"] = canonical_json(entry["details"])
-        writer.writerow([entry[column] for column in COLUMNS])
+        writer.writerow([spreadsheet_cell(entry[column]) for column in COLUMNS])
     return out.getvalue()

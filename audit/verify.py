@@ -8,7 +8,10 @@ holding the file can run it. Checks run in that order and stop at the first prob
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
+import itertools
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -16,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from audit.chain import GENESIS, canonical_json, entry_hash
+from audit.spreadsheet import original_text
 from cards.shuffle import HOUSE, STOCK, shuffled
 from events.formats import format_for
 from payouts.allocation import allocate
@@ -51,6 +55,74 @@ def verify_json(text: str | bytes) -> Verdict:
             ok=False, checked=(), problem="The file is nested too deeply to be an audit."
         )
     return verify(document)
+
+
+CSV_COLUMNS = ("seq", "at", "actor", "action", "player", "details", "reason", "prev_hash", "hash")
+NULLABLE = ("player", "reason")  # an empty cell is null, or empty text: the hash tells which
+
+
+def verify_csv(text: str | bytes) -> Verdict:
+    """Verify a CSV export: its hash chain. The CSV holds no seed or result, so the shuffle,
+    hands and awards are checked from the JSON export."""
+    checked: list[str] = []
+    try:
+        entries = check_chain(entries_from_csv(text))
+    except AuditProblem as problem:
+        return Verdict(ok=False, checked=tuple(checked), problem=str(problem))
+    checked.append(f"chain: {len(entries)} entries, seq 1 to {len(entries)}, every hash intact")
+    checked.append(
+        "shuffle: not verifiable from the CSV export, which holds no seed and no result; "
+        "verify the JSON export for that"
+    )
+    return Verdict(ok=True, checked=tuple(checked), finalized=False)
+
+
+def looks_like_csv(text: str | bytes) -> bool:
+    """Whether a file is the CSV export (its header) rather than the JSON one."""
+    head = text[:8] if isinstance(text, str) else text[:8].decode("utf-8", "replace")
+    return head.removeprefix("\ufeff").startswith("seq,")
+
+
+def entries_from_csv(text: str | bytes) -> list[dict[str, Any]]:
+    """The entries of a CSV export as the JSON export has them, spreadsheet marks removed."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise AuditProblem(f"The file is not UTF-8 text: {error}.") from None
+    try:
+        header, *rows = list(csv.reader(io.StringIO(text.removeprefix("\ufeff"), newline="")))
+    except ValueError:
+        raise AuditProblem("The file is empty: it has no CSV header.") from None
+    except csv.Error as error:
+        raise AuditProblem(f"The file is not valid CSV: {error}.") from None
+    if tuple(header) != CSV_COLUMNS:
+        raise AuditProblem(f"The CSV header is not {','.join(CSV_COLUMNS)}.")
+    entries = []
+    for number, row in enumerate(rows, start=1):
+        if len(row) != len(CSV_COLUMNS):
+            raise AuditProblem(f"Row {number} of the CSV has {len(row)} cells, not 9.")
+        cells = dict(zip(CSV_COLUMNS, (original_text(cell) for cell in row), strict=True))
+        if not cells["seq"].isdigit():
+            raise AuditProblem(f"Row {number} of the CSV has no whole-number seq.")
+        try:
+            details = json.loads(cells["details"])
+        except (ValueError, RecursionError):
+            raise AuditProblem(f"Row {number} of the CSV: details is not JSON.") from None
+        entry: dict[str, Any] = {**cells, "seq": int(cells["seq"]), "details": details}
+        entries.append(_with_nulls(entry))
+    return entries
+
+
+def _with_nulls(entry: dict[str, Any]) -> dict[str, Any]:
+    """Empty player and reason cells as null or as empty text, whichever the hash was made of."""
+    empty = [column for column in NULLABLE if entry[column] == ""]
+    without_hash = {key: value for key, value in entry.items() if key != "hash"}
+    for choice in itertools.product((None, ""), repeat=len(empty)):
+        candidate = without_hash | dict(zip(empty, choice, strict=True))
+        if entry_hash(candidate) == entry["hash"]:
+            return candidate | {"hash": entry["hash"]}
+    return entry | dict.fromkeys(empty)
 
 
 def verify(document: object) -> Verdict:

@@ -197,7 +197,11 @@ class PoolAdjustment(models.Model):
 
 
 class IdempotencyRecord(models.Model):
-    """The first answer to a write, replayed for a retry with the same key (SPEC section 5)."""
+    """The first answer to a write, replayed for a retry with the same key (SPEC section 5).
+
+    Kept `IDEMPOTENCY_RECORD_HOURS` (24): a retry comes within seconds or minutes; the hourly
+    beat task `events.tasks.expire_idempotency_records` deletes older ones.
+    """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
     key = models.CharField(max_length=200)
@@ -211,3 +215,5 @@ class IdempotencyRecord(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["user", "key"], name="one_answer_per_key"),
         ]
+        # The hourly expiry deletes by age (events/tasks.py).
+        indexes = [models.Index(fields=["created_at"], name="idempotency_by_age")]

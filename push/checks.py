@@ -19,3 +19,18 @@ def vapid_keys_in_production(app_configs: Any, **kwargs: Any) -> list[Error]:
             )
         ]
     return []
+
+
+@register()
+def push_services_in_production(app_configs: Any, **kwargs: Any) -> list[Error]:
+    """Production sends reminders to the browsers' push services only, over https."""
+    origins = [entry for entry in settings.PUSH_SERVICE_HOSTS if "://" in entry]
+    if settings.PRODUCTION and origins:
+        return [
+            Error(
+                f"PUSH_SERVICE_HOSTS names origins ({', '.join(origins)}): in production it lists "
+                "push service host names only, reached over https.",
+                id="push.E002",
+            )
+        ]
+    return []

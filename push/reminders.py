@@ -13,6 +13,7 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any
 
+import requests
 from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
@@ -22,6 +23,7 @@ from cards.models import Offer, OfferKind
 from events.models import Phase, RegistrationStatus
 from push.keys import vapid_keys
 from push.models import DeliveryStatus, PushDelivery, PushSubscription
+from push.subscriptions import endpoint_allowed
 
 log = logging.getLogger(__name__)
 
@@ -126,8 +128,14 @@ def deliver(delivery_id: int) -> str:
         )
         return "skipped"
     subscription = delivery.subscription
+    if not endpoint_allowed(subscription.endpoint):
+        # Stored before the allow-list, or the list changed since: never connect to it.
+        subscription.delete()
+        return _failed(delivery, "the endpoint is not on a browser's push service")
     keys = vapid_keys()
     PushDelivery.objects.filter(pk=delivery.pk).update(attempts=delivery.attempts + 1)
+    session = requests.Session()
+    session.max_redirects = 0  # a push service answers; it never sends us elsewhere
     try:
         webpush(
             subscription_info=subscription.info(),
@@ -135,7 +143,9 @@ def deliver(delivery_id: int) -> str:
             vapid_private_key=keys.private_key,
             vapid_claims={"sub": settings.VAPID_SUBJECT},
             ttl=600,
-            timeout=10,
+            # Short: one slow push service holds one worker thread for seconds, not minutes.
+            timeout=(settings.PUSH_CONNECT_TIMEOUT, settings.PUSH_READ_TIMEOUT),
+            requests_session=session,
         )
     except WebPushException as error:
         status = error.response.status_code if error.response is not None else None
@@ -149,8 +159,10 @@ def deliver(delivery_id: int) -> str:
             PushDelivery.objects.filter(pk=delivery.pk).update(last_error=f"{status}: retrying")
             raise RetryLater(str(status)) from error
         return _failed(delivery, f"{status or 'no answer'}: {error}")
-    except Exception as error:  # network errors: logged and shown to House
+    except Exception as error:  # network errors and timeouts: logged and shown to House
         return _failed(delivery, f"{type(error).__name__}: {error}")
+    finally:
+        session.close()
     PushDelivery.objects.filter(pk=delivery.pk).update(
         status=DeliveryStatus.SENT, sent_at=timezone.now(), last_error=""
     )
@@ -169,16 +181,3 @@ def _failed(delivery: PushDelivery, reason: str) -> str:
         status=DeliveryStatus.FAILED, last_error=reason[:1000]
     )
     return "failed"
-
-
-def subscription_save(*, user: Any, endpoint: str, p256dh: str, auth: str, user_agent: str) -> None:
-    """Store (or move to this user) a device's subscription."""
-    PushSubscription.objects.update_or_create(
-        endpoint=endpoint,
-        defaults={"user": user, "p256dh": p256dh, "auth": auth, "user_agent": user_agent[:300]},
-    )
-
-
-def subscription_delete(*, user: Any, endpoint: str) -> int:
-    deleted, _ = PushSubscription.objects.filter(user=user, endpoint=endpoint).delete()
-    return deleted

@@ -12,8 +12,9 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
+from events.errors import DomainError
 from push.keys import vapid_keys
-from push.reminders import subscription_delete, subscription_save
+from push.subscriptions import subscription_delete, subscription_save
 
 
 def _bad(message: str) -> JsonResponse:
@@ -31,18 +32,17 @@ def subscribe(request: HttpRequest) -> JsonResponse:
         p256dh, auth = str(keys["p256dh"]), str(keys["auth"])
     except (ValueError, KeyError, TypeError):
         return _bad("Send the browser's subscription: endpoint and keys (p256dh, auth).")
-    if not endpoint.startswith("https://"):
-        return _bad("A push endpoint must be an https address.")
-    if len(endpoint) > 1000 or not p256dh or not auth:
-        return _bad("That subscription is not valid.")
     assert isinstance(request.user, User)
-    subscription_save(
-        user=request.user,
-        endpoint=endpoint,
-        p256dh=p256dh,
-        auth=auth,
-        user_agent=request.headers.get("User-Agent", ""),
-    )
+    try:
+        subscription_save(
+            user=request.user,
+            endpoint=endpoint,
+            p256dh=p256dh,
+            auth=auth,
+            user_agent=request.headers.get("User-Agent", ""),
+        )
+    except DomainError as error:
+        return JsonResponse(error.as_json(), status=error.status)
     return JsonResponse({"subscribed": True})
 
 

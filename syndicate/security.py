@@ -27,6 +27,8 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.csrf import csrf_failure as django_csrf_failure
 
+from accounts import lockout
+
 logger = logging.getLogger("syndicate.security")
 
 # A 404 under these paths may hide an object that exists but is someone else's (or a draft).
@@ -136,14 +138,37 @@ def log_failed_login(
 
 
 class AccountAdapter(DefaultAccountAdapter):
-    """allauth's adapter, plus a log line when the failed-attempts limit refuses a sign-in."""
+    """allauth's adapter: its per-address limit on failed sign-ins, our per-account backoff that
+    spares the owner's own devices (accounts/lockout.py), and a log line for each refusal."""
 
     def pre_authenticate(self, request: HttpRequest, **credentials: Any) -> None:
         try:
             super().pre_authenticate(request, **credentials)
+            if not lockout.attempt_allowed(request, _login_of(credentials)):
+                raise self.validation_error("too_many_login_attempts")
         except ValidationError:
             log_refusal(request, code="too_many_login_attempts")
             raise
+
+    def authenticate(self, request: HttpRequest, **credentials: Any) -> Any:
+        user = super().authenticate(request, **credentials)
+        if user is not None:
+            lockout.clear(_login_of(credentials))
+        return user
+
+    def post_login(self, request: HttpRequest, user: Any, **kwargs: Any) -> HttpResponse:
+        response = super().post_login(request, user, **kwargs)
+        lockout.remember_device(response, request, user)
+        return response
+
+    def _delete_login_attempts_cached_email(self, request: HttpRequest, **credentials: Any) -> None:
+        # allauth calls this after a password reset: the account's backoff ends too.
+        super()._delete_login_attempts_cached_email(request, **credentials)
+        lockout.clear(_login_of(credentials))
+
+
+def _login_of(credentials: Mapping[str, Any]) -> str:
+    return str(credentials.get("email") or credentials.get("username") or "")
 
 
 def admin_login(request: HttpRequest) -> HttpResponseBase:

@@ -9,6 +9,7 @@ without `DJANGO_SECRET_KEY`, `DJANGO_ALLOWED_HOSTS` and `REDIS_URL`.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import dj_database_url
@@ -210,12 +211,21 @@ ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_SIGNUP_FORM_CLASS = "accounts.forms.SignupForm"
 ACCOUNT_SESSION_REMEMBER = True
 ACCOUNT_PASSWORD_RESET_BY_CODE_ENABLED = False
-ACCOUNT_EMAIL_VERIFICATION = "none"
+# Sign-up ends on a page asking for the code emailed to the address, whether or not the address
+# already has an account (its owner gets an "account exists" email instead): nobody learns from
+# sign-up which emails are registered. Accounts made by staff or commands count as verified.
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED = True
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None
 # allauth counts attempts in the default cache: Redis whenever REDIS_URL is set (always in
-# production), so every web process shares the counts.
-ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip,5/5m/key"}
+# production), so every web process shares the counts. Failed sign-ins: allauth limits each
+# address; each account gets a backoff of our own that spares devices that signed in to it before
+# (accounts/lockout.py), instead of allauth's per-email lock, which locked the owner out too.
+ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip"}
+# Sign-up, sign-in and password reset answer alike whether or not an email has an account.
+ACCOUNT_PREVENT_ENUMERATION = True
+ACCOUNT_FORMS = {"add_email": "accounts.emails.AddEmailForm"}
 # Logs sign-ins refused by the failed-attempts limit (syndicate/security.py).
 ACCOUNT_ADAPTER = "syndicate.security.AccountAdapter"
 # Behind a TLS proxy the client IP is in X-Forwarded-For: set this to the number of proxies, or
@@ -251,8 +261,33 @@ PUSH_REMINDER_DELAY = int(os.environ.get("PUSH_REMINDER_DELAY", "180"))
 # A claimed delivery still pending after this long lost its task message: the sweep resends it.
 # Longer than every retry of one delivery.
 PUSH_STRANDED_AFTER = int(os.environ.get("PUSH_STRANDED_AFTER", "300"))
+# The only hosts reminders are sent to (https, port 443): the push services of Chrome, Edge,
+# Firefox and Safari. `*.` allows any host under a domain. PUSH_SERVICE_HOSTS in the environment
+# adds more (comma-separated), e.g. another browser's service.
+PUSH_SERVICE_HOSTS = [
+    "fcm.googleapis.com",
+    "android.googleapis.com",
+    "updates.push.services.mozilla.com",
+    "*.push.services.mozilla.com",
+    "web.push.apple.com",
+    "*.push.apple.com",
+    "*.notify.windows.com",
+    *env_list("PUSH_SERVICE_HOSTS"),
+]
+# Devices per account; a new one replaces the account's oldest.
+PUSH_SUBSCRIPTIONS_PER_ACCOUNT = 5
+# Seconds to connect to a push service, and to wait for its answer: a slow or dead service holds
+# one worker thread this long at most.
+PUSH_CONNECT_TIMEOUT = 3.0
+PUSH_READ_TIMEOUT = 5.0
+# Hours an Idempotency-Key's stored answer is kept for a retry (SPEC section 5).
+IDEMPOTENCY_RECORD_HOURS = 24
 CELERY_BEAT_SCHEDULE = {
     "sweep-reminders": {"task": "push.tasks.sweep_reminders", "schedule": 30.0},
+    "expire-idempotency-records": {
+        "task": "events.tasks.expire_idempotency_records",
+        "schedule": 3600.0,
+    },
 }
 
 LANGUAGE_CODE = "en-us"
@@ -280,8 +315,36 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "api.throttles.AddressThrottle",
+        "api.throttles.AccountReadThrottle",
+        "api.throttles.AccountWriteThrottle",
+    ],
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
 }
+
+
+def throttle_rates(defaults: Mapping[str, str | None], overrides: str) -> dict[str, str | None]:
+    """`address=6000/min,account_write=off`: each named rate replaced, `off` for none."""
+    rates = dict(defaults)
+    for item in overrides.split(","):
+        scope, _, rate = item.strip().partition("=")
+        if not scope:
+            continue
+        if scope not in rates or not rate:
+            raise ImproperlyConfigured(f"API_THROTTLE_RATES: no rate {scope!r}; use {list(rates)}.")
+        rates[scope] = None if rate.strip().lower() == "off" else rate.strip()
+    return rates
+
+
+# API requests per client address (generous: 60 players behind one venue's NAT address) and per
+# account, reads and writes apart (api/throttles.py). API_THROTTLE_RATES in the environment
+# replaces any of them, e.g. `address=off,account_read=off,account_write=off` for the load
+# benchmarks.
+API_THROTTLE_RATES = throttle_rates(
+    {"address": "3000/min", "account_read": "300/min", "account_write": "60/min"},
+    os.environ.get("API_THROTTLE_RATES", ""),
+)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Syndicate Seven-card Poker API",
     "VERSION": "1.0.0",
@@ -290,8 +353,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "Every player and House action and read of Seven-card Poker events. Sign in with a "
         "session (writes need the CSRF token). Every write carries an `Idempotency-Key` header. "
-        'Refusals are JSON `{"error": {"code": ..., "message": ...}}` with 400, 403, 404, 409 '
-        "or 422; the codes are listed in docs/errors.md."
+        'Refusals are JSON `{"error": {"code": ..., "message": ...}}` with 400, 403, 404, 409, '
+        "422 or 429 (`throttled`, with Retry-After); the codes are listed in docs/errors.md."
     ),
     "ENUM_NAME_OVERRIDES": {
         "FormatEnum": "api.serializers.FORMATS",
@@ -326,7 +389,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Password-reset keys and session ids are replaced in every line (syndicate/redaction.py).
+    "filters": {"redact_secrets": {"()": "syndicate.redaction.RedactSecrets"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["redact_secrets"],
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},

@@ -1,11 +1,14 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from accounts import views as account_views
 from syndicate import security
 
 urlpatterns = [
     path("admin/login/", security.admin_login, name="admin-login"),  # allauth's, staff only
     path("admin/", admin.site.urls),
+    # allauth's email page, with "make primary" guarded (accounts/views.py); then the rest of it.
+    path("accounts/email/", account_views.email, name="account_email"),
     path("accounts/", include("allauth.urls")),
     path("api/", include("api.urls")),
     path("house/", include("house.urls")),

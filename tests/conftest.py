@@ -19,6 +19,16 @@ def pytest_configure(config: pytest.Config) -> None:
             "The tests run against PostgreSQL and Redis: run `make test`, or set DATABASE_URL and "
             "REDIS_URL."
         )
+    from django.db.backends.signals import connection_created
+
+    connection_created.connect(_tests_may_empty_the_audit, dispatch_uid="tests-audit-truncate")
+
+
+def _tests_may_empty_the_audit(sender: object, connection: object, **kwargs: object) -> None:
+    """Transactional tests empty every table between tests, the audit's too: a superuser session
+    may TRUNCATE it once it says so (audit/migrations/0004_refuse_truncate.py)."""
+    with connection.cursor() as cursor:  # type: ignore[attr-defined]
+        cursor.execute("SET syndicate.audit_truncate = 'allowed'")
 
 
 @pytest.fixture(autouse=True)
@@ -46,4 +56,18 @@ def _live_updates_off() -> Iterator[None]:
     from django.test import override_settings
 
     with override_settings(LIVE_UPDATES="off"):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _api_throttles_off() -> Iterator[None]:
+    """The suite makes thousands of API requests from one address within minutes; the throttle
+    tests (tests/api/test_throttling.py) set low rates of their own."""
+    if not os.environ.get("DJANGO_SETTINGS_MODULE"):
+        yield
+        return
+    from django.test import override_settings
+
+    off = {"address": None, "account_read": None, "account_write": None}
+    with override_settings(API_THROTTLE_RATES=off):
         yield

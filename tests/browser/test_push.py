@@ -13,12 +13,13 @@ from tests.browser.test_event_flow import PHONE, WAIT, sign_in
 from tests.factories import make_user
 
 # Headless Chromium cannot reach a real push service: the page's PushManager is replaced by a
-# stand-in that hands out a subscription the way a browser would.
+# stand-in that hands out a subscription the way a browser would (on FCM, as Chromium does; the
+# server accepts endpoints on the browsers' push services only).
 FAKE_PUSH = """
 (() => {
   let current = null;
   const make = () => ({
-    endpoint: "https://push.example.test/send/abc123",
+    endpoint: "https://fcm.googleapis.com/fcm/send/abc123",
     toJSON() {
       return {
         endpoint: this.endpoint,
@@ -81,7 +82,7 @@ def test_the_poker_push_toggle_subscribes_and_unsubscribes(server: str, browser:
     page.screenshot(path=str(ARTIFACTS / "12-poker-push-on.png"), full_page=True)
     assert page.evaluate("window.__subscribedWithKeyLength") == 65  # an uncompressed P-256 key
     subscription = PushSubscription.objects.get(user=player)
-    assert subscription.endpoint == "https://push.example.test/send/abc123"
+    assert subscription.endpoint == "https://fcm.googleapis.com/fcm/send/abc123"
 
     page.uncheck("[data-push-toggle]")
     expect(status).to_have_text("Poker push is off for this device.", timeout=WAIT)

@@ -33,6 +33,7 @@ SETTINGS = ROOT / "syndicate" / "settings.py"
 # Production refuses to start (settings) or to pass `check` (push.E001) without these.
 REQUIRED_IN_ENV_FILE = {
     "POSTGRES_PASSWORD",
+    "POSTGRES_APP_PASSWORD",
     "DJANGO_SECRET_KEY",
     "DJANGO_ALLOWED_HOSTS",
     "VAPID_PUBLIC_KEY",
@@ -147,6 +148,9 @@ def test_worker_and_a_single_beat(services: dict[str, dict[str, Any]]) -> None:
     for name, service in workers.items():
         check = healthcheck_test(service)
         assert "inspect ping" in check and "$$HOSTNAME" in check, name
+    for name, service in workers.items():
+        # Deliveries wait on push services: a thread pool runs many at once (docs/deploy.md).
+        assert "--pool=threads" in command_of(service), name
     (beat,) = beats.values()
     schedule = [part for part in command_of(beat) if part.startswith("--schedule=")]
     assert schedule and schedule[0].startswith("--schedule=/tmp/"), "beat's schedule file"
@@ -177,6 +181,26 @@ def test_every_app_service_runs_in_production_mode(services: dict[str, dict[str,
         assert "@db:5432/" in environment["DATABASE_URL"], name
         assert environment["REDIS_URL"].startswith("redis://redis:6379/"), name
         assert set(SET_BY_COMPOSE) <= set(environment), name
+
+
+def test_only_the_migration_connects_as_the_owner(services: dict[str, dict[str, Any]]) -> None:
+    """The app runs as a role that owns nothing; migrate runs as the owner, then grants."""
+    owner, runtime = "postgres://syndicate:", "postgres://syndicate_app:"
+    for name, service in app_services(services).items():
+        url = service["environment"]["DATABASE_URL"]
+        if name == "migrate":
+            assert url.startswith(owner), name
+        else:
+            assert url.startswith(runtime) and "POSTGRES_APP_PASSWORD" in url, name
+    command = " ".join(command_of(services["migrate"]))
+    assert command.index("manage.py migrate") < command.index("manage.py grant_app_role")
+    assert "grant_app_role syndicate_app" in command
+    db = services["db"]
+    assert "./deploy/postgres-init:/docker-entrypoint-initdb.d:ro" in db["volumes"]
+    assert "POSTGRES_APP_PASSWORD" in db["environment"]
+    init = (ROOT / "deploy" / "postgres-init" / "10-app-role.sh").read_text()
+    assert "CREATE ROLE syndicate_app LOGIN NOSUPERUSER" in init
+    assert "POSTGRES_APP_PASSWORD" in init
 
 
 def test_restart_policies_and_startup_order(services: dict[str, dict[str, Any]]) -> None:
@@ -422,7 +446,12 @@ def test_env_example_covers_every_setting(services: dict[str, dict[str, Any]]) -
 def test_env_example_holds_no_secret() -> None:
     values, _ = read_env_file()
     assert values["VAPID_PUBLIC_KEY"] == "" and values["VAPID_PRIVATE_KEY"] == ""
-    for name in ("POSTGRES_PASSWORD", "DJANGO_SECRET_KEY", "EMAIL_HOST_PASSWORD"):
+    for name in (
+        "POSTGRES_PASSWORD",
+        "POSTGRES_APP_PASSWORD",
+        "DJANGO_SECRET_KEY",
+        "EMAIL_HOST_PASSWORD",
+    ):
         assert re.search(r"change|replace", values[name]), f"{name} looks like a real value"
 
 

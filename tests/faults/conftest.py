@@ -18,6 +18,7 @@ from pytest_django.fixtures import Settings
 from push.keys import VapidKeys, generate
 from tests.faults.clients import Loop
 from tests.faults.processes import Processes
+from tests.push.standin import STANDIN_HOSTS
 
 
 @pytest.fixture(autouse=True)
@@ -50,4 +51,5 @@ def vapid(settings: Settings) -> VapidKeys:
     keys = generate()
     settings.VAPID_PUBLIC_KEY = keys.public_key
     settings.VAPID_PRIVATE_KEY = keys.private_key
+    settings.PUSH_SERVICE_HOSTS = [STANDIN_HOSTS]
     return keys

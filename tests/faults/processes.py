@@ -26,6 +26,8 @@ import redis
 from celery import Celery
 from django.conf import settings
 
+from tests.push.standin import STANDIN_HOSTS
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -285,6 +287,8 @@ def app_env(redis_url: str, **extra: str) -> dict[str, str]:
         "DATABASE_CONN_MAX_AGE": "0",
         "PYTHONUNBUFFERED": "1",
         "DJANGO_SETTINGS_MODULE": "syndicate.settings",
+        "PUSH_SERVICE_HOSTS": STANDIN_HOSTS,  # the push stand-in (tests/push/standin.py)
+        "API_THROTTLE_RATES": "address=off,account_read=off,account_write=off",
     }
     env.update(extra)
     return env

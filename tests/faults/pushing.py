@@ -9,8 +9,8 @@ import time
 from django.utils import timezone
 
 from cards.models import Offer
-from push import reminders
 from push.models import PushDelivery
+from push.subscriptions import subscription_save
 from tests.factories import Table, make_table
 from tests.faults.processes import Managed, publish, wait_until
 from tests.push.standin import PushService
@@ -52,7 +52,7 @@ def due_offer(service: PushService) -> tuple[Table, Offer]:
     """A started event whose first player has a phone and a due, unclaimed starting selection."""
     table = make_table("league", players=2, start=True)
     phone = service.device("phone")
-    reminders.subscription_save(
+    subscription_save(
         user=table.players[0],
         endpoint=phone.endpoint,
         p256dh=phone.p256dh,

@@ -24,9 +24,9 @@ from accounts.models import User
 from cards.models import Offer, OfferKind
 from events.models import Event, GameResult
 from events.snapshots import board_snapshot
-from push import reminders
 from push.keys import VapidKeys
 from push.models import DeliveryStatus, PushDelivery
+from push.subscriptions import subscription_save
 from tests.factories import Table, make_table
 from tests.faults.clients import Api, LiveSocket, Loop, session_cookie
 from tests.faults.processes import (
@@ -153,7 +153,7 @@ def test_a_redis_restart_loses_nothing_saved_and_the_sweep_sends_the_lost_remind
     worker = processes.worker("worker-1", s.env)
     first, second, third = s.table.players
     phone = push_service.device("phone")
-    reminders.subscription_save(
+    subscription_save(
         user=first, endpoint=phone.endpoint, p256dh=phone.p256dh, auth=phone.auth, user_agent="t"
     )
     worker.wait_ready()

@@ -26,6 +26,11 @@ def b64encode(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
+# The stand-in answers on loopback over http, on a port of its own: the push allow-list
+# (settings.PUSH_SERVICE_HOSTS) lets tests reach it with this entry.
+STANDIN_HOSTS = "http://127.0.0.1"
+
+
 @dataclass
 class Device:
     """A browser's side of a subscription: its key pair and auth secret."""
@@ -65,12 +70,20 @@ class PushService:
         self.received: list[Received] = []
         self.refused: list[str] = []
         self.statuses: dict[str, list[int]] = {}
+        self.silent: set[str] = set()  # devices whose POSTs are never answered
+        self.unanswered = 0
+        self.closing = threading.Event()
         self.lock = threading.Lock()
         service = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                if self.path in service.silent:
+                    with service.lock:
+                        service.unanswered += 1
+                    service.closing.wait(timeout=60)
+                    return
                 status, problem = service.accept(
                     self.path, {k.lower(): v for k, v in self.headers.items()}, body
                 )
@@ -90,6 +103,7 @@ class PushService:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.closing.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -97,6 +111,10 @@ class PushService:
         device = Device(endpoint=f"{self.origin}/push/{name}")
         self.devices[f"/push/{name}"] = device
         return device
+
+    def never_answer(self, name: str) -> None:
+        """POSTs to this device are read and then left hanging, like a dead push service."""
+        self.silent.add(f"/push/{name}")
 
     def answer(self, name: str, *statuses: int) -> None:
         self.statuses[f"/push/{name}"] = list(statuses)

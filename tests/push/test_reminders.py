@@ -11,12 +11,12 @@ from django.db import connection
 from django.utils import timezone
 
 from cards.models import Offer
-from push import reminders
 from push.keys import generate
 from push.models import DeliveryStatus, PushDelivery, PushSubscription
+from push.subscriptions import subscription_save
 from push.tasks import send_reminder, sweep_reminders
 from tests.factories import Table, make_table
-from tests.push.standin import Device, PushService
+from tests.push.standin import STANDIN_HOSTS, Device, PushService
 
 
 @pytest.fixture
@@ -24,12 +24,13 @@ def push_service(settings: object) -> Iterator[PushService]:
     keys = generate()
     settings.VAPID_PUBLIC_KEY = keys.public_key  # type: ignore[attr-defined]
     settings.VAPID_PRIVATE_KEY = keys.private_key  # type: ignore[attr-defined]
+    settings.PUSH_SERVICE_HOSTS = [STANDIN_HOSTS]  # type: ignore[attr-defined]
     with PushService(keys.public_key) as service:
         yield service
 
 
 def subscribe(table: Table, index: int, device: Device) -> None:
-    reminders.subscription_save(
+    subscription_save(
         user=table.players[index],
         endpoint=device.endpoint,
         p256dh=device.p256dh,

@@ -9,12 +9,12 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 
 from cards.models import Offer
-from push import reminders
 from push.keys import generate
 from push.models import PushDelivery
+from push.subscriptions import subscription_save
 from syndicate.celery import app
 from tests.factories import make_table
-from tests.push.standin import PushService
+from tests.push.standin import STANDIN_HOSTS, PushService
 
 
 @pytest.fixture
@@ -22,6 +22,7 @@ def push_service(settings: object) -> Iterator[PushService]:
     keys = generate()
     settings.VAPID_PUBLIC_KEY = keys.public_key  # type: ignore[attr-defined]
     settings.VAPID_PRIVATE_KEY = keys.private_key  # type: ignore[attr-defined]
+    settings.PUSH_SERVICE_HOSTS = [STANDIN_HOSTS]  # type: ignore[attr-defined]
     settings.PUSH_REMINDER_DELAY = 1  # type: ignore[attr-defined]
     with PushService(keys.public_key) as service:
         yield service
@@ -48,7 +49,7 @@ def test_a_real_worker_sends_each_pending_selection_one_reminder(
 ) -> None:
     table = make_table("league", players=3)
     phone = push_service.device("phone")
-    reminders.subscription_save(
+    subscription_save(
         user=table.players[0],
         endpoint=phone.endpoint,
         p256dh=phone.p256dh,

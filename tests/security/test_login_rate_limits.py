@@ -1,5 +1,6 @@
-"""allauth's failed sign-in limits live in Redis and refuse password guessing (settings:
-ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip,5/5m/key"}).
+"""Failed sign-in limits live in Redis and refuse password guessing: allauth's per address
+(ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip"}) and a per-account backoff that spares the
+owner's own devices (accounts/lockout.py; tests/security/test_lockout.py).
 
 Each test counts under its own cache key prefix on the real Redis (other runs share the server)
 and clears it before and after. Client IPs come from the documentation ranges.
@@ -98,8 +99,9 @@ def test_an_account_under_attack_is_locked_for_a_while_but_others_are_not(
     for n in range(5):  # five wrong passwords, each from its own address
         sign_in(victim.email, "password1", f"203.0.113.{n + 1}")
 
-    # The account key is spent: even the right password, from a fresh address, is refused
-    # (allauth's per-account lock, 5 per 5 minutes; it lifts by itself or on a password reset).
+    # The account backs off: even the right password, from a fresh address on a device that never
+    # signed in to it, is refused (it lifts by itself, on a password reset, or from the owner's
+    # own devices: tests/security/test_lockout.py).
     client, page = sign_in(victim.email, PASSWORD, "203.0.113.50")
     assert TOO_MANY in page
     assert not is_signed_in(client, victim)

@@ -1,0 +1,54 @@
+"""API rate limits (DRF throttles), counted in the cache: Redis whenever REDIS_URL is set.
+
+Per address, generous: a venue's players may all share one NAT address. Per account, tighter,
+reads and writes apart. The rates are read from `settings.API_THROTTLE_RATES` at each request, so
+tests and benchmarks change them with the settings; a rate of None turns that limit off.
+A refused request answers 429 `throttled` (api/errors.py) and changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from rest_framework.permissions import SAFE_METHODS
+from rest_framework.request import Request
+from rest_framework.throttling import SimpleRateThrottle
+
+from syndicate.security import client_ip
+
+
+class SettingsRateThrottle(SimpleRateThrottle):
+    def get_rate(self) -> str | None:
+        rate: str | None = settings.API_THROTTLE_RATES.get(str(self.scope))
+        return rate
+
+
+class AddressThrottle(SettingsRateThrottle):
+    """Every API request from one client address (as the sign-in limits see it)."""
+
+    scope = "address"
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        return self.cache_format % {"scope": self.scope, "ident": client_ip(request)}
+
+
+class _AccountThrottle(SettingsRateThrottle):
+    writes: bool
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        if not request.user or not request.user.is_authenticated:
+            return None  # the address limit covers requests without an account
+        if (request.method in SAFE_METHODS) == self.writes:
+            return None  # counted by the other one of the pair
+        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+
+class AccountReadThrottle(_AccountThrottle):
+    scope = "account_read"
+    writes = False
+
+
+class AccountWriteThrottle(_AccountThrottle):
+    scope = "account_write"
+    writes = True

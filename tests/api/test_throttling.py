@@ -1,0 +1,160 @@
+"""API rate limits, as a greedy client meets them: per account (reads, writes) and per address.
+
+Each test counts under a cache key prefix of its own on the real Redis and sets low rates.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from django.conf import settings as django_settings
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from events.models import IdempotencyRecord, Registration
+from syndicate import settings as configured
+from tests.factories import make_table, make_user
+
+pytestmark = pytest.mark.django_db
+
+LOW = {"address": "10/min", "account_read": "3/min", "account_write": "2/min"}
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings: Any) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def fresh_counts(settings: Any) -> Iterator[None]:
+    prefix = f"throttletest-{uuid.uuid4().hex}"
+    server = redis.Redis.from_url(django_settings.REDIS_URL)
+    settings.CACHES = {"default": {**django_settings.CACHES["default"], "KEY_PREFIX": prefix}}
+    yield
+    for key in server.scan_iter(match=f"{prefix}:*"):
+        server.delete(key)
+
+
+def client(user: User | None, ip: str) -> APIClient:
+    api = APIClient(REMOTE_ADDR=ip)
+    if user is not None:
+        api.force_login(user)
+    return api
+
+
+def read(api: APIClient) -> Any:
+    return api.get("/api/events/")
+
+
+def refused_as_throttled(response: Any) -> None:
+    assert response.status_code == 429
+    body = response.json()
+    assert body["error"]["code"] == "throttled"
+    assert body["error"]["message"].startswith("Too many requests: try again in ")
+    assert int(response["Retry-After"]) >= 1
+
+
+def test_an_account_reading_too_fast_is_slowed_down_and_no_one_else_is(
+    fresh_counts: None, settings: Any
+) -> None:
+    settings.API_THROTTLE_RATES = LOW
+    greedy, neighbour = make_user(), make_user()
+    api = client(greedy, "192.0.2.10")
+    for _ in range(3):
+        assert read(api).status_code == 200
+    refused_as_throttled(read(api))
+    # Another account on the same address, and the same account on another address, are counted
+    # on their own (the account's limit follows the account).
+    assert read(client(neighbour, "192.0.2.10")).status_code == 200
+    refused_as_throttled(read(client(greedy, "198.51.100.7")))
+
+
+def test_a_throttled_write_changes_nothing(fresh_counts: None, settings: Any) -> None:
+    settings.API_THROTTLE_RATES = LOW
+    first, second, third = (make_table() for _ in range(3))
+    player = make_user()
+    api = client(player, "192.0.2.20")
+    for table in (first, second):
+        response = api.post(
+            f"/api/events/{table.event.pk}/register/",
+            {},
+            format="json",
+            headers={"Idempotency-Key": uuid.uuid4().hex},
+        )
+        assert response.status_code in (200, 201), response.content
+    records = IdempotencyRecord.objects.count()
+
+    response = api.post(
+        f"/api/events/{third.event.pk}/register/",
+        {},
+        format="json",
+        headers={"Idempotency-Key": uuid.uuid4().hex},
+    )
+    refused_as_throttled(response)
+    assert not Registration.objects.filter(event=third.event, player=player).exists()
+    assert IdempotencyRecord.objects.count() == records
+    # Reads are counted apart from writes: still allowed.
+    assert read(api).status_code == 200
+
+
+def test_one_address_is_limited_across_accounts(fresh_counts: None, settings: Any) -> None:
+    settings.API_THROTTLE_RATES = LOW
+    players = [make_user() for _ in range(5)]
+    for player in players:
+        api = client(player, "203.0.113.5")
+        assert read(api).status_code == 200
+        assert read(api).status_code == 200
+    refused_as_throttled(read(client(make_user(), "203.0.113.5")))
+    assert read(client(make_user(), "203.0.113.6")).status_code == 200
+
+
+def test_a_forged_forwarded_for_header_does_not_buy_a_fresh_count(
+    fresh_counts: None, settings: Any
+) -> None:
+    settings.API_THROTTLE_RATES = LOW
+    player = make_user()
+    api = client(player, "192.0.2.40")
+    for n in range(10):
+        api.get("/api/formats/", HTTP_X_FORWARDED_FOR=f"10.0.0.{n}")
+    refused_as_throttled(client(make_user(), "192.0.2.40").get("/api/formats/"))
+
+
+def test_a_venue_of_sixty_players_behind_one_address_is_not_throttled(
+    fresh_counts: None, settings: Any
+) -> None:
+    """The default rates: sixty players on the venue's one NAT address, each reloading their
+    page a few times and making a move, all within the same minute."""
+    settings.API_THROTTLE_RATES = configured.API_THROTTLE_RATES  # the suite has them off
+    assert all(configured.API_THROTTLE_RATES.values())
+    table = make_table()
+    for _ in range(60):
+        player = make_user()
+        api = client(player, "198.51.100.60")
+        for _ in range(5):
+            assert read(api).status_code == 200
+            assert api.get(f"/api/events/{table.event.pk}/").status_code == 200
+        response = api.post(
+            f"/api/events/{table.event.pk}/register/",
+            {},
+            format="json",
+            headers={"Idempotency-Key": uuid.uuid4().hex},
+        )
+        assert response.status_code in (200, 201), response.content
+
+
+def test_the_rates_can_be_raised_or_turned_off_from_the_environment() -> None:
+    from django.core.exceptions import ImproperlyConfigured
+
+    defaults = {"address": "3000/min", "account_read": "300/min", "account_write": "60/min"}
+    assert configured.throttle_rates(defaults, "") == defaults
+    assert configured.throttle_rates(defaults, "address=9000/min, account_write=off") == {
+        "address": "9000/min",
+        "account_read": "300/min",
+        "account_write": None,
+    }
+    with pytest.raises(ImproperlyConfigured, match="no rate 'adress'"):
+        configured.throttle_rates(defaults, "adress=1/min")

@@ -1,0 +1,121 @@
+"""A dead push service delays nobody else's reminder.
+
+A player subscribes the most devices an account may have, on endpoints that never answer. Their
+deliveries hang; another player's reminder, queued after them on the same real worker (the
+production pool: threads), still arrives while they hang, and the hanging ones give up after the
+short timeout instead of holding a worker for minutes.
+"""
+
+from __future__ import annotations
+
+import datetime
+import time
+import uuid
+from collections.abc import Callable, Iterator
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+from django.utils import timezone
+
+from cards.models import Offer
+from push.keys import generate
+from push.models import DeliveryStatus, PushDelivery
+from push.subscriptions import subscription_save
+from push.tasks import send_reminder
+from syndicate.celery import app
+from tests.factories import make_table
+from tests.push.standin import STANDIN_HOSTS, PushService
+
+READ_TIMEOUT = 4.0
+
+
+@pytest.fixture
+def push_service(settings: object) -> Iterator[PushService]:
+    keys = generate()
+    settings.VAPID_PUBLIC_KEY = keys.public_key  # type: ignore[attr-defined]
+    settings.VAPID_PRIVATE_KEY = keys.private_key  # type: ignore[attr-defined]
+    settings.PUSH_SERVICE_HOSTS = [STANDIN_HOSTS]  # type: ignore[attr-defined]
+    settings.PUSH_READ_TIMEOUT = READ_TIMEOUT  # type: ignore[attr-defined]
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
+    with PushService(keys.public_key) as service:
+        yield service
+
+
+@pytest.fixture
+def worker() -> Iterator[None]:
+    """A worker with the production pool (threads), on a queue of this test's own."""
+    queue = f"test-{uuid.uuid4().hex}"
+    before = (app.conf.task_default_queue, app.conf.task_always_eager)
+    app.conf.task_default_queue = queue
+    app.conf.task_always_eager = False
+    try:
+        with start_worker(
+            app, pool="threads", concurrency=8, perform_ping_check=False, queues=[queue]
+        ):
+            yield None
+    finally:
+        app.conf.task_default_queue, app.conf.task_always_eager = before
+
+
+def wait_until(check: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.real_celery
+@pytest.mark.django_db(transaction=True)
+def test_endpoints_that_never_answer_do_not_hold_up_another_players_reminder(
+    push_service: PushService, worker: None, settings: object
+) -> None:
+    table = make_table("league", players=2, start=True)
+    hanging, waiting = table.players
+    for n in range(settings.PUSH_SUBSCRIPTIONS_PER_ACCOUNT):  # type: ignore[attr-defined]
+        device = push_service.device(f"dead{n}")
+        push_service.never_answer(f"dead{n}")
+        subscription_save(
+            user=hanging,
+            endpoint=device.endpoint,
+            p256dh=device.p256dh,
+            auth=device.auth,
+            user_agent="t",
+        )
+    phone = push_service.device("phone")
+    subscription_save(
+        user=waiting,
+        endpoint=phone.endpoint,
+        p256dh=phone.p256dh,
+        auth=phone.auth,
+        user_agent="t",
+    )
+    past = timezone.now() - datetime.timedelta(seconds=181)
+    Offer.objects.update(offered_at=past, reminder_due_at=past)
+    first = Offer.objects.get(registration=table.registration(hanging))
+    second = Offer.objects.get(registration=table.registration(waiting))
+
+    send_reminder.delay(first.pk)
+    dead = settings.PUSH_SUBSCRIPTIONS_PER_ACCOUNT  # type: ignore[attr-defined]
+    assert wait_until(lambda: push_service.unanswered == dead, 20), (
+        "the dead endpoints were sent to"
+    )
+    send_reminder.delay(second.pk)
+
+    received = push_service.wait_for(1, timeout=20)
+    assert [r.device for r in received] == ["/push/phone"]
+    # Received while every delivery to the dead endpoints was still hanging.
+    statuses = set(PushDelivery.objects.filter(offer=first).values_list("status", flat=True))
+    assert statuses == {DeliveryStatus.PENDING}
+
+    # And those give up after the short timeout, not minutes later.
+    assert wait_until(
+        lambda: (
+            set(PushDelivery.objects.filter(offer=first).values_list("status", flat=True))
+            == {DeliveryStatus.FAILED}
+        ),
+        READ_TIMEOUT + 10,
+    )
+    errors = PushDelivery.objects.filter(offer=first).values_list("last_error", flat=True)
+    assert all("Timeout" in error for error in errors), list(errors)
