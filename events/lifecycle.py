@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from accounts.models import User
+from audit.signing import sign_head
 from cards.dealing import build_shoes, seed_hex, stock_size
 from events.actions import Change, perform
 from events.errors import (
@@ -429,6 +430,8 @@ def event_finalize(
                 "pool": event.confirmed_pool,
                 "unallocated": split.unallocated,
                 "awards": {labels[pk]: dollars for pk, dollars in split.awards.items()},
+                # Signed before this entry exists: the chain up to the entry before it.
+                "head": sign_head(event.pk, event.audit_seq, event.audit_hash),
             },
         )
         return {"event_id": event.pk, "unallocated": split.unallocated}

@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib.sessions.models import Session
 from django.db.models import Max
 
+from accounts import names
 from accounts.models import User
 from accounts.recovery import send_password_reset
 from cards.dealing import audit_card, deal
@@ -339,15 +340,9 @@ def end_sessions(user: User) -> None:
 
 
 def unique_label(event: Event, display_name: str) -> str:
-    """The display name, made unique within the event with a suffix (" #2")."""
-    base = (display_name or "Player").strip()[:40] or "Player"
-    taken = set(event.registrations.values_list("label", flat=True))
-    if base not in taken:
-        return base
-    number = 2
-    while f"{base} #{number}" in taken:
-        number += 1
-    return f"{base} #{number}"
+    """The display name, made unique within the event with a suffix (" #2"), also when it only
+    looks like a label already there (accounts.names)."""
+    return names.unique_label(display_name, event.registrations.values_list("label", flat=True))
 
 
 def registration_for(change: Change, registration_id: int, by: User) -> Registration:

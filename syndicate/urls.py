@@ -8,6 +8,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
     path("api/", include("api.urls")),
+    path("audit/", include("audit.urls")),
     path("house/", include("house.urls")),
     path("", include("push.urls")),
     path("", include("web.urls")),
