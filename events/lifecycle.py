@@ -7,6 +7,9 @@ import zoneinfo
 from collections.abc import Sequence
 from typing import Any
 
+from django.db import transaction
+
+from accounts import revocation
 from accounts.models import User
 from audit.signing import sign_head
 from cards.dealing import build_shoes, seed_hex, stock_size
@@ -180,6 +183,9 @@ def house_member_remove(
         if change.event.house.filter(pk=member.pk).exists():
             change.event.house.remove(member)
             change.audit("house_member_removed", details={"member": member.display_name})
+            # Registered now, so it runs before this change's live update: the socket closes first.
+            event_id = change.event.pk
+            transaction.on_commit(lambda: revocation.revoke(member.pk, event_id=event_id))
         return {"event_id": change.event.pk, "member": member.pk}
 
     return perform(

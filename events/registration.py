@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.sessions.models import Session
+from django.db import transaction
 from django.db.models import Max
 
-from accounts import names
+from accounts import names, revocation
 from accounts.models import User
 from accounts.recovery import send_password_reset
 from cards.dealing import audit_card, deal
@@ -317,6 +318,8 @@ def access_reset(
         end_sessions(player)
         change.audit("access_reset", player=registration.label, reason=reason.strip())
         change.after_commit(lambda: send_password_reset(player))
+        # Registered now, so it runs before this change's live update: the sockets close first.
+        transaction.on_commit(lambda: revocation.revoke(player.pk))
         return {"registration_id": registration.pk}
 
     return perform(
