@@ -1,9 +1,11 @@
 """The independent audit verifier (SPEC section 8, docs/audit.md).
 
-It reads the JSON export alone and re-checks the event from it: the hash chain, the shuffle
-commitment, every dealt card against the shoes recomputed from the revealed seed, the hands, the
-pool, the High and Low places and the awards. Pure Python (no Django, no database), so anyone
-holding the file can run it. Checks run in that order and stop at the first problem.
+It reads the JSON export alone and re-checks the event from it: the hash chain (with each entry's
+actor kind), the shuffle commitment, every dealt card against the shoes recomputed from the revealed
+seed, the hands, the pool, the High and Low places, the awards, and last the signed head
+(audit/anchor.py), with its signature when given the deployment's public key. Pure Python (no
+Django, no database), so anyone holding the file can run it. Checks run in that order and stop at
+the first problem.
 """
 
 from __future__ import annotations

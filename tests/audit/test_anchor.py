@@ -269,6 +269,12 @@ def test_it_names_a_malformed_head(tmp_path: Path, head: Any) -> None:
     assert "signed head" in refused(tmp_path, document, key)
 
 
+def test_it_says_when_the_key_cannot_be_fetched(tmp_path: Path) -> None:
+    _, document = unfinished_export()
+    with pytest.raises(CommandError, match="Cannot fetch the public key"):
+        verify_audit(tmp_path, document, "--public-key", "http://127.0.0.1:1/audit/public-key")
+
+
 @pytest.mark.parametrize("content", [b"", b"{}", b"not a key", b"-----BEGIN PUBLIC KEY-----\nx"])
 def test_it_refuses_a_public_key_it_cannot_read(tmp_path: Path, content: bytes) -> None:
     _, document = unfinished_export()
