@@ -138,20 +138,30 @@ def _prototypes() -> dict[str, str]:
     The package keeps each line `source ; prototype` as a link both ways. The direction comes
     back from the data's shape: a source is one code point that maps to exactly one prototype,
     and a prototype is never a source, so of two linked strings the prototype is the one that is
-    longer than one character or has other sources. For a prototype with a single source the two
-    are told apart by code point; either choice gives the same skeleton to every string that
-    looks like them, so equality of skeletons, all a skeleton is for, is unchanged.
+    longer than one character or has other sources. A prototype with a single source is told
+    from it by being part of another prototype, then by being in NFD (prototypes are), then by
+    code point; either way every string that looks like the two gets the same skeleton.
     """
     source = resources.files("confusable_homoglyphs").joinpath("confusables.json")
     links: dict[str, set[str]] = {}
     for key, partners in json.loads(source.read_text(encoding="utf-8")).items():
         key = key.translate(_DISPLAY_MARKS)
         links.setdefault(key, set()).update(p["c"].translate(_DISPLAY_MARKS) for p in partners)
+    known = {key for key, partners in links.items() if len(key) > 1 or len(partners) > 1}
+    in_prototypes = {char for prototype in known for char in prototype}
+
+    def rank(char: str) -> tuple[bool, bool, str]:  # the likelier prototype sorts first
+        return (
+            char not in in_prototypes,
+            not unicodedata.is_normalized("NFD", char),
+            char,
+        )
+
     prototypes: dict[str, str] = {}
     for char, partners in links.items():
-        if len(char) != 1 or len(partners) != 1:
-            continue  # a prototype (several sources, or more than one character)
+        if char in known:
+            continue
         (partner,) = partners
-        if len(partner) > 1 or len(links.get(partner, ())) > 1 or partner < char:
+        if partner in known or rank(partner) < rank(char):
             prototypes[char] = partner
     return prototypes
