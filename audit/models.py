@@ -23,7 +23,9 @@ class AuditEntry(models.Model):
     at = models.CharField(max_length=32)  # the exact ISO 8601 string that was hashed
     actor = models.CharField(max_length=100)
     # Null only on entries written before the kind was recorded: their hashes cover no kind.
-    actor_kind = models.CharField(max_length=8, choices=ActorKind.choices, null=True, blank=True)  # noqa: DJ001
+    actor_kind = models.CharField(  # noqa: DJ001 - null is "not recorded", unlike any kind
+        max_length=8, choices=ActorKind.choices, null=True, blank=True
+    )
     action = models.CharField(max_length=40)
     player = models.CharField(max_length=48, null=True, blank=True)  # noqa: DJ001 - null is "no player"
     details = models.JSONField(default=dict)

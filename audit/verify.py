@@ -274,15 +274,22 @@ def check_anchor(
 
     A rewritten entry re-chained after it, or a chain cut short, ends at a head nobody signed.
     """
+    event_id = export.event.get("id")
+    if public_key is not None and not _is_int(event_id):
+        raise AuditProblem("The document's event has no whole-number id to check the head with.")
+    # The head the finalizing entry carries holds whether or not the export has one on top.
+    for entry in entries:
+        if entry.action == "event_finalized" and "head" in entry.details:
+            inner = read_head(entry.details["head"], f"{entry}: details.head")
+            if inner.seq >= entry.seq:
+                raise AuditProblem(f"{entry}: details.head must sign an earlier entry.")
+            check_head(inner, entries, f"{entry}: details.head", public_key, event_id)
     if export.head is None:
         if public_key is not None:
             raise AuditProblem(
                 "The export carries no signed head, so it cannot be checked against the key."
             )
         return "head: the export carries no signed head (the chain is not anchored)"
-    event_id = export.event.get("id")
-    if public_key is not None and not _is_int(event_id):
-        raise AuditProblem("The document's event has no whole-number id to check the head with.")
     last = entries[-1] if entries else None
     head = read_head(export.head, "The export's signed head")
     if head.seq != (last.seq if last else 0):
@@ -292,12 +299,6 @@ def check_anchor(
             "cut off or added after the head was signed."
         )
     check_head(head, entries, "The export's signed head", public_key, event_id)
-    for entry in entries:
-        if entry.action == "event_finalized" and "head" in entry.details:
-            inner = read_head(entry.details["head"], f"{entry}: details.head")
-            if inner.seq >= entry.seq:
-                raise AuditProblem(f"{entry}: details.head must sign an earlier entry.")
-            check_head(inner, entries, f"{entry}: details.head", public_key, event_id)
     if public_key is None:
         return (
             f"head: seq {head.seq} matches the last entry; its signature was not checked "

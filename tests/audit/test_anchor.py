@@ -317,3 +317,18 @@ def test_outside_production_a_development_key_is_kept(settings: Settings, tmp_pa
     assert (tmp_path / "audit_signing_key.pem").stat().st_mode & 0o077 == 0
     signing._signing_key.cache_clear()
     assert key_id(signing.signing_key().public_key()) == key_id(first.public_key())
+
+
+def test_a_finalized_export_carries_its_own_anchor_even_without_the_top_head(
+    tmp_path: Path,
+) -> None:
+    document = finalized_export()
+    edited = copy.deepcopy(document)
+    del edited["head"]
+    index = next(i for i, e in enumerate(edited["entries"]) if e["action"] == "result_corrected")
+    edited["entries"][index]["details"]["to"] = edited["entries"][index]["details"]["from"]
+    rechain(edited, index)
+    with pytest.raises(CommandError) as problem:
+        verify_audit(tmp_path, edited)  # no key: the finalizing entry's head still disagrees
+    assert "event_finalized" in str(problem.value)
+    assert "the chain was rewritten" in str(problem.value)
