@@ -6,6 +6,7 @@ from django import forms
 from django.http import HttpRequest
 
 from accounts.models import User
+from accounts.names import normalize_display_name
 
 
 class SignupForm(forms.Form):
@@ -17,10 +18,7 @@ class SignupForm(forms.Form):
     )
 
     def clean_display_name(self) -> str:
-        name = " ".join(self.cleaned_data["display_name"].split())
-        if not name:
-            raise forms.ValidationError("Choose a display name.")
-        return name
+        return normalize_display_name(self.cleaned_data["display_name"])
 
     def signup(self, request: HttpRequest, user: User) -> None:
         user.display_name = self.cleaned_data["display_name"]

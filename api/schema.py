@@ -310,6 +310,11 @@ class AuditEntry(Doc):
     seq = serializers.IntegerField()
     at = serializers.CharField(help_text="ISO 8601 UTC, exactly as hashed.")
     actor = serializers.CharField()
+    actor_kind = serializers.ChoiceField(
+        choices=["system", "house", "player"],
+        required=False,
+        help_text="Who acted; absent on entries written before it was recorded (docs/audit.md).",
+    )
     action = serializers.CharField()
     player = serializers.CharField(allow_null=True)
     details = serializers.DictField(help_text="Cards with shoe positions, games, amounts.")
@@ -335,9 +340,17 @@ class AuditResult(Doc):
     players = AuditPlayer(many=True)
 
 
+class AuditHead(Doc):
+    seq = serializers.IntegerField()
+    hash = serializers.CharField()
+    signature = serializers.CharField(help_text="Hex Ed25519 signature (docs/audit.md).")
+    key_id = serializers.CharField(help_text="The key at /audit/public-key.")
+
+
 class AuditDocument(Doc):
     event = AuditEvent()
     entries = AuditEntry(many=True)
+    head = AuditHead(help_text="The deployment's signature of the last entry.")
     seed = serializers.CharField(allow_null=True, help_text="Revealed at finalization (hex).")
     result = AuditResult(allow_null=True)
 

@@ -9,11 +9,25 @@ from typing import Any
 from audit.chain import canonical_json
 from audit.models import AuditEntry
 from audit.spreadsheet import spreadsheet_cell
+from audit.signing import signed_head
 from cards.dealing import seed_hex
 from events.models import Event, Phase, RegistrationStatus
 from events.progress import hands
 
-COLUMNS = ("seq", "at", "actor", "action", "player", "details", "reason", "prev_hash", "hash")
+COLUMNS = (
+    "seq",
+    "at",
+    "actor",
+    "actor_kind",
+    "action",
+    "player",
+    "details",
+    "reason",
+    "prev_hash",
+    "hash",
+)
+# The signed head (audit/anchor.py) rides on the row of the entry it signs, the last one.
+HEAD_COLUMNS = ("head_signature", "head_key_id")
 
 
 def audit_entries(event: Event) -> list[dict[str, Any]]:
@@ -23,6 +37,7 @@ def audit_entries(event: Event) -> list[dict[str, Any]]:
 def audit_document(event: Event) -> dict[str, Any]:
     """The JSON export: the event, every entry, and after finalization the seed and the result."""
     finalized = event.phase == Phase.FINALIZED
+    entries = audit_entries(event)
     return {
         "event": {
             "id": event.pk,
@@ -34,7 +49,8 @@ def audit_document(event: Event) -> dict[str, Any]:
             "phase": event.phase,
             "commitment": event.commitment or None,
         },
-        "entries": audit_entries(event),
+        "entries": entries,
+        "head": signed_head(event.pk, entries),
         "seed": seed_hex(event) if finalized else None,
         "result": final_result(event) if finalized else None,
     }
@@ -75,8 +91,12 @@ def audit_csv(event: Event) -> str:
     """One row per entry, the same fields, `details` as JSON text; every cell spreadsheet-safe."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(COLUMNS)
-    for entry in audit_entries(event):
+    writer.writerow(COLUMNS + HEAD_COLUMNS)
+    entries = audit_entries(event)
+    head = signed_head(event.pk, entries)
+    for entry in entries:
         entry["details"] = canonical_json(entry["details"])
-        writer.writerow([spreadsheet_cell(entry[column]) for column in COLUMNS])
+        signs = entry["seq"] == head["seq"]
+        row = [spreadsheet_cell(entry.get(column)) for column in COLUMNS]
+        writer.writerow(row + ([head["signature"], head["key_id"]] if signs else ["", ""]))
     return out.getvalue()

@@ -9,11 +9,23 @@ from django.db import models
 from events.models import Event
 
 
+class ActorKind(models.TextChoices):
+    """Who acted, as a fact the entry records beside the `actor` text a display name could mimic."""
+
+    SYSTEM = "system"
+    HOUSE = "house"
+    PLAYER = "player"
+
+
 class AuditEntry(models.Model):
     event = models.ForeignKey(Event, on_delete=models.PROTECT, related_name="audit_entries")
     seq = models.PositiveIntegerField()
     at = models.CharField(max_length=32)  # the exact ISO 8601 string that was hashed
     actor = models.CharField(max_length=100)
+    # Null only on entries written before the kind was recorded: their hashes cover no kind.
+    actor_kind = models.CharField(  # noqa: DJ001 - null is "not recorded", unlike any kind
+        max_length=8, choices=ActorKind.choices, null=True, blank=True
+    )
     action = models.CharField(max_length=40)
     player = models.CharField(max_length=48, null=True, blank=True)  # noqa: DJ001 - null is "no player"
     details = models.JSONField(default=dict)
@@ -32,11 +44,16 @@ class AuditEntry(models.Model):
         return f"#{self.seq} {self.action}"
 
     def as_dict(self) -> dict[str, Any]:
-        """The entry as exported and hashed (with `hash`)."""
-        return {
+        """The entry as exported and hashed (with `hash`); an entry written before the actor's
+        kind was recorded has no `actor_kind` key, as when it was hashed."""
+        entry: dict[str, Any] = {
             "seq": self.seq,
             "at": self.at,
             "actor": self.actor,
+        }
+        if self.actor_kind is not None:
+            entry["actor_kind"] = self.actor_kind
+        return entry | {
             "action": self.action,
             "player": self.player,
             "details": self.details,

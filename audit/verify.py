@@ -1,9 +1,11 @@
 """The independent audit verifier (SPEC section 8, docs/audit.md).
 
-It reads the JSON export alone and re-checks the event from it: the hash chain, the shuffle
-commitment, every dealt card against the shoes recomputed from the revealed seed, the hands, the
-pool, the High and Low places and the awards. Pure Python (no Django, no database), so anyone
-holding the file can run it. Checks run in that order and stop at the first problem.
+It reads the JSON export alone and re-checks the event from it: the hash chain (with each entry's
+actor kind), the shuffle commitment, every dealt card against the shoes recomputed from the revealed
+seed, the hands, the pool, the High and Low places, the awards, and last the signed head
+(audit/anchor.py), with its signature when given the deployment's public key. Pure Python (no
+Django, no database), so anyone holding the file can run it. Checks run in that order and stop at
+the first problem.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from audit.anchor import key_id, signature_holds
 from audit.chain import GENESIS, canonical_json, entry_hash
 from audit.spreadsheet import original_text
 from cards.shuffle import HOUSE, STOCK, shuffled
@@ -26,6 +31,7 @@ from payouts.allocation import allocate
 from scoring.standings import Hand, Standings, standings
 
 SHOES = ("stock", "house")
+ACTOR_KINDS = ("system", "house", "player")
 STATUSES = ("eligible", "withdrawn")
 MOST_DECKS = 2_000  # far above any event (1,000 players); keeps a hostile file from stalling us
 
@@ -44,8 +50,11 @@ class AuditProblem(Exception):
     """The first thing in the document that does not hold, as a plain sentence."""
 
 
-def verify_json(text: str | bytes) -> Verdict:
-    """Verify an export given as JSON text; text that is not JSON is a problem, not an error."""
+def verify_json(text: str | bytes, public_key: Ed25519PublicKey | None = None) -> Verdict:
+    """Verify an export given as JSON text; text that is not JSON is a problem, not an error.
+
+    With the deployment's `public_key`, the export must also carry the head it signed.
+    """
     try:
         document = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
@@ -54,10 +63,23 @@ def verify_json(text: str | bytes) -> Verdict:
         return Verdict(
             ok=False, checked=(), problem="The file is nested too deeply to be an audit."
         )
-    return verify(document)
+    return verify(document, public_key)
 
 
-CSV_COLUMNS = ("seq", "at", "actor", "action", "player", "details", "reason", "prev_hash", "hash")
+CSV_COLUMNS = (
+    "seq",
+    "at",
+    "actor",
+    "actor_kind",
+    "action",
+    "player",
+    "details",
+    "reason",
+    "prev_hash",
+    "hash",
+)
+# The signed head's cells, filled on the last row only; the CSV has no event id to check them with.
+CSV_HEAD_COLUMNS = ("head_signature", "head_key_id")
 NULLABLE = ("player", "reason")  # an empty cell is null, or empty text: the hash tells which
 
 
@@ -96,13 +118,16 @@ def entries_from_csv(text: str | bytes) -> list[dict[str, Any]]:
         raise AuditProblem("The file is empty: it has no CSV header.") from None
     except csv.Error as error:
         raise AuditProblem(f"The file is not valid CSV: {error}.") from None
-    if tuple(header) != CSV_COLUMNS:
-        raise AuditProblem(f"The CSV header is not {','.join(CSV_COLUMNS)}.")
+    columns = CSV_COLUMNS + CSV_HEAD_COLUMNS
+    if tuple(header) != columns:
+        raise AuditProblem(f"The CSV header is not {','.join(columns)}.")
     entries = []
     for number, row in enumerate(rows, start=1):
-        if len(row) != len(CSV_COLUMNS):
-            raise AuditProblem(f"Row {number} of the CSV has {len(row)} cells, not 9.")
-        cells = dict(zip(CSV_COLUMNS, (original_text(cell) for cell in row), strict=True))
+        if len(row) != len(columns):
+            raise AuditProblem(f"Row {number} of the CSV has {len(row)} cells, not {len(columns)}.")
+        cells = dict(zip(CSV_COLUMNS, (original_text(cell) for cell in row), strict=False))
+        if not cells["actor_kind"]:
+            del cells["actor_kind"]  # an entry written before actors had kinds
         if not cells["seq"].isdigit():
             raise AuditProblem(f"Row {number} of the CSV has no whole-number seq.")
         try:
@@ -125,11 +150,11 @@ def _with_nulls(entry: dict[str, Any]) -> dict[str, Any]:
     return entry | dict.fromkeys(empty)
 
 
-def verify(document: object) -> Verdict:
+def verify(document: object, public_key: Ed25519PublicKey | None = None) -> Verdict:
     """Check an exported audit document (the parsed JSON), stopping at the first problem."""
     checked: list[str] = []
     try:
-        finalized = _verify(document, checked)
+        finalized = _verify(document, checked, public_key)
     except AuditProblem as problem:
         return Verdict(ok=False, checked=tuple(checked), problem=str(problem))
     except RecursionError:
@@ -138,13 +163,14 @@ def verify(document: object) -> Verdict:
     return Verdict(ok=True, checked=tuple(checked), finalized=finalized)
 
 
-def _verify(document: object, checked: list[str]) -> bool:
+def _verify(document: object, checked: list[str], public_key: Ed25519PublicKey | None) -> bool:
     export = read_export(document)
     entries = check_chain(export.entries)
     checked.append(f"chain: {len(entries)} entries, seq 1 to {len(entries)}, every hash intact")
 
     seed = revealed_seed(export, entries)
     if seed is None:
+        checked.append(check_anchor(export, entries, public_key))
         checked.append(
             "shuffle: not yet verifiable: the event is not finalized, so its seed is not revealed"
         )
@@ -182,6 +208,8 @@ def _verify(document: object, checked: list[str]) -> bool:
     places = check_places(result)
     checked.append(f"places: High and Low recomputed for {eligible} eligible players")
     checked.append(check_awards(result, places, entries))
+    # Last, so a re-chained export still names what its rewriting broke in the event itself.
+    checked.append(check_anchor(export, entries, public_key))
     return True
 
 
@@ -194,6 +222,7 @@ class Export:
     entries: Sequence[Any]
     seed: str | None
     result: object
+    head: object = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +231,7 @@ class Entry:
     action: str
     player: str | None
     details: Mapping[str, Any]
+    hash: str = ""
 
     def __str__(self) -> str:
         return f"Entry seq {self.seq} ({self.action})"
@@ -222,7 +252,13 @@ def read_export(document: object) -> Export:
     seed = document.get("seed")
     if seed is not None and not isinstance(seed, str):
         raise AuditProblem("The document's seed is neither null nor hexadecimal text.")
-    return Export(event=event, entries=entries, seed=seed, result=document.get("result"))
+    return Export(
+        event=event,
+        entries=entries,
+        seed=seed,
+        result=document.get("result"),
+        head=document.get("head"),
+    )
 
 
 # The hash chain -----------------------------------------------------------------------------------
@@ -232,6 +268,7 @@ def check_chain(raw_entries: Sequence[Any]) -> list[Entry]:
     """seq 1, 2, 3 ... with no gap; each prev_hash is the previous hash; each hash recomputes."""
     entries: list[Entry] = []
     prev_hash = GENESIS
+    kinds_from: int | None = None  # the first entry that recorded its actor's kind
     for index, raw in enumerate(raw_entries):
         expected_seq = index + 1
         if not isinstance(raw, dict):
@@ -253,9 +290,34 @@ def check_chain(raw_entries: Sequence[Any]) -> list[Entry]:
                 f"Entry seq {seq}: its hash does not match its contents; "
                 "the entry was changed after it was written."
             )
-        entries.append(read_entry(seq, raw))
+        kinds_from = check_actor_kind(seq, raw, kinds_from)
+        entries.append(read_entry(seq, raw, stored_hash))
         prev_hash = stored_hash
     return entries
+
+
+def check_actor_kind(seq: int, raw: Mapping[str, Any], kinds_from: int | None) -> int | None:
+    """`actor_kind` says who acted; the `actor` text must agree with it. Entries written before
+    kinds were recorded have none, but once one entry has a kind every later entry must."""
+    if "actor_kind" not in raw:
+        if kinds_from is not None:
+            raise AuditProblem(
+                f"Entry seq {seq} has no actor_kind, though entry seq {kinds_from} and every "
+                "entry after it must have one."
+            )
+        return None
+    kind, actor = raw["actor_kind"], raw.get("actor")
+    if kind not in ACTOR_KINDS:
+        raise AuditProblem(
+            f"Entry seq {seq}: actor_kind is {kind!r}, not one of {', '.join(ACTOR_KINDS)}."
+        )
+    if not isinstance(actor, str):
+        raise AuditProblem(f"Entry seq {seq}: actor is missing or not text.")
+    if kind == "system" and actor != "system":
+        raise AuditProblem(f'Entry seq {seq}: a system entry whose actor is not "system".')
+    if kind == "house" and not actor.startswith("House: "):
+        raise AuditProblem(f'Entry seq {seq}: a House entry whose actor is not "House: <name>".')
+    return seq if kinds_from is None else kinds_from
 
 
 def check_seq(seq: int, expected_seq: int) -> None:
@@ -274,7 +336,7 @@ def check_seq(seq: int, expected_seq: int) -> None:
     )
 
 
-def read_entry(seq: int, raw: Mapping[str, Any]) -> Entry:
+def read_entry(seq: int, raw: Mapping[str, Any], entry_hash: str = "") -> Entry:
     action = raw.get("action")
     if not isinstance(action, str):
         raise AuditProblem(f"Entry seq {seq}: action is missing or not text.")
@@ -286,7 +348,97 @@ def read_entry(seq: int, raw: Mapping[str, Any]) -> Entry:
         details = {}
     if not isinstance(details, dict):
         raise AuditProblem(f"Entry seq {seq} ({action}): details is not a JSON object.")
-    return Entry(seq=seq, action=action, player=player, details=details)
+    return Entry(seq=seq, action=action, player=player, details=details, hash=entry_hash)
+
+
+# The signed head ------------------------------------------------------------------------------
+
+
+def check_anchor(
+    export: Export, entries: Sequence[Entry], public_key: Ed25519PublicKey | None
+) -> str:
+    """The export's signed head is its last entry; the head event_finalized carries is an earlier
+    entry of the same chain; with the deployment's public key, both signatures hold.
+
+    A rewritten entry re-chained after it, or a chain cut short, ends at a head nobody signed.
+    """
+    event_id = export.event.get("id")
+    if public_key is not None and not _is_int(event_id):
+        raise AuditProblem("The document's event has no whole-number id to check the head with.")
+    # The head the finalizing entry carries holds whether or not the export has one on top.
+    for entry in entries:
+        if entry.action == "event_finalized" and "head" in entry.details:
+            inner = read_head(entry.details["head"], f"{entry}: details.head")
+            if inner.seq >= entry.seq:
+                raise AuditProblem(f"{entry}: details.head must sign an earlier entry.")
+            check_head(inner, entries, f"{entry}: details.head", public_key, event_id)
+    if export.head is None:
+        if public_key is not None:
+            raise AuditProblem(
+                "The export carries no signed head, so it cannot be checked against the key."
+            )
+        return "head: the export carries no signed head (the chain is not anchored)"
+    last = entries[-1] if entries else None
+    head = read_head(export.head, "The export's signed head")
+    if head.seq != (last.seq if last else 0):
+        ends = f"ends at seq {last.seq}" if last else "has no entries"
+        raise AuditProblem(
+            f"The export's signed head is at seq {head.seq}, but the export {ends}: entries were "
+            "cut off or added after the head was signed."
+        )
+    check_head(head, entries, "The export's signed head", public_key, event_id)
+    if public_key is None:
+        return (
+            f"head: seq {head.seq} matches the last entry; its signature was not checked "
+            "(give the deployment's public key)"
+        )
+    return f"head: seq {head.seq} signed by key {head.key_id}, matching the last entry"
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    seq: int
+    hash: str
+    signature: str
+    key_id: str
+
+
+def read_head(raw: object, what: str) -> Head:
+    if not isinstance(raw, dict):
+        raise AuditProblem(f"{what} is not an object with seq, hash, signature and key_id.")
+    seq, digest = raw.get("seq"), raw.get("hash")
+    signature, key = raw.get("signature"), raw.get("key_id")
+    if not _is_int(seq) or seq < 0:
+        raise AuditProblem(f"{what} has no whole-number seq.")
+    if not (isinstance(digest, str) and isinstance(signature, str) and isinstance(key, str)):
+        raise AuditProblem(f"{what} needs hash, signature and key_id as text.")
+    return Head(seq=seq, hash=digest, signature=signature, key_id=key)
+
+
+def check_head(
+    head: Head,
+    entries: Sequence[Entry],
+    what: str,
+    public_key: Ed25519PublicKey | None,
+    event_id: object,
+) -> None:
+    if head.seq > len(entries):
+        raise AuditProblem(f"{what} is at seq {head.seq}, past the last entry of this export.")
+    expected = GENESIS if head.seq == 0 else entries[head.seq - 1].hash
+    if head.hash != expected:
+        raise AuditProblem(
+            f"{what} signs hash {head.hash[:12]}... at seq {head.seq}, which is not the hash of "
+            f"entry seq {head.seq} in this export: the chain was rewritten."
+        )
+    if public_key is None:
+        return
+    if head.key_id != key_id(public_key):
+        raise AuditProblem(
+            f"{what} was signed by key {head.key_id}, not by the given key {key_id(public_key)}."
+        )
+    assert _is_int(event_id)
+    if not signature_holds(public_key, event_id, head.seq, head.hash, head.signature):
+        raise AuditProblem(f"{what}: the signature does not hold for this event, seq and hash.")
 
 
 # The seed and its commitment ----------------------------------------------------------------------

@@ -14,6 +14,7 @@ from events.models import Event
 @dataclass(frozen=True, slots=True)
 class PendingEntry:
     actor: str
+    actor_kind: str  # ActorKind: "system", "house" or "player"
     action: str
     player: str | None
     details: dict[str, Any]
@@ -40,6 +41,7 @@ def chain(event: Event, entries: list[PendingEntry], moment: datetime) -> list[A
             "seq": seq,
             "at": at,
             "actor": pending.actor,
+            "actor_kind": pending.actor_kind,
             "action": pending.action,
             "player": pending.player,
             "details": pending.details,

@@ -89,6 +89,11 @@ class Change:
         name = self.user.display_name or f"user {self.user.pk}"
         return f"House: {name}" if self.house else name
 
+    @property
+    def actor_kind(self) -> str:
+        """Who acts, as the audit records it apart from the name (a name can read "system")."""
+        return SYSTEM if self.user is None else "house" if self.house else "player"
+
     def audit(
         self,
         action: str,
@@ -103,6 +108,7 @@ class Change:
         self.entries.append(
             PendingEntry(
                 actor=SYSTEM if by_system else self.actor,
+                actor_kind=SYSTEM if by_system else self.actor_kind,
                 action=action,
                 player=player,
                 details=dict(details or {}),

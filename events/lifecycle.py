@@ -7,7 +7,11 @@ import zoneinfo
 from collections.abc import Sequence
 from typing import Any
 
+from django.db import transaction
+
+from accounts import revocation
 from accounts.models import User
+from audit.signing import sign_head
 from cards.dealing import build_shoes, seed_hex, stock_size
 from events import answers
 from events.actions import Change, action
@@ -160,6 +164,9 @@ def house_member_remove(
     if change.event.house.filter(pk=member.pk).exists():
         change.event.house.remove(member)
         change.audit("house_member_removed", details={"member": member.display_name})
+        # Registered now, so it runs before this change's live update: the socket closes first.
+        event_id = change.event.pk
+        transaction.on_commit(lambda: revocation.revoke(member.pk, event_id=event_id))
     return answers.HouseMemberRemoved(event_id=change.event.pk, member=member.pk)
 
 
@@ -372,6 +379,8 @@ def event_finalize(
             "pool": event.confirmed_pool,
             "unallocated": split.unallocated,
             "awards": {labels[pk]: dollars for pk, dollars in split.awards.items()},
+            # Signed before this entry exists: the chain up to the entry before it.
+            "head": sign_head(event.pk, event.audit_seq, event.audit_hash),
         },
     )
     return answers.EventFinalized(event_id=event.pk, unallocated=split.unallocated)

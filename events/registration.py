@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.sessions.models import Session
+from django.db import transaction
 from django.db.models import Max
 
+from accounts import names, revocation
 from accounts.models import User
 from accounts.recovery import send_password_reset
 from cards.dealing import audit_card, deal
@@ -296,6 +298,8 @@ def access_reset(
     end_sessions(player)
     change.audit("access_reset", player=registration.label, reason=reason.strip())
     change.after_commit(lambda: send_password_reset(player))
+    # Registered now, so it runs before this change's live update: the sockets close first.
+    transaction.on_commit(lambda: revocation.revoke(player.pk))
     return answers.AccessReset(registration_id=registration.pk)
 
 
@@ -310,15 +314,9 @@ def end_sessions(user: User) -> None:
 
 
 def unique_label(event: Event, display_name: str) -> str:
-    """The display name, made unique within the event with a suffix (" #2")."""
-    base = (display_name or "Player").strip()[:40] or "Player"
-    taken = set(event.registrations.values_list("label", flat=True))
-    if base not in taken:
-        return base
-    number = 2
-    while f"{base} #{number}" in taken:
-        number += 1
-    return f"{base} #{number}"
+    """The display name, made unique within the event with a suffix (" #2"), also when it only
+    looks like a label already there (accounts.names)."""
+    return names.unique_label(display_name, event.registrations.values_list("label", flat=True))
 
 
 def registration_for(change: Change, registration_id: int, by: User) -> Registration:

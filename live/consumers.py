@@ -10,6 +10,12 @@ what the groups carry. Every frame a client receives is one JSON object:
 "snapshot" answers a connect or a reload; "update" follows a committed change. A refused socket is
 accepted and closed at once with 4401 (sign in first), 4403 (not allowed) or 4404 (no such event),
 so a browser can tell a refusal (stop retrying) from a network failure (retry).
+
+Access can end while a socket is open: an access reset signs the player out everywhere, and a
+House member can be removed from an event. Player and House sockets also listen on their
+account's group (accounts.revocation); when told, they check their access again and close with
+the code a new connect would get (4401 after an access reset, 4403 after a removal), so no private
+frame follows. A path with no route is accepted and closed with 4404.
 """
 
 from __future__ import annotations
@@ -21,8 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 
+from accounts import revocation
 from events import live
 from events.actions import is_house
 from events.models import Event, Phase, Registration
@@ -47,13 +54,23 @@ class Access:
 class LiveConsumer(AsyncJsonWebsocketConsumer):
     """Subscribe, send snapshots, relay updates; subclasses say who may listen and to what."""
 
+    # Sockets that carry private frames end when their account's access does.
+    private = False
+
     async def connect(self) -> None:
         self.access: Access | None = None
         self.sent: dict[str, int] = {}
         self.reloaded_at = 0.0
+        self.account_group: str | None = None
         event_id = int(self.scope["url_route"]["kwargs"]["event_id"])
-        granted = await database_sync_to_async(self.authorize)(event_id, self.scope.get("user"))
+        user = self.scope.get("user")
+        if self.private and user is not None and user.is_authenticated:
+            # Before the access check: a revocation committed after it reaches this socket.
+            self.account_group = revocation.user_group(user.pk)
+            await self.channel_layer.group_add(self.account_group, self.channel_name)
+        granted = await database_sync_to_async(self.authorize)(event_id, user)
         if isinstance(granted, int):
+            await self.leave_groups()
             await self.accept()
             await self.close(code=granted)
             return
@@ -65,9 +82,20 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         await self.send_snapshots()
 
     async def disconnect(self, code: int) -> None:
-        if self.access is not None:
-            for group in self.access.groups:
-                await self.channel_layer.group_discard(group, self.channel_name)
+        await self.leave_groups()
+
+    async def leave_groups(self) -> None:
+        groups = list(self.access.groups) if self.access is not None else []
+        if self.account_group is not None:
+            groups.append(self.account_group)
+        self.access, self.account_group = None, None
+        for group in groups:
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def end(self, code: int) -> None:
+        """Close for lost access: leave the groups first, so no private frame follows."""
+        await self.leave_groups()
+        await self.close(code=code)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # Ignore what is not a JSON object, instead of letting a bad frame close the socket.
@@ -84,13 +112,26 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         wait = self.reloaded_at + RELOAD_INTERVAL - time.monotonic()
         if wait > 0:
             await asyncio.sleep(wait)
+            if self.access is None:
+                return  # access ended while waiting
         self.reloaded_at = time.monotonic()
         # Access may have ended since the connect (House member removed, signed out elsewhere).
         granted = await database_sync_to_async(self.reauthorize)()
         if isinstance(granted, int):
-            await self.close(code=granted)
+            await self.end(granted)
             return
         await self.send_snapshots()
+
+    async def access_revoke(self, message: dict[str, Any]) -> None:
+        """A message from accounts.revocation: the account's access changed; check it again."""
+        if self.access is None:
+            return
+        event_id = message.get("event_id")
+        if event_id is not None and event_id != self.access.event_id:
+            return  # another event's access changed; this socket's did not
+        granted = await database_sync_to_async(self.reauthorize)()
+        if isinstance(granted, int):
+            await self.end(granted)
 
     async def send_snapshots(self) -> None:
         assert self.access is not None
@@ -101,7 +142,7 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
     async def live_snapshot(self, message: dict[str, Any]) -> None:
         """A group message from `events.live`: pass its frame on unless the socket has it."""
         stream, version = message["stream"], message["version"]
-        if version <= self.sent.get(stream, -1):
+        if self.access is None or version <= self.sent.get(stream, -1):
             return
         self.sent[stream] = version
         await self.send(text_data=message["frame"])
@@ -152,6 +193,8 @@ class BoardConsumer(LiveConsumer):
 class PlayerConsumer(LiveConsumer):
     """`ws/events/<id>/player/`: a signed-in player of this event; the board and their own state."""
 
+    private = True
+
     def authorize(self, event_id: int, user: Any) -> Access | int:
         if user is None or not user.is_authenticated or not user.is_active:
             return CLOSE_SIGN_IN
@@ -179,6 +222,8 @@ class PlayerConsumer(LiveConsumer):
 class HouseConsumer(LiveConsumer):
     """`ws/events/<id>/house/`: House of this event only; the board and House's table."""
 
+    private = True
+
     def authorize(self, event_id: int, user: Any) -> Access | int:
         if user is None or not user.is_authenticated:
             return CLOSE_SIGN_IN
@@ -193,3 +238,11 @@ class HouseConsumer(LiveConsumer):
         with live.consistent_read():
             event = Event.objects.get(pk=access.event_id)
             return [live.board(event), live.house(event)]
+
+
+class NoRouteConsumer(AsyncWebsocketConsumer):
+    """Any other websocket path: accepted and closed with 4404, instead of an error."""
+
+    async def connect(self) -> None:
+        await self.accept()
+        await self.close(code=CLOSE_NOT_FOUND)

@@ -1,11 +1,13 @@
 """Websocket routes (live updates, SPEC section 9); asgi.py checks the Origin and the session."""
 
-from django.urls import URLPattern, path
+from django.urls import URLPattern, path, re_path
 
-from live.consumers import BoardConsumer, HouseConsumer, PlayerConsumer
+from live.consumers import BoardConsumer, HouseConsumer, NoRouteConsumer, PlayerConsumer
 
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/events/<int:event_id>/board/", BoardConsumer.as_asgi()),
     path("ws/events/<int:event_id>/player/", PlayerConsumer.as_asgi()),
     path("ws/events/<int:event_id>/house/", HouseConsumer.as_asgi()),
+    # Last: any other path closes cleanly with 4404 rather than raising "No route found".
+    re_path(r"", NoRouteConsumer.as_asgi()),
 ]

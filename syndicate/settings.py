@@ -256,6 +256,8 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Syndicate <noreply@lo
 VAPID_PUBLIC_KEY = os.environ.get("VAPID_PUBLIC_KEY", "")
 VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "")
 VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT", "mailto:house@localhost")
+# The Ed25519 key that signs each audit chain's head (audit/signing.py): base64 or PEM.
+AUDIT_SIGNING_KEY = os.environ.get("AUDIT_SIGNING_KEY", "")
 # Seconds a selection waits before its one reminder; well under the broker's visibility timeout.
 PUSH_REMINDER_DELAY = int(os.environ.get("PUSH_REMINDER_DELAY", "180"))
 # A claimed delivery still pending after this long lost its task message: the sweep resends it.

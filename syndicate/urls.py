@@ -11,6 +11,7 @@ urlpatterns = [
     path("accounts/email/", account_views.email, name="account_email"),
     path("accounts/", include("allauth.urls")),
     path("api/", include("api.urls")),
+    path("audit/", include("audit.urls")),
     path("house/", include("house.urls")),
     path("", include("push.urls")),
     path("", include("web.urls")),

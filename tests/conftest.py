@@ -26,7 +26,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _tests_may_empty_the_audit(sender: object, connection: object, **kwargs: object) -> None:
     """Transactional tests empty every table between tests, the audit's too: a superuser session
-    may TRUNCATE it once it says so (audit/migrations/0004_refuse_truncate.py)."""
+    may TRUNCATE it once it says so (audit/migrations/0005_refuse_truncate.py)."""
     with connection.cursor() as cursor:  # type: ignore[attr-defined]
         cursor.execute("SET syndicate.audit_truncate = 'allowed'")
 

@@ -34,7 +34,20 @@ KEPT = {"league": 7, "switch": 7, "standard-v1": 6}
 OFFERED = {"league": 3, "switch": 5, "standard-v1": 0}
 SEED = 20261203
 CONTRIBUTION = 10  # simulate_event's default
-SPEC_COLUMNS = ["seq", "at", "actor", "action", "player", "details", "reason", "prev_hash", "hash"]
+# The SPEC's fields, with the actor's kind beside the actor; then the signed head's columns.
+SPEC_COLUMNS = [
+    "seq",
+    "at",
+    "actor",
+    "actor_kind",
+    "action",
+    "player",
+    "details",
+    "reason",
+    "prev_hash",
+    "hash",
+]
+HEAD_COLUMNS = ["head_signature", "head_key_id"]
 REVEALING = {"starting_selection_confirmed", "player_withdrawn"}
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -186,15 +199,21 @@ def test_the_csv_export_has_one_row_per_entry_with_the_spec_fields(
 
     header, *rows = list(csv.reader(io.StringIO(run.csv_export)))
 
-    assert header == SPEC_COLUMNS
+    assert header == SPEC_COLUMNS + HEAD_COLUMNS
     entries = run.entries()
     assert len(rows) == len(entries)
+    head = run.document["head"]
     for row, entry in zip(rows, entries, strict=True):
         written = dict(zip(header, row, strict=True))
         assert int(written["seq"]) == entry["seq"]
         assert json.loads(written["details"]) == entry["details"]
-        for column in ("at", "actor", "action", "player", "reason", "prev_hash", "hash"):
+        for column in ("at", "actor", "actor_kind", "action", "player", "reason", "prev_hash"):
             assert written[column] == ("" if entry[column] is None else entry[column]), column
+        assert written["hash"] == entry["hash"]
+        # The signed head rides on the last row only (Ed25519 signs the same head identically).
+        signs = entry is entries[-1]
+        assert written["head_signature"] == (head["signature"] if signs else "")
+        assert written["head_key_id"] == (head["key_id"] if signs else "")
 
 
 @pytest.mark.parametrize(("format", "players"), SIMULATIONS)

@@ -30,7 +30,7 @@ DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
 SETTINGS = ROOT / "syndicate" / "settings.py"
 
-# Production refuses to start (settings) or to pass `check` (push.E001) without these.
+# Production refuses to start (settings) or to pass `check` (push.E001, audit.E001) without these.
 REQUIRED_IN_ENV_FILE = {
     "POSTGRES_PASSWORD",
     "POSTGRES_APP_PASSWORD",
@@ -38,6 +38,7 @@ REQUIRED_IN_ENV_FILE = {
     "DJANGO_ALLOWED_HOSTS",
     "VAPID_PUBLIC_KEY",
     "VAPID_PRIVATE_KEY",
+    "AUDIT_SIGNING_KEY",
 }
 # Not required to start, but a real deployment needs them set.
 EXPECTED_IN_ENV_FILE = {
@@ -446,6 +447,7 @@ def test_env_example_covers_every_setting(services: dict[str, dict[str, Any]]) -
 def test_env_example_holds_no_secret() -> None:
     values, _ = read_env_file()
     assert values["VAPID_PUBLIC_KEY"] == "" and values["VAPID_PRIVATE_KEY"] == ""
+    assert values["AUDIT_SIGNING_KEY"] == ""
     for name in (
         "POSTGRES_PASSWORD",
         "POSTGRES_APP_PASSWORD",

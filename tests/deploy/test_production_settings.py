@@ -28,7 +28,15 @@ ROOT = Path(__file__).resolve().parents[2]
 MANAGE = [sys.executable, str(ROOT / "manage.py")]
 NO_ISSUES = "System check identified no issues (0 silenced)."
 # Inherited variables that would change what is tested: each case sets its own.
-INHERITED_PREFIXES = ("DJANGO_", "SYNDICATE_", "VAPID_", "EMAIL_", "CELERY_", "DATABASE_")
+INHERITED_PREFIXES = (
+    "DJANGO_",
+    "SYNDICATE_",
+    "VAPID_",
+    "AUDIT_",
+    "EMAIL_",
+    "CELERY_",
+    "DATABASE_",
+)
 
 
 def run(
@@ -90,6 +98,12 @@ def production_env(base_env: dict[str, str]) -> dict[str, str]:
     pairs = dict(line.split("=", 1) for line in keys.stdout.split())
     assert set(pairs) == {"VAPID_PUBLIC_KEY", "VAPID_PRIVATE_KEY"}
     env.update(pairs)
+    # The audit signing key, likewise.
+    audit_key = run([*MANAGE, "audit_keys"], {**env, "SYNDICATE_PRODUCTION": "0"})
+    assert audit_key.returncode == 0, audit_key.stderr
+    name, value = audit_key.stdout.strip().split("=", 1)
+    assert name == "AUDIT_SIGNING_KEY"
+    env[name] = value
     return env
 
 

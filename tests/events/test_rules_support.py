@@ -165,6 +165,8 @@ def chain_hash(entry: AuditEntry) -> str:
         "reason": entry.reason,
         "prev_hash": entry.prev_hash,
     }
+    if entry.actor_kind is not None:  # a stored key too (absent on entries from before it)
+        body["actor_kind"] = entry.actor_kind
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256((entry.prev_hash + text).encode()).hexdigest()
 

@@ -24,15 +24,18 @@ def test_it_downloads_the_audit_as_csv(client):
         "seq",
         "at",
         "actor",
+        "actor_kind",
         "action",
         "player",
         "details",
         "reason",
         "prev_hash",
         "hash",
+        "head_signature",
+        "head_key_id",
     ]
-    assert [row[3] for row in rows[1:3]] == ["event_created", "house_member_added"]
-    assert "event_started" in {row[3] for row in rows[1:]}
+    assert [row[4] for row in rows[1:3]] == ["event_created", "house_member_added"]
+    assert "event_started" in {row[4] for row in rows[1:]}
 
 
 @pytest.mark.django_db

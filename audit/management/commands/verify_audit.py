@@ -8,9 +8,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.error import URLError
+from urllib.parse import urlsplit
+from urllib.request import urlopen
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from audit.anchor import KeyProblem, read_public_key
 from audit.verify import looks_like_csv, verify_csv, verify_json
 
 
@@ -27,11 +32,29 @@ class Command(BaseCommand):
         parser.add_argument(
             "file", help="the audit export (JSON or CSV), or - to read standard input"
         )
+        parser.add_argument(
+            "--public-key",
+            metavar="FILE_OR_URL",
+            help=(
+                "the deployment's audit public key (a file, or a URL such as "
+                "https://host/audit/public-key): the JSON export's signed head must verify with it"
+            ),
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         path: str = options["file"]
+        key_source: str | None = options["public_key"]
+        public_key = read_public_key_from(key_source) if key_source else None
         text = read_input(path)
-        verdict = verify_csv(text) if looks_like_csv(text) else verify_json(text)
+        if looks_like_csv(text):
+            if public_key is not None:
+                raise CommandError(
+                    "The CSV export carries no event id to check its signed head with: "
+                    "verify the JSON export against the key."
+                )
+            verdict = verify_csv(text)
+        else:
+            verdict = verify_json(text, public_key)
         for line in verdict.checked:
             self.stdout.write(f"checked {line}")
         if not verdict.ok:
@@ -52,3 +75,25 @@ def read_input(path: str) -> bytes | str:
         return Path(path).read_bytes()
     except OSError as error:
         raise CommandError(f"Cannot read {path}: {error.strerror or error}.") from None
+
+
+MOST_KEY_BYTES = 64 * 1024  # a public key document is a few hundred bytes
+
+
+def read_public_key_from(source: str) -> Ed25519PublicKey:
+    """The public key from a file, or fetched from an http(s) URL."""
+    if urlsplit(source).scheme in ("http", "https"):
+        try:
+            with urlopen(source, timeout=10) as response:
+                text = response.read(MOST_KEY_BYTES)
+        except (URLError, OSError, ValueError) as error:
+            raise CommandError(f"Cannot fetch the public key from {source}: {error}.") from None
+    else:
+        try:
+            text = Path(source).read_bytes()[:MOST_KEY_BYTES]
+        except OSError as error:
+            raise CommandError(f"Cannot read {source}: {error.strerror or error}.") from None
+    try:
+        return read_public_key(text)
+    except KeyProblem as problem:
+        raise CommandError(f"{source}: {problem}") from None

@@ -39,6 +39,6 @@ def remove(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("audit", "0003_order_by_columns")]
+    dependencies = [("audit", "0004_actor_kind")]
 
     operations = [migrations.RunPython(install, remove)]

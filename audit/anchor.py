@@ -1,0 +1,108 @@
+"""The signed head that anchors an audit chain: what is signed and how a signature is checked.
+
+A hash chain alone shows that entries were not changed one by one, but anyone holding an export
+can rewrite an entry and hash every later entry again, or cut off the tail. So the deployment
+signs the chain's head, `{"seq": n, "hash": <hash of entry n>}`, with its Ed25519 key; a rewritten
+or shortened chain no longer ends at a head the key signed.
+
+The signed message is the canonical JSON (sorted keys, no spaces) of
+`{"event": <event id>, "hash": <entry hash>, "purpose": "syndicate-audit-head", "seq": <n>}`,
+UTF-8 encoded: it names the event, so a head cannot be carried over to another event's export.
+Pure Python (no Django), for the independent verifier.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from audit.chain import canonical_json
+
+PURPOSE = "syndicate-audit-head"
+ALGORITHM = "Ed25519"
+
+
+class KeyProblem(ValueError):
+    """A public key that cannot be read, in plain words."""
+
+
+def head_message(event_id: int, seq: int, entry_hash: str) -> bytes:
+    """The bytes the deployment signs for the head of an event's chain."""
+    content = {"event": event_id, "hash": entry_hash, "purpose": PURPOSE, "seq": seq}
+    return canonical_json(content).encode()
+
+
+def raw_public_key(public_key: Ed25519PublicKey) -> bytes:
+    return public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def key_id(public_key: Ed25519PublicKey) -> str:
+    """A short name for a public key: the first 16 hex digits of sha256 of its 32 raw bytes."""
+    return hashlib.sha256(raw_public_key(public_key)).hexdigest()[:16]
+
+
+def public_key_pem(public_key: Ed25519PublicKey) -> str:
+    return public_key.public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    ).decode()
+
+
+def public_key_document(public_key: Ed25519PublicKey) -> dict[str, Any]:
+    """The public key as `/audit/public-key` serves it."""
+    return {
+        "algorithm": ALGORITHM,
+        "key_id": key_id(public_key),
+        "public_key": base64.b64encode(raw_public_key(public_key)).decode(),
+        "pem": public_key_pem(public_key),
+    }
+
+
+def read_public_key(text: str | bytes) -> Ed25519PublicKey:
+    """A public key given as the `/audit/public-key` JSON, as PEM, or as base64 of its 32 bytes."""
+    data = text.encode() if isinstance(text, str) else text
+    stripped = data.strip()
+    if stripped.startswith(b"{"):
+        try:
+            document = json.loads(stripped)
+        except ValueError:
+            raise KeyProblem("The public key file is not valid JSON.") from None
+        if not isinstance(document, dict) or not isinstance(document.get("public_key"), str):
+            raise KeyProblem('The public key JSON has no "public_key" text.')
+        return read_public_key(document["public_key"])
+    if stripped.startswith(b"-----BEGIN"):
+        try:
+            key = serialization.load_pem_public_key(stripped)
+        except ValueError:
+            raise KeyProblem("The PEM public key cannot be read.") from None
+        if not isinstance(key, Ed25519PublicKey):
+            raise KeyProblem("The PEM public key is not an Ed25519 key.")
+        return key
+    try:
+        raw = base64.b64decode(stripped, validate=True)
+    except (binascii.Error, ValueError):
+        raise KeyProblem("The public key is neither JSON, PEM nor base64.") from None
+    if len(raw) != 32:
+        raise KeyProblem("An Ed25519 public key has 32 bytes.")
+    return Ed25519PublicKey.from_public_bytes(raw)
+
+
+def signature_holds(
+    public_key: Ed25519PublicKey, event_id: int, seq: int, entry_hash: str, signature: str
+) -> bool:
+    """Whether `signature` (hex) is the key's signature of this head."""
+    try:
+        raw = bytes.fromhex(signature)
+    except ValueError:
+        return False
+    try:
+        public_key.verify(raw, head_message(event_id, seq, entry_hash))
+    except InvalidSignature:
+        return False
+    return True

@@ -1,0 +1,125 @@
+"""The deployment's audit signing key, and the signed head of an event's chain (audit/anchor.py).
+
+The key comes from `AUDIT_SIGNING_KEY` (base64 of the 32-byte Ed25519 private key, or a PKCS#8
+PEM); production refuses to sign without it (check audit.E001). Elsewhere a development key is
+made once and kept in `VAR_DIR/audit_signing_key.pem`, as push/keys.py keeps the VAPID pair.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+from collections.abc import Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any, TypedDict
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from audit.anchor import head_message, key_id
+from audit.chain import GENESIS
+
+
+class SignedHead(TypedDict):
+    seq: int
+    hash: str
+    signature: str  # hex Ed25519 signature of audit.anchor.head_message
+    key_id: str
+
+
+def generate() -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.generate()
+
+
+def private_key_text(key: Ed25519PrivateKey) -> str:
+    """The private key as `AUDIT_SIGNING_KEY` takes it: base64 of its 32 raw bytes."""
+    raw = key.private_bytes(
+        serialization.Encoding.Raw,
+        serialization.PrivateFormat.Raw,
+        serialization.NoEncryption(),
+    )
+    return base64.b64encode(raw).decode()
+
+
+def read_private_key(text: str) -> Ed25519PrivateKey:
+    value = text.strip()
+    if value.startswith("-----BEGIN"):
+        try:
+            key = serialization.load_pem_private_key(value.encode(), password=None)
+        except (ValueError, TypeError):
+            problem = "AUDIT_SIGNING_KEY is a PEM key that cannot be read."
+            raise ImproperlyConfigured(problem) from None
+        if not isinstance(key, Ed25519PrivateKey):
+            raise ImproperlyConfigured("AUDIT_SIGNING_KEY is not an Ed25519 key.")
+        return key
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise ImproperlyConfigured("AUDIT_SIGNING_KEY is neither base64 nor PEM.") from None
+    if len(raw) != 32:
+        raise ImproperlyConfigured("AUDIT_SIGNING_KEY must hold the 32-byte Ed25519 private key.")
+    return Ed25519PrivateKey.from_private_bytes(raw)
+
+
+def dev_key_file() -> Path:
+    return Path(settings.VAR_DIR) / "audit_signing_key.pem"
+
+
+def signing_key() -> Ed25519PrivateKey:
+    """The key in force (read once per process for a given setting)."""
+    return _signing_key(settings.AUDIT_SIGNING_KEY, str(dev_key_file()))
+
+
+@cache
+def _signing_key(configured: str, dev_path: str) -> Ed25519PrivateKey:
+    if configured:
+        return read_private_key(configured)
+    if settings.PRODUCTION:
+        raise ImproperlyConfigured(
+            "Signing the audit needs AUDIT_SIGNING_KEY in the environment "
+            "(generate one with `manage.py audit_keys`)."
+        )
+    path = Path(dev_path)
+    if path.exists():
+        return read_private_key(path.read_text())
+    key = generate()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    # Written to a temporary name first: two processes starting at once keep the same key.
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    temporary.write_bytes(pem)
+    temporary.chmod(0o600)
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        return read_private_key(path.read_text())
+    finally:
+        temporary.unlink()
+    return key
+
+
+def signed_head(event_id: int, entries: Sequence[Mapping[str, Any]]) -> SignedHead:
+    """The signed head of these entries (an event's chain as read): its last seq and hash."""
+    if not entries:
+        return sign_head(event_id, 0, GENESIS)
+    return sign_head(event_id, entries[-1]["seq"], entries[-1]["hash"])
+
+
+def sign_head(event_id: int, seq: int, entry_hash: str) -> SignedHead:
+    """The deployment's signature of an event's chain ending at entry `seq` with `entry_hash`."""
+    key = signing_key()
+    signature = key.sign(head_message(event_id, seq, entry_hash))
+    return {
+        "seq": seq,
+        "hash": entry_hash,
+        "signature": signature.hex(),
+        "key_id": key_id(key.public_key()),
+    }
