@@ -34,7 +34,7 @@ def audit_document(event: Event) -> dict[str, Any]:
             "commitment": event.commitment or None,
         },
         "entries": audit_entries(event),
-        "seed": seed_hex(event) if finalized else None,
+        "seed": seed_hex(event.pk) if finalized else None,
         "result": final_result(event) if finalized else None,
     }
 

@@ -21,7 +21,7 @@ from events.errors import (
 )
 from events.formats import FORMATS, FormatName
 from events.models import Event, Phase, PoolAdjustment, Registration, RegistrationStatus
-from events.progress import blockers, final_standings
+from events.progress import blockers, final_standings, participants
 from events.registration import deal_starting_offer
 from payouts.allocation import allocate
 
@@ -287,7 +287,7 @@ def event_start(*, event_id: int, by: User, idempotency_key: str | None = None) 
         size = stock_size(
             players=len(players), reserve=rules.reserve, extra_decks=event.extra_decks
         )
-        event.commitment = build_shoes(event, size)
+        event.commitment = build_shoes(event.pk, size)
         change.touches_everyone = True
         event.phase = Phase.STARTED
         event.started_at = change.now
@@ -321,17 +321,6 @@ def event_start(*, event_id: int, by: User, idempotency_key: str | None = None) 
         idempotency_key=idempotency_key,
         apply=apply,
     )
-
-
-def participants(event: Event) -> int:
-    """Registrations that count for the pool: not cancelled, not no-shows; withdrawals included."""
-    return event.registrations.filter(
-        status__in=[
-            RegistrationStatus.REGISTERED,
-            RegistrationStatus.CHECKED_IN,
-            RegistrationStatus.WITHDRAWN,
-        ]
-    ).count()
 
 
 def pool_confirm(
@@ -425,7 +414,7 @@ def event_finalize(
         change.audit(
             "event_finalized",
             details={
-                "seed": seed_hex(event),
+                "seed": seed_hex(event.pk),
                 "pool": event.confirmed_pool,
                 "unallocated": split.unallocated,
                 "awards": {labels[pk]: dollars for pk, dollars in split.awards.items()},
