@@ -3,19 +3,7 @@
 from django.contrib import admin
 
 from events.models import Event, GameResult, PoolAdjustment, Registration, Review
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Rows that only the services may change: visible, never edited here."""
-
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
-        return False
-
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
-        return False
-
-    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
-        return False
+from syndicate.admin import ReadOnlyAdmin
 
 
 @admin.register(Event)
