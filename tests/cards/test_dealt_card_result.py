@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import pytest
+from django.db import connection
 
 from cards.models import CardState, DealtCard, Offer, OfferKind, pending_offer
 from events import services
@@ -70,3 +72,24 @@ def test_pending_offers_and_open_reviews_are_named_once() -> None:
 
     assert [r.reason for r in Review.objects.open()] == ["Row 2"]
     assert [r.reason for r in table.registration(bob).reviews.open()] == ["Row 2"]
+
+
+def test_the_migration_links_cards_dealt_before_the_link_existed() -> None:
+    """The migration's backfill finds a win's cards through their offer and a loss card through
+    the audit entry that recorded it kept."""
+    link = importlib.import_module("cards.migrations.0003_dealt_card_result").LINK_DEALT_CARDS
+    table = make_table("league", players=2, start=True)
+    ann, bob = table.players
+    for player in (ann, bob):
+        table.choose_start(player)
+        table.report(player, 1, "loss")
+        table.report(player, 2, "win")
+        table.choose_win(player, slot=0)
+    linked = dict(DealtCard.objects.values_list("pk", "result_id"))
+    assert sum(result is not None for result in linked.values()) == 6
+    DealtCard.objects.update(result=None)
+
+    with connection.cursor() as cursor:
+        cursor.execute(link)
+
+    assert dict(DealtCard.objects.values_list("pk", "result_id")) == linked
