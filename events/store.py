@@ -20,6 +20,10 @@ from events.models import Event, Registration
 
 # --- a player's progress --------------------------------------------------------------------
 
+# A pending offer (`o`) and an open review (`v`), as `Offer.objects.pending()` and
+# `Review.objects.open()` name them.
+_PENDING = "o.resolved_at IS NULL AND o.voided_at IS NULL"
+_OPEN = "v.resolved_at IS NULL"
 # The one definition of a player's progress: counts over the rows that hold it. `{results}`,
 # `{cards}` and `{offers}` are the tables, or the tables and the rows the same statement writes
 # (which a statement's own reads do not see); `{player}` is the registration's id.
@@ -31,10 +35,10 @@ _PROGRESS = f"""
     EXISTS (SELECT 1 FROM {{offers}} o WHERE o.registration_id = {{player}}
             AND o.kind = '{OfferKind.STARTING.value}' AND o.resolved_at IS NOT NULL)
         AS progress_starting_resolved,
-    EXISTS (SELECT 1 FROM {{offers}} o WHERE o.registration_id = {{player}}
-            AND o.resolved_at IS NULL AND o.voided_at IS NULL) AS progress_pending_offer,
-    (SELECT COUNT(*) FROM events_review v WHERE v.registration_id = {{player}}
-            AND v.resolved_at IS NULL) AS progress_open_reviews
+    EXISTS (SELECT 1 FROM {{offers}} o WHERE o.registration_id = {{player}} AND {_PENDING})
+        AS progress_pending_offer,
+    (SELECT COUNT(*) FROM events_review v WHERE v.registration_id = {{player}} AND {_OPEN})
+        AS progress_open_reviews
 """
 _STORED = {"results": "events_gameresult", "cards": "cards_dealtcard", "offers": "cards_offer"}
 
@@ -270,8 +274,7 @@ def pending_choice(*, registration_id: int) -> PendingChoice | None:
             " FROM cards_dealtcard c"
             " JOIN cards_offer o ON o.id = c.offer_id"
             " LEFT JOIN events_gameresult g ON g.id = o.result_id"
-            " WHERE o.registration_id = %(registration_id)s"
-            " AND o.resolved_at IS NULL AND o.voided_at IS NULL"
+            f" WHERE o.registration_id = %(registration_id)s AND {_PENDING}"
             " ORDER BY c.slot",
             {"registration_id": registration_id},
         )

@@ -35,7 +35,7 @@ def counted_by_the_orm(registration: Registration) -> store.ProgressRow:
     )
 
 
-def varied(players: int = 5) -> Table:
+def varied(players: int = 6) -> Table:
     """A started League event whose players stand at different places."""
     table = make_table("league", players=players, start=True)
     bob, cal, dee = table.players[1:4]
@@ -46,6 +46,10 @@ def varied(players: int = 5) -> Table:
     table.report(cal, 2, "loss")
     services.review_open(registration_id=table.rid(cal), by=table.house, reason="Row 2")
     table.play_out(dee, "lwllww")  # complete, wild revealed
+    # The sixth leaves: their starting offer is voided, neither pending nor resolved.
+    services.player_withdraw(
+        registration_id=table.rid(table.players[5]), by=table.house, reason="Ill"
+    )
     return table  # ann: the starting selection pending; the fifth has not started either
 
 
@@ -64,7 +68,7 @@ def test_every_players_progress_agrees_with_the_orm() -> None:
         assert found is not None and found.registration == registration
         assert found.progress == expected
     # The rows differ from player to player, so the comparison above means something.
-    assert len({many[r.pk] for r in registrations}) == 4
+    assert len({many[r.pk] for r in registrations}) == 5
 
 
 def test_the_progress_rows_are_typed_and_progress_follows_from_them() -> None:
