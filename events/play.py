@@ -168,7 +168,7 @@ def result_submit(
                 kept_source=source,
             )
             (card,) = dealt.cards
-            in_hand = _keep(change, registration, [card], source, game=game, before=in_hand)
+            _keep(change, registration, [card], source, game=game, before=in_hand)
             answer["card"] = card.card
         else:
             offer = Offer(
