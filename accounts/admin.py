@@ -7,9 +7,9 @@ from django.contrib.auth.models import Group
 
 from accounts.models import User
 from accounts.names import normalize_display_name
-from events.admin import SecretsHiddenAdmin
+from syndicate.admin import SecretsHiddenAdmin
 
-# The admins that Django and allauth register, under the same guard as ours (events/admin.py).
+# The admins that Django and allauth register, under the same guard as ours (syndicate/admin.py).
 admin.site.unregister(Group)
 admin.site.unregister(EmailAddress)
 

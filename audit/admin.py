@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from audit.models import AuditEntry
-from events.admin import ReadOnlyAdmin
+from syndicate.admin import ReadOnlyAdmin
 
 
 @admin.register(AuditEntry)

@@ -8,8 +8,8 @@ from typing import Any
 
 from audit.chain import canonical_json
 from audit.models import AuditEntry
-from audit.spreadsheet import spreadsheet_cell
 from audit.signing import signed_head
+from audit.spreadsheet import spreadsheet_cell
 from cards.dealing import seed_hex
 from events.models import Event, Phase, RegistrationStatus
 from events.progress import hands
@@ -51,7 +51,7 @@ def audit_document(event: Event) -> dict[str, Any]:
         },
         "entries": entries,
         "head": signed_head(event.pk, entries),
-        "seed": seed_hex(event) if finalized else None,
+        "seed": seed_hex(event.pk) if finalized else None,
         "result": final_result(event) if finalized else None,
     }
 

@@ -236,9 +236,9 @@ def _check_hands(
     ).values_list("registration_id", "kept_index", "card"):
         kept.setdefault(registration_id, []).append((index, card))
     pending = set(
-        Offer.objects.filter(
-            registration__event=event, resolved_at__isnull=True, voided_at__isnull=True
-        ).values_list("registration_id", flat=True)
+        Offer.objects.pending()
+        .filter(registration__event=event)
+        .values_list("registration_id", flat=True)
     )
     wilds = dict(Registration.objects.filter(event=event).values_list("pk", "wild_rank"))
     for player in [*plan.players, plan.marker]:

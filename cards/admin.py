@@ -7,7 +7,7 @@ reveals the seed at finalization.
 from django.contrib import admin
 
 from cards.models import DealtCard, Offer
-from events.admin import ReadOnlyAdmin
+from syndicate.admin import ReadOnlyAdmin
 
 
 @admin.register(DealtCard)
@@ -19,6 +19,7 @@ class DealtCardAdmin(ReadOnlyAdmin):
         "shown_card",
         "registration",
         "offer",
+        "result",
         "state",
         "kept_index",
         "kept_source",

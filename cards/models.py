@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Self
+
 from django.db import models
 from django.db.models import Q
-
-from events.models import Event, GameResult, Registration
 
 
 class Shuffle(models.Model):
     """The secret seed of an event's shoes; revealed only in the audit at finalization."""
 
-    event = models.OneToOneField(Event, on_delete=models.PROTECT, related_name="shuffle")
+    event = models.OneToOneField("events.Event", on_delete=models.PROTECT, related_name="shuffle")
     seed = models.BinaryField()
     commitment = models.CharField(max_length=64)
 
@@ -24,7 +24,7 @@ class ShoeKind(models.TextChoices):
 class Shoe(models.Model):
     """A shuffled shoe, dealt strictly in order from position 0 under a row lock."""
 
-    event = models.ForeignKey(Event, on_delete=models.PROTECT, related_name="shoes")
+    event = models.ForeignKey("events.Event", on_delete=models.PROTECT, related_name="shoes")
     kind = models.CharField(max_length=5, choices=ShoeKind.choices)
     decks = models.PositiveIntegerField()
     size = models.PositiveIntegerField()
@@ -49,13 +49,27 @@ class OfferKind(models.TextChoices):
     WIN = "win", "Win choice"
 
 
+def pending_offer(via: str = "") -> Q:
+    """An offer still waiting for its player's choice: neither resolved nor voided. `via` reaches
+    the offer through a relation (`"offer__"`)."""
+    return Q(**{f"{via}resolved_at__isnull": True, f"{via}voided_at__isnull": True})
+
+
+class OfferQuerySet(models.QuerySet["Offer"]):
+    def pending(self) -> Self:
+        """Offers still waiting for their player's choice."""
+        return self.filter(pending_offer())
+
+
 class Offer(models.Model):
     """Cards dealt for a player to choose from: face down at the start, face up after a win."""
 
-    registration = models.ForeignKey(Registration, on_delete=models.PROTECT, related_name="offers")
+    registration = models.ForeignKey(
+        "events.Registration", on_delete=models.PROTECT, related_name="offers"
+    )
     kind = models.CharField(max_length=8, choices=OfferKind.choices)
     result = models.OneToOneField(
-        GameResult, on_delete=models.PROTECT, null=True, blank=True, related_name="offer"
+        "events.GameResult", on_delete=models.PROTECT, null=True, blank=True, related_name="offer"
     )
     keep = models.PositiveSmallIntegerField()
     face_down = models.BooleanField()
@@ -65,6 +79,8 @@ class Offer(models.Model):
     voided_at = models.DateTimeField(null=True, blank=True)
     reminder_due_at = models.DateTimeField(null=True, blank=True)
     reminded_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OfferQuerySet.as_manager()
 
     class Meta:
         ordering = ["registration_id", "id"]
@@ -76,7 +92,7 @@ class Offer(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["registration"],
-                condition=Q(resolved_at__isnull=True, voided_at__isnull=True),
+                condition=pending_offer(),
                 name="one_pending_offer_per_player",
             ),
         ]
@@ -108,10 +124,18 @@ class DealtCard(models.Model):
     position = models.PositiveIntegerField()
     card = models.CharField(max_length=2)
     registration = models.ForeignKey(
-        Registration, on_delete=models.PROTECT, related_name="dealt_cards"
+        "events.Registration", on_delete=models.PROTECT, related_name="dealt_cards"
     )
     offer = models.ForeignKey(
         Offer, on_delete=models.PROTECT, null=True, blank=True, related_name="cards"
+    )
+    # The game result that dealt the card (a loss card, a win's two cards), for reviews of it.
+    result = models.ForeignKey(
+        "events.GameResult",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="dealt_cards",
     )
     slot = models.PositiveSmallIntegerField(default=0)  # place within its offer
     face_down = models.BooleanField(default=False)

@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any, Concatenate, cast, get_origin
 
-from django.db import connection, transaction
-from django.db.models import F, Model
+from django.db import transaction
+from django.db.models import Model
 from django.utils import timezone
 
 from accounts.models import User
 from audit.models import AuditEntry
 from audit.writer import PendingEntry, chain
-from events import live
+from events import live, store
 from events.answers import Answer, as_json, from_json
 from events.errors import (
     ERRORS_BY_CODE,
@@ -40,7 +40,6 @@ from events.errors import (
 )
 from events.models import Event, IdempotencyRecord, Phase, Registration
 from events.progress import Progress
-from events.rows import assignments, insert_statement
 
 SYSTEM = "system"
 
@@ -383,83 +382,80 @@ def _record(change: Change, stored: IdempotencyRecord | None = None) -> None:
         if not change.touches_everyone:
             players = players.filter(label__in=unknown)
         touched = sorted(set(touched) | set(players.values_list("pk", flat=True)))
-    if connection.vendor == "postgresql":
-        _write_together(event, rows, touched, change.saves, stored)
-    else:
-        if stored is not None:
-            stored.save()
-        AuditEntry.objects.bulk_create(rows)
-        event.save(update_fields=["version", "audit_seq", "audit_hash"])
-        for registration, fields in change.saves.values():
-            registration.save(update_fields=fields)
-        Registration.objects.filter(pk__in=touched).update(version=F("version") + 1)
+    _write_together(change, rows, touched, stored)
     event_id, version = event.pk, event.version
     transaction.on_commit(
         lambda: live.announce(event_id=event_id, registration_ids=touched, version=version)
     )
 
 
+# The fields a change saves at its end in the statement that ends it (both, together); any other
+# goes in a statement of its own.
+_SAVED_WITH_THE_VERSIONS = frozenset({"wild_rank", "revealed_at"})
+
+
 def _write_together(
-    event: Event,
+    change: Change,
     rows: list[AuditEntry],
     touched: list[int],
-    saves: Mapping[int, tuple[Registration, tuple[str, ...]]],
     stored: IdempotencyRecord | None,
 ) -> None:
     """The audit entries, the event's version and chain head, the players' versions (with the
-    fields saved at the end) and the answer stored under the idempotency key: one statement.
-
-    Every change ends with these writes; on PostgreSQL they share one round trip.
-    """
-    entries, entry_params = insert_statement(rows)
-    record, record_params = insert_statement([stored]) if stored is not None else ("", [])
-    fields, field_params = assignments(
-        (registration, names) for registration, names in saves.values()
+    wilds revealed) and the answer stored under the idempotency key: one statement."""
+    event = change.event
+    wilds = []
+    for registration, fields in change.saves.values():
+        if _SAVED_WITH_THE_VERSIONS.intersection(fields):
+            wilds.append(
+                store.Wild(
+                    registration.pk, registration.wild_rank, registration.revealed_at or change.now
+                )
+            )
+        if others := [name for name in fields if name not in _SAVED_WITH_THE_VERSIONS]:
+            registration.save(update_fields=others)
+    store.write_change(
+        event_id=event.pk,
+        version=event.version,
+        audit_seq=event.audit_seq,
+        audit_hash=event.audit_hash,
+        entries=[
+            store.Entry(
+                seq=row.seq,
+                at=row.at,
+                actor=row.actor,
+                action=row.action,
+                player=row.player,
+                details=row.details,
+                reason=row.reason,
+                prev_hash=row.prev_hash,
+                hash=row.hash,
+            )
+            for row in rows
+        ],
+        touched=touched,
+        wilds=wilds,
+        answer=None
+        if stored is None
+        else store.Answer(
+            user_id=stored.user_id,
+            key=stored.key,
+            fingerprint=stored.fingerprint,
+            answer=stored.answer,
+        ),
+        now=change.now,
     )
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"WITH entries AS ({entries}),"
-            f"{f' record AS ({record}),' if record else ''}"
-            f" event AS (UPDATE {Event._meta.db_table}"
-            " SET version = %s, audit_seq = %s, audit_hash = %s WHERE id = %s)"
-            f" UPDATE {Registration._meta.db_table} SET version = version + 1"
-            f"{', ' + fields if fields else ''} WHERE id = ANY(%s)",
-            [
-                *entry_params,
-                *record_params,
-                event.version,
-                event.audit_seq,
-                event.audit_hash,
-                event.pk,
-                *field_params,
-                touched,
-            ],
-        )
 
 
 def _lock_event(event_id: int) -> Event:
-    try:
-        return Event.objects.select_for_update(no_key=True).get(pk=event_id)
-    except Event.DoesNotExist:
-        raise NotFound("No such event.") from None
+    event = store.lock_event(event_id=event_id)
+    if event is None:
+        raise NotFound("No such event.")
+    return event
 
 
 def _lock_event_of(registration_id: int) -> Event:
     """Lock the event a registration belongs to (that never changes), in one statement."""
-    features = connection.features
-    lock = (
-        " FOR NO KEY UPDATE"
-        if features.has_select_for_no_key_update
-        else " FOR UPDATE"
-        if features.has_select_for_update
-        else ""
-    )
-    events = Event.objects.raw(
-        f"SELECT * FROM {Event._meta.db_table} WHERE id ="
-        f" (SELECT event_id FROM {Registration._meta.db_table} WHERE id = %s){lock}",
-        [registration_id],
-    )
-    event = next(iter(events), None)
+    event = store.lock_event_of_registration(registration_id=registration_id)
     if event is None:
         raise NotFound("No such registration.")
     return event

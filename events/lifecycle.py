@@ -26,7 +26,7 @@ from events.errors import (
 )
 from events.formats import FORMATS, FormatName
 from events.models import Event, Phase, PoolAdjustment, Registration, RegistrationStatus
-from events.progress import blockers, final_standings
+from events.progress import blockers, final_standings, participants
 from events.registration import deal_starting_offer
 from payouts.allocation import allocate
 
@@ -252,7 +252,7 @@ def event_start(
         raise WrongPhase("Starting needs at least two checked-in players.")
     rules = event.rules
     size = stock_size(players=len(players), reserve=rules.reserve, extra_decks=event.extra_decks)
-    event.commitment = build_shoes(event, size)
+    event.commitment = build_shoes(event.pk, size)
     change.touches_everyone = True
     event.phase = Phase.STARTED
     event.started_at = change.now
@@ -277,17 +277,6 @@ def event_start(
         supported_places=size.supported_places,
         commitment=event.commitment,
     )
-
-
-def participants(event: Event) -> int:
-    """Registrations that count for the pool: not cancelled, not no-shows; withdrawals included."""
-    return event.registrations.filter(
-        status__in=[
-            RegistrationStatus.REGISTERED,
-            RegistrationStatus.CHECKED_IN,
-            RegistrationStatus.WITHDRAWN,
-        ]
-    ).count()
 
 
 @action("pool_confirm")
@@ -375,7 +364,7 @@ def event_finalize(
     change.audit(
         "event_finalized",
         details={
-            "seed": seed_hex(event),
+            "seed": seed_hex(event.pk),
             "pool": event.confirmed_pool,
             "unallocated": split.unallocated,
             "awards": {labels[pk]: dollars for pk, dollars in split.awards.items()},

@@ -43,6 +43,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 
+from events import store
 from events.models import Event, Phase, Registration
 from events.progress import provisional_standings
 from events.snapshots import (
@@ -143,9 +144,7 @@ def consistent_read() -> Iterator[None]:
         yield
         return
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        store.read_one_snapshot()
         yield
 
 

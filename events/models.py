@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Self
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -160,6 +162,18 @@ class GameResult(models.Model):
         ]
 
 
+def open_review(via: str = "") -> Q:
+    """A review not resolved yet (its player stays paused). `via` reaches the review through a
+    relation (`"reviews__"`)."""
+    return Q(**{f"{via}resolved_at__isnull": True})
+
+
+class ReviewQuerySet(models.QuerySet["Review"]):
+    def open(self) -> Self:
+        """Reviews not resolved yet."""
+        return self.filter(open_review())
+
+
 class Review(models.Model):
     """A House review that pauses a player until resolved with a reason."""
 
@@ -175,6 +189,8 @@ class Review(models.Model):
     resolution = models.TextField(blank=True)
     resolved_by = models.CharField(max_length=80, blank=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ReviewQuerySet.as_manager()
 
     class Meta:
         ordering = ["registration_id", "id"]

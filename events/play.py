@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection
-
 from accounts.models import User
-from cards.dealing import audit_card, deal, save_cards
+from cards.dealing import audit_card
 from cards.models import CardState, DealtCard, KeptSource, Offer, OfferKind, ShoeKind
-from events import answers
+from events import answers, store
 from events.actions import Change, Trimmed, action
+from events.dealing import deal, save_cards
 from events.errors import (
     HandLocked,
     Invalid,
@@ -142,7 +141,7 @@ def result_submit(
     if outcome == Outcome.LOSS:
         source = KeptSource.HOUSE if change.house else KeptSource.LOSS
         # Dealt straight into the hand: no one chooses a loss card.
-        (card,) = deal(
+        dealt = deal(
             event=change.event,
             kind=ShoeKind.STOCK,
             count=1,
@@ -153,7 +152,8 @@ def result_submit(
             kept_index=in_hand,
             kept_source=source,
         )
-        in_hand = _keep(change, registration, [card], source, game=game, before=in_hand)
+        (card,) = dealt.cards
+        _keep(change, registration, [card], source, game=game, before=in_hand)
         loss_card = card.card
     else:
         offer = Offer(
@@ -165,7 +165,7 @@ def result_submit(
             offered_at=change.now,
             reminder_due_at=reminders.due_at(change.now),
         )
-        cards = deal(
+        dealt = deal(
             event=change.event,
             kind=ShoeKind.STOCK,
             count=2,
@@ -175,6 +175,7 @@ def result_submit(
             offer=offer,  # saved with its cards, after the result
             result=result,
         )
+        cards = dealt.cards
         offer_id = offer.pk
         change.after_commit(lambda: schedule_reminder(offer_id))
         change.audit(
@@ -188,9 +189,7 @@ def result_submit(
         offered = [c.card for c in cards]
     if game == 1:
         _close_registration_after_last_first_result(change)
-    # One more result; a loss adds a kept card, a win a pending choice.
-    now = replace(progress, results=game, kept=in_hand, pending_offer=outcome == Outcome.WIN)
-    _reveal_if_complete(change, registration, progress=now)
+    _reveal_if_complete(change, registration, progress=dealt.progress)
     return answers.ResultSubmitted(
         registration_id=registration.pk,
         game=game,
@@ -371,7 +370,7 @@ def review_resolve(
     review.resolved_by = change.actor
     review.resolved_at = change.now
     review.save(update_fields=["resolution", "resolved_by", "resolved_at"])
-    if not registration.reviews.filter(resolved_at__isnull=True).exists():
+    if not registration.reviews.open().exists():
         registration.paused = False
         registration.save(update_fields=["paused"])
     change.audit(
@@ -431,49 +430,21 @@ class PendingOffer:
 
 def _pending_offer(registration: Registration, kind: OfferKind) -> PendingOffer:
     """The pending selection of this kind, with its cards, read in one statement."""
-    cards = list(
-        DealtCard.objects.raw(
-            _PENDING_CARDS.format(
-                card=DealtCard._meta.db_table,
-                offer=Offer._meta.db_table,
-                result=GameResult._meta.db_table,
-            ),
-            [str(CardState.KEPT), registration.pk],
-        )
-    )
-    # The offer's own columns arrive as extra attributes of each card.
-    offer: dict[str, Any] = vars(cards[0]) if cards else {}
-    if offer.get("offer_kind") != kind:
+    offer = store.pending_choice(registration_id=registration.pk)
+    if offer is None or offer.kind != kind:
         what = "starting selection" if kind == OfferKind.STARTING else "win choice"
         raise NothingPending(f"There is no pending {what}.")
     return PendingOffer(
-        id=offer["offer_id"],
-        keep=offer["offer_keep"],
-        game=offer["offer_game"],
-        cards=[card for card in cards if card.offer_id == offer["offer_id"]],
-        in_hand=offer["offer_in_hand"],
+        id=offer.id,
+        keep=offer.keep,
+        game=offer.game,
+        cards=offer.cards,
+        in_hand=offer.in_hand,
     )
 
 
-_PENDING_CARDS = """
-SELECT c.*, o.kind AS offer_kind, o.keep AS offer_keep, g.game AS offer_game,
-    (SELECT COUNT(*) FROM {card} h WHERE h.registration_id = o.registration_id
-        AND h.state = %s) AS offer_in_hand
-FROM {card} c
-JOIN {offer} o ON o.id = c.offer_id
-LEFT JOIN {result} g ON g.id = o.result_id
-WHERE o.registration_id = %s AND o.resolved_at IS NULL AND o.voided_at IS NULL
-ORDER BY o.id, c.slot
-"""
-
-
 def _resolve(change: Change, offer: PendingOffer) -> None:
-    table = Offer._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {table} SET resolved_at = %s, resolved_by_house = %s WHERE id = %s",
-            [connection.ops.adapt_datetimefield_value(change.now), change.house, offer.id],
-        )
+    store.resolve_offer(offer_id=offer.id, resolved_at=change.now, by_house=change.house)
 
 
 def _keep(
@@ -522,7 +493,7 @@ def _reveal_if_complete(
     """League and Switch reveal the wild the moment the hand is verified complete.
 
     `progress`, when the caller knows it, is the player's progress now (read under this change's
-    lock and moved on by what the change did); otherwise `in_hand`, how many cards the hand holds
+    lock, with what the change wrote); otherwise `in_hand`, how many cards the hand holds
     now, settles most actions without a query: a hand short of cards cannot be complete.
     """
     if not change.event.rules.automatic_reveal or registration.wild_rank or registration.paused:
@@ -545,7 +516,7 @@ def _reveal(change: Change, registration: Registration, *, by_system: bool = Fal
         registration=registration,
         state=CardState.INDICATOR,
         moment=change.now,
-    )
+    ).cards
     registration.wild_rank = indicator.card[0]
     registration.revealed_at = change.now
     change.save_at_end(registration, "wild_rank", "revealed_at")
@@ -566,16 +537,7 @@ def _close_registration_after_last_first_result(change: Change) -> None:
     event = change.event
     if not event.registration_open:
         return
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT EXISTS (SELECT 1 FROM {Registration._meta.db_table} r"
-            " WHERE r.event_id = %s AND r.status = %s AND NOT EXISTS"
-            f" (SELECT 1 FROM {GameResult._meta.db_table} g"
-            " WHERE g.registration_id = r.id AND g.game = 1))",
-            [event.pk, str(RegistrationStatus.CHECKED_IN)],
-        )
-        (waiting,) = cursor.fetchone()
-    if not waiting:
+    if not store.waiting_for_a_first_result(event_id=event.pk):
         close_registration(change, by_system=True)
 
 

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from django.db import connection
-
-from cards.models import CardState, DealtCard, Offer, OfferKind
+from cards.models import CardState, DealtCard
+from events import store
 from events.formats import Format
-from events.models import Event, GameResult, Registration, RegistrationStatus, Review
+from events.models import Event, Registration, RegistrationStatus
 from scoring.standings import Hand, Standings, standings
 
 
@@ -23,6 +20,17 @@ class Progress:
     starting_confirmed: bool
     pending_offer: bool
     open_reviews: int
+
+    @classmethod
+    def of(cls, row: store.ProgressRow, rules: Format) -> Progress:
+        """The progress counted in `row` (the one definition, `events.store`), under `rules`."""
+        return cls(
+            results=row.results,
+            kept=row.kept,
+            starting_confirmed=rules.offered == 0 or row.starting_resolved,
+            pending_offer=row.pending_offer,
+            open_reviews=row.open_reviews,
+        )
 
     def complete(self, registration: Registration) -> bool:
         """Every required result, every card kept, nothing pending, no open review."""
@@ -40,63 +48,25 @@ class Progress:
 
 def progress_of(registration: Registration) -> Progress:
     """One player's progress in one statement."""
-    columns, params = progress_columns(str(registration.pk))
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {columns}", params)
-        row = cursor.fetchone()
-    return progress_from(dict(zip(PROGRESS_NAMES, row, strict=True)), registration.event.rules)
-
-
-PROGRESS_NAMES = ("p_results", "p_kept", "p_confirmed", "p_pending", "p_reviews")
-
-
-def progress_columns(registration_id: str) -> tuple[str, list[str]]:
-    """SELECT columns (named `PROGRESS_NAMES`) for the progress of the registration whose id is
-    the SQL expression `registration_id` (a column such as "r.id", or a number), and their
-    parameters; the hot paths read a player and their progress in one statement."""
-    tables = {
-        "result": GameResult._meta.db_table,
-        "card": DealtCard._meta.db_table,
-        "offer": Offer._meta.db_table,
-        "review": Review._meta.db_table,
-    }
-    sql = _PROGRESS.format(id=registration_id, **tables)
-    return sql, [str(CardState.KEPT), str(OfferKind.STARTING)]
-
-
-def progress_from(row: Mapping[str, Any], rules: Format) -> Progress:
-    """The `Progress` in a row that has the `progress_columns`."""
-    return Progress(
-        results=row["p_results"],
-        kept=row["p_kept"],
-        starting_confirmed=rules.offered == 0 or bool(row["p_confirmed"]),
-        pending_offer=bool(row["p_pending"]),
-        open_reviews=row["p_reviews"],
-    )
-
-
-_PROGRESS = """
-    (SELECT COUNT(*) FROM {result} WHERE registration_id = {id}) AS p_results,
-    (SELECT COUNT(*) FROM {card} WHERE registration_id = {id} AND state = %s) AS p_kept,
-    EXISTS (SELECT 1 FROM {offer} WHERE registration_id = {id} AND kind = %s
-            AND resolved_at IS NOT NULL) AS p_confirmed,
-    EXISTS (SELECT 1 FROM {offer} WHERE registration_id = {id} AND resolved_at IS NULL
-            AND voided_at IS NULL) AS p_pending,
-    (SELECT COUNT(*) FROM {review} WHERE registration_id = {id} AND resolved_at IS NULL)
-        AS p_reviews
-"""
+    row = store.progress_of(registration_id=registration.pk)
+    return Progress.of(row, registration.event.rules)
 
 
 def progress_of_many(event: Event, registrations: list[Registration]) -> dict[int, Progress]:
     """Progress for many players of `event` in one statement, whatever their number."""
-    columns, params = progress_columns("r.id")
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT r.id, {columns} FROM {Registration._meta.db_table} r WHERE r.event_id = %s",
-            [*params, event.pk],
-        )
-        rows = {row[0]: dict(zip(PROGRESS_NAMES, row[1:], strict=True)) for row in cursor}
-    return {r.pk: progress_from(rows[r.pk], event.rules) for r in registrations}
+    rows = store.progress_of_many(event_id=event.pk)
+    return {r.pk: Progress.of(rows[r.pk], event.rules) for r in registrations}
+
+
+def participants(event: Event) -> int:
+    """Registrations that count for the pool: not cancelled, not no-shows; withdrawals included."""
+    return event.registrations.filter(
+        status__in=[
+            RegistrationStatus.REGISTERED,
+            RegistrationStatus.CHECKED_IN,
+            RegistrationStatus.WITHDRAWN,
+        ]
+    ).count()
 
 
 def kept_cards(registration: Registration) -> list[str]:

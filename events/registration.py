@@ -11,10 +11,11 @@ from django.db.models import Max
 from accounts import names, revocation
 from accounts.models import User
 from accounts.recovery import send_password_reset
-from cards.dealing import audit_card, deal
+from cards.dealing import audit_card
 from cards.models import CardState, Offer, OfferKind, ShoeKind
-from events import answers
+from events import answers, store
 from events.actions import Change, Trimmed, action
+from events.dealing import deal
 from events.errors import (
     AlreadyRegistered,
     LateEntryClosed,
@@ -27,7 +28,7 @@ from events.errors import (
     WrongPhase,
 )
 from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
-from events.progress import progress_columns, progress_from
+from events.progress import Progress
 from push import reminders
 from push.tasks import schedule_reminder
 
@@ -218,7 +219,7 @@ def deal_starting_offer(change: Change, registration: Registration) -> None:
         moment=change.now,
         offer=offer,  # saved with its cards
         face_down=True,
-    )
+    ).cards
     offer_id = offer.pk
     change.after_commit(lambda: schedule_reminder(offer_id))
     change.audit(
@@ -264,9 +265,7 @@ def player_withdraw(
 
 def void_pending_offer(change: Change, registration: Registration) -> list[dict[str, Any]]:
     """Discard a pending offer's cards; face-down ones are revealed in the audit."""
-    offer = Offer.objects.filter(
-        registration=registration, resolved_at__isnull=True, voided_at__isnull=True
-    ).first()
+    offer = Offer.objects.pending().filter(registration=registration).first()
     if offer is None:
         return []
     cards = list(offer.cards.select_related("shoe").order_by("position"))
@@ -322,20 +321,11 @@ def unique_label(event: Event, display_name: str) -> str:
 def registration_for(change: Change, registration_id: int, by: User) -> Registration:
     """The registration, if `by` is its player or House; otherwise not found (no leak)."""
     # The player and their progress in one statement: the hot paths need both.
-    columns, params = progress_columns("r.id")
-    registration = next(
-        iter(
-            Registration.objects.raw(
-                f"SELECT r.*, {columns} FROM {Registration._meta.db_table} r"
-                " WHERE r.id = %s AND r.event_id = %s",
-                [*params, registration_id, change.event.pk],
-            )
-        ),
-        None,
-    )
-    if registration is None:
+    found = store.player_with_progress(event_id=change.event.pk, registration_id=registration_id)
+    if found is None:
         raise NotFound("No such registration.")
-    change.progress[registration.pk] = progress_from(vars(registration), change.event.rules)
+    registration = found.registration
+    change.progress[registration.pk] = Progress.of(found.progress, change.event.rules)
     registration.event = change.event
     change.know(registration)
     if registration.player_id == by.pk:

@@ -10,18 +10,19 @@ from typing import Any
 from django.db.models import Q
 from django.utils import timezone
 
-from cards.models import CardState, DealtCard, Offer, OfferKind
+from cards.models import CardState, DealtCard, Offer, OfferKind, pending_offer
 from cards.names import card_face
 from events.formats import Format
 from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
 from events.progress import (
     blockers,
     hands,
+    participants,
     progress_of_many,
     provisional_standings,
     standings_of,
 )
-from scoring.evaluator import best_five, low_five
+from scoring.evaluator import best_five, evaluate_high, evaluate_low, low_five
 from scoring.standings import Hand, Place, Standings
 
 BOARD_ROWS = 10
@@ -88,8 +89,6 @@ def board_with_standings(event: Event) -> tuple[dict[str, Any], Standings[int] |
 
 
 def pool_summary(event: Event) -> dict[str, Any]:
-    from events.lifecycle import participants
-
     count = participants(event)
     base = event.contribution * count
     return {
@@ -130,8 +129,6 @@ def _rows(
 def _final_rows(
     players: list[Registration], held: dict[int, Hand], field: str
 ) -> list[dict[str, Any]]:
-    from scoring.evaluator import evaluate_high, evaluate_low
-
     rows = []
     placed = sorted((p for p in players if getattr(p, field)), key=lambda p: getattr(p, field))
     for r in placed[:BOARD_ROWS]:
@@ -185,10 +182,7 @@ def player_snapshots(
     starting_offers: dict[int, Offer] = {}
     for offer in (
         Offer.objects.filter(registration_id__in=ids)
-        .filter(
-            Q(resolved_at__isnull=True, voided_at__isnull=True)
-            | Q(kind=OfferKind.STARTING, resolved_at__isnull=False)
-        )
+        .filter(pending_offer() | Q(kind=OfferKind.STARTING, resolved_at__isnull=False))
         .select_related("result")
         .order_by("registration_id", "id")
     ):
@@ -380,10 +374,7 @@ def house_snapshot(event: Event) -> dict[str, Any]:
     registrations = list(event.registrations.order_by("status", "check_in_order", "id"))
     progress = progress_of_many(event, registrations)
     offers = {
-        o.registration_id: o
-        for o in Offer.objects.filter(
-            registration__event=event, resolved_at__isnull=True, voided_at__isnull=True
-        )
+        o.registration_id: o for o in Offer.objects.pending().filter(registration__event=event)
     }
     rows = []
     for r in registrations:

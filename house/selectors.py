@@ -1,7 +1,7 @@
 """What House pages read: the House snapshot shaped for the dashboard, and what its dialogs show.
 
-No face-down card identity is read here. Win choices are dealt face up; reviews show the cards from
-the audit, which never holds a face-down card before its reveal; starting selections are slots only.
+No face-down card identity is read here. Win choices are dealt face up; reviews show the face-up
+cards the reviewed game dealt; starting selections are slots only.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from django.db.models import Count, Q, QuerySet
 from accounts.models import User
 from audit.models import AuditEntry
 from cards.dealing import stock_size
-from cards.models import DealtCard, OfferKind, Shoe, ShoeKind
+from cards.models import CardState, DealtCard, OfferKind, Shoe, ShoeKind, pending_offer
 from cards.names import card_face
 from events import scoreholio
 from events.models import Event, GameResult, Phase, RegistrationStatus, Review
@@ -153,15 +153,14 @@ def reviews(event: Event) -> dict[str, Any]:
         .order_by("-opened_at", "-pk")
     )
     open_rows = [r for r in rows if r.resolved_at is None]
-    games_of = {r.registration.label: r.result.game for r in open_rows if r.result is not None}
-    exposed = _exposed_cards(event, games_of)
+    exposed = _exposed_cards([r.result_id for r in open_rows if r.result_id is not None])
 
     def shape(review: Review) -> dict[str, Any]:
         game = review.result.game if review.result is not None else None
         if review.resolved_at is not None:
             cards: list[dict[str, Any]] = []
-        elif game is not None:
-            cards = exposed.get((review.registration.label, game), [])
+        elif review.result_id is not None:
+            cards = exposed.get(review.result_id, [])
         else:
             cards = [
                 {**card_face(card), "note": "kept"} for card in kept_cards(review.registration)
@@ -230,9 +229,9 @@ def scoreholio_check(event: Event, log_text: str) -> dict[str, Any]:
     concerned = {m.registration_id for m in comparison.mismatches}
     states = dict(event.registrations.filter(pk__in=concerned).values_list("pk", "status"))
     reviewing = set(
-        Review.objects.filter(registration_id__in=concerned, resolved_at__isnull=True).values_list(
-            "registration_id", "reason"
-        )
+        Review.objects.open()
+        .filter(registration_id__in=concerned)
+        .values_list("registration_id", "reason")
     )
     started = event.phase == Phase.STARTED
     shaped = [
@@ -354,10 +353,9 @@ def _win_offers(event: Event) -> dict[int, dict[str, Any]]:
     offers: dict[int, dict[str, Any]] = {}
     for registration_id, slot, card, game in (
         DealtCard.objects.filter(
+            pending_offer(via="offer__"),
             offer__registration__event=event,
             offer__kind=OfferKind.WIN,
-            offer__resolved_at__isnull=True,
-            offer__voided_at__isnull=True,
             face_down=False,
         )
         .order_by("registration_id", "slot")
@@ -422,41 +420,28 @@ def _stock(event: Event, counts: dict[str, int]) -> dict[str, Any] | None:
     }
 
 
-def _exposed_cards(
-    event: Event, games_of: dict[str, int]
-) -> dict[tuple[str, int], list[dict[str, Any]]]:
-    """For each (player, game) under review: the cards that game dealt, from the audit entries."""
-    if not games_of:
+def _exposed_cards(result_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    """For each game result under review: the cards it dealt (a loss card, a win's two cards),
+    each noted as kept, not kept, or still offered. They are dealt face up."""
+    if not result_ids:
         return {}
-    wanted = {(label, game) for label, game in games_of.items()}
-    dealt: dict[tuple[str, int], list[dict[str, Any]]] = {}
-    kept: dict[tuple[str, int], set[int]] = defaultdict(set)
-    for player, action, details in AuditEntry.objects.filter(
-        event=event,
-        player__in=list(games_of),
-        action__in=["win_cards_dealt", "card_kept"],
-    ).values_list("player", "action", "details"):
-        game = details.get("game") if isinstance(details, dict) else None
-        if player is None or not isinstance(game, int) or (player, game) not in wanted:
-            continue
-        if action == "win_cards_dealt":
-            dealt[(player, game)] = [c for c in details.get("cards", []) if c.get("card")]
-        else:
-            card = details.get("card") or {}
-            if card.get("card"):
-                kept[(player, game)].add(int(card.get("position", -1)))
-                dealt.setdefault((player, game), [])
-                if all(c.get("position") != card.get("position") for c in dealt[(player, game)]):
-                    dealt[(player, game)].append(card)
-    shown: dict[tuple[str, int], list[dict[str, Any]]] = {}
-    for key, cards in dealt.items():
-        shown[key] = [
+    dealt: dict[int, list[tuple[str, str]]] = defaultdict(list)
+    for result_id, card, state in (
+        DealtCard.objects.filter(result_id__in=result_ids, face_down=False)
+        .order_by("result_id", "position")
+        .values_list("result_id", "card", "state")
+    ):
+        dealt[result_id].append((card, state))
+    shown: dict[int, list[dict[str, Any]]] = {}
+    for result_id, cards in dealt.items():
+        any_kept = any(state == CardState.KEPT for _, state in cards)
+        shown[result_id] = [
             {
-                **card_face(c["card"]),
+                **card_face(card),
                 "note": "kept"
-                if int(c.get("position", -2)) in kept[key]
-                else ("not kept" if kept[key] else "offered"),
+                if state == CardState.KEPT
+                else ("not kept" if any_kept else "offered"),
             }
-            for c in cards
+            for card, state in cards
         ]
     return shown

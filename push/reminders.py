@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from cards.models import Offer, OfferKind
+from cards.models import Offer, OfferKind, pending_offer
 from events.models import Phase, RegistrationStatus
 from push.keys import vapid_keys
 from push.models import DeliveryStatus, PushDelivery, PushSubscription
@@ -42,9 +42,7 @@ def due_at(offered_at: datetime) -> datetime:
 
 def due_offers(now: datetime | None = None) -> QuerySet[Offer]:
     """Pending selections whose reminder is due and not yet claimed."""
-    return Offer.objects.filter(
-        resolved_at__isnull=True,
-        voided_at__isnull=True,
+    return Offer.objects.pending().filter(
         reminded_at__isnull=True,
         reminder_due_at__lte=now or timezone.now(),
         registration__status=RegistrationStatus.CHECKED_IN,
@@ -55,10 +53,9 @@ def due_offers(now: datetime | None = None) -> QuerySet[Offer]:
 def stranded_deliveries(now: datetime | None = None) -> QuerySet[PushDelivery]:
     """Deliveries still pending long after their claim: their task message was lost."""
     return PushDelivery.objects.filter(
+        pending_offer(via="offer__"),
         status=DeliveryStatus.PENDING,
         created_at__lte=(now or timezone.now()) - timedelta(seconds=settings.PUSH_STRANDED_AFTER),
-        offer__resolved_at__isnull=True,
-        offer__voided_at__isnull=True,
     )
 
 
@@ -68,13 +65,15 @@ def claim(offer_id: int) -> list[int]:
     with transaction.atomic():
         # Only the offer's own columns in the WHERE: PostgreSQL re-checks them on the locked row,
         # so of two racing claims exactly one updates it.
-        claimed = Offer.objects.filter(
-            pk=offer_id,
-            resolved_at__isnull=True,
-            voided_at__isnull=True,
-            reminded_at__isnull=True,
-            reminder_due_at__lte=now,
-        ).update(reminded_at=now)
+        claimed = (
+            Offer.objects.pending()
+            .filter(
+                pk=offer_id,
+                reminded_at__isnull=True,
+                reminder_due_at__lte=now,
+            )
+            .update(reminded_at=now)
+        )
         if claimed != 1:
             return []
         offer = Offer.objects.select_related("registration__event").get(pk=offer_id)

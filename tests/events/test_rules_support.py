@@ -124,9 +124,7 @@ def next_position(event: Event | int, kind: str = "stock") -> int:
 
 
 def pending_offer(table: Table, player: Any) -> Offer | None:
-    return Offer.objects.filter(
-        registration=table.registration(player), resolved_at__isnull=True, voided_at__isnull=True
-    ).first()
+    return Offer.objects.pending().filter(registration=table.registration(player)).first()
 
 
 def offer_cards(offer: Offer) -> list[DealtCard]:

@@ -13,8 +13,9 @@ import pytest
 from django.utils import timezone
 
 from cards.models import DealtCard, Offer
-from cards.names import card_name
+from cards.names import card_face, card_name
 from events import services
+from house.selectors import reviews
 from tests.factories import make_table, make_user
 from tests.house.support import house_client, url
 
@@ -241,3 +242,28 @@ def test_it_keeps_messages_for_the_page_when_the_live_part_reloads(client):
     assert "Registration is closed." not in partial
     page = content(client.get(url("dashboard", table.event.pk)))
     assert "Registration is closed." in page
+
+
+@pytest.mark.django_db
+def test_each_review_shows_the_cards_its_own_game_dealt():
+    """Two corrections of one player: each review lists the cards of its own game, read from the
+    cards themselves."""
+    table = make_table("league", players=2, start=True)
+    ann = table.players[0]
+    table.choose_start(ann)
+    lost = table.report(ann, 1, "loss").card
+    offered = table.report(ann, 2, "win").offered
+    assert lost is not None and offered is not None
+    table.choose_win(ann, slot=0)
+    for game, outcome in ((1, "win"), (2, "loss")):
+        services.result_correct(
+            registration_id=table.rid(ann), by=table.house, game=game, outcome=outcome, reason="Row"
+        )
+
+    shown = {review["game"]: review["cards"] for review in reviews(table.event)["open"]}
+
+    assert shown[1] == [{**card_face(lost), "note": "kept"}]
+    assert shown[2] == [
+        {**card_face(offered[0]), "note": "kept"},
+        {**card_face(offered[1]), "note": "not kept"},
+    ]
