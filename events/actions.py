@@ -423,6 +423,7 @@ def _write_together(
                 seq=row.seq,
                 at=row.at,
                 actor=row.actor,
+                actor_kind=row.actor_kind,
                 action=row.action,
                 player=row.player,
                 details=row.details,
