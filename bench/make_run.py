@@ -98,12 +98,16 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8201)
     parser.add_argument("--keep", action="store_true", help="keep the clone")
     args = parser.parse_args()
+    # A terminal's Ctrl-C: make and its children must not inherit an ignored SIGINT from a
+    # shell that started this benchmark in the background.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     folder = Path(tempfile.mkdtemp(prefix="syndicate-clone-"))
     folder.chmod(0o755)  # under root, PostgreSQL's own user must enter the clone
     clone = folder / "syndicate"
     log = folder / "make-run.log"
     subprocess.run(["git", "clone", "-q", args.source, str(clone)], check=True)
     rows = []
+    done = False
     try:
         process, fresh = start(clone, args.port, log)
         rows.append(("fresh clone: make run until /healthz answers", fresh))
@@ -121,6 +125,7 @@ def main() -> None:
         rows.append(("Ctrl-C until make run exited", ctrl_c(process)))
         assert found == "1", f"the write before kill -9 is missing ({found!r})"
         reference = python_startup()
+        done = True
     finally:
         subprocess.run(
             [str(clone / ".venv/bin/python"), "-m", "syndicate.embedded", "stop"],
@@ -128,8 +133,10 @@ def main() -> None:
             check=False,
             capture_output=True,
         )
-        if not args.keep:
+        if done and not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
+        else:
+            print(f"Kept {folder} (log: {log})", file=sys.stderr)
     print("| Step | Seconds |")
     print("|---|---:|")
     for name, seconds in rows:

@@ -350,7 +350,7 @@ def _clear_stale_postmaster(folder: Folder, pid: int) -> None:
             )
         time.sleep(0.2)
     print(
-        f"Removing a stale {folder.pgdata / 'postmaster.pid'} (pid {pid} is not running).",
+        f"Removing a stale {folder.pgdata / 'postmaster.pid'} (pid {pid} is not its server).",
         file=sys.stderr,
     )
     (folder.pgdata / "postmaster.pid").unlink(missing_ok=True)

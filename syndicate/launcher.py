@@ -78,6 +78,9 @@ def main() -> int:
             file=sys.stderr,
         )
         return 1
+    # Ctrl-C stops everything even when started from a script that ignores SIGINT (a background
+    # job of a shell script): the children then get the default action back too.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _on_sigterm)
     var_dir = embedded.default_root()
     wants_database = not os.environ.get("DATABASE_URL")
