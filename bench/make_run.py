@@ -70,7 +70,7 @@ def manage(clone: Path, *args: str) -> str:
         text=True,
         check=True,
     )
-    return result.stdout.strip()
+    return result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
 
 
 def power_cut(process: subprocess.Popen[bytes], clone: Path) -> None:
