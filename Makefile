@@ -54,5 +54,6 @@ slow: $(BIN)/.installed
 bench: $(BIN)/.installed
 	./scripts/with-services $(BIN)/python bench/evaluator.py
 
+# Keeps var/ (the embedded servers' data: the events); stop them and remove it to start afresh.
 clean:
-	rm -rf $(VENV) var staticfiles .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) staticfiles .mypy_cache .pytest_cache .ruff_cache

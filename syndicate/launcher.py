@@ -105,13 +105,12 @@ def main() -> int:
         worker_argv = [str(BIN / "celery"), "-A", "syndicate", "worker", "--beat"]
         worker_argv += ["--loglevel=INFO", "--concurrency=1"]
         worker_argv += ["--schedule", str(var_dir / "celerybeat-schedule")]
-        with (var_dir / "celery.log").open("ab") as log:
-            worker = subprocess.Popen(
-                worker_argv,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        children.append((worker, "The Celery worker"))
+
+        def start_worker() -> subprocess.Popen[bytes]:
+            with (var_dir / "celery.log").open("ab") as log:
+                return subprocess.Popen(worker_argv, stdout=log, stderr=subprocess.STDOUT)
+
+        children.append((start_worker(), "The Celery worker"))
         web = subprocess.Popen(
             [str(BIN / "daphne"), "-b", host, "-p", str(port), "syndicate.asgi:application"],
             env=web_env,
@@ -124,10 +123,16 @@ def main() -> int:
             time.sleep(0.1)
         _print_addresses(browse_host, port, event_id, var_dir, holding)
         while True:
-            for process, name in children:
-                if process.poll() is not None:
-                    print(f"{name} exited ({process.returncode}): stopping.", file=sys.stderr)
-                    return 1
+            if web.poll() is not None:
+                print(f"daphne exited ({web.returncode}): stopping.", file=sys.stderr)
+                return 1
+            worker = children[0][0]
+            if worker.poll() is not None:
+                # As docker-compose.yml's restart policy does: the worker exits on a Redis
+                # restart while it holds a message (docs/reliability.md, D2).
+                print(f"The Celery worker exited ({worker.returncode}): starting it again.")
+                time.sleep(2)
+                children[0] = (start_worker(), "The Celery worker")
             time.sleep(0.5)
     except (KeyboardInterrupt, Stop):
         print("\nStopping ...", file=sys.stderr)
