@@ -146,6 +146,8 @@ def _secret(folder: Folder) -> str:
 
 def _port_free(port: int) -> bool:
     with socket.socket() as sock:
+        # As the servers bind: a port whose last connections are in TIME_WAIT is free to them.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((HOST, port))
         except OSError:
