@@ -46,6 +46,8 @@ from urllib.parse import urlsplit
 
 HOUSE_EMAIL = "house@example.com"
 DEMO_PASSWORD = "cornhole-demo-7"
+REOPENED = [0]  # keep-alive connections opened again, over all clients
+REOPENED_LOCK = threading.Lock()
 REQUEST_TIMEOUT = 300.0  # as long as a phone browser waits
 
 
@@ -113,6 +115,8 @@ class Client:
                 )
                 if attempt == 1 and reused and stale:
                     self.reconnects += 1
+                    with REOPENED_LOCK:
+                        REOPENED[0] += 1
                     continue
                 return Answer(0, type(error).__name__, time.perf_counter() - began)
         for header, value in response.getheaders():
@@ -197,10 +201,11 @@ class Wave:
     wall: float
     replay: list[Answer] | None = None
     success: tuple[int, ...] = (200, 201)
+    reopened: int = 0
 
     def row(self, reference: float) -> str:
         if not self.answers:
-            return f"| {self.name} | 0 | - | - | - | - | - | - | - | - |"
+            return f"| {self.name} | 0 | - | - | - | - | - | - | - | - | - |"
         seconds = sorted(a.seconds for a in self.answers)
         errors = sum(1 for a in self.answers if a.status not in self.success)
         five = sum(1 for a in self.answers if a.status >= 500 or a.status == 0)
@@ -219,8 +224,20 @@ class Wave:
         codes = ", ".join(f"{code}: {n}" for code, n in counts)
         return (
             f"| {self.name} | {len(self.answers)} | {errors} | {five} | {once} | {p50:.0f} | "
-            f"{p95:.0f} | {p50 / reference:.1f}x | {self.wall:.1f} | {codes} |"
+            f"{p95:.0f} | {p50 / reference:.1f}x | {self.wall:.1f} | {self.reopened} | {codes} |"
         )
+
+
+class Waves(list[Wave]):
+    """The waves in order; each is charged the connections reopened since the previous one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen = 0
+
+    def append(self, wave: Wave) -> None:
+        wave.reopened, self.seen = REOPENED[0] - self.seen, REOPENED[0]
+        super().append(wave)
 
 
 def at_once(actors: list[Any], act: Callable[[Any], Answer]) -> tuple[list[Answer], float]:
@@ -244,7 +261,7 @@ def at_once(actors: list[Any], act: Callable[[Any], Answer]) -> tuple[list[Answe
 
 
 def write_wave(
-    name: str, actors: list[Any], request: Callable[[Any, str], Answer], waves: list[Wave]
+    name: str, actors: list[Any], request: Callable[[Any, str], Answer], waves: Waves
 ) -> list[Answer]:
     """A write from every actor at once, then the same writes with the same keys at once."""
     keys = [uuid.uuid4().hex for _ in actors]
@@ -266,7 +283,7 @@ def main() -> int:
     rng = random.Random(args.seed)
     deadline = time.monotonic() + args.timeout
     run_id = uuid.uuid4().hex[:8]
-    waves: list[Wave] = []
+    waves = Waves()
     failures: list[str] = []
 
     def check(condition: bool, what: str) -> None:
@@ -445,9 +462,9 @@ def main() -> int:
     print(f"Event {event_id}: {len(registered)} players, base {base}")
     print(
         "| Wave | Requests | Errors | 5xx or no answer | Same answer on replay | p50 (ms) | "
-        "p95 (ms) | p50 / reference p50 | Wave wall time (s) | Status codes |"
+        "p95 (ms) | p50 / reference p50 | Wave wall time (s) | Reopened | Status codes |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for wave in waves:
         print(wave.row(reference))
     print(f"Reference p50 before / after: {reference_before:.0f} / {reference_after:.0f} ms")
