@@ -55,8 +55,6 @@ def _prepare() -> int | None:
 
 
 def _stop(process: subprocess.Popen[bytes], name: str) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
     try:
         process.wait(timeout=15)
     except subprocess.TimeoutExpired:
@@ -142,7 +140,10 @@ def main() -> int:
         return 1
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not skip the cleanup
-        for process, name in reversed(children):
+        for process, _ in children:  # all at once: they shut down side by side
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process, name in children:
             _stop(process, name)
         if holding:
             stopped = embedded.release(var_dir, os.getpid())
