@@ -509,13 +509,24 @@ def _valkey_answers(port: int, secret: str) -> bool:
         client.close()
 
 
+def _is_valkey(pid: int) -> bool:
+    """A running valkey-server (not a pid reused by another program after a reboot)."""
+    import psutil
+
+    try:
+        process = psutil.Process(pid)
+        return process.status() != psutil.STATUS_ZOMBIE and "valkey" in process.name()
+    except psutil.Error:
+        return False
+
+
 def _valkey_running(folder: Folder, secret: str) -> int | None:
     """The port of this folder's running Valkey, waiting while it loads its data; else None."""
     port, pid = _valkey_port(folder), _valkey_pid(folder)
     if port is None or pid is None:
         return None
     deadline = time.monotonic() + START_TIMEOUT
-    while _alive(pid):
+    while _is_valkey(pid):
         if _valkey_answers(port, secret):
             return port
         if time.monotonic() > deadline:
@@ -565,7 +576,7 @@ def _stop_valkey(folder: Folder, secret: str) -> bool:
     import redis
 
     port, pid = _valkey_port(folder), _valkey_pid(folder)
-    if port is None or pid is None or not _alive(pid) or not _valkey_answers(port, secret):
+    if port is None or pid is None or not _is_valkey(pid) or not _valkey_answers(port, secret):
         return False
     client = _valkey_client(port, secret)
     # SHUTDOWN flushes the append-only file before the server exits.
@@ -670,7 +681,7 @@ def status(root: Path | str) -> dict[str, int | None]:
         postgres = found[1] if _postgres_answers(found[1], secret) else None
     valkey = _valkey_port(folder)
     pid = _valkey_pid(folder)
-    if valkey is None or pid is None or not _alive(pid) or not _valkey_answers(valkey, secret):
+    if valkey is None or pid is None or not _is_valkey(pid) or not _valkey_answers(valkey, secret):
         valkey = None
     return {"postgres": postgres, "valkey": valkey}
 

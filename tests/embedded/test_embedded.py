@@ -199,3 +199,25 @@ def test_manage_py_without_urls_finds_the_running_servers_or_starts_them(folder:
     assert status["postgres"] is not None and status["valkey"] is not None
     assert started_by_command.startswith(f"{status['postgres']} redis://")
     assert manage() == started_by_command  # a second command finds them running
+
+
+def test_a_stale_valkey_pid_naming_another_live_process_is_not_waited_for(folder: Path) -> None:
+    services = embedded.ensure(folder, database=False)
+    redis.Redis.from_url(services.redis_url).rpush("queue", "task")
+    pidfile = folder / "valkey/valkey.pid"
+    valkey = int(pidfile.read_text())
+    time.sleep(1.2)  # appendfsync everysec
+    os.kill(valkey, signal.SIGKILL)
+    wait_gone(valkey)
+    stranger = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        pidfile.write_text(f"{stranger.pid}\n")
+        began = time.monotonic()
+        again = embedded.ensure(folder, database=False)
+        assert time.monotonic() - began < 10
+        assert again.started == ["valkey"]
+        assert redis.Redis.from_url(again.redis_url).lrange("queue", 0, -1) == [b"task"]
+        assert stranger.poll() is None
+    finally:
+        stranger.kill()
+        stranger.wait()
