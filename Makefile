@@ -1,9 +1,10 @@
-# The two commands: `make run` (the app with a demo at http://127.0.0.1:8000) and `make test`.
+# The two commands: `make run` (the app with a demo at http://127.0.0.1:8000, on the embedded
+# PostgreSQL and Valkey under var/) and `make test`.
 PYTHON ?= python
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint unit browser bench fuzz slow clean
+.PHONY: run stop test lint unit browser bench fuzz slow clean
 
 $(BIN)/.installed: requirements-dev.lock .python-version
 	$(PYTHON) -m pip install -q --disable-pip-version-check uv
@@ -12,11 +13,14 @@ $(BIN)/.installed: requirements-dev.lock .python-version
 	touch $@
 
 run: $(BIN)/.installed
-	mkdir -p var
-	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py seed_demo
 	./scripts/serve
 
+# Stops the embedded servers left running by a `manage.py` command (`make run` stops its own).
+stop: $(BIN)/.installed
+	$(BIN)/python -m syndicate.embedded stop
+
+# PostgreSQL and Redis: the URLs when set, else the local servers on the standard ports, else the
+# embedded ones in a throwaway folder (EMBEDDED=1: always those).
 test: $(BIN)/.installed
 	./scripts/with-services $(MAKE) --no-print-directory lint unit browser
 
@@ -50,5 +54,6 @@ slow: $(BIN)/.installed
 bench: $(BIN)/.installed
 	./scripts/with-services $(BIN)/python bench/evaluator.py
 
+# Keeps var/ (the embedded servers' data: the events); stop them and remove it to start afresh.
 clean:
-	rm -rf $(VENV) var staticfiles .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) staticfiles .mypy_cache .pytest_cache .ruff_cache

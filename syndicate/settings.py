@@ -1,9 +1,10 @@
 """Settings, read from the environment (12-factor).
 
-With nothing set, the project runs on embedded defaults: SQLite, the in-memory channel layer,
-a local memory cache and kombu's filesystem broker. `DATABASE_URL` and `REDIS_URL` switch to
-PostgreSQL and Redis. `SYNDICATE_PRODUCTION=1` turns on production mode, which refuses to start
-without `DJANGO_SECRET_KEY`, `DJANGO_ALLOWED_HOSTS` and `REDIS_URL`.
+The app always runs on PostgreSQL and Redis. With `DATABASE_URL` or `REDIS_URL` unset (outside
+production) it uses the embedded servers of `make run`: a PostgreSQL and a Valkey (Redis protocol)
+from wheels, with their data under `var/`, found running or started by `syndicate/embedded.py`.
+`SYNDICATE_PRODUCTION=1` turns on production mode, which refuses to start without
+`DJANGO_SECRET_KEY`, `DJANGO_ALLOWED_HOSTS`, `DATABASE_URL` and `REDIS_URL`.
 """
 
 from __future__ import annotations
@@ -110,17 +111,29 @@ TEMPLATES = [
     },
 ]
 
-if PRODUCTION and not os.environ.get("DATABASE_URL"):
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if PRODUCTION and not DATABASE_URL:
     raise ImproperlyConfigured("Production mode needs DATABASE_URL in the environment.")
-# Database: PostgreSQL from DATABASE_URL, else an embedded SQLite file.
+if PRODUCTION and not REDIS_URL:
+    raise ImproperlyConfigured("Production mode needs REDIS_URL in the environment.")
+if not DATABASE_URL or not REDIS_URL:
+    # The embedded servers under var/, shared by `make run` and every command in the checkout.
+    from syndicate import embedded
+
+    _embedded = embedded.ensure(VAR_DIR, database=not DATABASE_URL, redis=not REDIS_URL)
+    DATABASE_URL = DATABASE_URL or _embedded.database_url
+    REDIS_URL = REDIS_URL or _embedded.redis_url
 DATABASES = {
-    "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+    "default": dj_database_url.parse(
+        DATABASE_URL,
         # Persistent connections stay off by default: daphne serves requests from many threads.
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")),
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    raise ImproperlyConfigured("DATABASE_URL must name a PostgreSQL database (postgres://...).")
 # HTTP requests one server process runs at once (each in a thread with a database connection);
 # the others wait their turn. 0 means no limit.
 HTTP_CONCURRENCY = int(os.environ.get("HTTP_CONCURRENCY", "8"))
@@ -128,7 +141,7 @@ HTTP_CONCURRENCY = int(os.environ.get("HTTP_CONCURRENCY", "8"))
 # where each request runs in a thread of its own: at most this many connections per process,
 # 0 for none (a connection per request, or per DATABASE_CONN_MAX_AGE).
 DATABASE_POOL_SIZE = int(os.environ.get("DATABASE_POOL_SIZE", "0"))
-if DATABASE_POOL_SIZE > 0 and DATABASES["default"]["ENGINE"].endswith("postgresql"):
+if DATABASE_POOL_SIZE > 0:
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": min(2, DATABASE_POOL_SIZE),
@@ -140,51 +153,33 @@ if os.environ.get("TEST_DATABASE_NAME"):
     DATABASES["default"]["TEST"] = {"NAME": os.environ["TEST_DATABASE_NAME"]}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Redis carries the channel layer, the cache and the Celery broker when REDIS_URL is set.
-REDIS_URL = os.environ.get("REDIS_URL", "")
-if REDIS_URL:
-    CHANNEL_LAYERS = {
-        "default": {
-            # Redis pub/sub: a group message is published once and each server process hands it
-            # to its own sockets, instead of one copy per socket through Redis; a process that
-            # dies leaves nothing behind. Live messages need no persistence: a socket that misses
-            # one sees the version gap and reloads (SPEC section 9).
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            # redis-py reads time out after 5 s by default, which would drop idle sockets
-            # (django/channels_redis#422): give the channel layer a longer read timeout.
-            "CONFIG": {
-                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
-                "prefix": os.environ.get("CHANNELS_PREFIX", "asgi"),
-            },
-        }
+# Redis carries the channel layer, the cache and the Celery broker.
+CHANNEL_LAYERS = {
+    "default": {
+        # Redis pub/sub: a group message is published once and each server process hands it
+        # to its own sockets, instead of one copy per socket through Redis; a process that
+        # dies leaves nothing behind. Live messages need no persistence: a socket that misses
+        # one sees the version gap and reloads (SPEC section 9).
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        # redis-py reads time out after 5 s by default, which would drop idle sockets
+        # (django/channels_redis#422): give the channel layer a longer read timeout.
+        "CONFIG": {
+            "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+            "prefix": os.environ.get("CHANNELS_PREFIX", "asgi"),
+        },
     }
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": os.environ.get("CACHE_PREFIX", "syndicate"),
-        }
+}
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": os.environ.get("CACHE_PREFIX", "syndicate"),
     }
-    CELERY_BROKER_URL = REDIS_URL
-    # A task a dead worker held comes back after this long; reminder countdowns (180 s) and the
-    # sweep's five-minute rescue of stranded deliveries stay well inside it.
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 900}
-else:
-    if PRODUCTION:
-        raise ImproperlyConfigured("Production mode needs REDIS_URL in the environment.")
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-    _broker_dir = VAR_DIR / "broker"
-    for _folder in ("out", "processed", "control"):
-        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_URL = "filesystem://"
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(_broker_dir / "out"),
-        "data_folder_out": str(_broker_dir / "out"),
-        "processed_folder": str(_broker_dir / "processed"),
-        "control_folder": str(_broker_dir / "control"),
-        "store_processed": False,
-    }
+}
+CELERY_BROKER_URL = REDIS_URL
+# A task a dead worker held comes back after this long; reminder countdowns (180 s) and the
+# sweep's five-minute rescue of stranded deliveries stay well inside it.
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 900}
 CELERY_TASK_ALWAYS_EAGER = env_flag("CELERY_TASK_ALWAYS_EAGER")
 # How committed changes reach live views: "background" (a worker thread), "inline" or "off".
 LIVE_UPDATES = os.environ.get("LIVE_UPDATES", "background")
@@ -218,10 +213,10 @@ ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED = True
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None
-# allauth counts attempts in the default cache: Redis whenever REDIS_URL is set (always in
-# production), so every web process shares the counts. Failed sign-ins: allauth limits each
-# address; each account gets a backoff of our own that spares devices that signed in to it before
-# (accounts/lockout.py), instead of allauth's per-email lock, which locked the owner out too.
+# allauth counts attempts in the default cache, Redis: every web process shares the counts.
+# Failed sign-ins: allauth limits each address; each account gets a backoff of our own that spares
+# devices that signed in to it before (accounts/lockout.py), instead of allauth's per-email lock,
+# which locked the owner out too.
 ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip"}
 # Sign-up, sign-in and password reset answer alike whether or not an email has an account.
 ACCOUNT_PREVENT_ENUMERATION = True

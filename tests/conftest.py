@@ -1,4 +1,5 @@
-"""Shared test setup: the suite runs against PostgreSQL and Redis (`make test` provides both)."""
+"""Shared test setup. The suite runs against PostgreSQL and Redis: those named by DATABASE_URL and
+REDIS_URL (`make test` finds or starts them), else the embedded servers under var/ (settings)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,6 @@ import pytest
 def pytest_configure(config: pytest.Config) -> None:
     if not os.environ.get("DJANGO_SETTINGS_MODULE"):
         return  # pure modules (scoring, payouts) tested without Django
-    from django.conf import settings
-
-    engine = settings.DATABASES["default"]["ENGINE"]
-    if "postgresql" not in engine or not settings.REDIS_URL:
-        raise pytest.UsageError(
-            "The tests run against PostgreSQL and Redis: run `make test`, or set DATABASE_URL and "
-            "REDIS_URL."
-        )
     from django.db.backends.signals import connection_created
 
     connection_created.connect(_tests_may_empty_the_audit, dispatch_uid="tests-audit-truncate")

@@ -397,7 +397,8 @@ def test_dockerignore_keeps_secrets_out_and_the_health_probe_in() -> None:
         for line in DOCKERIGNORE.read_text().splitlines()
         if line.strip() and not line.startswith("#")
     }
-    assert {".env", ".git", ".venv", "**/*.pem", "**/*.key", "staticfiles"} <= patterns
+    # var/ holds the embedded servers' data and their password (syndicate/embedded.py).
+    assert {".env", ".git", ".venv", "var", "**/*.pem", "**/*.key", "staticfiles"} <= patterns
     assert not any(p.startswith("deploy") and p != "deploy/certs" for p in patterns)
 
 

@@ -194,11 +194,29 @@ def test_web_processes_reuse_database_connections_from_a_pool(
     assert found["backends"] <= 6  # 30 queries in 30 threads, at most 6 at a time
 
 
-@pytest.mark.parametrize("name", ["DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "REDIS_URL"])
+@pytest.mark.parametrize(
+    "name", ["DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL"]
+)
 def test_production_refuses_to_start_without(name: str, production_env: dict[str, str]) -> None:
+    """Production never falls back on the embedded servers of `make run`."""
     result = run([*MANAGE, "check"], without(production_env, name))
     assert result.returncode != 0
     assert f"Production mode needs {name} in the environment." in result.stderr
+
+
+@pytest.mark.parametrize("production", ["0", "1"])
+def test_a_database_other_than_postgresql_is_refused(
+    production: str, production_env: dict[str, str]
+) -> None:
+    env = {
+        **production_env,
+        "SYNDICATE_PRODUCTION": production,
+        "DATABASE_URL": "sqlite:///db.sqlite3",
+    }
+    result = run([*MANAGE, "check"], env)
+    assert result.returncode != 0
+    assert "DATABASE_URL must name a PostgreSQL database" in result.stderr
+    assert not (ROOT / "db.sqlite3").exists()
 
 
 @pytest.mark.parametrize("name", ["VAPID_PUBLIC_KEY", "VAPID_PRIVATE_KEY"])

@@ -125,9 +125,10 @@ def test_it_refuses_extra_decks_that_are_not_a_whole_number_from_zero():
 def test_it_never_expands_the_stock_mid_event():
     """The stock is never expanded mid-event."""
     table = make_table("league", players=2, start=True, extra_decks=0)
-    before = list(Shoe.objects.filter(event=table.event).values("kind", "decks", "size", "order"))
+    shoes = Shoe.objects.filter(event=table.event).order_by("kind")  # rows in a fixed order
+    before = list(shoes.values("kind", "decks", "size", "order"))
     table.join("Late")  # a late entry takes a remaining supported place, never a new deck
-    after = list(Shoe.objects.filter(event=table.event).values("kind", "decks", "size", "order"))
+    after = list(shoes.values("kind", "decks", "size", "order"))
     assert after == before
 
 

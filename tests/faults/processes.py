@@ -27,6 +27,7 @@ from celery import Celery
 from django.conf import settings
 
 from tests.push.standin import STANDIN_HOSTS
+from syndicate import embedded
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -239,12 +240,12 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
-        if shutil.which("redis-server") is None:
-            raise RuntimeError("The fault tests need redis-server (apt-get install redis-server).")
+        # Redis when installed, else the Valkey binary of the embedded servers (same protocol).
+        binary = shutil.which("redis-server") or str(embedded.valkey_server())
         self.generation += 1
         folder = self.processes.folder / f"redis-{self.generation}"
         folder.mkdir(parents=True, exist_ok=True)
-        argv = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+        argv = [binary, "--port", str(self.port), "--bind", "127.0.0.1"]
         argv += ["--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", str(folder)]
         self.managed = self.processes.add(
             Managed(

@@ -1,0 +1,184 @@
+"""`make run`: the embedded servers, migrations, the demo, a Celery worker and daphne.
+
+With DATABASE_URL / REDIS_URL unset it starts (or finds) the embedded PostgreSQL and Valkey under
+`var/` and holds them; Ctrl-C (or SIGTERM) stops daphne and the worker, then the servers unless
+another `make run` on the same folder still holds them. Their data stays in `var/`.
+HOST (default 127.0.0.1) and PORT (default 8000) choose where daphne listens.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import FrameType
+
+from syndicate import embedded
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+class Stop(Exception):
+    """SIGTERM, handled like Ctrl-C."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise Stop
+
+
+def _answers(host: str, port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((host, port)) == 0
+
+
+def _prepare() -> int | None:
+    """Migrate, seed the demo (it prints the accounts) and return the demo event's id."""
+    import django
+    from django.core.management import call_command
+    from django.db import connections
+
+    django.setup()
+    from events.management.commands import seed_demo
+    from events.models import Event
+
+    call_command("migrate", "--noinput", verbosity=1)
+    call_command("seed_demo")
+    event = Event.objects.filter(name=seed_demo.EVENT_NAME).order_by("pk").first()
+    connections.close_all()
+    return event.pk if event else None
+
+
+def _stop(process: subprocess.Popen[bytes], name: str) -> None:
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        print(f"{name} did not stop within 15 s: killing it.", file=sys.stderr)
+        process.kill()
+        process.wait()
+
+
+def main() -> int:
+    os.chdir(ROOT)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "syndicate.settings")
+    host = os.environ.get("HOST", "127.0.0.1")
+    port = int(os.environ.get("PORT", "8000"))
+    browse_host = "127.0.0.1" if host in {"0.0.0.0", "::", ""} else host
+    if _answers(browse_host, port):
+        print(
+            f"Port {port} is taken (another `make run`?): stop it, or choose another port, "
+            "e.g. `PORT=8001 make run`.",
+            file=sys.stderr,
+        )
+        return 1
+    # Ctrl-C stops everything even when started from a script that ignores SIGINT (a background
+    # job of a shell script): the children then get the default action back too.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    var_dir = embedded.default_root()
+    wants_database = not os.environ.get("DATABASE_URL")
+    wants_redis = not os.environ.get("REDIS_URL")
+    holding = wants_database or wants_redis
+    children: list[tuple[subprocess.Popen[bytes], str]] = []
+    try:
+        if holding:
+            embedded.hold(var_dir, os.getpid())
+            services = embedded.ensure(var_dir, database=wants_database, redis=wants_redis)
+            # The worker and daphne inherit the URLs: they need not look for the servers again.
+            if wants_database:
+                os.environ["DATABASE_URL"] = services.database_url
+            if wants_redis:
+                os.environ["REDIS_URL"] = services.redis_url
+        event_id = _prepare()
+        # One web process, pooled like production's (docker-compose.yml): requests reuse their
+        # database connections instead of authenticating a new one each time.
+        web_env = {**os.environ}
+        web_env.setdefault("DATABASE_POOL_SIZE", "12")
+        var_dir.mkdir(parents=True, exist_ok=True)
+        worker_argv = [str(BIN / "celery"), "-A", "syndicate", "worker", "--beat"]
+        worker_argv += ["--loglevel=INFO", "--concurrency=1"]
+        worker_argv += ["--schedule", str(var_dir / "celerybeat-schedule")]
+
+        def start_worker() -> subprocess.Popen[bytes]:
+            with (var_dir / "celery.log").open("ab") as log:
+                return subprocess.Popen(worker_argv, stdout=log, stderr=subprocess.STDOUT)
+
+        children.append((start_worker(), "The Celery worker"))
+        web = subprocess.Popen(
+            [str(BIN / "daphne"), "-b", host, "-p", str(port), "syndicate.asgi:application"],
+            env=web_env,
+        )
+        children.append((web, "daphne"))
+        while not _answers(browse_host, port):
+            if web.poll() is not None:
+                print("daphne exited before it served.", file=sys.stderr)
+                return 1
+            time.sleep(0.1)
+        _print_addresses(browse_host, port, event_id, var_dir, holding)
+        while True:
+            if web.poll() is not None:
+                print(f"daphne exited ({web.returncode}): stopping.", file=sys.stderr)
+                return 1
+            worker = children[0][0]
+            if worker.poll() is not None:
+                # As docker-compose.yml's restart policy does: the worker exits on a Redis
+                # restart while it holds a message (docs/reliability.md, D2).
+                print(f"The Celery worker exited ({worker.returncode}): starting it again.")
+                time.sleep(2)
+                children[0] = (start_worker(), "The Celery worker")
+            time.sleep(0.5)
+    except (KeyboardInterrupt, Stop):
+        print("\nStopping ...", file=sys.stderr)
+        return 0
+    except embedded.EmbeddedError as error:
+        print(error, file=sys.stderr)
+        return 1
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not skip the cleanup
+        for process, _ in children:  # all at once: they shut down side by side
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process, name in children:
+            _stop(process, name)
+        if holding:
+            stopped = embedded.release(var_dir, os.getpid())
+            if stopped:
+                print(f"Stopped {' and '.join(stopped)}; the data stays in {var_dir}/.")
+            else:
+                print(f"Another `make run` still uses the servers in {var_dir}/.")
+
+
+def _print_addresses(
+    host: str, port: int, event_id: int | None, var_dir: Path, embedded_servers: bool
+) -> None:
+    base = f"http://{host}:{port}"
+    lines = ["", f"Serving on {base}/"]
+    if event_id is not None:
+        lines += [
+            f"  Player page:     {base}/events/{event_id}/",
+            f"  House dashboard: {base}/house/events/{event_id}/",
+            f"  Board:           {base}/board/{event_id}/",
+        ]
+    lines.append(f"  Events, sign-in: {base}/  (API: {base}/api/docs/)")
+    status = embedded.status(var_dir) if embedded_servers else {}
+    if status.get("postgres"):
+        lines.append(
+            f"PostgreSQL on 127.0.0.1:{status['postgres']}, data in {var_dir / 'postgres'}/"
+        )
+    if status.get("valkey"):
+        lines.append(f"Valkey on 127.0.0.1:{status['valkey']}, data in {var_dir / 'valkey'}/")
+    lines += [
+        f"Celery worker log: {var_dir / 'celery.log'}",
+        "Ctrl-C stops everything; the data stays for the next `make run`.",
+        "",
+    ]
+    print("\n".join(lines), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
