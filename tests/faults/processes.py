@@ -26,8 +26,8 @@ import redis
 from celery import Celery
 from django.conf import settings
 
-from tests.push.standin import STANDIN_HOSTS
 from syndicate import embedded
+from tests.push.standin import STANDIN_HOSTS
 
 ROOT = Path(__file__).resolve().parents[2]
 
