@@ -99,6 +99,9 @@ def main() -> int:
         # database connections instead of authenticating a new one each time.
         web_env = {**os.environ}
         web_env.setdefault("DATABASE_POOL_SIZE", "12")
+        if not os.environ.get("EMAIL_HOST"):
+            # No mail leaves this laptop: sign-up codes would never arrive (syndicate/settings.py).
+            web_env.setdefault("SIGNUP_EMAIL_CODE", "0")
         var_dir.mkdir(parents=True, exist_ok=True)
         worker_argv = [str(BIN / "celery"), "-A", "syndicate", "worker", "--beat"]
         worker_argv += ["--loglevel=INFO", "--concurrency=1"]
@@ -165,6 +168,8 @@ def _print_addresses(
             f"  Board:           {base}/board/{event_id}/",
         ]
     lines.append(f"  Events, sign-in: {base}/  (API: {base}/api/docs/)")
+    if not os.environ.get("EMAIL_HOST") and os.environ.get("SIGNUP_EMAIL_CODE", "0") == "0":
+        lines.append("Sign-up without an emailed code: no EMAIL_HOST is set to send one.")
     status = embedded.status(var_dir) if embedded_servers else {}
     if status.get("postgres"):
         lines.append(

@@ -209,7 +209,11 @@ ACCOUNT_PASSWORD_RESET_BY_CODE_ENABLED = False
 # Sign-up ends on a page asking for the code emailed to the address, whether or not the address
 # already has an account (its owner gets an "account exists" email instead): nobody learns from
 # sign-up which emails are registered. Accounts made by staff or commands count as verified.
-ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+# A new account confirms its email with an emailed code before it signs in, which is what lets
+# sign-up answer alike for a taken email. `make run` with no EMAIL_HOST turns it off
+# (SIGNUP_EMAIL_CODE=0): with no mail to carry the codes, nobody could sign up at the venue.
+SIGNUP_EMAIL_CODE = PRODUCTION or env_flag("SIGNUP_EMAIL_CODE", default=True)
+ACCOUNT_EMAIL_VERIFICATION = "mandatory" if SIGNUP_EMAIL_CODE else "none"
 ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED = True
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None

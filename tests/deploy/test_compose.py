@@ -61,6 +61,7 @@ DEVELOPMENT_ONLY = {
     "SYNDICATE_VAR_DIR",
     "CELERY_TASK_ALWAYS_EAGER",
     "TEST_DATABASE_NAME",
+    "SIGNUP_EMAIL_CODE",  # production always asks for the code
 }
 
 

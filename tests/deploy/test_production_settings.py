@@ -312,3 +312,28 @@ def test_daphne_passes_the_container_health_check(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=5)
+
+
+def email_verification(env: dict[str, str]) -> str:
+    """ACCOUNT_EMAIL_VERIFICATION as the settings compute it in `env`."""
+    found = run(
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.conf import settings; "
+            "print(settings.ACCOUNT_EMAIL_VERIFICATION)",
+        ],
+        {**env, "DJANGO_SETTINGS_MODULE": "syndicate.settings"},
+    )
+    assert found.returncode == 0, found.stderr
+    return found.stdout.strip()
+
+
+def test_sign_up_asks_for_an_emailed_code_by_default(base_env: dict[str, str]) -> None:
+    env = {**base_env, "DATABASE_URL": database_url(), "REDIS_URL": redis_url()}
+    assert email_verification(env) == "mandatory"
+    assert email_verification({**env, "SIGNUP_EMAIL_CODE": "0"}) == "none"
+
+
+def test_production_always_asks_for_the_code(production_env: dict[str, str]) -> None:
+    assert email_verification({**production_env, "SIGNUP_EMAIL_CODE": "0"}) == "mandatory"
