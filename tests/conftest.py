@@ -12,8 +12,11 @@ import pytest
 def pytest_configure(config: pytest.Config) -> None:
     if not os.environ.get("DJANGO_SETTINGS_MODULE"):
         return  # pure modules (scoring, payouts) tested without Django
+    from django.conf import settings
     from django.db.backends.signals import connection_created
 
+    # Accounts made by the tests need no costly hashing; servers the tests start keep their own.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     connection_created.connect(_tests_may_empty_the_audit, dispatch_uid="tests-audit-truncate")
 
 

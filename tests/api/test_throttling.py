@@ -24,11 +24,6 @@ pytestmark = pytest.mark.django_db
 LOW = {"address": "10/min", "account_read": "3/min", "account_write": "2/min"}
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def fresh_counts(settings: Any) -> Iterator[None]:
     prefix = f"throttletest-{uuid.uuid4().hex}"

@@ -40,7 +40,6 @@ def deployment_key(settings: Settings) -> str:
     line = out.getvalue().strip()
     assert line.startswith("AUDIT_SIGNING_KEY=")
     settings.AUDIT_SIGNING_KEY = line.removeprefix("AUDIT_SIGNING_KEY=")
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     return settings.AUDIT_SIGNING_KEY
 
 

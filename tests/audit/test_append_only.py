@@ -22,11 +22,6 @@ pytestmark = pytest.mark.django_db
 TABLE = AuditEntry._meta.db_table
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def table() -> Table:
     return make_table("league", players=2, start=True)

@@ -87,11 +87,6 @@ class Simulated:
 _simulations: dict[tuple[str, int], Simulated] = {}
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def simulated(format: str, players: int) -> Simulated:
     """Run simulate_event then export_audit (JSON and CSV), once per session."""
     key = (format, players)

@@ -39,7 +39,6 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 @pytest.fixture
 def hostile_table(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     table = make_table("league")
     User.objects.filter(pk=table.house.pk).update(display_name="=cmd|'/C calc'!A0")
     for name in NAMES:

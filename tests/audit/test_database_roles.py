@@ -21,11 +21,6 @@ from tests.factories import make_table
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings: object) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
-
-
 def connect(user: str) -> psycopg.Connection:
     params = connection.settings_dict
     return psycopg.connect(

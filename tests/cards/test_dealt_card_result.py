@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
 import pytest
 from django.db import connection
@@ -14,11 +13,6 @@ from events.models import GameResult, Review
 from tests.factories import make_table
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def test_it_links_loss_and_win_cards_to_their_result_and_no_other_card() -> None:

@@ -27,11 +27,6 @@ SERVICES: dict[str, Service[..., Any]] = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def test_every_service_is_one_decorated_function_with_an_answer_of_its_own() -> None:
     assert all(isinstance(service, Service) for service in SERVICES.values())
     assert {service.name for service in SERVICES.values()} == set(SERVICES)

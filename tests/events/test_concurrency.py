@@ -34,7 +34,6 @@ type Outcome = Answer | BaseException
 
 @pytest.fixture(autouse=True)
 def _settings(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # Live updates are tested elsewhere. Their default background thread would still be reading
     # committed changes when the test's teardown truncates the tables (a deadlock).
     settings.LIVE_UPDATES = "off"

@@ -38,11 +38,6 @@ BOUNDS = {
 type Measure = Callable[[str], AbstractContextManager[CaptureQueriesContext]]
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def started(players: int) -> Table:
     """A started League event; the other players have made some progress (rows to scan)."""
     table = make_table("league", players=players, start=True)

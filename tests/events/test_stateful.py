@@ -56,11 +56,6 @@ ADJUSTMENTS: list[tuple[tuple[int, str], ...]] = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def _rows(model: type[Model], where: str) -> str:
     table = model._meta.db_table
     return f"(SELECT json_agg(t ORDER BY t.id) FROM {table} t WHERE {where})"

@@ -3,8 +3,6 @@ player's progress that agrees with the ORM's reading of the same rows."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from django.utils import timezone
 
@@ -15,11 +13,6 @@ from events.progress import Progress, progress_of, progress_of_many
 from tests.factories import Table, make_table
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def counted_by_the_orm(registration: Registration) -> store.ProgressRow:

@@ -23,7 +23,6 @@ from tests.push.standin import STANDIN_HOSTS
 
 @pytest.fixture(autouse=True)
 def fault_settings(settings: Settings) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.LIVE_UPDATES = "off"
 
 

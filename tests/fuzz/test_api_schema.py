@@ -126,7 +126,6 @@ def _keep_test_connection() -> Iterator[None]:
 
 @pytest.fixture
 def scene(db: None, settings: Settings) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     league = make_table("league", players=3, start=True)
     standard = make_table("standard-v1", players=1)
     draft = services.event_create(

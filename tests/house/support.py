@@ -9,7 +9,7 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
-from tests.events.test_rules_support import snapshot
+from tests.events.support import snapshot
 from tests.factories import Table
 
 REASON = "Scoreholio shows a different result."

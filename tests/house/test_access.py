@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from events.models import Review
-from tests.events.test_rules_support import snapshot
+from tests.events.support import snapshot
 from tests.factories import make_table, make_user
 from tests.house.support import post, url
 

@@ -9,7 +9,7 @@ from django.contrib.sessions.models import Session
 from cards.models import CardState, DealtCard, KeptSource
 from events import services
 from events.models import GameResult, Review
-from tests.events.test_rules_support import last
+from tests.events.support import last
 from tests.factories import make_table
 from tests.house.support import REASON, house_client, post, refused_by_page, said, url
 

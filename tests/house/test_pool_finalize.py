@@ -6,7 +6,7 @@ import pytest
 
 from events import services
 from events.models import PoolAdjustment
-from tests.events.test_rules_support import complete_table, last
+from tests.events.support import complete_table, last
 from tests.factories import make_table
 from tests.house.support import house_client, post, refused_by_page, said, url
 

@@ -7,7 +7,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from events.models import Review
-from tests.events.test_rules_support import snapshot
+from tests.events.support import snapshot
 from tests.factories import make_table
 from tests.house.support import house_client, post, said, url
 

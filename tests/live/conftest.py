@@ -16,7 +16,6 @@ from events import live
 @pytest.fixture(autouse=True)
 def live_settings(settings: Any) -> Iterator[None]:
     settings.LIVE_UPDATES = "inline"
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # The project's own layer settings, with a prefix of our own: other suites share the Redis
     # server, and event ids repeat across test databases.
     layers = copy.deepcopy(settings.CHANNEL_LAYERS)

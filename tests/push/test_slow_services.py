@@ -36,7 +36,6 @@ def push_service(settings: object) -> Iterator[PushService]:
     settings.VAPID_PRIVATE_KEY = keys.private_key  # type: ignore[attr-defined]
     settings.PUSH_SERVICE_HOSTS = [STANDIN_HOSTS]  # type: ignore[attr-defined]
     settings.PUSH_READ_TIMEOUT = READ_TIMEOUT  # type: ignore[attr-defined]
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
     with PushService(keys.public_key) as service:
         yield service
 

@@ -23,11 +23,6 @@ from tests.push.standin import Device, PushService, b64encode
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 DEVICE = Device(endpoint="unused")
 P256DH, AUTH = DEVICE.p256dh, DEVICE.auth
 

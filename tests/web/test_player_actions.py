@@ -16,13 +16,8 @@ from accounts.models import User
 from cards.models import CardState, DealtCard, Offer
 from events import services
 from events.models import Event, GameResult, Registration, RegistrationStatus
-from tests.events.test_rules_support import FAST_HASHERS, snapshot
+from tests.events.support import snapshot
 from tests.factories import Table, make_table, make_user
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 def post(client: Client, name: str, event_id: int, *, htmx: bool = False, **data: Any) -> Any:

@@ -1,4 +1,5 @@
-"""Rules section 2 ("Earn cards through cornhole") and SPEC section 5 (Results, House assist)."""
+"""`result_submit`: a loss keeps one card, a win offers two face up (rules section 2, SPEC
+section 5)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,7 @@ from events.errors import (
     WrongPhase,
 )
 from events.models import GameResult
-from tests.events.test_rules_support import (
-    FAST_HASHERS,
+from tests.events.support import (
     head,
     last,
     new_entries,
@@ -29,11 +29,6 @@ from tests.events.test_rules_support import (
     refused,
 )
 from tests.factories import make_table
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 def _ready(format: str = "league", players: int = 2):

@@ -10,13 +10,8 @@ from cards.models import CardState, DealtCard, Offer
 from events import services
 from events.errors import HandLocked, Invalid, OutOfOrder, WrongPhase
 from events.models import Event, GameResult
-from tests.events.test_rules_support import FAST_HASHERS, actions, last, refused
+from tests.events.support import actions, last, refused
 from tests.factories import make_table, make_user
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 @pytest.mark.django_db

@@ -1,4 +1,5 @@
-"""Rules section 8 ("Corrections, disputes") and SPEC section 5 (Corrections, reviews)."""
+"""`result_correct`: House corrects a result; no card moves and the player is paused for review
+(SPEC section 5)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,18 @@ from typing import Any
 import pytest
 
 from cards.models import DealtCard, Offer
-from events import answers, services
+from events import services
 from events.errors import (
     Invalid,
     NotAllowed,
     NotFound,
     PlayerPaused,
     ReasonRequired,
-    WrongPhase,
 )
 from events.models import GameResult, Review
-from tests.events.test_rules_support import (
-    FAST_HASHERS,
+from tests.events.support import (
     REASON,
+    correct,
     entries,
     head,
     last,
@@ -32,21 +32,8 @@ from tests.events.test_rules_support import (
 from tests.factories import make_table
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
-
-
 def _cards(table) -> list[Any]:
     return list(DealtCard.objects.filter(shoe__event=table.event).order_by("pk").values())
-
-
-def _correct(
-    table, player, game: int, outcome: str, reason: str = REASON
-) -> answers.ResultCorrected:
-    return services.result_correct(
-        registration_id=table.rid(player), by=table.house, game=game, outcome=outcome, reason=reason
-    )
 
 
 @pytest.mark.django_db
@@ -58,7 +45,7 @@ def test_it_corrects_loss_to_win_without_dealing_or_offering_a_card():
     cards, kept = _cards(table), table.kept(player)
     offers = Offer.objects.filter(registration__event=table.event).count()
     before = head(table.event)
-    answer = _correct(table, player, 2, "win")
+    answer = correct(table, player, 2, "win")
     assert _cards(table) == cards  # nothing dealt, removed, or changed
     assert table.kept(player) == kept
     assert Offer.objects.filter(registration__event=table.event).count() == offers
@@ -81,7 +68,7 @@ def test_it_corrects_win_to_loss_without_removing_the_kept_card():
     player = table.players[0]
     play(table, player, "wl")
     cards, kept = _cards(table), table.kept(player)
-    _correct(table, player, 1, "loss")
+    correct(table, player, 1, "loss")
     assert _cards(table) == cards
     assert table.kept(player) == kept
 
@@ -92,7 +79,7 @@ def test_it_pauses_the_corrected_player_for_review():
     table = make_table("league", players=2, start=True)
     player = table.players[0]
     play(table, player, "l")
-    _correct(table, player, 1, "win")
+    correct(table, player, 1, "win")
     assert table.registration(player).paused
     review = Review.objects.get(registration=table.registration(player))
     assert (review.corrected_from, review.corrected_to, review.reason) == ("loss", "win", REASON)
@@ -107,7 +94,7 @@ def test_it_requires_a_reason_for_a_correction():
     table = make_table("league", players=2, start=True)
     player = table.players[0]
     play(table, player, "l")
-    error = refused(ReasonRequired, table.event, lambda: _correct(table, player, 1, "win", "  "))
+    error = refused(ReasonRequired, table.event, lambda: correct(table, player, 1, "win", "  "))
     assert error.status == 400
 
 
@@ -117,8 +104,8 @@ def test_it_refuses_a_correction_that_changes_nothing_or_has_no_result():
     table = make_table("league", players=2, start=True)
     player = table.players[0]
     play(table, player, "l")
-    refused(Invalid, table.event, lambda: _correct(table, player, 1, "loss"))
-    refused(NotFound, table.event, lambda: _correct(table, player, 2, "win"))
+    refused(Invalid, table.event, lambda: correct(table, player, 1, "loss"))
+    refused(NotFound, table.event, lambda: correct(table, player, 2, "win"))
 
 
 @pytest.mark.django_db
@@ -151,7 +138,7 @@ def test_it_keeps_a_pending_choice_after_win_to_loss_for_the_player():
     play(table, player, "lw")
     offer = pending_offer(table, player)
     assert offer is not None
-    _correct(table, player, 2, "loss")
+    correct(table, player, 2, "loss")
     assert pending_offer(table, player) == offer
     assert table.registration(player).paused
     answer = table.choose_win(player, 1)
@@ -168,7 +155,7 @@ def test_it_keeps_a_pending_choice_after_win_to_loss_for_house():
     table = make_table("league", players=2, start=True)
     player = table.players[0]
     play(table, player, "w")
-    _correct(table, player, 1, "loss")
+    correct(table, player, 1, "loss")
     refused(
         ReasonRequired,
         table.event,
@@ -192,7 +179,7 @@ def test_it_keeps_the_wild_when_correcting_after_the_reveal():
     wild = table.registration(player).wild_rank
     assert wild
     cards = _cards(table)
-    answer = _correct(table, player, 2, "loss")
+    answer = correct(table, player, 2, "loss")
     registration = table.registration(player)
     assert registration.paused
     assert registration.wild_rank == wild
@@ -204,116 +191,13 @@ def test_it_keeps_the_wild_when_correcting_after_the_reveal():
 
 
 @pytest.mark.django_db
-def test_it_lets_house_pause_a_player_without_a_correction():
-    """House may also pause a player for review, with a reason, without a correction."""
-    table = make_table("league", players=2, start=True)
-    player = table.players[0]
-    refused(
-        ReasonRequired,
-        table.event,
-        lambda: services.review_open(registration_id=table.rid(player), by=table.house, reason=""),
-    )
-    answer = services.review_open(
-        registration_id=table.rid(player), by=table.house, reason="Disputed score."
-    )
-    assert table.registration(player).paused
-    opened = last(table.event, "review_opened")
-    assert opened.details == {"review": answer.review_id, "game": None}
-    assert (opened.actor, opened.reason) == ("House: House", "Disputed score.")
-
-
-@pytest.mark.django_db
-def test_it_requires_a_reason_to_resolve_a_review():
-    """House records a reason when resolving the review."""
-    table = make_table("league", players=2, start=True)
-    player = table.players[0]
-    play(table, player, "l")
-    review = _correct(table, player, 1, "win").review_id
-    refused(
-        ReasonRequired,
-        table.event,
-        lambda: services.review_resolve(review_id=review, by=table.house, reason=" "),
-    )
-    assert table.registration(player).paused
-
-
-@pytest.mark.django_db
-def test_it_resumes_the_player_when_the_review_is_resolved():
-    """House resolves a review with a reason."""
-    table = make_table("league", players=2, start=True)
-    player = table.players[0]
-    play(table, player, "l")
-    review_id = _correct(table, player, 1, "win").review_id
-    answer = services.review_resolve(
-        review_id=review_id, by=table.house, reason="Scoreholio agrees."
-    )
-    assert answer.paused is False
-    review = Review.objects.get(pk=review_id)
-    assert review.resolution == "Scoreholio agrees."
-    assert review.resolved_at is not None
-    resolved = last(table.event, "review_resolved")
-    assert resolved.details == {"review": review_id}
-    assert (resolved.actor, resolved.reason) == ("House: House", "Scoreholio agrees.")
-    table.report(player, 2, "loss")  # playing again
-    refused(
-        WrongPhase,
-        table.event,
-        lambda: services.review_resolve(review_id=review_id, by=table.house, reason="Again."),
-    )
-
-
-@pytest.mark.django_db
-def test_it_keeps_the_player_paused_while_another_review_is_open():
-    """The player is paused for review until House resolves it (every open review)."""
-    table = make_table("league", players=2, start=True)
-    player = table.players[0]
-    play(table, player, "l")
-    first = _correct(table, player, 1, "win").review_id
-    second = services.review_open(registration_id=table.rid(player), by=table.house, reason="Also")
-    services.review_resolve(review_id=first, by=table.house, reason="Fine.")
-    assert table.registration(player).paused
-    services.review_resolve(review_id=second.review_id, by=table.house, reason="Fine too.")
-    assert not table.registration(player).paused
-
-
-@pytest.mark.django_db
-def test_it_lets_only_house_resolve_a_review():
-    """House resolves a review with a reason."""
-    table = make_table("league", players=2, start=True)
-    player = table.players[0]
-    review = services.review_open(registration_id=table.rid(player), by=table.house, reason="x")
-    refused(
-        (NotAllowed, NotFound),
-        table.event,
-        lambda: services.review_resolve(review_id=review.review_id, by=player, reason="Mine."),
-    )
-
-
-@pytest.mark.django_db
-def test_it_runs_the_reveal_check_after_the_review_is_resolved():
-    """The reveal check runs after every accepted result, kept card and review resolution."""
-    table = make_table("switch", players=2, start=True)
-    player = table.players[0]
-    play(table, player, "lllw")
-    review = _correct(table, player, 4, "loss").review_id
-    table.choose_win(player, 0)  # the hand is complete, but the player is paused
-    assert not table.registration(player).wild_rank
-    before = head(table.event)
-    services.review_resolve(review_id=review, by=table.house, reason="Checked.")
-    written = new_entries(table.event, before)
-    assert [e.action for e in written] == ["review_resolved", "wild_revealed"]
-    assert written[1].actor == "system"
-    assert table.registration(player).wild_rank
-
-
-@pytest.mark.django_db
 def test_it_keeps_the_original_result_in_the_history():
     """The original draws remain in the action history."""
     table = make_table("league", players=2, start=True)
     player = table.players[0]
     play(table, player, "wl")
     dealt = last(table.event, "win_cards_dealt").details
-    _correct(table, player, 1, "loss")
+    correct(table, player, 1, "loss")
     result = GameResult.objects.get(registration=table.registration(player), game=1)
     assert (result.outcome, result.original_outcome) == ("loss", "win")
     submitted = [e.details for e in entries(table.event, "result_submitted")]

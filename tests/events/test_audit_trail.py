@@ -12,10 +12,10 @@ from django.db import DatabaseError, transaction
 from audit.models import AuditEntry
 from cards.models import CardState, DealtCard
 from events import services
-from tests.events.test_rules_support import (
-    FAST_HASHERS,
+from tests.events.support import (
     GENESIS,
     REASON,
+    actions,
     chain_hash,
     entries,
     head,
@@ -24,13 +24,6 @@ from tests.events.test_rules_support import (
     play,
 )
 from tests.factories import make_table
-
-ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 def _busy_table():
@@ -44,6 +37,9 @@ def _busy_table():
     )
     services.player_withdraw(registration_id=table.rid(third), by=third)
     return table
+
+
+ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
 
 
 @pytest.mark.django_db
@@ -219,3 +215,21 @@ def test_it_describes_the_start_for_the_verifier():
     )
     assert re.fullmatch(r"[0-9a-f]{64}", details["commitment"])
     assert all(isinstance(details[k], int) for k in ("decks", "house_decks", "supported_places"))
+
+
+@pytest.mark.django_db
+def test_it_records_every_lifecycle_step_in_the_audit():
+    """Every state change writes one audit entry in the same database transaction."""
+    table = make_table("league", players=2, start=True)
+    assert actions(table.event) == [
+        "event_created",
+        "house_member_added",
+        "registration_opened",
+        "player_registered",
+        "player_checked_in",
+        "player_registered",
+        "player_checked_in",
+        "event_started",
+        "starting_offer_dealt",
+        "starting_offer_dealt",
+    ]

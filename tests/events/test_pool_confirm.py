@@ -1,4 +1,5 @@
-"""Rules section 7 ("Prize pool and ties", the pool part) and SPEC section 7 (the pool)."""
+"""`pool_confirm`: the prize pool, its adjustments and its lock (rules section 7, SPEC
+section 7)."""
 
 from __future__ import annotations
 
@@ -17,23 +18,18 @@ from events.errors import (
 )
 from events.lifecycle import participants
 from events.models import PoolAdjustment
-from tests.events.test_rules_support import FAST_HASHERS, last, refused
+from tests.events.support import last, refused
 from tests.factories import make_table, make_user
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
+def _confirm(table, adjustments=()) -> answers.PoolConfirmed:
+    return services.pool_confirm(event_id=table.event.pk, by=table.house, adjustments=adjustments)
 
 
 def _closed(players: int = 2, contribution: int = 10):
     table = make_table("league", players=players, start=True, contribution=contribution)
     services.registration_close(event_id=table.event.pk, by=table.house)
     return table
-
-
-def _confirm(table, adjustments=()) -> answers.PoolConfirmed:
-    return services.pool_confirm(event_id=table.event.pk, by=table.house, adjustments=adjustments)
 
 
 @pytest.mark.django_db

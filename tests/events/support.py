@@ -1,4 +1,4 @@
-"""Helpers shared by the rule tests (tests/events/test_rules_*.py); it holds no tests itself.
+"""Helpers shared by the service tests (tests/events/test_<service>.py); it holds no tests itself.
 
 `refused()` checks the contract of every refusal: the exact domain error (and its code), and
 nothing written at all, neither a row nor an audit entry. `reference_shoe()` recomputes a shoe
@@ -7,6 +7,7 @@ from the seed with the algorithm of SPEC section 4, written here independently o
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import hmac
 import json
@@ -17,13 +18,12 @@ import pytest
 
 from audit.models import AuditEntry
 from cards.models import DealtCard, Offer, Shoe, Shuffle
-from events import services
+from events import answers, services
 from events.errors import DomainError
 from events.models import Event, GameResult, PoolAdjustment, Registration, Review
 from tests.factories import Table, make_table
 
 REASON = "Scoreholio shows a different result."
-FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 GENESIS = "0" * 64
 
 
@@ -212,3 +212,23 @@ def finalized_table(format: str = "switch", *, players: int = 2, contribution: i
     services.event_finalize(event_id=table.event.pk, by=table.house)
     table.refresh()
     return table
+
+
+def correct(
+    table: Table, player: Any, game: int, outcome: str, reason: str = REASON
+) -> answers.ResultCorrected:
+    """House corrects a result, with a reason."""
+    return services.result_correct(
+        registration_id=table.rid(player), by=table.house, game=game, outcome=outcome, reason=reason
+    )
+
+
+def create_event(house: Any, **settings_: Any) -> int:
+    """A draft League event named "Night" (settings as given), created by `house`."""
+    values: dict[str, Any] = {
+        "name": "Night",
+        "date": datetime.date(2026, 12, 3),
+        "format": "league",
+    }
+    values.update(settings_)
+    return services.event_create(by=house, **values).event_id

@@ -13,8 +13,7 @@ from cards.models import Shoe, Shuffle
 from events import services
 from events.errors import Invalid, WrongPhase
 from events.models import Event
-from tests.events.test_rules_support import (
-    FAST_HASHERS,
+from tests.events.support import (
     dealt,
     entries,
     last,
@@ -23,11 +22,6 @@ from tests.events.test_rules_support import (
     refused,
 )
 from tests.factories import make_table, make_user
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 @pytest.mark.django_db

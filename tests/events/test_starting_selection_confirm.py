@@ -1,5 +1,5 @@
-"""Rules section 1 ("Choose your starting cards") and SPEC sections 4-5: the face-down starting
-offers, their confirmation and what happens to the cards not kept."""
+"""`starting_selection_confirm`: the face-down starting offers, their confirmation and the cards
+not kept (rules section 1, SPEC sections 4-5)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ from events.errors import (
     StartingSelectionPending,
     WrongCount,
 )
-from tests.events.test_rules_support import (
-    FAST_HASHERS,
+from tests.events.support import (
     entries,
     last,
     next_position,
@@ -30,9 +29,22 @@ from tests.events.test_rules_support import (
 from tests.factories import make_table, make_user
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
+def _cards_in(details: object) -> list[dict]:
+    """Every dealt card written anywhere in an entry's details."""
+    found: list[dict] = []
+    if isinstance(details, dict):
+        if "position" in details:
+            found.append(details)
+        for value in details.values():
+            found.extend(_cards_in(value))
+    elif isinstance(details, list):
+        for value in details:
+            found.extend(_cards_in(value))
+    return found
+
+
+def pending_offer_or_last(table, player) -> Offer:
+    return Offer.objects.filter(registration=table.registration(player), kind="starting").get()
 
 
 @pytest.mark.django_db
@@ -88,20 +100,6 @@ def test_it_shows_no_face_down_card_before_the_confirmation():
     for entry in entries(table.event):
         for card in _cards_in(entry.details):
             assert set(card) == {"shoe", "position"}, f"{entry.action} shows a face-down card"
-
-
-def _cards_in(details: object) -> list[dict]:
-    """Every dealt card written anywhere in an entry's details."""
-    found: list[dict] = []
-    if isinstance(details, dict):
-        if "position" in details:
-            found.append(details)
-        for value in details.values():
-            found.extend(_cards_in(value))
-    elif isinstance(details, list):
-        for value in details:
-            found.extend(_cards_in(value))
-    return found
 
 
 @pytest.mark.django_db
@@ -188,10 +186,6 @@ def test_it_keeps_each_starting_card_with_its_own_entry():
         for c in sorted(kept, key=lambda c: c.kept_index or 0)
     ]
     assert [c.kept_index for c in sorted(kept, key=lambda c: c.slot)] == [0, 1, 2]
-
-
-def pending_offer_or_last(table, player) -> Offer:
-    return Offer.objects.filter(registration=table.registration(player), kind="starting").get()
 
 
 @pytest.mark.django_db

@@ -1,5 +1,5 @@
-"""Rules section 2 ("Win: Select one of two face-up cards, then confirm to keep it") and the
-abandoned choice of rules section 8 / SPEC section 5."""
+"""`win_choice_confirm`: keep one of a win's two face-up cards; House resolves an abandoned choice
+(rules sections 2 and 8, SPEC section 5)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from cards.models import CardState
 from events import services
 from events.answers import WinChoiceConfirmed
 from events.errors import Invalid, NotFound, NothingPending, ReasonRequired
-from tests.events.test_rules_support import (
-    FAST_HASHERS,
+from tests.events.support import (
     head,
     last,
     new_entries,
@@ -21,11 +20,6 @@ from tests.events.test_rules_support import (
     refused,
 )
 from tests.factories import make_table
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 def _won(format: str = "league"):

@@ -1,5 +1,5 @@
-"""Rules sections 3 and 9 ("Finishing the event") and SPEC sections 3 and 7: finalization, its
-checklist, places, awards and the lock that follows."""
+"""`event_finalize`: the checklist, places, awards and the lock that follows (rules sections 3
+and 9, SPEC sections 3 and 7)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,7 @@ from events.errors import DomainError, FinalizationBlocked, NotAllowed
 from events.models import Registration
 from payouts.allocation import allocate
 from scoring.evaluator import evaluate_high, evaluate_low
-from tests.events.test_rules_support import (
-    FAST_HASHERS,
+from tests.events.support import (
     REASON,
     complete_table,
     entries,
@@ -29,19 +28,97 @@ from tests.events.test_rules_support import (
 from tests.factories import make_table, make_user
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
+def _blocked(table) -> str:
+    error = refused(FinalizationBlocked, table.event, lambda: _finalize(table))
+    assert error.status == 409
+    return error.message
 
 
 def _finalize(table) -> answers.EventFinalized:
     return services.event_finalize(event_id=table.event.pk, by=table.house)
 
 
-def _blocked(table) -> str:
-    error = refused(FinalizationBlocked, table.event, lambda: _finalize(table))
-    assert error.status == 409
-    return error.message
+def _expected_places(values: Mapping[int, Any], *, best_is_highest: bool) -> dict[int, int]:
+    """Competition ranking: place = 1 + the number of players strictly better."""
+    places = {}
+    for player, value in values.items():
+        better = [
+            other
+            for other in values.values()
+            if (other > value if best_is_highest else other < value)
+        ]
+        places[player] = 1 + len(better)
+    return places
+
+
+def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], object]]]:
+    """A finalized event touched by every kind of change, and a call of each service on it."""
+    table = make_table("switch", players=0)
+    ann, bob, cy = table.join("Ann"), table.join("Bob"), table.join("Cy")
+    registered = make_user("Reg")
+    table.register(registered)
+    table.check_in(registered)
+    services.check_in_undo(registration_id=table.rid(registered), by=table.house)
+    table.start()
+    for player in (ann, bob):
+        table.play_out(player)
+    services.player_withdraw(registration_id=table.rid(cy), by=cy)
+    services.registration_close(event_id=table.event.pk, by=table.house)
+    review = services.review_open(registration_id=table.rid(bob), by=table.house, reason=REASON)
+    services.review_resolve(review_id=review.review_id, by=table.house, reason="Fine.")
+    services.pool_confirm(event_id=table.event.pk, by=table.house)
+    _finalize(table)
+    event_id, house, a = table.event.pk, table.house, table.rid(ann)
+    staff = make_user("Staff", staff=True)
+    newcomer = make_user("New")
+    calls: dict[str, Callable[[], object]] = {
+        "event_update": lambda: services.event_update(
+            event_id=event_id, by=house, changes={"name": "Renamed"}
+        ),
+        "house_member_add": lambda: services.house_member_add(
+            event_id=event_id, by=staff, member=newcomer
+        ),
+        "house_member_remove": lambda: services.house_member_remove(
+            event_id=event_id, by=staff, member=house
+        ),
+        "registration_open": lambda: services.registration_open(event_id=event_id, by=house),
+        "registration_close": lambda: services.registration_close(event_id=event_id, by=house),
+        "player_register": lambda: services.player_register(event_id=event_id, by=newcomer),
+        "registration_cancel": lambda: services.registration_cancel(
+            registration_id=table.rid(registered), by=registered
+        ),
+        "player_check_in": lambda: services.player_check_in(
+            registration_id=table.rid(registered), by=house
+        ),
+        "check_in_undo": lambda: services.check_in_undo(registration_id=a, by=house),
+        "participant_add": lambda: services.participant_add(
+            event_id=event_id, by=house, player=newcomer
+        ),
+        "event_start": lambda: services.event_start(event_id=event_id, by=house),
+        "starting_selection_confirm": lambda: services.starting_selection_confirm(
+            registration_id=a, by=ann, slots=[0, 1, 2]
+        ),
+        "result_submit": lambda: services.result_submit(
+            registration_id=a, by=ann, game=5, outcome="loss"
+        ),
+        "win_choice_confirm": lambda: services.win_choice_confirm(
+            registration_id=a, by=ann, slot=0
+        ),
+        "wild_reveal": lambda: services.wild_reveal(registration_id=a, by=house),
+        "result_correct": lambda: services.result_correct(
+            registration_id=a, by=house, game=1, outcome="win", reason=REASON
+        ),
+        "review_open": lambda: services.review_open(registration_id=a, by=house, reason=REASON),
+        "review_resolve": lambda: services.review_resolve(
+            review_id=review.review_id, by=house, reason=REASON
+        ),
+        "player_withdraw": lambda: services.player_withdraw(registration_id=a, by=ann),
+        "access_reset": lambda: services.access_reset(registration_id=a, by=house, reason=REASON),
+        "pool_confirm": lambda: services.pool_confirm(event_id=event_id, by=house),
+        "event_finalize": lambda: services.event_finalize(event_id=event_id, by=house),
+    }
+    assert set(calls) == set(services.__all__) - {"event_create"}
+    return event_id, calls
 
 
 @pytest.mark.django_db
@@ -138,19 +215,6 @@ def test_it_does_not_wait_for_withdrawn_players():
     assert (bob_row.high_place, bob_row.low_place, bob_row.award) == (None, None, 0)
     ann_row = table.registration(ann)
     assert (ann_row.high_place, ann_row.low_place, ann_row.award) == (1, 1, 20)
-
-
-def _expected_places(values: Mapping[int, Any], *, best_is_highest: bool) -> dict[int, int]:
-    """Competition ranking: place = 1 + the number of players strictly better."""
-    places = {}
-    for player, value in values.items():
-        better = [
-            other
-            for other in values.values()
-            if (other > value if best_is_highest else other < value)
-        ]
-        places[player] = 1 + len(better)
-    return places
 
 
 @pytest.mark.django_db
@@ -251,76 +315,6 @@ def test_it_lets_only_house_finalize():
         table.event,
         lambda: services.event_finalize(event_id=table.event.pk, by=table.players[0]),
     )
-
-
-def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], object]]]:
-    """A finalized event touched by every kind of change, and a call of each service on it."""
-    table = make_table("switch", players=0)
-    ann, bob, cy = table.join("Ann"), table.join("Bob"), table.join("Cy")
-    registered = make_user("Reg")
-    table.register(registered)
-    table.check_in(registered)
-    services.check_in_undo(registration_id=table.rid(registered), by=table.house)
-    table.start()
-    for player in (ann, bob):
-        table.play_out(player)
-    services.player_withdraw(registration_id=table.rid(cy), by=cy)
-    services.registration_close(event_id=table.event.pk, by=table.house)
-    review = services.review_open(registration_id=table.rid(bob), by=table.house, reason=REASON)
-    services.review_resolve(review_id=review.review_id, by=table.house, reason="Fine.")
-    services.pool_confirm(event_id=table.event.pk, by=table.house)
-    _finalize(table)
-    event_id, house, a = table.event.pk, table.house, table.rid(ann)
-    staff = make_user("Staff", staff=True)
-    newcomer = make_user("New")
-    calls: dict[str, Callable[[], object]] = {
-        "event_update": lambda: services.event_update(
-            event_id=event_id, by=house, changes={"name": "Renamed"}
-        ),
-        "house_member_add": lambda: services.house_member_add(
-            event_id=event_id, by=staff, member=newcomer
-        ),
-        "house_member_remove": lambda: services.house_member_remove(
-            event_id=event_id, by=staff, member=house
-        ),
-        "registration_open": lambda: services.registration_open(event_id=event_id, by=house),
-        "registration_close": lambda: services.registration_close(event_id=event_id, by=house),
-        "player_register": lambda: services.player_register(event_id=event_id, by=newcomer),
-        "registration_cancel": lambda: services.registration_cancel(
-            registration_id=table.rid(registered), by=registered
-        ),
-        "player_check_in": lambda: services.player_check_in(
-            registration_id=table.rid(registered), by=house
-        ),
-        "check_in_undo": lambda: services.check_in_undo(registration_id=a, by=house),
-        "participant_add": lambda: services.participant_add(
-            event_id=event_id, by=house, player=newcomer
-        ),
-        "event_start": lambda: services.event_start(event_id=event_id, by=house),
-        "starting_selection_confirm": lambda: services.starting_selection_confirm(
-            registration_id=a, by=ann, slots=[0, 1, 2]
-        ),
-        "result_submit": lambda: services.result_submit(
-            registration_id=a, by=ann, game=5, outcome="loss"
-        ),
-        "win_choice_confirm": lambda: services.win_choice_confirm(
-            registration_id=a, by=ann, slot=0
-        ),
-        "wild_reveal": lambda: services.wild_reveal(registration_id=a, by=house),
-        "result_correct": lambda: services.result_correct(
-            registration_id=a, by=house, game=1, outcome="win", reason=REASON
-        ),
-        "review_open": lambda: services.review_open(registration_id=a, by=house, reason=REASON),
-        "review_resolve": lambda: services.review_resolve(
-            review_id=review.review_id, by=house, reason=REASON
-        ),
-        "player_withdraw": lambda: services.player_withdraw(registration_id=a, by=ann),
-        "access_reset": lambda: services.access_reset(registration_id=a, by=house, reason=REASON),
-        "pool_confirm": lambda: services.pool_confirm(event_id=event_id, by=house),
-        "event_finalize": lambda: services.event_finalize(event_id=event_id, by=house),
-    }
-    assert set(calls) == set(services.__all__) - {"event_create"}
-    return event_id, calls
 
 
 @pytest.mark.django_db

@@ -1,5 +1,4 @@
-"""Rules section 8 ("Players sign in with their Syndicate Account ... Forgot password") and SPEC
-sections 1 and 5 (Access reset)."""
+"""`access_reset`: House ends a player's sessions and emails a reset; cards stay (SPEC 5)."""
 
 from __future__ import annotations
 
@@ -11,13 +10,8 @@ from django.test import Client
 
 from events import services
 from events.errors import NotAllowed, NotFound, ReasonRequired
-from tests.events.test_rules_support import FAST_HASHERS, last, play, refused, snapshot
+from tests.events.support import last, play, refused, snapshot
 from tests.factories import make_table
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 def _sessions_of(user) -> int:

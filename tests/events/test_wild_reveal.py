@@ -1,5 +1,5 @@
-"""Rules section 3 ("Your automatic wild reveal") and SPEC section 5 (Wild reveal): automatic in
-League and Switch, by House one player at a time in Standard v1."""
+"""The wild reveal: automatic in League and Switch, `wild_reveal` by House one player at a time in
+Standard v1 (rules section 3, SPEC section 5)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ from events.errors import (
     PlayerWithdrawn,
     WrongPhase,
 )
-from tests.events.test_rules_support import (
-    FAST_HASHERS,
+from tests.events.support import (
     REASON,
     entries,
     head,
@@ -31,11 +30,6 @@ from tests.events.test_rules_support import (
     refused,
 )
 from tests.factories import make_table
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 @pytest.mark.django_db

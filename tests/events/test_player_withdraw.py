@@ -1,4 +1,5 @@
-"""Rules sections 8-9 (withdrawals, leaving early) and SPEC section 5 (Withdrawal)."""
+"""`player_withdraw`: House withdraws a player, or a player leaves early (rules sections 8-9, SPEC
+section 5)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,7 @@ from events.errors import (
 )
 from events.models import RegistrationStatus
 from events.progress import provisional_standings
-from tests.events.test_rules_support import (
-    FAST_HASHERS,
+from tests.events.support import (
     last,
     offer_cards,
     pending_offer,
@@ -25,11 +25,6 @@ from tests.events.test_rules_support import (
     refused,
 )
 from tests.factories import make_table, make_user
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 @pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""Rules section 6 ("Running standings and final eligibility") and SPEC section 7 (standings)."""
+"""Running standings and final eligibility (rules section 6, SPEC section 7)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,8 @@ import pytest
 from events import services
 from events.progress import eligible, provisional_standings
 from scoring.evaluator import evaluate_high, evaluate_low
-from tests.events.test_rules_support import FAST_HASHERS, REASON, play
+from tests.events.support import REASON, play
 from tests.factories import make_table
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 def _ranked(table) -> set[int]:

@@ -1,0 +1,43 @@
+"""`house_member_add` and `house_member_remove`: site staff appoint each event's House (SPEC
+section 1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from events import services
+from events.errors import (
+    NotAllowed,
+)
+from tests.events.support import (
+    last,
+    refused,
+)
+from tests.factories import make_table, make_user
+
+
+@pytest.mark.django_db
+def test_it_lets_site_staff_appoint_house_members():
+    """Site staff ... appoint each event's House members."""
+    table = make_table("league", players=2)
+    member = make_user("Max")
+    refused(
+        NotAllowed,
+        table.event,
+        lambda: services.house_member_add(
+            event_id=table.event.pk, by=table.players[0], member=member
+        ),
+    )
+    staff = make_user("Sam", staff=True)
+    services.house_member_add(event_id=table.event.pk, by=staff, member=member)
+    assert last(table.event, "house_member_added").details == {"member": "Max"}
+    services.house_member_remove(event_id=table.event.pk, by=staff, member=member)
+    assert last(table.event, "house_member_removed").details == {"member": "Max"}
+    refused(
+        NotAllowed,
+        table.event,
+        lambda: services.event_start(event_id=table.event.pk, by=member),
+    )
+    services.house_member_add(event_id=table.event.pk, by=staff, member=member)
+    services.event_start(event_id=table.event.pk, by=member)  # House for this event again
+    assert table.refresh().phase == "started"
