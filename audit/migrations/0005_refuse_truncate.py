@@ -27,18 +27,7 @@ DROP FUNCTION IF EXISTS audit_entries_are_never_truncated();
 """
 
 
-def install(apps, schema_editor):
-    # SQLite has no TRUNCATE; its DELETE trigger (0002) already covers emptying the table.
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(UP)
-
-
-def remove(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(DOWN)
-
-
 class Migration(migrations.Migration):
     dependencies = [("audit", "0004_actor_kind")]
 
-    operations = [migrations.RunPython(install, remove)]
+    operations = [migrations.RunSQL(UP, DOWN)]
