@@ -54,8 +54,6 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         role: str = options["role"]
-        if connection.vendor != "postgresql":
-            raise CommandError("Database roles are a PostgreSQL deployment's: nothing to grant.")
         with connection.cursor() as cursor:
             cursor.execute("SELECT rolsuper FROM pg_roles WHERE rolname = %s", [role])
             found = cursor.fetchone()
