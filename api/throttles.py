@@ -1,8 +1,10 @@
 """API rate limits (DRF throttles), counted in the cache: Redis whenever REDIS_URL is set.
 
 Per address, generous: a venue's players may all share one NAT address. Per account, tighter,
-reads and writes apart. The rates are read from `settings.API_THROTTLE_RATES` at each request, so
-tests and benchmarks change them with the settings; a rate of None turns that limit off.
+reads and writes apart; House (site staff, and every House member of an event) writes for up to a
+thousand players, so its writes have a limit of their own. The rates are read from
+`settings.API_THROTTLE_RATES` at each request, so tests and benchmarks change them with the
+settings; a rate of None turns that limit off.
 A refused request answers 429 `throttled` (api/errors.py) and changes nothing.
 """
 
@@ -52,3 +54,17 @@ class AccountReadThrottle(_AccountThrottle):
 class AccountWriteThrottle(_AccountThrottle):
     scope = "account_write"
     writes = True
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        # The scope decides the rate, so it is chosen before the base class reads it.
+        self.scope = "house_write" if _acts_as_house(request) else "account_write"
+        self.rate = self.get_rate()
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+        return super().allow_request(request, view)
+
+
+def _acts_as_house(request: Request) -> bool:
+    user = request.user
+    if not user or not user.is_authenticated or request.method in SAFE_METHODS:
+        return False
+    return bool(user.is_staff or user.is_superuser or user.house_events.exists())

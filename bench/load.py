@@ -1362,7 +1362,7 @@ def main() -> None:
             "LOG_LEVEL": "WARNING",
             "PYTHONUNBUFFERED": "1",
             # Hundreds of simulated players from one address, faster than people play.
-            "API_THROTTLE_RATES": "address=off,account_read=off,account_write=off",
+            "API_THROTTLE_RATES": "address=off,account_read=off,account_write=off,house_write=off",
         }
         began = time.monotonic()
         subprocess.run(

@@ -339,11 +339,17 @@ def throttle_rates(defaults: Mapping[str, str | None], overrides: str) -> dict[s
 
 
 # API requests per client address (generous: 60 players behind one venue's NAT address) and per
-# account, reads and writes apart (api/throttles.py). API_THROTTLE_RATES in the environment
+# account, reads and writes apart, House's writes (checking in a whole venue) apart again
+# (api/throttles.py). API_THROTTLE_RATES in the environment
 # replaces any of them, e.g. `address=off,account_read=off,account_write=off` for the load
 # benchmarks.
 API_THROTTLE_RATES = throttle_rates(
-    {"address": "3000/min", "account_read": "300/min", "account_write": "60/min"},
+    {
+        "address": "3000/min",
+        "account_read": "300/min",
+        "account_write": "60/min",
+        "house_write": "1200/min",
+    },
     os.environ.get("API_THROTTLE_RATES", ""),
 )
 SPECTACULAR_SETTINGS = {

@@ -64,6 +64,6 @@ def _api_throttles_off() -> Iterator[None]:
         return
     from django.test import override_settings
 
-    off = {"address": None, "account_read": None, "account_write": None}
+    off = {"address": None, "account_read": None, "account_write": None, "house_write": None}
     with override_settings(API_THROTTLE_RATES=off):
         yield

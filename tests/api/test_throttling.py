@@ -153,3 +153,25 @@ def test_the_rates_can_be_raised_or_turned_off_from_the_environment() -> None:
     }
     with pytest.raises(ImproperlyConfigured, match="no rate 'adress'"):
         configured.throttle_rates(defaults, "adress=1/min")
+
+
+def test_house_writes_for_a_whole_venue_under_a_limit_of_its_own(
+    fresh_counts: None, settings: Any
+) -> None:
+    """House checks in a venue's players one request each: more writes than a player makes."""
+    settings.API_THROTTLE_RATES = {**LOW, "house_write": "5/min"}
+    table = make_table()
+    player = make_user()
+
+    def write(user: User) -> Any:
+        return client(user, "192.0.2.40").post(
+            f"/api/events/{table.event.pk}/register/",
+            {},
+            format="json",
+            headers={"Idempotency-Key": uuid.uuid4().hex},
+        )
+
+    assert [write(player).status_code != 429 for _ in range(2)] == [True, True]
+    refused_as_throttled(write(player))
+    assert all(write(table.house).status_code != 429 for _ in range(5))
+    refused_as_throttled(write(table.house))

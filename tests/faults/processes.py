@@ -289,7 +289,7 @@ def app_env(redis_url: str, **extra: str) -> dict[str, str]:
         "PYTHONUNBUFFERED": "1",
         "DJANGO_SETTINGS_MODULE": "syndicate.settings",
         "PUSH_SERVICE_HOSTS": STANDIN_HOSTS,  # the push stand-in (tests/push/standin.py)
-        "API_THROTTLE_RATES": "address=off,account_read=off,account_write=off",
+        "API_THROTTLE_RATES": "address=off,account_read=off,account_write=off,house_write=off",
     }
     env.update(extra)
     return env
