@@ -21,14 +21,20 @@ from tests.factories import make_table
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+# The runtime roles made here sign in with a password, as production's does (a server with
+# password authentication, such as make run's, refuses a role without one).
+APP_PASSWORD = "runtime-role-password"
+
+
 def connect(user: str) -> psycopg.Connection:
     params = connection.settings_dict
+    owner = user == params["USER"]
     return psycopg.connect(
         host=params["HOST"] or "127.0.0.1",
         port=params["PORT"] or 5432,
         dbname=params["NAME"],
         user=user,
-        password=params["PASSWORD"] or None,
+        password=(params["PASSWORD"] or None) if owner else APP_PASSWORD,
         autocommit=True,
     )
 
@@ -37,7 +43,7 @@ def connect(user: str) -> psycopg.Connection:
 def app_role() -> Iterator[str]:
     role = f"test_app_{uuid.uuid4().hex[:12]}"
     with connection.cursor() as cursor:
-        cursor.execute(f'CREATE ROLE "{role}" LOGIN')
+        cursor.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD '{APP_PASSWORD}'")
     try:
         call_command("grant_app_role", role)
         yield role
@@ -106,9 +112,9 @@ def test_the_runtime_role_adds_and_reads_entries(app_role: str) -> None:
 
 def test_the_app_plays_an_event_as_the_runtime_role(app_role: str) -> None:
     """Everything the services do (locks, hand-written SQL, the audit) works with the grants."""
-    owner = connection.settings_dict["USER"]
+    owner = connection.settings_dict["USER"], connection.settings_dict["PASSWORD"]
     connection.close()
-    connection.settings_dict["USER"] = app_role
+    connection.settings_dict["USER"], connection.settings_dict["PASSWORD"] = app_role, APP_PASSWORD
     try:
         table = make_table("league", players=3, start=True)
         for player in table.players:
@@ -119,7 +125,7 @@ def test_the_app_plays_an_event_as_the_runtime_role(app_role: str) -> None:
         assert AuditEntry.objects.filter(event=table.event).count() > 10
     finally:
         connection.close()
-        connection.settings_dict["USER"] = owner
+        connection.settings_dict["USER"], connection.settings_dict["PASSWORD"] = owner
 
 
 def test_even_the_owner_cannot_truncate_the_audit_without_saying_so() -> None:
