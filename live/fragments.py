@@ -11,6 +11,7 @@ from typing import Any
 from django.template.loader import render_to_string
 
 from events.models import Event
+from house import selectors
 from web.errors import fresh_key
 
 
@@ -22,6 +23,21 @@ def board_html(event: Event, board: dict[str, Any]) -> str:
 def player_html(event: Event, me: dict[str, Any]) -> str:
     """One player's own panel (`web/_player.html`), with fresh idempotency keys in its forms."""
     return render_to_string("web/_player.html", {"event": event, "me": me, "key": fresh_key()})
+
+
+def house_html(event: Event, house: dict[str, Any]) -> str:
+    """House's live part of the dashboard (`house/_live.html`), for every House page of the event.
+
+    What one House member's session holds (a Scoreholio comparison) is not in it: the page keeps
+    its own ([data-live-keep], live.js).
+    """
+    context = {
+        "event": event,
+        "live_socket": True,
+        "inline_messages": False,
+        **selectors.dashboard(event, house),
+    }
+    return render_to_string("house/_live.html", context)
 
 
 def places_of(me: dict[str, Any]) -> dict[str, Any]:

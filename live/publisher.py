@@ -58,7 +58,7 @@ from events.snapshots import (
     player_snapshot,
     player_snapshots,
 )
-from live.fragments import board_html, places_of, player_html
+from live.fragments import board_html, house_html, places_of, player_html
 from scoring.standings import Standings
 
 logger = logging.getLogger(__name__)
@@ -168,7 +168,10 @@ def own_places(registration: Registration, me: dict[str, Any]) -> Snapshot:
 
 
 def house(event: Event) -> Snapshot:
-    return Snapshot(house_group(event.pk), "house", event.version, house_snapshot(event))
+    shown = house_snapshot(event)
+    return Snapshot(
+        house_group(event.pk), "house", event.version, shown, html=house_html(event, shown)
+    )
 
 
 def player(registration: Registration, data: dict[str, Any] | None = None) -> Snapshot:

@@ -160,7 +160,22 @@
       return;
     }
     held.delete(el);
+    // What belongs to this page alone survives the swap: [data-live-keep] (what the session
+    // shows) and hx-preserve (a chosen file) elements with an id stay as they are.
+    var kept = [];
+    if (el.querySelectorAll) {
+      el.querySelectorAll("[data-live-keep][id], [hx-preserve][id]").forEach(function (old) {
+        kept.push(old);
+      });
+    }
     el.innerHTML = html;
+    kept.forEach(function (old) {
+      var fresh = document.getElementById(old.id);
+      if (fresh && fresh !== old) {
+        fresh.replaceWith(old);
+      }
+    });
+    addCsrf(el);
     if (window.htmx && window.htmx.process) {
       window.htmx.process(el);
     }
@@ -169,6 +184,32 @@
     notify(el, "live:swapped", false);
   }
   live.swapHeld = swapHeld;
+
+  // A pushed fragment was rendered outside any request, so its forms carry no CSRF token: the
+  // page's own (base.html's hx-headers) goes into each form that posts without htmx.
+  function addCsrf(el) {
+    if (!el.querySelectorAll) {
+      return;
+    }
+    var token = null;
+    try {
+      token = JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"];
+    } catch (error) {
+      token = null;
+    }
+    if (!token) {
+      return;
+    }
+    el.querySelectorAll('form[method="post"]').forEach(function (form) {
+      if (!form.querySelector('input[name="csrfmiddlewaretoken"]')) {
+        var input = document.createElement("input");
+        input.type = "hidden";
+        input.name = "csrfmiddlewaretoken";
+        input.value = token;
+        form.prepend(input);
+      }
+    });
+  }
 
   function swapStream(message) {
     document.querySelectorAll("[data-live-stream]").forEach(function (el) {

@@ -13,6 +13,7 @@ from tests.live.sockets import (
     by_stream,
     card_faces,
     communicator,
+    html_card_names,
     open_socket,
     refusal,
     session_cookie,
@@ -51,8 +52,9 @@ def test_it_sends_the_board_and_house_snapshots_on_connect_and_after_changes() -
 
     # House sees no face-down card either: before the confirmation, no card at all.
     first, _ = async_to_sync(scenario)()
-    assert card_faces(first) == []
+    assert card_faces(first) == [] and html_card_names(first) == set()
     assert "@example.com" not in str(first)
+    assert 'class="players' in first["html"] or "Players" in first["html"]
 
 
 def test_it_refuses_a_user_who_is_not_house_of_this_event() -> None:
