@@ -56,7 +56,11 @@ def test_player_pages_and_the_board_show_every_change_without_refetching(
     board = board_context.new_page()
     board.goto(f"{server}/board/{table.event.pk}/")
     expect(board.locator(".conn")).to_have_attribute("data-state", "live", timeout=WAIT)
-    made = [requests_of(page) for page in [*phones, board]]
+    house_context = logged_in(browser, server, table.house)
+    house = house_context.new_page()
+    house.goto(f"{server}/house/events/{table.event.pk}/")
+    expect(house.locator(".conn")).to_have_attribute("data-state", "live", timeout=WAIT)
+    made = [requests_of(page) for page in [*phones, board, house]]
 
     # Each player confirms their starting card: their own panel, everyone's place line and the
     # board follow, from the socket.
@@ -87,10 +91,16 @@ def test_player_pages_and_the_board_show_every_change_without_refetching(
     )
     for page in phones[1:]:
         expect(page.locator("[data-place-line]")).to_contain_text(f"of {PHONES}", timeout=WAIT)
+    # House's table follows too: the first player's row counts two kept cards.
+    first_label = table.registration(table.players[0]).label
+    row = house.locator("#players tbody tr").filter(
+        has=house.get_by_role("rowheader", name=first_label)
+    )
+    expect(row.locator("td.num").nth(1)).to_have_text(f"2/{table.event.rules.kept}", timeout=WAIT)
 
     posts = [url for url in made[0] if url.endswith("/keep")]
     assert len(posts) == 1, made[0]
     refetched = [[url for url in urls if url not in posts] for urls in made]
-    assert refetched == [[]] * (PHONES + 1), "a page fetched over HTTP to show an update"
-    for context in [*contexts, board_context]:
+    assert refetched == [[]] * (PHONES + 2), "a page fetched over HTTP to show an update"
+    for context in [*contexts, board_context, house_context]:
         context.close()
