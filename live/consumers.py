@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 
@@ -238,9 +239,23 @@ class PlayerConsumer(LiveConsumer):
 
 
 class HouseConsumer(LiveConsumer):
-    """`ws/events/<id>/house/`: House of this event only; the board and House's table."""
+    """`ws/events/<id>/house/`: House of this event only; the board and House's table.
+
+    While it is open it keeps the event marked as having a House page (`live.house_listening`),
+    so the publisher renders House's fragment only then.
+    """
 
     private = True
+    marked_at = 0.0
+
+    async def live_snapshot(self, message: dict[str, Any]) -> None:
+        if self.access is not None and (
+            time.monotonic() - self.marked_at > live.HOUSE_MARK_EVERY
+            or (message["stream"] == "house" and not message.get("fragment", True))
+        ):
+            self.marked_at = time.monotonic()
+            await sync_to_async(live.house_listening, thread_sensitive=False)(self.access.event_id)
+        await super().live_snapshot(message)
 
     def authorize(self, event_id: int, user: Any) -> Access | int:
         if user is None or not user.is_authenticated:
@@ -253,6 +268,8 @@ class HouseConsumer(LiveConsumer):
         return Access(event_id, (live.event_group(event_id), live.house_group(event_id)))
 
     def current(self, access: Access) -> list[live.Snapshot]:
+        live.house_listening(access.event_id)
+        self.marked_at = time.monotonic()
         with live.consistent_read():
             event = Event.objects.get(pk=access.event_id)
             return [live.board(event), live.house(event)]

@@ -45,6 +45,7 @@ from typing import Any
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
+from django.core.cache import cache
 from django.db import close_old_connections, connection, transaction
 
 from events import store
@@ -140,6 +141,7 @@ class Snapshot:
             "stream": self.stream,
             "version": self.version,
             "frame": json.dumps(self.frame()),
+            "fragment": self.html is not None,
         }
 
 
@@ -167,11 +169,39 @@ def own_places(registration: Registration, me: dict[str, Any]) -> Snapshot:
     return Snapshot(places_group(event.pk), "places", event.version, places_of(me), kind="snapshot")
 
 
-def house(event: Event) -> Snapshot:
+# House's live part is the costliest fragment: it is rendered only while a House page listens.
+# Its socket marks the event (`house_listening`) on connect and again, at most every
+# HOUSE_MARK_EVERY seconds, while frames reach it; a mark lasts HOUSE_MARK_SECONDS. A change after
+# a mark ran out sends House's data without HTML: an open page then refetches its part once, and
+# its socket marks the event again.
+HOUSE_MARK_SECONDS = 300
+HOUSE_MARK_EVERY = 60
+
+
+def _house_mark(event_id: int) -> str:
+    return f"live:house-listening:{event_id}"
+
+
+def house_listening(event_id: int) -> None:
+    """A House page of the event is open (called by its socket)."""
+    try:
+        cache.set(_house_mark(event_id), 1, timeout=HOUSE_MARK_SECONDS)
+    except Exception:
+        logger.warning("Could not mark House listening on event %s.", event_id)
+
+
+def house_listens(event_id: int) -> bool:
+    try:
+        return cache.get(_house_mark(event_id)) is not None
+    except Exception:
+        return True  # unknown: render, as a page may be waiting
+
+
+def house(event: Event, *, html: bool = True) -> Snapshot:
+    """House's table; its fragment too when `html` (a House page listens)."""
     shown = house_snapshot(event)
-    return Snapshot(
-        house_group(event.pk), "house", event.version, shown, html=house_html(event, shown)
-    )
+    fragment = house_html(event, shown) if html else None
+    return Snapshot(house_group(event.pk), "house", event.version, shown, html=fragment)
 
 
 def player(registration: Registration, data: dict[str, Any] | None = None) -> Snapshot:
@@ -218,7 +248,7 @@ def change_snapshots(
         table = None
         if fresh(event_group(event.pk), event.version):
             shown, table = board_with_standings(event)
-            found += [board(event, shown), house(event)]
+            found += [board(event, shown), house(event, html=house_listens(event.pk))]
             if event.phase == Phase.STARTED and table is not None:
                 found.append(places(event, table))
         registrations = [

@@ -215,7 +215,11 @@
     document.querySelectorAll("[data-live-stream]").forEach(function (el) {
       var streams = el.getAttribute("data-live-stream").split(/\s+/);
       if (el.hasAttribute("data-live-swap") && streams.indexOf(message.stream) !== -1) {
-        swap(el, message.html);
+        if (typeof message.html === "string") {
+          swap(el, message.html);
+        } else {
+          refresh(el); // a frame without its fragment (House's, after a quiet spell): fetch once
+        }
       }
     });
   }
@@ -262,9 +266,7 @@
       places = { version: message.version, data: message.data };
       showPlaces();
     }
-    if (typeof message.html === "string") {
-      swapStream(message);
-    }
+    swapStream(message);
   }
 
   function askReload() {
