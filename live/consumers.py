@@ -6,7 +6,7 @@ what the groups carry. Every frame a client receives is one JSON object:
 
     {"type": "snapshot" | "update", "stream": "board" | "player" | "places" | "house",
      "version": <int>, "data": <the stream's full snapshot, see events.snapshots>,
-     "html": <board and player: the fragment the page swaps in, see live.fragments>}
+     "html": <board, player and House: the fragment the page swaps in, see live.fragments>}
 
 A player socket hears its own state ("player") and its own places ("places": {"high", "low",
 "ranked", "final"}, always a whole "snapshot", at the event's version), not the board.
