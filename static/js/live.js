@@ -146,8 +146,24 @@
     return el.dispatchEvent ? el.dispatchEvent(event) : true;
   }
 
+  // A form posted without htmx is taking the page away: swapping now could pull out the form
+  // before its submission leaves, so fragments wait (the next page starts fresh anyway).
+  var navigating = false;
+  window.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!event.defaultPrevented && form && form.hasAttribute && !form.hasAttribute("hx-post")) {
+      navigating = true;
+    }
+  });
+  window.addEventListener("pageshow", function () {
+    navigating = false;
+  });
+
   function swap(el, html) {
     held.set(el, html);
+    if (navigating) {
+      return;
+    }
     if (!notify(el, "live:beforeswap", true)) {
       return; // held until the page calls swapHeld
     }
@@ -156,7 +172,7 @@
 
   function swapHeld(el) {
     var html = held.get(el);
-    if (html === undefined) {
+    if (html === undefined || navigating) {
       return;
     }
     held.delete(el);
