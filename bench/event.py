@@ -54,8 +54,9 @@ from django.db.models import F
 from psycopg import sql
 
 from accounts.models import User
-from events import live, services
+from events import services
 from events.models import Event, Registration
+from live import publisher as live
 
 GOAL_RATIO = 5.0  # p95 of an action within 5x the p95 of the bare transaction
 GOAL_EVENT_SECONDS = 60.0

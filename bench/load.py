@@ -707,6 +707,19 @@ async def run(
                 "event": event_id,
             }
         )
+    # Phones: the player page's socket of the first `--phones` players of each event.
+    for plan in plans:
+        for n, player in enumerate(plan.players[: args.phones]):
+            server = servers[n % len(servers)]
+            sockets.append(
+                {
+                    "url": f"ws://127.0.0.1:{server.port}/ws/events/{plan.event_id}/player/",
+                    "origin": server.base,
+                    "event": plan.event_id,
+                    "stream": "places",
+                    "cookie": f"sessionid={player.sessionid}",
+                }
+            )
     config = folder / "watchers.json"
     output = folder / "frames.json"
     config.write_text(
@@ -901,6 +914,17 @@ class Socket:
         return self.times[index] if index < len(self.highest) else None
 
 
+def bytes_per_change(frames: list[dict[str, Any]]) -> dict[str, list[float]]:
+    """Per kind of socket (board, places: a phone), each socket's bytes over the versions it saw."""
+    found: dict[str, list[float]] = {}
+    for record in frames:
+        versions = [version for _arrived, _kind, version in record["frames"]]
+        if len(versions) > 1 and max(versions) > min(versions):
+            span = max(versions) - min(versions)
+            found.setdefault(record.get("stream", "board"), []).append(record["bytes"] / span)
+    return found
+
+
 def sockets_of(frames: list[dict[str, Any]]) -> list[Socket]:
     found = []
     for record in frames:
@@ -1077,6 +1101,11 @@ def report(
         f"| sockets (s to connect all) | {len(frames)} ({outcome.watchers_connect:.1f}) |",
         f"| websocket frames received (snapshots) | {received} ({snapshots}) |",
         f"| websocket data received (MB) | {sum(r['bytes'] for r in frames) / 1e6:.1f} |",
+        *(
+            f"| {kind} sockets: bytes per socket per change of its event, median | "
+            f"{statistics.median(per):,.0f} |"
+            for kind, per in bytes_per_change(frames).items()
+        ),
         f"| reloads asked after a version gap | {sum(r['reloads'] for r in frames)} |",
         f"| reconnects / stale or repeated updates | "
         f"{sum(max(r['connects'] - 1, 0) for r in frames)} / "
@@ -1238,6 +1267,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--events", type=int, default=4)
     parser.add_argument("--players", type=int, default=128, help="per event (plus one marker)")
     parser.add_argument("--watchers", type=int, default=500, help="board sockets in all")
+    parser.add_argument(
+        "--phones", type=int, default=0, help="player page sockets per event (the first players)"
+    )
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--timeout", type=int, default=600, help="hard limit of the run, seconds")
     parser.add_argument(

@@ -24,8 +24,9 @@ from audit.export import audit_document
 from audit.models import AuditEntry
 from audit.verify import verify
 from cards.models import CardState, DealtCard, Offer, Shoe
-from events import live, services
+from events import services
 from events.models import Event, Registration, RegistrationStatus
+from live import publisher as live
 
 SESSION_BACKEND = "django.contrib.auth.backends.ModelBackend"
 

@@ -6,10 +6,11 @@ Run by `bench/load.py`, not by hand. The watchers live in their own process so t
 hundreds of board frames does not delay the players' HTTP timings in the other one; both stamp
 events with `time.monotonic()`, one clock for the whole machine on Linux.
 
-CONFIG names the sockets (`url`, `origin`, `event`), a hard deadline in seconds and the output
-file. Each socket behaves like `static/js/live.js`: it holds the version it accepted, takes an
-update only if it is the next version, and on a gap asks for `{"type": "reload"}` (at most once
-per 3 s while no snapshot has answered). A socket closed by the server reconnects with backoff.
+CONFIG names the sockets (`url`, `origin`, `event`, and for a phone `cookie` and `stream`:
+"places", the player page's stream at the event's version), a hard deadline in seconds and the
+output file. Each socket behaves like `static/js/live.js`: it holds the version it accepted, takes
+an update only if it is the next version, and on a gap asks for `{"type": "reload"}` (at most
+once per 3 s while no snapshot has answered). A socket closed by the server reconnects with backoff.
 
 Standard input takes one command a line; each answer is one JSON line on standard output:
 `status` gives every socket's event, highest version seen and version accepted; `stop` closes
@@ -51,6 +52,8 @@ class Watcher:
     url: str
     origin: str
     event: int
+    stream: str = "board"  # the stream whose versions follow the event's
+    cookie: str | None = None
     frames: list[tuple[float, int, int]] = field(default_factory=list)
     seen: int = -1  # the highest version received
     accepted: int = -1  # the version the page would show (live.js rules)
@@ -77,7 +80,7 @@ class Watcher:
                 return False
         else:
             kind, stream, version = head.group(1), head.group(2), int(head.group(3))
-        if stream != "board":
+        if stream != self.stream:
             self.other_streams += 1
             return False
         snapshot = kind == "snapshot"
@@ -108,7 +111,12 @@ class Watcher:
             opening = True
             try:
                 socket = await session.ws_connect(
-                    self.url, origin=self.origin, max_msg_size=0, autoping=True, timeout=WS_TIMEOUT
+                    self.url,
+                    origin=self.origin,
+                    max_msg_size=0,
+                    autoping=True,
+                    timeout=WS_TIMEOUT,
+                    headers={"Cookie": self.cookie} if self.cookie else None,
                 )
                 self.connects += 1
                 delay = FIRST_DELAY
@@ -139,6 +147,7 @@ class Watcher:
     def record(self) -> dict[str, Any]:
         return {
             "event": self.event,
+            "stream": self.stream,
             "frames": self.frames,
             "reloads": self.reloads,
             "stale_updates": self.stale_updates,
@@ -164,7 +173,14 @@ async def commands() -> asyncio.StreamReader:
 
 async def watch(config: dict[str, Any]) -> None:
     watchers = [
-        Watcher(index=n, url=s["url"], origin=s["origin"], event=s["event"])
+        Watcher(
+            index=n,
+            url=s["url"],
+            origin=s["origin"],
+            event=s["event"],
+            stream=s.get("stream", "board"),
+            cookie=s.get("cookie"),
+        )
         for n, s in enumerate(config["sockets"])
     ]
     gate = asyncio.Semaphore(CONNECTING_AT_ONCE)

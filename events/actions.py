@@ -27,7 +27,7 @@ from django.utils import timezone
 from accounts.models import User
 from audit.models import AuditEntry
 from audit.writer import PendingEntry, chain
-from events import live, store
+from events import changes, store
 from events.answers import Answer, as_json, from_json
 from events.errors import (
     ERRORS_BY_CODE,
@@ -385,7 +385,7 @@ def _record(change: Change, stored: IdempotencyRecord | None = None) -> None:
     _write_together(change, rows, touched, stored)
     event_id, version = event.pk, event.version
     transaction.on_commit(
-        lambda: live.announce(event_id=event_id, registration_ids=touched, version=version)
+        lambda: changes.committed(changes.Change(event_id, tuple(touched), version))
     )
 
 

@@ -56,9 +56,12 @@ def house_members(event: Event) -> list[User]:
     return list(event.house.order_by("display_name", "pk"))
 
 
-def dashboard(event: Event) -> dict[str, Any]:
-    """Everything the dashboard shows, from one House snapshot plus a few set-wide queries."""
-    snapshot = house_snapshot(event)
+def dashboard(event: Event, snapshot: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Everything the dashboard shows, from one House snapshot plus a few set-wide queries.
+
+    `snapshot`, when the caller has read it, is `house_snapshot(event)`.
+    """
+    snapshot = house_snapshot(event) if snapshot is None else snapshot
     rules = event.rules
     started = event.phase == Phase.STARTED
     live = event.phase != Phase.FINALIZED

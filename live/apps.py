@@ -5,4 +5,10 @@ class LiveConfig(AppConfig):
     name = "live"
 
     def ready(self) -> None:
-        from live import checks  # noqa: F401 - registers the system check
+        from events import changes
+        from live import (
+            checks,  # noqa: F401 - registers the system check
+            publisher,
+        )
+
+        changes.subscribe(publisher.on_change)

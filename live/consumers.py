@@ -1,11 +1,15 @@
 """Websockets for live updates (SPEC section 9). Consumers only subscribe and send snapshots.
 
-Domain code broadcasts after commit (`events.live.announce`); a consumer checks who may listen,
+Domain code broadcasts after commit (`live.publisher.announce`); a consumer checks who may listen,
 joins the groups, sends the current snapshots on connect and on `{"type": "reload"}`, and relays
 what the groups carry. Every frame a client receives is one JSON object:
 
-    {"type": "snapshot" | "update", "stream": "board" | "player" | "house",
-     "version": <int>, "data": <the stream's full snapshot, see events.snapshots>}
+    {"type": "snapshot" | "update", "stream": "board" | "player" | "places" | "house",
+     "version": <int>, "data": <the stream's full snapshot, see events.snapshots>,
+     "html": <board, player and House: the fragment the page swaps in, see live.fragments>}
+
+A player socket hears its own state ("player") and its own places ("places": {"high", "low",
+"ranked", "final"}, always a whole "snapshot", at the event's version), not the board.
 
 "snapshot" answers a connect or a reload; "update" follows a committed change. A refused socket is
 accepted and closed at once with 4401 (sign in first), 4403 (not allowed) or 4404 (no such event),
@@ -26,13 +30,14 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 
 from accounts import revocation
-from events import live
 from events.actions import is_house
 from events.models import Event, Phase, Registration
+from live import publisher as live
 
 CLOSE_SIGN_IN = 4401
 CLOSE_NOT_ALLOWED = 4403
@@ -137,19 +142,32 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         assert self.access is not None
         snapshots = await database_sync_to_async(self.current)(self.access)
         for snapshot in snapshots:
-            await self.relay("snapshot", snapshot.stream, snapshot.version, snapshot.data)
+            self.sent[snapshot.stream] = max(
+                snapshot.version, self.sent.get(snapshot.stream, snapshot.version)
+            )
+            await self.send_json({**snapshot.frame(), "type": "snapshot"})
 
     async def live_snapshot(self, message: dict[str, Any]) -> None:
-        """A group message from `events.live`: pass its frame on unless the socket has it."""
+        """A group message from `live.publisher`: pass its frame on unless the socket has it."""
         stream, version = message["stream"], message["version"]
         if self.access is None or version <= self.sent.get(stream, -1):
             return
         self.sent[stream] = version
         await self.send(text_data=message["frame"])
 
-    async def relay(self, kind: str, stream: str, version: int, data: dict[str, Any]) -> None:
-        self.sent[stream] = max(version, self.sent.get(stream, version))
-        await self.send_json({"type": kind, "stream": stream, "version": version, "data": data})
+    async def live_places(self, message: dict[str, Any]) -> None:
+        """Every player's places (`live.publisher.places`): pass on this socket's own only."""
+        version = message["version"]
+        if self.access is None or self.access.registration_id is None:
+            return
+        if version <= self.sent.get("places", -1):
+            return
+        self.sent["places"] = version
+        data = message["data"]
+        high, low = data["places"].get(str(self.access.registration_id), (None, None))
+        own = {"high": high, "low": low, "ranked": data["ranked"], "final": False}
+        frame = {"type": "snapshot", "stream": "places", "version": version, "data": own}
+        await self.send_json(frame)
 
     # --- synchronous, in a database thread ---------------------------------------------------
 
@@ -191,7 +209,7 @@ class BoardConsumer(LiveConsumer):
 
 
 class PlayerConsumer(LiveConsumer):
-    """`ws/events/<id>/player/`: a signed-in player of this event; the board and their own state."""
+    """`ws/events/<id>/player/`: a signed-in player of this event; their own state and places."""
 
     private = True
 
@@ -207,7 +225,7 @@ class PlayerConsumer(LiveConsumer):
         )
         if registration_id is None:
             return CLOSE_NOT_ALLOWED
-        groups = (live.event_group(event_id), live.player_group(registration_id))
+        groups = (live.places_group(event_id), live.player_group(registration_id))
         return Access(event_id, groups, registration_id)
 
     def current(self, access: Access) -> list[live.Snapshot]:
@@ -216,13 +234,28 @@ class PlayerConsumer(LiveConsumer):
             registration = Registration.objects.select_related("event").get(
                 pk=access.registration_id
             )
-            return [live.board(registration.event), live.player(registration)]
+            own = live.player(registration)
+            return [own, live.own_places(registration, own.data)]
 
 
 class HouseConsumer(LiveConsumer):
-    """`ws/events/<id>/house/`: House of this event only; the board and House's table."""
+    """`ws/events/<id>/house/`: House of this event only; the board and House's table.
+
+    While it is open it keeps the event marked as having a House page (`live.house_listening`),
+    so the publisher renders House's fragment only then.
+    """
 
     private = True
+    marked_at = 0.0
+
+    async def live_snapshot(self, message: dict[str, Any]) -> None:
+        if self.access is not None and (
+            time.monotonic() - self.marked_at > live.HOUSE_MARK_EVERY
+            or (message["stream"] == "house" and not message.get("fragment", True))
+        ):
+            self.marked_at = time.monotonic()
+            await sync_to_async(live.house_listening, thread_sensitive=False)(self.access.event_id)
+        await super().live_snapshot(message)
 
     def authorize(self, event_id: int, user: Any) -> Access | int:
         if user is None or not user.is_authenticated:
@@ -235,6 +268,8 @@ class HouseConsumer(LiveConsumer):
         return Access(event_id, (live.event_group(event_id), live.house_group(event_id)))
 
     def current(self, access: Access) -> list[live.Snapshot]:
+        live.house_listening(access.event_id)
+        self.marked_at = time.monotonic()
         with live.consistent_read():
             event = Event.objects.get(pk=access.event_id)
             return [live.board(event), live.house(event)]

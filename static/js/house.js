@@ -247,7 +247,26 @@
     );
   }
 
+  let swapWaiting = false; // a pushed live part held back (live.js keeps it)
+
+  document.addEventListener("live:beforeswap", (event) => {
+    if (event.target !== live()) return;
+    if (busy()) {
+      event.preventDefault();
+      swapWaiting = true;
+    }
+  });
+  document.addEventListener("live:swapped", (event) => {
+    if (event.target !== live()) return;
+    applyFilters();
+    tick();
+  });
+
   function refreshIfWaiting() {
+    if (swapWaiting && !busy() && live() && window.syndicateLive) {
+      swapWaiting = false;
+      window.syndicateLive.swapHeld(live());
+    }
     if (refreshWaiting && !busy() && window.htmx && live()) {
       refreshWaiting = false;
       window.htmx.trigger(live(), "live-refresh");

@@ -8,8 +8,15 @@
  * the snapshots again ({"type": "reload"}) rather than trust what we hold.
  *
  * Each accepted message fires `live:update` on document (detail: {stream, version, data}) and
- * asks htmx to refresh every element whose data-live-stream lists that stream; those elements
- * carry hx-get and hx-trigger="live-refresh", so the server renders the saved state.
+ * updates every element whose data-live-stream lists that stream:
+ *   - with data-live-swap, the frame's "html" (rendered once on the server for every page of the
+ *     audience) replaces the element's content; no HTTP request. The element first receives a
+ *     cancelable `live:beforeswap`: a page that cancels it (a choice half made) calls
+ *     syndicateLive.swapHeld(el) when it is done, which swaps in the newest fragment held;
+ *     after a swap the element receives `live:swapped`;
+ *   - without it, htmx refreshes the element (hx-get, hx-trigger="live-refresh").
+ * The "places" stream ({high, low, ranked, final}) rewrites the player's place line
+ * ([data-place-line]) in place, unless the panel shown was rendered at a newer event version.
  *
  * Optional attributes:
  *   data-live-versions='{"board": 12}' on the socket element: the versions the page was rendered
@@ -120,8 +127,141 @@
   function refreshStream(stream) {
     document.querySelectorAll("[data-live-stream]").forEach(function (el) {
       var streams = el.getAttribute("data-live-stream").split(/\s+/);
+      if (el.hasAttribute("data-live-swap")) {
+        return; // swapped from frames; a snapshot brings its fragment
+      }
       if (stream === null || streams.indexOf(stream) !== -1) {
         refresh(el);
+      }
+    });
+  }
+
+  // --- swapping in pushed fragments ------------------------------------------------------------
+
+  var held = new WeakMap(); // element -> the newest fragment a page asked to hold back
+  var places = null; // the newest places frame: {version, data}
+
+  function notify(el, type, cancelable) {
+    var event = new CustomEvent(type, { bubbles: true, cancelable: cancelable, detail: {} });
+    return el.dispatchEvent ? el.dispatchEvent(event) : true;
+  }
+
+  // A form posted without htmx is taking the page away: swapping now could pull out the form
+  // before its submission leaves, so fragments wait (the next page starts fresh anyway).
+  var navigating = false;
+  window.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!event.defaultPrevented && form && form.hasAttribute && !form.hasAttribute("hx-post")) {
+      navigating = true;
+    }
+  });
+  window.addEventListener("pageshow", function () {
+    navigating = false;
+  });
+
+  function swap(el, html) {
+    held.set(el, html);
+    if (navigating) {
+      return;
+    }
+    if (!notify(el, "live:beforeswap", true)) {
+      return; // held until the page calls swapHeld
+    }
+    swapHeld(el);
+  }
+
+  function swapHeld(el) {
+    var html = held.get(el);
+    if (html === undefined || navigating) {
+      return;
+    }
+    held.delete(el);
+    // What belongs to this page alone survives the swap: [data-live-keep] (what the session
+    // shows) and hx-preserve (a chosen file) elements with an id stay as they are.
+    var kept = [];
+    if (el.querySelectorAll) {
+      el.querySelectorAll("[data-live-keep][id], [hx-preserve][id]").forEach(function (old) {
+        kept.push(old);
+      });
+    }
+    el.innerHTML = html;
+    kept.forEach(function (old) {
+      var fresh = document.getElementById(old.id);
+      if (fresh && fresh !== old) {
+        fresh.replaceWith(old);
+      }
+    });
+    addCsrf(el);
+    if (window.htmx && window.htmx.process) {
+      window.htmx.process(el);
+    }
+    guardActions(el);
+    showPlaces();
+    notify(el, "live:swapped", false);
+  }
+  live.swapHeld = swapHeld;
+
+  // A pushed fragment was rendered outside any request, so its forms carry no CSRF token: the
+  // page's own (base.html's hx-headers) goes into each form that posts without htmx.
+  function addCsrf(el) {
+    if (!el.querySelectorAll) {
+      return;
+    }
+    var token = null;
+    try {
+      token = JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"];
+    } catch (error) {
+      token = null;
+    }
+    if (!token) {
+      return;
+    }
+    el.querySelectorAll('form[method="post"]').forEach(function (form) {
+      if (!form.querySelector('input[name="csrfmiddlewaretoken"]')) {
+        var input = document.createElement("input");
+        input.type = "hidden";
+        input.name = "csrfmiddlewaretoken";
+        input.value = token;
+        form.prepend(input);
+      }
+    });
+  }
+
+  function swapStream(message) {
+    document.querySelectorAll("[data-live-stream]").forEach(function (el) {
+      var streams = el.getAttribute("data-live-stream").split(/\s+/);
+      if (el.hasAttribute("data-live-swap") && streams.indexOf(message.stream) !== -1) {
+        if (typeof message.html === "string") {
+          swap(el, message.html);
+        } else {
+          refresh(el); // a frame without its fragment (House's, after a quiet spell): fetch once
+        }
+      }
+    });
+  }
+
+  function placeText(data) {
+    var p = document.createElement("p");
+    if (data.high) {
+      p.textContent =
+        "High: " + data.high + " of " + data.ranked + " · Low: " + data.low + " of " + data.ranked +
+        " (provisional)";
+    } else {
+      p.className = "muted";
+      p.textContent = "Standings begin with your first kept card.";
+    }
+    return p;
+  }
+
+  function showPlaces() {
+    if (!places || places.data.final) {
+      return; // a final place comes with the player's own panel
+    }
+    document.querySelectorAll("[data-place-line]").forEach(function (line) {
+      var shown = Number(line.getAttribute("data-event-version"));
+      if (places.version > shown && line.getAttribute("data-final") === null) {
+        line.replaceChildren(placeText(places.data));
+        line.setAttribute("data-event-version", String(places.version));
       }
     });
   }
@@ -135,6 +275,14 @@
         detail: { stream: message.stream, version: message.version, data: message.data },
       })
     );
+  }
+
+  function show(message) {
+    if (message.stream === "places" && message.data) {
+      places = { version: message.version, data: message.data };
+      showPlaces();
+    }
+    swapStream(message);
   }
 
   function askReload() {
@@ -168,9 +316,10 @@
     }
 
     if (snapshot && resyncing) {
-      // After a reconnect: take the server's word and refetch every fragment once.
+      // After a reconnect: take the server's word; fragments without one refetch once.
       var first = Object.keys(live.versions).length === 0;
       accept(message);
+      show(message);
       if (first) {
         refreshStream(null);
       }
@@ -178,6 +327,7 @@
     }
     if (last === undefined || (snapshot && message.version > last) || message.version === last + 1) {
       accept(message);
+      show(message);
       refreshStream(message.stream);
     } else if (message.version > last + 1) {
       askReload(); // a gap: something was lost on the way

@@ -89,10 +89,11 @@
   document.addEventListener("htmx:timeout", offerCheckAgain);
   document.addEventListener("htmx:sendError", offerCheckAgain);
 
-  // A live refresh must not undo what the player is in the middle of: an open report sheet, or
-  // cards picked but not confirmed yet. Such a refresh keeps the page as it is, and the page
-  // refreshes once the player is done (the sheet closed, or every pick undone).
-  let deferred = false;
+  // A live update must not undo what the player is in the middle of: an open report sheet, or
+  // cards picked but not confirmed yet. Such an update keeps the page as it is, and the newest
+  // panel is swapped in once the player is done (the sheet closed, or every pick undone).
+  let deferred = false; // a refetch ("Check again") held back
+  let held = false; // a pushed panel held back (live.js keeps it)
 
   function midChoice() {
     return Boolean(
@@ -103,11 +104,31 @@
   }
 
   function refreshIfDeferred() {
-    if (deferred && !midChoice()) {
+    if (midChoice()) return;
+    if (held) {
+      held = false;
+      const player = document.getElementById("player");
+      if (player && window.syndicateLive && window.syndicateLive.swapHeld) {
+        window.syndicateLive.swapHeld(player);
+      }
+    }
+    if (deferred) {
       deferred = false;
       window.htmx.trigger("#player", "live-refresh");
     }
   }
+
+  document.addEventListener("live:beforeswap", (event) => {
+    if (event.target.id !== "player") return;
+    if (midChoice()) {
+      event.preventDefault();
+      held = true;
+      return;
+    }
+    held = false;
+    const dialog = document.querySelector(".report-sheet[open]");
+    if (dialog) dialog.close();
+  });
 
   document.addEventListener("htmx:beforeSwap", (event) => {
     const config = event.detail.requestConfig;

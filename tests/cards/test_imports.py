@@ -47,7 +47,7 @@ def test_the_engines_modules_import_one_another_without_a_cycle() -> None:
         name: {target for target in imported(path) if target in modules and target != name}
         for name, path in modules.items()
     }
-    reads = ["events.store", "events.progress", "events.snapshots", "events.live"]
+    reads = ["events.store", "events.progress", "events.snapshots", "events.changes"]
 
     def reachable(start: str) -> set[str]:
         seen: set[str] = set()
@@ -62,5 +62,16 @@ def test_the_engines_modules_import_one_another_without_a_cycle() -> None:
     for name in reads:
         assert name not in reachable(name), f"{name} imports itself through others"
     assert "events.lifecycle" not in reachable("events.snapshots")
-    assert "events.actions" not in reachable("events.live")
+    assert "events.actions" not in reachable("events.changes")
     assert not any(target.startswith("events.") for target in reachable("cards.models"))
+
+
+def test_the_engine_imports_nothing_from_live_pages() -> None:
+    """`live` listens to the engine (events.changes); the engine never reaches into `live`."""
+    found = {
+        (module_name(path), target)
+        for path in sorted((ROOT / "events").rglob("*.py"))
+        for target in imported(path)
+        if target == "live" or target.startswith("live.")
+    }
+    assert found == set()

@@ -90,6 +90,11 @@ class LiveSocket:
     and open again. Each attempt tries the servers in order, as nginx's default
     `proxy_next_upstream error` does when a daphne process refuses the connection."""
 
+    @property
+    def event_stream(self) -> str:
+        """The stream at the event's version: a player page hears its places, not the board."""
+        return "places" if "/player/" in self.path else "board"
+
     def __init__(self, loop: Loop, path: str, servers: list[str], cookie: str | None = None):
         self.loop = loop
         self.path = path

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import redis
 
-from events import live
+from live import publisher as live
 
 
 @pytest.fixture(autouse=True)

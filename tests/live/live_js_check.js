@@ -36,13 +36,23 @@ function world(options) {
   pageDisabled.disabled = true; // disabled by the page itself (e.g. Confirm before a choice)
   const playerPart = makeElement({ "data-live-stream": "player board" });
   const housePart = makeElement({ "data-live-stream": "house" });
+  // A fragment swapped from frames (the board page), and a place line ([data-place-line]).
+  const swapPart = makeElement({ "data-live-stream": "board", "data-live-swap": "" });
+  swapPart.innerHTML = "";
+  swapPart.querySelectorAll = () => [];
+  const swapEvents = [];
+  swapPart.dispatchEvent = (event) => { swapEvents.push(event.type); if (opts.holdSwap && event.type === "live:beforeswap") return false; return true; };
+  const placeLine = makeElement({ "data-event-version": "3" });
+  placeLine.children = [];
+  placeLine.replaceChildren = (child) => { placeLine.children = [child]; };
   const bodyClasses = new Set();
 
   const selectors = {
     "[data-live-socket]": opts.noRoot ? [] : [root],
     ".conn": [dot],
     "[data-needs-connection]": [button, pageDisabled],
-    "[data-live-stream]": [playerPart, housePart],
+    "[data-live-stream]": opts.swap ? [swapPart] : [playerPart, housePart],
+    "[data-place-line]": opts.swap ? [placeLine] : [],
   };
   const on = (where) => (type, fn) => { (listeners[where][type] = listeners[where][type] || []).push(fn); };
   const fire = (where, type, event) => (listeners[where][type] || []).forEach((fn) => fn(event || {}));
@@ -69,6 +79,7 @@ function world(options) {
     querySelectorAll: (sel) => selectors[sel] || [],
     addEventListener: on("document"),
     dispatchEvent: (event) => { if (event.type === "live:update") updates.push(event.detail); },
+    createElement: () => ({ className: "", textContent: "" }),
   };
   const navigator = { onLine: opts.onLine !== false };
   const window = {
@@ -103,7 +114,7 @@ function world(options) {
   }
   return {
     window, navigator, sockets, triggered, updates, dot, button, pageDisabled, playerPart,
-    housePart, bodyClasses, advance, fire, live: window.syndicateLive,
+    housePart, swapPart, swapEvents, placeLine, bodyClasses, advance, fire, live: window.syndicateLive,
     socket: () => sockets[sockets.length - 1],
     refreshed: () => triggered.splice(0).map(([el]) => (el === playerPart ? "player" : "house")),
   };
@@ -114,6 +125,45 @@ const snapshot = (stream, version) => ({ type: "snapshot", stream, version, data
 const update = (stream, version) => ({ type: "update", stream, version, data: { version } });
 
 const checks = {
+  "it swaps pushed fragments in and asks nothing over HTTP"() {
+    const w = world({ swap: true });
+    const s = w.socket();
+    s.open();
+    s.receive(Object.assign(snapshot("board", 4), { html: "<p>four</p>" }));
+    s.receive(Object.assign(update("board", 5), { html: "<p>five</p>" }));
+    w.advance(5000);
+    assert.strictEqual(w.swapPart.innerHTML, "<p>five</p>");
+    assert.deepStrictEqual(w.triggered, [], "no refetch");
+    assert.deepStrictEqual(w.swapEvents, ["live:beforeswap", "live:swapped", "live:beforeswap", "live:swapped"]);
+    s.receive(Object.assign(update("board", 7), { html: "<p>seven</p>" }));
+    assert.strictEqual(w.swapPart.innerHTML, "<p>five</p>", "a gap is not shown");
+    assert.deepStrictEqual(s.sent, [{ type: "reload" }]);
+  },
+
+  "it holds a fragment the page holds back until asked"() {
+    const w = world({ swap: true, holdSwap: true });
+    const s = w.socket();
+    s.open();
+    s.receive(Object.assign(snapshot("board", 4), { html: "<p>four</p>" }));
+    assert.strictEqual(w.swapPart.innerHTML, "");
+    w.live.swapHeld(w.swapPart);
+    assert.strictEqual(w.swapPart.innerHTML, "<p>four</p>");
+  },
+
+  "it rewrites the place line from newer places only"() {
+    const w = world({ swap: true });
+    const s = w.socket();
+    s.open();
+    s.receive({ type: "snapshot", stream: "places", version: 3, data: { high: 1, low: 2, ranked: 3, final: false } });
+    assert.deepStrictEqual(w.placeLine.children, [], "the panel shows version 3 already");
+    s.receive({ type: "snapshot", stream: "places", version: 6, data: { high: 2, low: 1, ranked: 4, final: false } });
+    assert.strictEqual(w.placeLine.children[0].textContent, "High: 2 of 4 · Low: 1 of 4 (provisional)");
+    assert.strictEqual(w.placeLine.getAttribute("data-event-version"), "6");
+    s.receive({ type: "snapshot", stream: "places", version: 5, data: { high: 9, low: 9, ranked: 9, final: false } });
+    assert.strictEqual(w.placeLine.children[0].textContent, "High: 2 of 4 · Low: 1 of 4 (provisional)");
+    assert.deepStrictEqual(w.triggered, []);
+  },
+
   "it connects to the page's socket with the page's scheme"() {
     assert.strictEqual(world().socket().url, "ws://127.0.0.1:8000/ws/events/7/player/");
     assert.strictEqual(world({ https: true }).socket().url, "wss://127.0.0.1:8000/ws/events/7/player/");

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -77,3 +78,18 @@ def card_faces(value: Any) -> list[dict[str, Any]]:
         for item in value:
             found.extend(card_faces(item))
     return found
+
+
+def html_card_names(frame: dict[str, Any]) -> set[str]:
+    """The names of the face-up cards a frame's HTML fragment shows (cards/card.html)."""
+    names = re.findall(r'role="img" aria-label="([^",]+)', frame.get("html") or "")
+    return set(names) - {"Empty card slot"}
+
+
+def without_keys(frame: dict[str, Any]) -> dict[str, Any]:
+    """A frame with its fragment's fresh idempotency keys blanked, to compare two renders."""
+    html = frame.get("html")
+    if html is None:
+        return frame
+    blank = re.sub(r'name="idempotency_key" value="[0-9a-f]+"', 'name="idempotency_key"', html)
+    return {**frame, "html": blank}

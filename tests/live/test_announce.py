@@ -1,4 +1,4 @@
-"""`events.live.announce`: after the commit, once per change, in the chosen delivery mode."""
+"""`live.publisher.announce`: after the commit, once per change, in the chosen delivery mode."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 from channels.db import database_sync_to_async
 from django.db import connection, connections
 
-from events import live
+from live import publisher as live
 from tests.factories import make_table
 from tests.live.sockets import TIMEOUT, open_socket
 

@@ -13,6 +13,7 @@ from events import services
 from events.errors import OutOfOrder
 from events.models import Event
 from events.snapshots import board_snapshot
+from live.fragments import board_html
 from tests.factories import make_table, make_user
 from tests.live.sockets import TIMEOUT, card_faces, communicator, open_socket, refusal
 
@@ -36,6 +37,7 @@ def test_it_sends_a_snapshot_with_the_version_on_connect() -> None:
             "stream": "board",
             "version": event.version,
             "data": expected,
+            "html": board_html(event, expected),
         }
         assert await socket.receive_nothing(timeout=0.2)
         await socket.disconnect()

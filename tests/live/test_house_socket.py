@@ -5,14 +5,17 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
+from django.core.cache import cache
 
 from events import services
 from events.snapshots import house_snapshot
+from live import publisher as live
 from tests.factories import make_table, make_user
 from tests.live.sockets import (
     by_stream,
     card_faces,
     communicator,
+    html_card_names,
     open_socket,
     refusal,
     session_cookie,
@@ -51,8 +54,9 @@ def test_it_sends_the_board_and_house_snapshots_on_connect_and_after_changes() -
 
     # House sees no face-down card either: before the confirmation, no card at all.
     first, _ = async_to_sync(scenario)()
-    assert card_faces(first) == []
+    assert card_faces(first) == [] and html_card_names(first) == set()
     assert "@example.com" not in str(first)
+    assert 'class="players' in first["html"] or "Players" in first["html"]
 
 
 def test_it_refuses_a_user_who_is_not_house_of_this_event() -> None:
@@ -110,3 +114,29 @@ def _timeless(house: dict) -> dict:
         if row["pending"]:
             row["pending"].pop("waited_seconds")
     return house
+
+
+def test_houses_fragment_is_rendered_only_while_a_house_page_listens() -> None:
+    table = make_table(players=2, start=True)
+    event_id = table.event.pk
+    cache.delete(f"live:house-listening:{event_id}")  # event ids repeat across tests
+    cookie = session_cookie(table.house)
+
+    def house_frame() -> live.Snapshot:
+        (house,) = [s for s in live.change_snapshots(event_id, []) if s.stream == "house"]
+        return house
+
+    assert house_frame().html is None  # nobody listens: the data only
+    table.choose_start(table.players[0])
+
+    async def scenario() -> None:
+        socket = await open_socket(path(event_id), cookie=cookie)
+        streams = await by_stream(socket, 2)
+        assert "html" in streams["house"][0]
+        await database_sync_to_async(table.choose_start)(table.players[1])
+        changed = await by_stream(socket, 2)
+        assert "Players" in changed["house"][0]["html"]
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+    assert house_frame().html is not None  # the mark outlasts a reload of the page

@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from events import live
 from events.snapshots import player_snapshot, player_snapshots
+from live import publisher as live
 from tests.factories import Table, make_table
 
 pytestmark = pytest.mark.django_db
@@ -52,4 +52,4 @@ def test_a_change_touching_more_players_costs_no_more_queries() -> None:
         snapshots = live.change_snapshots(table.event.pk, ids)
 
     assert len(four) == len(one)
-    assert [s.stream for s in snapshots] == ["board", "house"] + ["player"] * 4
+    assert [s.stream for s in snapshots] == ["board", "house", "places"] + ["player"] * 4

@@ -1,4 +1,4 @@
-"""A player's socket: `ws/events/<id>/player/` (the board and their own state)."""
+"""A player's socket: `ws/events/<id>/player/` (their own state and their places, not the board)."""
 
 from __future__ import annotations
 
@@ -8,18 +8,23 @@ from channels.db import database_sync_to_async
 
 from accounts.models import User
 from cards.models import DealtCard
+from cards.names import card_face
 from events.models import Registration
 from events.registration import end_sessions
-from events.snapshots import board_snapshot, player_snapshot
+from events.snapshots import player_snapshot
+from live.fragments import player_html
 from tests.factories import make_table, make_user
 from tests.live.sockets import (
     TIMEOUT,
     by_stream,
     card_faces,
     communicator,
+    frames,
+    html_card_names,
     open_socket,
     refusal,
     session_cookie,
+    without_keys,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,22 +34,35 @@ def path(event_id: int) -> str:
     return f"/ws/events/{event_id}/player/"
 
 
-def test_it_sends_the_board_and_the_players_own_snapshot_on_connect() -> None:
+def test_it_sends_the_players_own_snapshot_and_places_on_connect() -> None:
     table = make_table(players=2, start=True)
     player = table.players[0]
     registration = Registration.objects.select_related("event").get(pk=table.rid(player))
-    board, own = board_snapshot(registration.event), player_snapshot(registration)
+    own = player_snapshot(registration)
     cookie = session_cookie(player)
 
     async def scenario() -> None:
         socket = await open_socket(path(table.event.pk), cookie=cookie)
         streams = await by_stream(socket, 2)
-        assert streams["board"] == [
-            {"type": "snapshot", "stream": "board", "version": board["version"], "data": board}
+        assert streams["places"] == [
+            {
+                "type": "snapshot",
+                "stream": "places",
+                "version": own["event_version"],
+                "data": {"high": None, "low": None, "ranked": 0, "final": False},
+            }
         ]
-        assert streams["player"] == [
-            {"type": "snapshot", "stream": "player", "version": own["version"], "data": own}
-        ]
+        (mine,) = streams["player"]
+        expected = player_html(registration.event, own)
+        assert without_keys(mine) == without_keys(
+            {
+                "type": "snapshot",
+                "stream": "player",
+                "version": own["version"],
+                "data": own,
+                "html": expected,
+            }
+        )
         assert own["registration_id"] == registration.pk and own["version"] >= 1
         assert await socket.receive_nothing(timeout=0.2)
         await socket.disconnect()
@@ -60,15 +78,17 @@ def test_it_sends_the_players_own_changes_in_version_order() -> None:
     async def scenario() -> None:
         socket = await open_socket(path(table.event.pk), cookie=cookie)
         start = await by_stream(socket, 2)
-        board, own = start["board"][0]["version"], start["player"][0]["version"]
+        board, own = start["places"][0]["version"], start["player"][0]["version"]
 
         await database_sync_to_async(table.choose_start)(player)
         streams = await by_stream(socket, 2)
-        assert [f["version"] for f in streams["board"]] == [board + 1]
+        assert [f["version"] for f in streams["places"]] == [board + 1]
+        assert streams["places"][0]["data"] == {"high": 1, "low": 1, "ranked": 1, "final": False}
         (mine,) = streams["player"]
         assert mine["type"] == "update" and mine["version"] == own + 1
         assert mine["data"]["pending"] is None and len(mine["data"]["hand"]) == 1
         assert mine["data"]["next_step"]["code"] == "report"
+        assert 'data-step="report"' in mine["html"] and "High: 1 of 1" in mine["html"]
 
         await database_sync_to_async(table.report)(player, 1, "win")
         streams = await by_stream(socket, 2)
@@ -77,15 +97,17 @@ def test_it_sends_the_players_own_changes_in_version_order() -> None:
         pending = mine["data"]["pending"]
         assert pending["kind"] == "win" and all("code" in card for card in pending["cards"])
 
-        # Another player's change moves the board only.
+        # Another player's change moves this player's places only: a few bytes, no panel.
         await database_sync_to_async(table.choose_start)(other)
         frame = await socket.receive_json_from(timeout=TIMEOUT)
-        assert frame["stream"] == "board" and frame["version"] == board + 3
+        assert frame["stream"] == "places" and frame["version"] == board + 3
+        assert set(frame["data"]) == {"high", "low", "ranked", "final"}
+        assert frame["data"]["ranked"] == 2 and "html" not in frame
         assert await socket.receive_nothing(timeout=0.3)
 
         await database_sync_to_async(table.choose_win)(player)
         streams = await by_stream(socket, 2)
-        assert streams["board"][0]["version"] == board + 4
+        assert streams["places"][0]["version"] == board + 4
         assert streams["player"][0]["version"] == own + 3
         assert len(streams["player"][0]["data"]["hand"]) == 2
         await socket.disconnect()
@@ -115,7 +137,14 @@ def test_it_never_sends_a_face_down_card_before_the_confirmation() -> None:
     mine_seen, theirs_seen = async_to_sync(play)()
     # The other player's five cards are still face down; their slots never carry a card.
     assert DealtCard.objects.filter(registration_id=table.rid(other), face_down=True).count() == 5
+    face_down = {
+        card_face(code)["name"]
+        for code in DealtCard.objects.filter(
+            registration_id=table.rid(other), face_down=True
+        ).values_list("card", flat=True)
+    }
     for frame in theirs_seen:
+        assert not html_card_names(frame) & face_down
         if frame["stream"] == "player":
             pending = frame["data"]["pending"]
             assert len(pending["cards"]) == 5
@@ -126,7 +155,8 @@ def test_it_never_sends_a_face_down_card_before_the_confirmation() -> None:
     before = [f for f in mine_seen if f["stream"] == "player" and f["type"] == "snapshot"]
     after = [f for f in mine_seen if f["stream"] == "player" and f["type"] == "update"]
     assert [set(s) for s in before[0]["data"]["pending"]["cards"]] == [{"slot", "face_down"}] * 5
-    assert card_faces(before[0]) == []
+    assert card_faces(before[0]) == [] and html_card_names(before[0]) == set()
+    assert 'class="card back"' in before[0]["html"]
     assert after[0]["data"]["pending"] is None
     assert len(after[0]["data"]["hand"]) == 3
     # The board shows kept cards only.
@@ -138,6 +168,8 @@ def test_it_never_sends_a_face_down_card_before_the_confirmation() -> None:
     for frame in mine_seen + theirs_seen:
         if frame["stream"] == "board":
             assert {face["code"] for face in card_faces(frame)} <= kept
+        if frame["stream"] == "places":
+            assert card_faces(frame) == [] and "html" not in frame
 
 
 def test_it_resends_both_snapshots_on_reload() -> None:
@@ -146,9 +178,11 @@ def test_it_resends_both_snapshots_on_reload() -> None:
 
     async def scenario() -> None:
         socket = await open_socket(path(table.event.pk), cookie=cookie)
-        first = await by_stream(socket, 2)
+        first = await frames(socket, 2)
         await socket.send_json_to({"type": "reload"})
-        assert await by_stream(socket, 2) == first
+        again = await frames(socket, 2)
+        assert [without_keys(f) for f in again] == [without_keys(f) for f in first]
+        assert {f["stream"] for f in first} == {"player", "places"}
         await socket.disconnect()
 
     async_to_sync(scenario)()

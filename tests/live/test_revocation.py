@@ -42,7 +42,7 @@ def test_an_access_reset_closes_the_players_open_sockets_before_any_further_fram
     async def scenario() -> None:
         sockets = [await open_socket(player_path(table.event.pk), cookie=c) for c in cookies]
         for socket in sockets:
-            assert set(await by_stream(socket, 2)) == {"board", "player"}
+            assert set(await by_stream(socket, 2)) == {"places", "player"}
         response = await database_sync_to_async(house.post)(reset, {"reason": "Phone stolen"})
         assert response.status_code == 200
         for socket in sockets:
@@ -69,12 +69,12 @@ def test_an_access_reset_leaves_other_players_sockets_open() -> None:
         await by_stream(socket, 2)
         response = await database_sync_to_async(house.post)(reset, {"reason": "Lost phone"})
         assert response.status_code == 200
-        # The reset is a public change (an audit entry): the board moves on, the socket stays.
+        # The reset is a public change (an audit entry): the places move on, the socket stays.
         frame = await socket.receive_json_from(timeout=TIMEOUT)
-        assert frame["type"] == "update" and frame["stream"] == "board"
+        assert frame["type"] == "snapshot" and frame["stream"] == "places"
         await database_sync_to_async(table.choose_start)(other)
         streams = await by_stream(socket, 2)
-        assert set(streams) == {"board", "player"}
+        assert set(streams) == {"places", "player"}
         await socket.disconnect()
 
     async_to_sync(scenario)()
@@ -131,9 +131,11 @@ def test_a_removed_house_members_player_socket_in_the_same_event_stays_open() ->
         assert response.status_code == 200
         message = await house_socket.receive_output(timeout=TIMEOUT)
         assert message == {"type": "websocket.close", "code": 4403}
-        # Still a player there: their own socket checks its access again and stays.
-        frame = await player_socket.receive_json_from(timeout=TIMEOUT)
-        assert frame["stream"] == "board"
+        # Still a player there: their own socket checks its access again and stays; the event
+        # has not started, so no places move, and a reload answers with the player's state.
+        assert await player_socket.receive_nothing(timeout=0.3)
+        await player_socket.send_json_to({"type": "reload"})
+        assert set(await by_stream(player_socket, 2)) == {"player", "places"}
         await house_socket.disconnect()
         await player_socket.disconnect()
 

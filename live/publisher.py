@@ -1,12 +1,16 @@
 """Live updates after a change commits (SPEC section 9).
 
-`events.actions` calls `announce` through `transaction.on_commit` after every committed change. The
-snapshots are computed here once per change, whoever listens, and sent to three kinds of groups:
+The engine hands every committed change to `on_change` (through `events.changes`, subscribed in
+`live.apps`): its event, the players it touched and the event version it made. What the change
+calls for is read and rendered here once, whoever listens, and sent to four kinds of groups:
 
-- `event.<id>`: the public board (stream "board", version `Event.version`);
+- `event.<id>`: the public board (stream "board", version `Event.version`), with its HTML;
+- `places.<id>`: every player's High and Low place (stream "places", version `Event.version`);
+  each player socket passes on only its own few bytes, so a phone's place line stays current
+  without a render per phone;
 - `house.<id>`: House's table (stream "house", version `Event.version`);
-- `player.<registration id>`: one player's own state (stream "player", version
-  `Registration.version`).
+- `player.<registration id>`: one player's own state and panel HTML (stream "player", version
+  `Registration.version`), only for the players the change touched.
 
 The consumers in `live.consumers` only subscribe sockets to those groups and relay what arrives
 (the frames a client receives are described there).
@@ -41,9 +45,11 @@ from typing import Any
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
+from django.core.cache import cache
 from django.db import close_old_connections, connection, transaction
 
 from events import store
+from events.changes import Change
 from events.models import Event, Phase, Registration
 from events.progress import provisional_standings
 from events.snapshots import (
@@ -53,6 +59,8 @@ from events.snapshots import (
     player_snapshot,
     player_snapshots,
 )
+from live.fragments import board_html, house_html, places_of, player_html
+from scoring.standings import Standings
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +71,8 @@ MODES = (BACKGROUND, INLINE, OFF)
 
 # The handler a consumer needs for these messages: `live_snapshot`.
 MESSAGE_TYPE = "live.snapshot"
+# The handler for the places of every player of an event: `live_places`, which picks its own.
+PLACES_TYPE = "live.places"
 # From one delivery of an event's snapshots to the next, at least this many times what it took.
 REST_PER_WORK = 4
 
@@ -77,6 +87,10 @@ def house_group(event_id: int) -> str:
 
 def player_group(registration_id: int) -> str:
     return f"player.{registration_id}"
+
+
+def places_group(event_id: int) -> str:
+    return f"places.{event_id}"
 
 
 def mode() -> str:
@@ -100,37 +114,106 @@ class Snapshot:
     # "update": the stream's next version; "snapshot": versions were merged on the way, so this
     # replaces what the client holds (what it would otherwise reload after seeing the gap).
     kind: str = "update"
+    # The fragment the page swaps in for this stream, rendered once for every socket.
+    html: str | None = None
+
+    def frame(self) -> dict[str, Any]:
+        """What a socket receives."""
+        frame = {"type": self.kind, "stream": self.stream, "version": self.version}
+        frame["data"] = self.data
+        if self.html is not None:
+            frame["html"] = self.html
+        return frame
 
     def message(self) -> dict[str, Any]:
         """As sent through the channel layer: the socket frame encoded once, for every socket."""
-        frame = {
-            "type": self.kind,
-            "stream": self.stream,
-            "version": self.version,
-            "data": self.data,
-        }
+        if self.stream == "places":
+            # Each player socket picks its own entry (`live.consumers`), so no phone receives
+            # the whole table.
+            return {
+                "type": PLACES_TYPE,
+                "stream": self.stream,
+                "version": self.version,
+                "data": self.data,
+            }
         return {
             "type": MESSAGE_TYPE,
             "stream": self.stream,
             "version": self.version,
-            "frame": json.dumps(frame),
+            "frame": json.dumps(self.frame()),
+            "fragment": self.html is not None,
         }
 
 
 def board(event: Event, data: dict[str, Any] | None = None) -> Snapshot:
     """The board's snapshot; `data`, when the caller has computed it, is `board_snapshot(event)`."""
     shown = board_snapshot(event) if data is None else data
-    return Snapshot(event_group(event.pk), "board", event.version, shown)
+    return Snapshot(
+        event_group(event.pk), "board", event.version, shown, html=board_html(event, shown)
+    )
 
 
-def house(event: Event) -> Snapshot:
-    return Snapshot(house_group(event.pk), "house", event.version, house_snapshot(event))
+def places(event: Event, table: Standings[int]) -> Snapshot:
+    """Every ranked player's High and Low place, by registration id, and how many are ranked."""
+    ranked = {place.player for place in table.high}
+    shown = {
+        "ranked": len(table.high),
+        "places": {str(pk): [table.high_place(pk), table.low_place(pk)] for pk in sorted(ranked)},
+    }
+    return Snapshot(places_group(event.pk), "places", event.version, shown, kind="snapshot")
+
+
+def own_places(registration: Registration, me: dict[str, Any]) -> Snapshot:
+    """One player's places, as their socket starts from them (read with their own state)."""
+    event = registration.event
+    return Snapshot(places_group(event.pk), "places", event.version, places_of(me), kind="snapshot")
+
+
+# House's live part is the costliest fragment: it is rendered only while a House page listens.
+# Its socket marks the event (`house_listening`) on connect and again, at most every
+# HOUSE_MARK_EVERY seconds, while frames reach it; a mark lasts HOUSE_MARK_SECONDS. A change after
+# a mark ran out sends House's data without HTML: an open page then refetches its part once, and
+# its socket marks the event again.
+HOUSE_MARK_SECONDS = 300
+HOUSE_MARK_EVERY = 60
+
+
+def _house_mark(event_id: int) -> str:
+    return f"live:house-listening:{event_id}"
+
+
+def house_listening(event_id: int) -> None:
+    """A House page of the event is open (called by its socket)."""
+    try:
+        cache.set(_house_mark(event_id), 1, timeout=HOUSE_MARK_SECONDS)
+    except Exception:
+        logger.warning("Could not mark House listening on event %s.", event_id)
+
+
+def house_listens(event_id: int) -> bool:
+    try:
+        return cache.get(_house_mark(event_id)) is not None
+    except Exception:
+        return True  # unknown: render, as a page may be waiting
+
+
+def house(event: Event, *, html: bool = True) -> Snapshot:
+    """House's table; its fragment too when `html` (a House page listens)."""
+    shown = house_snapshot(event)
+    fragment = house_html(event, shown) if html else None
+    return Snapshot(house_group(event.pk), "house", event.version, shown, html=fragment)
 
 
 def player(registration: Registration, data: dict[str, Any] | None = None) -> Snapshot:
     """A player's snapshot; `data`, when the caller has computed it, is `player_snapshot`'s."""
     own = player_snapshot(registration) if data is None else data
-    return Snapshot(player_group(registration.pk), "player", registration.version, own)
+    return Snapshot(
+        player_group(registration.pk),
+        "player",
+        registration.version,
+        own,
+        html=player_html(registration.event, own),
+    )
 
 
 @contextlib.contextmanager
@@ -165,7 +248,9 @@ def change_snapshots(
         table = None
         if fresh(event_group(event.pk), event.version):
             shown, table = board_with_standings(event)
-            found += [board(event, shown), house(event)]
+            found += [board(event, shown), house(event, html=house_listens(event.pk))]
+            if event.phase == Phase.STARTED and table is not None:
+                found.append(places(event, table))
         registrations = [
             r
             for r in Registration.objects.filter(event=event, pk__in=set(registration_ids))
@@ -194,6 +279,15 @@ def send(snapshots: list[Snapshot]) -> None:
     layer = get_channel_layer()
     if layer is not None and snapshots:
         async_to_sync(_send_all)(layer, snapshots)
+
+
+def on_change(change: Change) -> None:
+    """The engine's hook (`events.changes`): a change committed."""
+    announce(
+        event_id=change.event_id,
+        registration_ids=list(change.registration_ids),
+        version=change.version,
+    )
 
 
 def announce(*, event_id: int, registration_ids: list[int], version: int | None = None) -> None:
@@ -298,11 +392,12 @@ class _Worker:
         for job in batch:  # dicts keep first-seen order, so events stay in arrival order
             merged.setdefault(job.event_id, set()).update(job.registration_ids)
             loops[job.event_id] = job.loop or loops.get(job.event_id)
-            changes.update([event_group(job.event_id), house_group(job.event_id)])
-            changes.update(player_group(pk) for pk in set(job.registration_ids))
-            committed[event_group(job.event_id)] = committed[house_group(job.event_id)] = (
-                job.version
+            changes.update(
+                [event_group(job.event_id), house_group(job.event_id), places_group(job.event_id)]
             )
+            changes.update(player_group(pk) for pk in set(job.registration_ids))
+            for group in (event_group, house_group, places_group):
+                committed[group(job.event_id)] = job.version
         for event_id, registration_ids in merged.items():
             try:
                 close_old_connections()

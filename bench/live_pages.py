@@ -1,0 +1,228 @@
+"""Live pages benchmark: what one change costs the server and each open page, pushed vs refetched.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres REDIS_URL=redis://127.0.0.1:6379/0 \\
+        .venv/bin/python bench/live_pages.py --players 128
+
+One started League event of `--players` players is seeded through the services in a scratch
+database (`bench_live_pages`, dropped at the end) and played part-way (every starting card chosen,
+one result each). Then `--changes` changes are made, each a result or a card choice of a random
+player (seeded), with live updates off; after each, in this process and on the same data:
+
+- pushed (what the pages get now): `live.publisher.change_snapshots` for the change, the board,
+  House and the touched player's panel rendered once, and the places frame; then each phone's
+  own places frame as its socket cuts it;
+- refetched (the reference, what the pages did before): the same snapshots without HTML, and,
+  for every phone page (each refetched its panel after a board change, at most every 1.5 s), the
+  player's snapshot with the event's standings and `web/_player.html`, as the refetch computed
+  them; the House dashboard's refetch likewise.
+
+Reported: median milliseconds of server work per change for every phone, a board and a House
+page open, and bytes each page receives per change. Nothing goes over a network: CPU of the
+daphne processes and end-to-end latency are measured by `bench/load.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import event as engine  # sets up Django and the scratch database helpers
+from django.conf import settings
+from django.template.loader import render_to_string
+
+from events import services
+from events.models import Event, Registration
+from events.snapshots import (
+    board_with_standings,
+    house_snapshot,
+    player_snapshot,
+    player_snapshots,
+)
+from house import selectors
+from live import publisher as live
+from web.errors import fresh_key
+
+THROTTLE_SECONDS = 1.5  # the old player page's refetch throttle
+
+
+def seed(players: int) -> tuple[int, list[tuple[int, Any]]]:
+    import load_seed
+
+    (plan,) = load_seed.seed(events=1, players=players, tag="live")
+    seated = []
+    for p in [*plan.players, plan.marker]:
+        registration = Registration.objects.select_related("player").get(pk=p.registration_id)
+        seated.append((registration.pk, registration.player))
+    return plan.event_id, seated
+
+
+def act(rng: random.Random, seated: list[tuple[int, Any]]) -> int | None:
+    """One change by a random player who can still make one; the registration it touched."""
+    for _ in range(50):
+        rid, user = rng.choice(seated)
+        me = player_snapshot(Registration.objects.select_related("event").get(pk=rid))
+        step = me["next_step"]
+        if step["code"] == "choose_start":
+            keep = me["pending"]["keep"]
+            services.starting_selection_confirm(
+                registration_id=rid, by=user, slots=list(range(keep))
+            )
+        elif step["code"] == "choose_win":
+            services.win_choice_confirm(registration_id=rid, by=user, slot=rng.randint(0, 1))
+        elif step["code"] == "report":
+            services.result_submit(
+                registration_id=rid,
+                by=user,
+                game=int(step["game"]),
+                outcome=rng.choice(["win", "loss"]),
+            )
+        else:
+            continue
+        return rid
+    return None
+
+
+def pushed(event_id: int, rid: int, phones: int) -> tuple[float, dict[str, float]]:
+    began = time.perf_counter()
+    snapshots = live.change_snapshots(event_id, [rid])
+    by_stream = {s.stream: s for s in snapshots}
+    places = by_stream["places"]
+    sizes = {}
+    phone_frames = []
+    for high, low in list(places.data["places"].values())[:phones]:
+        own = {"high": high, "low": low, "ranked": places.data["ranked"], "final": False}
+        frame = {"type": "snapshot", "stream": "places", "version": places.version, "data": own}
+        phone_frames.append(len(json.dumps(frame)))
+    spent = time.perf_counter() - began
+    player_frame = len(json.dumps(by_stream["player"].frame()))
+    # Every phone gets its places; the one whose state changed also its panel.
+    sizes["phone"] = (sum(phone_frames) + player_frame) / max(phones, 1)
+    sizes["phone_own_change"] = player_frame + statistics.mean(phone_frames)
+    sizes["phone_other_change"] = statistics.mean(phone_frames)
+    sizes["board"] = len(json.dumps(by_stream["board"].frame()))
+    sizes["house"] = len(json.dumps(by_stream["house"].frame())) + sizes["board"]
+    return spent, sizes
+
+
+def refetched(
+    event_id: int, rid: int, phones: int, share: float
+) -> tuple[tuple[float, float, float], dict[str, float]]:
+    """The old cost: data-only snapshots to the sockets, then each page's refetch. `share` is the
+    fraction of changes a throttled phone refetches on (1 when changes are rarer than 1.5 s).
+    The seconds spent: the sockets' snapshots, every phone's refetch, House's refetch."""
+    began = time.perf_counter()
+    with live.consistent_read():
+        event = Event.objects.get(pk=event_id)
+        board, table = board_with_standings(event)
+        house = house_snapshot(event)
+        touched = list(Registration.objects.filter(pk=rid))
+        for r in touched:
+            r.event = event
+        own = player_snapshots(touched, table)
+    sockets = time.perf_counter() - began
+    board_bytes = len(json.dumps({"type": "update", "stream": "board", "data": board}))
+    house_bytes = len(json.dumps({"type": "update", "stream": "house", "data": house}))
+    player_bytes = len(json.dumps({"type": "update", "stream": "player", "data": own[rid]}))
+    # Each phone's refetch: its own snapshot (with the event's standings) and its panel.
+    refetch = []
+    fetched_bytes = []
+    for registration in Registration.objects.filter(event_id=event_id).order_by("pk")[:phones]:
+        registration.event = event
+        one = time.perf_counter()
+        me = player_snapshot(registration)
+        html = render_to_string("web/_player.html", {"event": event, "me": me, "key": fresh_key()})
+        refetch.append(time.perf_counter() - one)
+        fetched_bytes.append(len(html))
+    one = time.perf_counter()
+    render_to_string(
+        "house/_live.html",
+        {"event": event, "live_socket": True, **selectors.dashboard(event)},
+    )
+    house_refetch = time.perf_counter() - one
+    spent = (sockets, sum(refetch), house_refetch)
+    sizes = {
+        "phone": board_bytes + share * statistics.mean(fetched_bytes) + player_bytes / phones,
+        "board": board_bytes,
+        "house": board_bytes + house_bytes,
+    }
+    return spent, sizes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--players", type=int, default=128)
+    parser.add_argument("--changes", type=int, default=40)
+    parser.add_argument("--rate", type=float, default=5.0, help="writes/s in the event")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--database", default="bench_live_pages")
+    args = parser.parse_args()
+    settings.LIVE_UPDATES = "off"
+    db = settings.DATABASES["default"]
+    engine.create_scratch(args.database)
+    try:
+        db["NAME"] = args.database
+        engine.prepare_scratch()
+        event_id, seated = seed(args.players)
+        rng = random.Random(args.seed)
+        for rid, user in seated:  # every starting card chosen
+            keep = Event.objects.get(pk=event_id).rules.starting
+            services.starting_selection_confirm(
+                registration_id=rid, by=user, slots=list(range(keep))
+            )
+        live.house_listening(event_id)  # a House page is open: its fragment is rendered
+        # A throttled phone refetches on one change in (rate x throttle), at most every change.
+        share = min(1.0, 1.0 / (args.rate * THROTTLE_SECONDS))
+        new_ms, old_ms, old_all_ms = [], [], []
+        new_sizes: list[dict[str, float]] = []
+        old_sizes: list[dict[str, float]] = []
+        for _ in range(args.changes):
+            rid = act(rng, seated)
+            if rid is None:
+                break
+            spent, sizes = pushed(event_id, rid, args.players)
+            new_ms.append(spent * 1000)
+            new_sizes.append(sizes)
+            (sockets, phones, house), sizes = refetched(event_id, rid, args.players, share)
+            old_ms.append((sockets + share * phones + house) * 1000)
+            old_all_ms.append((sockets + phones + house) * 1000)
+            old_sizes.append(sizes)
+
+        def med(rows: list[dict[str, float]], key: str) -> float:
+            return statistics.median(row[key] for row in rows)
+
+        print(f"{args.players} players, {len(new_ms)} changes, {args.rate} writes/s in the event")
+        print(
+            f"| per change | pushed (now) | refetched at {args.rate}/s | refetched, every change |"
+        )
+        print("|---|---|---|---|")
+        print(
+            f"| server work, median ms | {statistics.median(new_ms):.1f} | "
+            f"{statistics.median(old_ms):.1f} | {statistics.median(old_all_ms):.1f} |"
+        )
+        for key in ("phone", "board", "house"):
+            print(
+                f"| bytes to a {key} page, median | {med(new_sizes, key):,.0f} | "
+                f"{med(old_sizes, key):,.0f} | |"
+            )
+        print(
+            f"| phone: bytes when the change is its own / another's | "
+            f"{med(new_sizes, 'phone_own_change'):,.0f} / "
+            f"{med(new_sizes, 'phone_other_change'):,.0f} | | |"
+        )
+        print(
+            f"ratio of server work (refetched at rate / pushed): "
+            f"{statistics.median(old_ms) / statistics.median(new_ms):.2f}"
+        )
+    finally:
+        engine.drop_scratch(args.database)
+
+
+if __name__ == "__main__":
+    main()

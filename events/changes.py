@@ -1,0 +1,41 @@
+"""What a committed change touched, handed to whoever listens (live pages, in `live/`).
+
+The engine imports nothing from the code that shows its state: `live` subscribes here when its
+app is ready, and `events.actions` calls `committed` after each commit.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One committed change: its event, the event's version it made, the players it touched."""
+
+    event_id: int
+    registration_ids: tuple[int, ...]
+    version: int | None = None
+
+
+Listener = Callable[[Change], None]
+_listeners: list[Listener] = []
+
+
+def subscribe(listener: Listener) -> None:
+    if listener not in _listeners:
+        _listeners.append(listener)
+
+
+def committed(change: Change) -> None:
+    """Tell every listener; call only after the commit. A failing listener never fails the
+    change, which is already committed."""
+    for listener in list(_listeners):
+        try:
+            listener(change)
+        except Exception:
+            logger.exception("A listener of event %s's changes failed.", change.event_id)
