@@ -42,8 +42,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from asgiref.sync import SyncToAsync, async_to_sync
-from channels.layers import InMemoryChannelLayer, get_channel_layer
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.core.cache import cache
 from django.db import close_old_connections, connection, transaction
@@ -307,9 +307,7 @@ def announce(*, event_id: int, registration_ids: list[int], version: int | None 
     if chosen != BACKGROUND:
         logger.error("Unknown LIVE_UPDATES %r: no live update sent.", chosen)
         return
-    # The server's event loop, when the change ran in a request under ASGI (see `_Worker.send`).
-    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
-    _worker().queue.put(_Job(event_id, tuple(registration_ids), loop, version))
+    _worker().queue.put(_Job(event_id, tuple(registration_ids), version))
 
 
 def wait_until_idle(timeout: float = 5.0) -> bool:
@@ -332,7 +330,6 @@ def wait_until_idle(timeout: float = 5.0) -> bool:
 class _Job:
     event_id: int
     registration_ids: tuple[int, ...]
-    loop: asyncio.AbstractEventLoop | None
     version: int | None = None  # the event's version this change committed
 
 
@@ -386,12 +383,10 @@ class _Worker:
 
     def deliver(self, batch: list[_Job]) -> None:
         merged: dict[int, set[int]] = {}
-        loops: dict[int, asyncio.AbstractEventLoop | None] = {}
         changes: Counter[str] = Counter()  # per group, the changes this batch merges
         committed: dict[str, int | None] = {}  # per event group, the version its change made
         for job in batch:  # dicts keep first-seen order, so events stay in arrival order
             merged.setdefault(job.event_id, set()).update(job.registration_ids)
-            loops[job.event_id] = job.loop or loops.get(job.event_id)
             changes.update(
                 [event_group(job.event_id), house_group(job.event_id), places_group(job.event_id)]
             )
@@ -406,11 +401,11 @@ class _Worker:
                     for snapshot in change_snapshots(event_id, registration_ids, self.fresh)
                 ]
                 try:
-                    self.send(snapshots, loops[event_id])
+                    self.send(snapshots)
                 except Exception:
                     # A Redis connection that died (a restart) fails once; the retry reconnects.
                     logger.warning("Live update for event %s: sending again.", event_id)
-                    self.send(snapshots, loops[event_id])
+                    self.send(snapshots)
                 for snapshot in snapshots:
                     self.sent.pop(snapshot.group, None)  # re-insert: the dict stays oldest-first
                     self.sent[snapshot.group] = snapshot.version
@@ -421,21 +416,11 @@ class _Worker:
             for stale in list(self.sent)[:25_000]:
                 del self.sent[stale]
 
-    def send(
-        self, snapshots: list[Snapshot], server_loop: asyncio.AbstractEventLoop | None
-    ) -> None:
+    def send(self, snapshots: list[Snapshot]) -> None:
         layer = get_channel_layer()
         if layer is None or not snapshots:
             return
-        # The in-memory layer's queues belong to the server's event loop (development under
-        # daphne): hand the sends to that loop.
-        if isinstance(layer, InMemoryChannelLayer):
-            if server_loop is None or not server_loop.is_running():
-                return  # no server in this process: nobody could be listening
-            future = asyncio.run_coroutine_threadsafe(_send_all(layer, snapshots), server_loop)
-            future.result(timeout=10)
-        else:
-            self.loop.run_until_complete(_send_all(layer, snapshots))
+        self.loop.run_until_complete(_send_all(layer, snapshots))
 
     def label(self, snapshot: Snapshot, changes: int, committed: int | None) -> Snapshot:
         """An update when it is the next version of what this worker sent the group, or carries

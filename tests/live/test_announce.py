@@ -236,20 +236,3 @@ def test_off_sends_nothing(settings: Any) -> None:
         await socket.disconnect()
 
     async_to_sync(scenario)()
-
-
-def test_background_mode_works_with_the_in_memory_layer(settings: Any) -> None:
-    """The development default: the worker hands its sends to the server's event loop."""
-    table = make_table(players=2, start=True)
-    settings.LIVE_UPDATES = "background"
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-
-    async def scenario() -> None:
-        socket = await open_socket(board(table.event.pk))
-        version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
-        await database_sync_to_async(table.choose_start)(table.players[0])
-        frame = await socket.receive_json_from(timeout=TIMEOUT)
-        assert frame["version"] == version + 1
-        await socket.disconnect()
-
-    async_to_sync(scenario)()
