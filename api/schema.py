@@ -61,8 +61,9 @@ def _error(description: str) -> OpenApiResponse:
 
 
 MALFORMED = _error(
-    "Malformed request: `invalid` (a field is missing or wrong, the body is not JSON, or the "
-    "Idempotency-Key header is missing), `reason_required`, `wrong_count`."
+    "Malformed request: `invalid` (a field is missing or wrong, or the body is not JSON), "
+    "`idempotency_key_required` (the Idempotency-Key header is missing), `reason_required`, "
+    "`wrong_count`."
 )
 NOT_ALLOWED = _error("`not_allowed`: not signed in, no CSRF token, or not allowed to do this.")
 NOT_FOUND = _error("`not_found`: no such thing, or not yours (someone else's registration).")

@@ -26,7 +26,7 @@ from api import serializers as body
 from audit.export import audit_csv, audit_document
 from events import answers, services
 from events.answers import Answer, as_json
-from events.errors import Invalid, NotAllowed
+from events.errors import IdempotencyKeyRequired, NotAllowed
 from events.lifecycle import formats_summary
 from events.snapshots import board_snapshot, event_summary, house_snapshot, player_snapshot
 
@@ -66,7 +66,7 @@ class ApiView(APIView):
         if request.method not in SAFE_METHODS and handled:
             key = request.headers.get("Idempotency-Key", "").strip()
             if not key:
-                raise Invalid("Send an Idempotency-Key header with every write.")
+                raise IdempotencyKeyRequired("Send an Idempotency-Key header with every write.")
             self.idempotency_key = key
 
 

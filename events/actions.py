@@ -38,6 +38,7 @@ from events.errors import (
     NotAllowed,
     NotFound,
 )
+from events.limits import ID_MAX, REASON_LENGTH, TEXT_LENGTH, check_text, text_problem
 from events.models import Event, IdempotencyRecord, Phase, Registration
 from events.progress import Progress
 
@@ -216,6 +217,7 @@ class Service[**P, A: Answer]:
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         arguments = bound.arguments
+        _refuse_bad_input(arguments)
         registration_id = arguments.get("registration_id")
         if self.registration_of is not None:
             registration_id = self.registration_of(arguments)
@@ -252,6 +254,24 @@ def action[**P, A: Answer](
     return decorate
 
 
+# What each id names, for the refusal of one that cannot exist.
+_ID_NAMES = {"event_id": "event", "registration_id": "registration", "review_id": "review"}
+
+
+def _refuse_bad_input(arguments: Mapping[str, Any]) -> None:
+    """What no service takes, whoever calls it: an id past the database's range, text with
+    control characters, text longer than any field holds."""
+    for name, value in arguments.items():
+        if name in _ID_NAMES and value is not None:
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= ID_MAX:
+                raise NotFound(f"No such {_ID_NAMES[name]}.")
+        elif isinstance(value, str) and name != "idempotency_key":
+            longest = REASON_LENGTH if name == "reason" else TEXT_LENGTH
+            check_text(
+                value, label=name.replace("_", " ").capitalize(), max_length=longest, multiline=True
+            )
+
+
 def _cleaner(annotation: Any) -> Callable[[Any], Any]:
     """How one argument is written into the fingerprint."""
     if get_origin(annotation) is Annotated:
@@ -282,14 +302,15 @@ def perform[A: Answer](
     The change concerns `event_id`, or the event of `registration_id`, or (neither) a new event.
     """
     key = (idempotency_key or "").strip() or None
-    if key is not None and (user is None or len(key) > 200):
-        raise Invalid("An Idempotency-Key needs a signed-in user and at most 200 characters.")
+    if key is not None and (user is None or len(key) > 200 or text_problem(key)):
+        raise Invalid("An Idempotency-Key needs a signed-in user and at most 200 plain characters.")
     keyed = user if key is not None else None  # whose key, when there is one
     try:
         with transaction.atomic(durable=True):
             event, print_, record = _begin(event_id, registration_id, action, request, keyed, key)
             if record is None:
-                return _apply(event, user, apply, creates_event, keyed, key, print_)
+                missing = "registration" if registration_id is not None else "event"
+                return _apply(event, user, apply, creates_event, keyed, key, print_, missing)
     except DomainError as refused:
         if keyed is None or key is None:
             raise
@@ -322,6 +343,7 @@ def _apply[A: Answer](
     keyed: User | None,
     key: str | None,
     print_: str,
+    missing: str = "event",
 ) -> A:
     """Make the change (inside `perform`'s transaction) and store its answer under the key."""
     if event is None:
@@ -330,6 +352,9 @@ def _apply[A: Answer](
         change = Change(event=Event(), user=user, _house=False)  # `apply` creates the event
     else:
         change = Change(event=event, user=user)
+        if event.phase == Phase.DRAFT and not (change.house or (user and user.is_staff)):
+            # A draft is not public: to anyone else it answers as a missing one does.
+            raise NotFound(f"No such {missing}.")
     answer = apply(change)
     stored = None
     if keyed is not None and key is not None:
