@@ -1,8 +1,8 @@
 """Request bodies: types and ranges only. The services decide everything else.
 
-A reason House always needs is required (left out or blank: `reason_required`, as the services
-say it); one only House needs (a player acting for themself gives none) is optional here, and the
-services refuse it empty from House with the same code.
+A reason is never refused here for being empty: the services refuse an empty one where the rules
+require it, with the documented `reason_required` code. The schema marks the reasons House always
+gives as required (`RequiredReason`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import Any
 from rest_framework import serializers
 
 from events import limits
-from events.errors import ReasonRequired
 from events.formats import FormatName
 from events.models import Outcome
 
@@ -49,12 +48,11 @@ class Text(serializers.CharField):
 
 
 class RequiredReason(Text):
-    """A reason the rules require: left out or blank, it is refused as `reason_required`."""
+    """A reason the rules always require. The schema says so (required, not blank); a request
+    without one still reaches the service, which refuses it as `reason_required` in its own words
+    and stores that refusal under the Idempotency-Key like any other."""
 
-    def fail(self, key: str, **kwargs: Any) -> Any:
-        if key in ("required", "blank", "null"):
-            raise ReasonRequired()
-        return super().fail(key, **kwargs)
+    schema_required = True
 
 
 def reason_field(
@@ -62,9 +60,7 @@ def reason_field(
     *,
     required: bool = False,
 ) -> Any:
-    if required:
-        return RequiredReason(max_length=limits.REASON_LENGTH, multiline=True, help_text=help_text)
-    return Text(
+    return (RequiredReason if required else Text)(
         required=False,
         allow_blank=True,
         default="",

@@ -36,9 +36,25 @@ SCORE_LENGTH = 20
 # Any other text a service takes.
 TEXT_LENGTH = 2000
 
-_BIDI = "\u202a-\u202e\u2066-\u2069"
+# Bidirectional embeddings, overrides and isolates; and lone surrogates, which no database text holds.
+_BIDI = "\u202a-\u202e\u2066-\u2069\ud800-\udfff"
 _SINGLE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
 _MULTI_LINE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}]")
+
+
+# The same, as JSON Schema `pattern`s (ECMA 262 and Python read these escapes alike).
+_FORBIDDEN_ESCAPED = r"\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+_FORBIDDEN_MULTI_ESCAPED = (
+    r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+)
+
+
+def text_pattern(*, multiline: bool = False, blank: bool = True) -> str:
+    """The characters `text_problem` accepts, as a pattern; not `blank`: one visible at least."""
+    forbidden = _FORBIDDEN_MULTI_ESCAPED if multiline else _FORBIDDEN_ESCAPED
+    if blank:
+        return f"^[^{forbidden}]*$"
+    return f"^[^{forbidden}]*[^\\s{forbidden}][^{forbidden}]*$"
 
 
 def text_problem(value: str, *, multiline: bool = False) -> str | None:

@@ -63,7 +63,9 @@ def _registration(event: Event, registration_id: int) -> Registration:
 
 def _id(text: str, message: str) -> int:
     """An id typed or chosen in a form: ASCII digits within the database's range."""
-    if not (text.isascii() and text.isdigit() and 0 < int(text) <= limits.ID_MAX):
+    if not (text.isascii() and text.isdigit() and len(text) <= 19) or not (
+        0 < int(text) <= limits.ID_MAX
+    ):
         raise Invalid(message)
     return int(text)
 
@@ -380,10 +382,10 @@ def result_submit(
     request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
 ) -> Done:
     registration = _registration(event, registration_id)
-    if not request.POST.get("game", "").strip():
-        raise Invalid("Choose the game to report.")
     result = checked(
-        body.ResultReport, _fields(request, "game", "outcome", "opponent", "score", "reason")
+        body.ResultReport,
+        _fields(request, "game", "outcome", "opponent", "score", "reason"),
+        {"game": "Choose the game to report.", "outcome": "The result is 'win' or 'loss'."},
     )
     game, outcome = result["game"], result["outcome"]
     services.result_submit(registration_id=registration.pk, by=user, **result, idempotency_key=key)
@@ -399,9 +401,11 @@ def win_choice(
     request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
 ) -> Done:
     registration = _registration(event, registration_id)
-    if not request.POST.get("slot", "").strip():
-        raise Invalid("Choose one of the two face-up cards.")
-    choice = checked(body.WinChoice, _fields(request, "slot", "reason"))
+    choice = checked(
+        body.WinChoice,
+        _fields(request, "slot", "reason"),
+        {"slot": "Choose one of the two face-up cards."},
+    )
     answer = services.win_choice_confirm(
         registration_id=registration.pk, by=user, **choice, idempotency_key=key
     )
@@ -419,6 +423,7 @@ def starting_selection(
     selection = checked(
         body.StartingSelection,
         {"slots": request.POST.getlist("slot"), **_fields(request, "reason")},
+        {"slots": "Choose the face-down cards by their places."},
     )
     services.starting_selection_confirm(
         registration_id=registration.pk, by=user, **selection, idempotency_key=key
@@ -435,9 +440,11 @@ def result_correct(
     request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
 ) -> Done:
     registration = _registration(event, registration_id)
-    if not request.POST.get("game", "").strip():
-        raise Invalid("Choose the game to correct.")
-    correction = checked(body.Correction, _fields(request, "game", "outcome", "reason"))
+    correction = checked(
+        body.Correction,
+        _fields(request, "game", "outcome", "reason"),
+        {"game": "Choose the game to correct.", "outcome": "The result is 'win' or 'loss'."},
+    )
     game, outcome = correction["game"], correction["outcome"]
     services.result_correct(
         registration_id=registration.pk, by=user, **correction, idempotency_key=key

@@ -38,14 +38,24 @@ def refuse(request: HttpRequest, error: DomainError) -> None:
     messages.error(request, error.message)
 
 
-def checked(serializer: type[Serializer[Any]], data: Mapping[str, Any]) -> dict[str, Any]:
+def checked(
+    serializer: type[Serializer[Any]],
+    data: Mapping[str, Any],
+    plain: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """A form's fields checked by the API's serializer for the same action (the limits are
-    written once); the first problem, in plain words, refuses it."""
+    written once); the first problem refuses it, in the page's `plain` words for a field that
+    has them (a choice the page offered, tampered with), else in the serializer's."""
     form = serializer(data=dict(data))
     try:
         form.is_valid(raise_exception=True)
     except ValidationError as problem:
-        raise Invalid(_first_problem(problem.detail)) from None
+        detail = problem.detail
+        if plain and isinstance(detail, Mapping):
+            for name in detail:
+                if name in plain:
+                    raise Invalid(plain[name]) from None
+        raise Invalid(_first_problem(detail)) from None
     return dict(form.validated_data)
 
 

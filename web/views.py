@@ -119,7 +119,11 @@ def _act(request: HttpRequest, event_id: int, action: str) -> HttpResponse:
     try:
         key = form_key(request)
         if action == "start":
-            chosen = checked(body.StartingSelection, {"slots": post.getlist("slot")})
+            chosen = checked(
+                body.StartingSelection,
+                {"slots": post.getlist("slot")},
+                {"slots": "Choose the face-down cards by their places."},
+            )
             services.starting_selection_confirm(
                 registration_id=registration.pk,
                 by=request.user,
@@ -142,9 +146,9 @@ def _act(request: HttpRequest, event_id: int, action: str) -> HttpResponse:
                 idempotency_key=key,
             )
         elif action == "keep":
-            if not post.get("slot", "").strip():
-                raise Invalid("Tap the card you want to keep.")
-            choice = checked(body.WinChoice, _fields(post, "slot"))
+            choice = checked(
+                body.WinChoice, _fields(post, "slot"), {"slot": "Tap the card you want to keep."}
+            )
             services.win_choice_confirm(
                 registration_id=registration.pk,
                 by=request.user,
