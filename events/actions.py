@@ -232,6 +232,9 @@ class Service[**P, A: Answer]:
             apply=lambda change: function(change, *args, **kwargs),
             answer=self.answer,
             creates_event=self.creates_event,
+            missing=next(
+                (_ID_NAMES[n] for n in _ID_NAMES if arguments.get(n) is not None), "event"
+            ),
         )
 
 
@@ -255,7 +258,7 @@ def action[**P, A: Answer](
 
 
 # What each id names, for the refusal of one that cannot exist.
-_ID_NAMES = {"event_id": "event", "registration_id": "registration", "review_id": "review"}
+_ID_NAMES = {"review_id": "review", "registration_id": "registration", "event_id": "event"}
 
 
 def _refuse_bad_input(arguments: Mapping[str, Any]) -> None:
@@ -296,6 +299,7 @@ def perform[A: Answer](
     apply: Callable[[Change], A],
     answer: type[A],
     creates_event: bool = False,
+    missing: str | None = None,
 ) -> A:
     """Run one state change; `apply` returns the answer, a domain error refuses it.
 
@@ -309,7 +313,7 @@ def perform[A: Answer](
         with transaction.atomic(durable=True):
             event, print_, record = _begin(event_id, registration_id, action, request, keyed, key)
             if record is None:
-                missing = "registration" if registration_id is not None else "event"
+                missing = missing or ("registration" if registration_id is not None else "event")
                 return _apply(event, user, apply, creates_event, keyed, key, print_, missing)
     except DomainError as refused:
         if keyed is None or key is None:

@@ -131,10 +131,13 @@ def _act(request: HttpRequest, event_id: int, action: str) -> HttpResponse:
                 idempotency_key=key,
             )
         elif action == "report":
-            if not post.get("game", "").strip():
-                raise Invalid("Choose the game you are reporting.")
             result = checked(
-                body.ResultReport, _fields(post, "game", "outcome", "opponent", "score")
+                body.ResultReport,
+                _fields(post, "game", "outcome", "opponent", "score"),
+                {
+                    "game": "Choose the game you are reporting.",
+                    "outcome": "The result is 'win' or 'loss'.",
+                },
             )
             services.result_submit(
                 registration_id=registration.pk,
