@@ -486,6 +486,17 @@ def strict_request_bodies(result: dict[str, Any], **kwargs: Any) -> dict[str, An
             {"required": ["user_id"], "not": {"required": ["email"]}},
             {"required": ["email"], "not": {"required": ["user_id"]}},
         ]
+    # A body with a field it cannot do without is itself required (no body at all is refused).
+    needed = {
+        f"#/components/schemas/{name}"
+        for name, component in schemas.items()
+        if component.get("required") or component.get("oneOf")
+    }
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            content = (operation.get("requestBody") or {}).get("content", {})
+            if any(media.get("schema", {}).get("$ref") in needed for media in content.values()):
+                operation["requestBody"]["required"] = True
     return result
 
 

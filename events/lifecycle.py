@@ -23,6 +23,7 @@ from events.errors import (
     PoolNotConfirmed,
     RegistrationClosed,
     WrongPhase,
+    WrongState,
 )
 from events.formats import FORMATS, FormatName
 from events.limits import check_pool, check_text
@@ -115,7 +116,7 @@ def event_update(
         and cleaned["contribution"] > 0
         and not cleaned["remainder_policy"].strip()
     ):
-        raise Invalid("A paid event needs its remainder policy while registration is open.")
+        raise WrongState("A paid event needs its remainder policy while registration is open.")
     if event.pool_confirmed and cleaned["contribution"] != event.contribution:
         raise PoolLocked()
     if cleaned["contribution"] != event.contribution:
@@ -190,7 +191,7 @@ def registration_open(
     if event.pool_confirmed:
         raise PoolLocked("The pool is confirmed: registration cannot reopen.")
     if event.contribution > 0 and not event.remainder_policy.strip():
-        raise Invalid(
+        raise WrongState(
             "Announce the remainder policy (how an indivisible High remainder is handled) "
             "before accepting paid entries."
         )
@@ -305,7 +306,7 @@ def pool_confirm(
     if event.pool_confirmed:
         raise PoolLocked()
     if event.contribution == 0 and cleaned:
-        raise Invalid("A free event has no cash pool to adjust.")
+        raise WrongState("A free event has no cash pool to adjust.")
     count = participants(event)
     base = event.contribution * count
     earlier = list(event.adjustments.order_by("id").values_list("amount", "explanation"))
@@ -313,7 +314,7 @@ def pool_confirm(
     pool = base + sum(amount for amount, _ in in_force)
     check_pool(pool, what="These adjustments")
     if pool < 0:
-        raise Invalid(f"The adjustments would make the pool negative (${pool}).")
+        raise WrongState(f"The adjustments would make the pool negative (${pool}).")
     PoolAdjustment.objects.bulk_create(
         PoolAdjustment(event=event, amount=a, explanation=e, created_by=change.actor)
         for a, e in cleaned

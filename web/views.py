@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from accounts.models import User
 from api import serializers as body
 from events import services
-from events.errors import DomainError, Invalid
+from events.errors import DomainError
 from events.models import Event, Phase, Registration
 from events.selectors import event_list_public, events_of
 from events.snapshots import board_snapshot, event_summary, player_snapshot
