@@ -17,7 +17,7 @@ from django.db.models import Choices
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
-from api.errors import METHOD_NOT_ALLOWED, SERVER_ERROR, THROTTLED
+from api.errors import METHOD_NOT_ALLOWED, SERVER_ERROR, THROTTLED, TOO_LARGE
 from cards.models import KeptSource, OfferKind
 from events import limits
 from events.answers import Answer, Described
@@ -25,7 +25,12 @@ from events.errors import ALL_ERRORS
 from events.formats import FormatName
 from events.models import Outcome, Phase, RegistrationStatus
 
-ERROR_CODES = [error.code for error in ALL_ERRORS] + [METHOD_NOT_ALLOWED, SERVER_ERROR, THROTTLED]
+ERROR_CODES = [error.code for error in ALL_ERRORS] + [
+    METHOD_NOT_ALLOWED,
+    SERVER_ERROR,
+    THROTTLED,
+    TOO_LARGE,
+]
 
 IDEMPOTENCY_KEY = OpenApiParameter(
     name="Idempotency-Key",
@@ -501,8 +506,9 @@ def strict_request_bodies(result: dict[str, Any], **kwargs: Any) -> dict[str, An
 
 
 def _bodies(root: type) -> list[type]:
-    found = []
-    for child in root.__subclasses__():
+    found: list[type] = []
+    children: list[type] = root.__subclasses__()
+    for child in children:
         found += [child, *_bodies(child)]
     return found
 

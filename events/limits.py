@@ -36,7 +36,8 @@ SCORE_LENGTH = 20
 # Any other text a service takes.
 TEXT_LENGTH = 2000
 
-# Bidirectional embeddings, overrides and isolates; and lone surrogates, which no database text holds.
+# Bidirectional embeddings, overrides and isolates; and lone surrogates, which no database text
+# holds.
 _BIDI = "\u202a-\u202e\u2066-\u2069\ud800-\udfff"
 _SINGLE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
 _MULTI_LINE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}]")

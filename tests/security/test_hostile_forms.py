@@ -200,7 +200,7 @@ EVENT_FORM = {
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("value", NUMBERS + [str(1_000_001)])
+@pytest.mark.parametrize("value", [*NUMBERS, str(1_000_001)])
 @pytest.mark.parametrize("name", ["contribution", "extra_decks"])
 def test_the_event_form_refuses_hostile_numbers(client, name, value):
     table = make_table("league", players=2)
