@@ -476,8 +476,8 @@ def strict_request_bodies(result: dict[str, Any], **kwargs: Any) -> dict[str, An
 
     No field beyond those listed (`additionalProperties: false`); text without control characters
     and, where blank is refused, with something visible; the reasons House always gives required;
-    an adjustment never $0; a time zone one of the IANA names; a participant named by exactly one
-    of `user_id` and `email`.
+    an adjustment never $0; a slot kept once; a time zone one of the IANA names; a participant
+    named by exactly one of `user_id` and `email`.
     """
     from api import serializers as body
 
@@ -534,3 +534,5 @@ def _tighten(component: dict[str, Any], serializer: Any, body: Any) -> None:
                 schema["enum"] = sorted(zoneinfo.available_timezones())
         if name == "amount":
             schema["not"] = {"const": 0}
+        if name == "slots":
+            schema["uniqueItems"] = True  # each offered card is kept at most once
