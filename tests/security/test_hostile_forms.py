@@ -53,7 +53,7 @@ def said(response: Any) -> list[str]:
     return [str(message) for message in get_messages(response.wsgi_request)]
 
 
-def refused_quietly(client: Client, url: str, data: dict[str, Any], event_id: int) -> None:
+def refused_quietly(client: Client, url: str, data: dict[str, Any], event_id: int) -> list[str]:
     """Posted, refused with a message, nothing changed."""
     before = snapshot(event_id)
     response = client.post(url, {"idempotency_key": uuid.uuid4().hex, **data})
@@ -64,6 +64,7 @@ def refused_quietly(client: Client, url: str, data: dict[str, Any], event_id: in
     assert messages or form_errors or response.status_code == 404, (url, data, response.status_code)
     assert not any("Something went wrong" in text for text in messages)
     assert snapshot(event_id) == before, f"{url} changed the event for {data!r}"
+    return messages
 
 
 # --- the player's page --------------------------------------------------------------------------
@@ -266,3 +267,37 @@ def test_sign_up_refuses_hostile_names_and_emails(client, value):
         response = client.post(reverse("account_signup"), form)
         assert response.status_code < 500
         assert User.objects.count() == accounts
+
+
+@pytest.mark.django_db
+def test_an_adjustment_that_would_overflow_the_pool_is_refused_and_the_pool_still_confirms(
+    client,
+):
+    from django.utils import timezone
+
+    from events import services
+    from events.models import RegistrationStatus
+
+    table = make_table("league", players=2, start=True)
+    services.registration_close(event_id=table.event.pk, by=table.house)
+    # 2,147 participants at the largest contribution: the base just fits the pool's column.
+    Event.objects.filter(pk=table.event.pk).update(contribution=1_000_000)
+    Registration.objects.bulk_create(
+        Registration(
+            event=table.event,
+            player=make_user(f"W{n}"),
+            label=f"W{n}",
+            status=RegistrationStatus.WITHDRAWN,
+            checked_in_at=timezone.now(),
+            check_in_order=100 + n,
+        )
+        for n in range(2145)
+    )
+    client.force_login(table.house)
+    url = reverse("house:pool_confirm", args=[table.event.pk])
+    shown = refused_quietly(
+        client, url, {"amount": "1000000", "explanation": "Sponsor"}, table.event.pk
+    )
+    assert any("more than the $2,147,483,647 it can hold" in text for text in shown), shown
+    response = client.post(url, {"idempotency_key": "k-pool"})
+    assert any("Pool confirmed: $2147000000." in text for text in said(response)), said(response)
