@@ -301,3 +301,28 @@ def test_an_adjustment_that_would_overflow_the_pool_is_refused_and_the_pool_stil
     assert any("more than the $2,147,483,647 it can hold" in text for text in shown), shown
     response = client.post(url, {"idempotency_key": "k-pool"})
     assert any("Pool confirmed: $2147000000." in text for text in said(response)), said(response)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("value", [*TEXTS, *NUMBERS])
+def test_sign_in_and_password_reset_refuse_hostile_input(client, value):
+    user = make_user("Ann")
+    for url, form in [
+        (reverse("account_login"), {"login": value, "password": "x"}),
+        (reverse("account_login"), {"login": user.email, "password": value}),
+        (reverse("account_reset_password"), {"email": value}),
+    ]:
+        response = client.post(url, form)
+        assert response.status_code < 500, (url, form)
+        assert "_auth_user_id" not in client.session
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("value", [*TEXTS, *NUMBERS])
+def test_settings_refuse_nothing_but_never_fail(client, value):
+    user = make_user("Ann")
+    client.force_login(user)
+    response = client.post(reverse("web:settings"), {"four_colour_deck": value})
+    assert response.status_code == 302
+    user.refresh_from_db()
+    assert user.four_colour_deck is False
