@@ -140,3 +140,22 @@ def test_the_service_refuses_an_over_long_opponent_too() -> None:
             registration_id=table.rid(player), by=player, game=1, outcome="loss", opponent="B" * 81
         )
     assert not GameResult.objects.filter(registration__event=table.event).exists()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/events/{id}/",
+        "/events/{id}/register",
+        "/board/{id}/",
+        "/board/{id}/snapshot",
+        "/house/events/{id}/",
+        "/house/events/{id}/players/{id}/withdraw",
+        "/house/events/{id}/reviews/{id}/resolve",
+    ],
+)
+def test_a_page_id_past_bigint_is_not_found(client, path) -> None:
+    client.force_login(make_user())
+    url = path.replace("{id}", str(10**30))
+    assert client.get(url).status_code in (404, 405)  # 405: a POST-only route
+    assert client.post(url, {"idempotency_key": "k"}).status_code in (404, 405)
