@@ -4,6 +4,8 @@ Each gets a 4xx in the one error shape and changes nothing."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
@@ -15,7 +17,7 @@ from tests.factories import make_table, make_user
 pytestmark = pytest.mark.django_db
 
 
-def raw_post(user, path: str, body: bytes) -> object:
+def raw_post(user, path: str, body: bytes) -> Any:
     client = Client()
     client.force_login(user)
     return client.post(
