@@ -15,6 +15,7 @@ from events.errors import (
     PoolLocked,
     RegistrationClosed,
     WrongPhase,
+    WrongState,
 )
 from events.models import Event
 from tests.events.test_rules_support import (
@@ -106,7 +107,7 @@ def test_it_requires_a_remainder_policy_before_registration_opens_for_a_paid_eve
     $0: how an indivisible High remainder will be handled)."""
     house = make_user("House", staff=True)
     event_id = _create(house, contribution=10)
-    refused(Invalid, event_id, lambda: services.registration_open(event_id=event_id, by=house))
+    refused(WrongState, event_id, lambda: services.registration_open(event_id=event_id, by=house))
     assert Event.objects.get(pk=event_id).phase == "draft"
 
 
@@ -124,7 +125,7 @@ def test_it_refuses_removing_the_remainder_policy_of_an_open_paid_event():
     """House must announce how that remainder will be handled before accepting paid entries."""
     table = make_table("league", contribution=10)
     refused(
-        Invalid,
+        WrongState,
         table.event,
         lambda: services.event_update(
             event_id=table.event.pk, by=table.house, changes={"remainder_policy": "  "}
@@ -140,7 +141,7 @@ def test_it_refuses_making_an_open_free_event_paid_without_a_policy():
     event_id = _create(house, contribution=0)
     services.registration_open(event_id=event_id, by=house)
     refused(
-        Invalid,
+        WrongState,
         event_id,
         lambda: services.event_update(event_id=event_id, by=house, changes={"contribution": 5}),
     )
