@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from django.contrib.messages import get_messages
+from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
@@ -47,6 +48,15 @@ SINGLE_LINE_TEXTS = [*TEXTS, "two\nlines", "tab\there"]
 @pytest.fixture(autouse=True)
 def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = FAST_HASHERS
+
+
+@pytest.fixture(autouse=True)
+def _fresh_limits():
+    """The sign-in tests here fail many logins on purpose: their rate-limit counts (in the cache)
+    must not reach the tests that come after."""
+    cache.clear()
+    yield
+    cache.clear()
 
 
 def said(response: Any) -> list[str]:
