@@ -39,17 +39,16 @@ browser: $(BIN)/.installed
 	command -v chromium >/dev/null || ./scripts/install-chromium
 	TEST_DATABASE_NAME=test_browser $(BIN)/python -m pytest -m browser tests/browser
 
-# Schemathesis against /api/schema/, with the request-schema checks too (known gaps: XFAIL).
-# `make unit` already runs the contract part at the CI budget.
+# Schemathesis against /api/schema/: the answers and the request schemas. `make unit` runs the
+# same at the CI budget; FUZZ_EXAMPLES raises it.
 fuzz: $(BIN)/.installed
-	./scripts/with-services env FUZZ_REQUEST_SCHEMA=1 $(BIN)/python -m pytest tests/fuzz
+	./scripts/with-services env FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-30} $(BIN)/python -m pytest tests/fuzz
 
 # Nightly-style: the engine's stateful test and the API fuzz at larger budgets.
 slow: $(BIN)/.installed
 	./scripts/with-services env STATEFUL_EXAMPLES=$${STATEFUL_EXAMPLES:-200} \
 	  $(BIN)/python -m pytest tests/events/test_stateful.py
-	./scripts/with-services env FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-100} FUZZ_REQUEST_SCHEMA=1 \
-	  $(BIN)/python -m pytest tests/fuzz
+	./scripts/with-services env FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-100} $(BIN)/python -m pytest tests/fuzz
 
 bench: $(BIN)/.installed
 	./scripts/with-services $(BIN)/python bench/evaluator.py

@@ -47,6 +47,15 @@ _DISPLAY_MARKS = str.maketrans("", "", "\u200e\u200f\u25cc")
 
 def normalize_display_name(raw: str) -> str:
     """The display name as stored (NFKC, single spaces), or a ValidationError saying why not."""
+    # Controls that `split` would take for spaces (a tab, a line break, NEL) are refused, not
+    # quietly turned into a space.
+    for char in raw:
+        if char != " " and unicodedata.category(char) == "Cc":
+            raise ValidationError(
+                "A display name cannot hold invisible, control or text-direction characters "
+                f"(U+{ord(char):04X}).",
+                code="name_hidden_character",
+            )
     name = " ".join(unicodedata.normalize("NFKC", raw).split())
     if not name:
         raise ValidationError("Choose a display name.", code="name_blank")

@@ -12,7 +12,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -26,6 +28,7 @@ logger = logging.getLogger(__name__)
 # and the server failed. Listed in the schema next to the domain codes.
 METHOD_NOT_ALLOWED = "method_not_allowed"
 SERVER_ERROR = "server_error"
+TOO_LARGE = "too_large"  # a body over DATA_UPLOAD_MAX_MEMORY_SIZE (api/views.py JsonBody)
 THROTTLED = "throttled"  # too many requests from one account or address (api/throttles.py)
 
 
@@ -39,6 +42,12 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
     error = as_domain_error(exc)
     if error is not None:
         return Response(error.as_json(), status=error.status)
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return Response(
+            error_body(TOO_LARGE, f"The request body is larger than {limit:,} bytes."),
+            status=413,
+        )
     if isinstance(exc, exceptions.MethodNotAllowed):
         method = context["request"].method if context.get("request") is not None else "This"
         return Response(

@@ -8,6 +8,7 @@ services' answers are documented from their dataclasses (`answer_serializer`).
 from __future__ import annotations
 
 import dataclasses
+import zoneinfo
 from collections.abc import Callable
 from types import NoneType, UnionType
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
@@ -16,14 +17,20 @@ from django.db.models import Choices
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
-from api.errors import METHOD_NOT_ALLOWED, SERVER_ERROR, THROTTLED
+from api.errors import METHOD_NOT_ALLOWED, SERVER_ERROR, THROTTLED, TOO_LARGE
 from cards.models import KeptSource, OfferKind
+from events import limits
 from events.answers import Answer, Described
 from events.errors import ALL_ERRORS
 from events.formats import FormatName
 from events.models import Outcome, Phase, RegistrationStatus
 
-ERROR_CODES = [error.code for error in ALL_ERRORS] + [METHOD_NOT_ALLOWED, SERVER_ERROR, THROTTLED]
+ERROR_CODES = [error.code for error in ALL_ERRORS] + [
+    METHOD_NOT_ALLOWED,
+    SERVER_ERROR,
+    THROTTLED,
+    TOO_LARGE,
+]
 
 IDEMPOTENCY_KEY = OpenApiParameter(
     name="Idempotency-Key",
@@ -61,8 +68,9 @@ def _error(description: str) -> OpenApiResponse:
 
 
 MALFORMED = _error(
-    "Malformed request: `invalid` (a field is missing or wrong, the body is not JSON, or the "
-    "Idempotency-Key header is missing), `reason_required`, `wrong_count`."
+    "Malformed request: `invalid` (a field is missing or wrong, or the body is not JSON), "
+    "`idempotency_key_required` (the Idempotency-Key header is missing), `reason_required`, "
+    "`wrong_count`."
 )
 NOT_ALLOWED = _error("`not_allowed`: not signed in, no CSRF token, or not allowed to do this.")
 NOT_FOUND = _error("`not_found`: no such thing, or not yours (someone else's registration).")
@@ -458,3 +466,73 @@ def read(
         parameters=parameters,
         responses={**responses, 404: NOT_FOUND},
     )
+
+
+# --- request bodies, as strict as their serializers --------------------------------------------
+
+
+def strict_request_bodies(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """A postprocessing hook: each request body says all its serializer enforces.
+
+    No field beyond those listed (`additionalProperties: false`); text without control characters
+    and, where blank is refused, with something visible; the reasons House always gives required;
+    an adjustment never $0; a slot kept once; a time zone one of the IANA names; a participant
+    named by exactly one of `user_id` and `email`.
+    """
+    from api import serializers as body
+
+    schemas = result.get("components", {}).get("schemas", {})
+    for serializer in _bodies(body.Body):
+        for name in (serializer.__name__, f"Patched{serializer.__name__}"):
+            if name in schemas:
+                _tighten(schemas[name], serializer(), body)
+    if "Participant" in schemas:
+        schemas["Participant"]["oneOf"] = [
+            {"required": ["user_id"], "not": {"required": ["email"]}},
+            {"required": ["email"], "not": {"required": ["user_id"]}},
+        ]
+    # A body with a field it cannot do without is itself required (no body at all is refused).
+    needed = {
+        f"#/components/schemas/{name}"
+        for name, component in schemas.items()
+        if component.get("required") or component.get("oneOf")
+    }
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            content = (operation.get("requestBody") or {}).get("content", {})
+            if any(media.get("schema", {}).get("$ref") in needed for media in content.values()):
+                operation["requestBody"]["required"] = True
+    return result
+
+
+def _bodies(root: type) -> list[type]:
+    found: list[type] = []
+    children: list[type] = root.__subclasses__()
+    for child in children:
+        found += [child, *_bodies(child)]
+    return found
+
+
+def _tighten(component: dict[str, Any], serializer: Any, body: Any) -> None:
+    component["additionalProperties"] = False
+    properties = component.get("properties", {})
+    for name, field in serializer.fields.items():
+        schema = properties.get(name)
+        if schema is None:
+            continue
+        if isinstance(field, body.Text):
+            multiline = limits.multi_line in field.validators
+            required = isinstance(field, body.RequiredReason)
+            blank = field.allow_blank and not required
+            schema["pattern"] = limits.text_pattern(multiline=multiline, blank=blank)
+            if not blank:
+                schema["minLength"] = 1
+            if required:
+                schema.pop("default", None)
+                component["required"] = sorted({*component.get("required", []), name})
+            if name == "time_zone":
+                schema["enum"] = sorted(zoneinfo.available_timezones())
+        if name == "amount":
+            schema["not"] = {"const": 0}
+        if name == "slots":
+            schema["uniqueItems"] = True  # each offered card is kept at most once

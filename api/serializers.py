@@ -1,7 +1,8 @@
 """Request bodies: types and ranges only. The services decide everything else.
 
-A reason is optional here on purpose: the services refuse an empty one where the rules require
-it, with the documented `reason_required` code.
+A reason is never refused here for being empty: the services refuse an empty one where the rules
+require it, with the documented `reason_required` code. The schema marks the reasons House always
+gives as required (`RequiredReason`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from events import limits
 from events.formats import FormatName
 from events.models import Outcome
 
@@ -31,11 +33,40 @@ class Body(serializers.Serializer[Any]):
         return super().to_internal_value(data)
 
 
+class Text(serializers.CharField):
+    """Text as sent: a number or a list is refused, not turned into text; control characters are
+    refused (line breaks and tabs too unless `multiline`)."""
+
+    def __init__(self, *, multiline: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.validators.append(limits.multi_line if multiline else limits.single_line)
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class RequiredReason(Text):
+    """A reason the rules always require. The schema says so (required, not blank); a request
+    without one still reaches the service, which refuses it as `reason_required` in its own words
+    and stores that refusal under the Idempotency-Key like any other."""
+
+    schema_required = True
+
+
 def reason_field(
     help_text: str = "Why (required where the rules say House needs a reason).",
+    *,
+    required: bool = False,
 ) -> Any:
-    return serializers.CharField(
-        required=False, allow_blank=True, default="", max_length=500, help_text=help_text
+    return (RequiredReason if required else Text)(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=limits.REASON_LENGTH,
+        multiline=True,
+        help_text=help_text,
     )
 
 
@@ -44,37 +75,47 @@ class Empty(Body):
 
 
 class EventCreate(Body):
-    name = serializers.CharField(max_length=120)
+    name = Text(max_length=limits.NAME_LENGTH)
     date = serializers.DateField(help_text="The event day, YYYY-MM-DD.")
     format = serializers.ChoiceField(choices=FORMATS)
     contribution = serializers.IntegerField(
-        min_value=0, max_value=1_000_000, default=0, help_text="Whole dollars per participant."
+        min_value=0,
+        max_value=limits.MAX_CONTRIBUTION,
+        default=0,
+        help_text="Whole dollars per participant.",
     )
-    extra_decks = serializers.IntegerField(min_value=0, max_value=50, default=1)
-    remainder_policy = serializers.CharField(
+    extra_decks = serializers.IntegerField(min_value=0, max_value=limits.MAX_EXTRA_DECKS, default=1)
+    remainder_policy = Text(
         allow_blank=True,
         default="",
-        max_length=2000,
+        max_length=limits.POLICY_LENGTH,
+        multiline=True,
         help_text="How an indivisible High remainder is handled; required for a paid event "
         "before registration opens.",
     )
-    venue = serializers.CharField(allow_blank=True, default="", max_length=120)
-    time_zone = serializers.CharField(
-        default="UTC", max_length=64, help_text="The venue's IANA time zone."
+    venue = Text(allow_blank=True, default="", max_length=limits.VENUE_LENGTH)
+    time_zone = Text(
+        default="UTC", max_length=limits.TIME_ZONE_LENGTH, help_text="The venue's IANA time zone."
     )
 
 
 class EventUpdate(Body):
     """Any subset of the draft settings; only the fields sent change."""
 
-    name = serializers.CharField(max_length=120, required=False)
+    name = Text(max_length=limits.NAME_LENGTH, required=False)
     date = serializers.DateField(required=False)
     format = serializers.ChoiceField(choices=FORMATS, required=False)
-    contribution = serializers.IntegerField(min_value=0, max_value=1_000_000, required=False)
-    extra_decks = serializers.IntegerField(min_value=0, max_value=50, required=False)
-    remainder_policy = serializers.CharField(allow_blank=True, max_length=2000, required=False)
-    venue = serializers.CharField(allow_blank=True, max_length=120, required=False)
-    time_zone = serializers.CharField(max_length=64, required=False)
+    contribution = serializers.IntegerField(
+        min_value=0, max_value=limits.MAX_CONTRIBUTION, required=False
+    )
+    extra_decks = serializers.IntegerField(
+        min_value=0, max_value=limits.MAX_EXTRA_DECKS, required=False
+    )
+    remainder_policy = Text(
+        allow_blank=True, max_length=limits.POLICY_LENGTH, multiline=True, required=False
+    )
+    venue = Text(allow_blank=True, max_length=limits.VENUE_LENGTH, required=False)
+    time_zone = Text(max_length=limits.TIME_ZONE_LENGTH, required=False)
 
 
 class HouseMember(Body):
@@ -104,11 +145,11 @@ class StartingSelection(Body):
 
 class ResultReport(Body):
     game = serializers.IntegerField(
-        min_value=1, max_value=99, help_text="The next game number (1, 2, 3 ...)."
+        min_value=1, max_value=limits.MAX_GAME, help_text="The next game number (1, 2, 3 ...)."
     )
     outcome = serializers.ChoiceField(choices=OUTCOMES)
-    opponent = serializers.CharField(allow_blank=True, default="", max_length=80)
-    score = serializers.CharField(allow_blank=True, default="", max_length=20)
+    opponent = Text(allow_blank=True, default="", max_length=limits.OPPONENT_LENGTH)
+    score = Text(allow_blank=True, default="", max_length=limits.SCORE_LENGTH)
     reason = reason_field("Required when House reports for a player.")
 
 
@@ -124,26 +165,28 @@ class Withdrawal(Body):
 
 
 class Correction(Body):
-    game = serializers.IntegerField(min_value=1, max_value=99)
+    game = serializers.IntegerField(min_value=1, max_value=limits.MAX_GAME)
     outcome = serializers.ChoiceField(choices=OUTCOMES, help_text="The corrected result.")
-    reason = reason_field("Required.")
+    reason = reason_field("Why House corrects it.", required=True)
 
 
 class Reason(Body):
-    reason = reason_field("Required.")
+    reason = reason_field("Why House does it.", required=True)
 
 
 class Adjustment(Body):
     amount = serializers.IntegerField(
-        min_value=-1_000_000,
-        max_value=1_000_000,
+        min_value=-limits.MAX_ADJUSTMENT,
+        max_value=limits.MAX_ADJUSTMENT,
         help_text="Signed whole dollars, not zero (a refund is negative).",
     )
-    explanation = serializers.CharField(max_length=500, allow_blank=True)
+    explanation = Text(max_length=limits.EXPLANATION_LENGTH, multiline=True)
 
 
 class PoolConfirmation(Body):
-    adjustments = Adjustment(many=True, required=False, default=list)
+    adjustments = serializers.ListField(
+        child=Adjustment(), required=False, default=list, max_length=limits.MAX_ADJUSTMENTS
+    )
 
 
 class AuditQuery(serializers.Serializer[Any]):

@@ -6,11 +6,14 @@ Refusals are domain errors, mapped once by `api.errors.exception_handler`.
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework.exceptions import APIException, ParseError
 from rest_framework.negotiation import BaseContentNegotiation, DefaultContentNegotiation
 from rest_framework.parsers import BaseParser, JSONParser
 from rest_framework.permissions import SAFE_METHODS, IsAuthenticatedOrReadOnly
@@ -23,10 +26,11 @@ from rest_framework.views import APIView
 from accounts.models import User
 from api import reads, schema
 from api import serializers as body
+from api.errors import TOO_LARGE
 from audit.export import audit_csv, audit_document
 from events import answers, services
 from events.answers import Answer, as_json
-from events.errors import Invalid, NotAllowed
+from events.errors import IdempotencyKeyRequired, NotAllowed
 from events.lifecycle import formats_summary
 from events.snapshots import board_snapshot, event_summary, house_snapshot, player_snapshot
 
@@ -51,11 +55,32 @@ class JsonOnly(BaseContentNegotiation):
         return renderers[0], renderers[0].media_type
 
 
+class BodyTooLarge(APIException):
+    status_code = 413
+    default_code = TOO_LARGE
+    default_detail = "The request body is too large."
+
+
+class JsonBody(JSONParser):
+    # JSON within the upload limit (DATA_UPLOAD_MAX_MEMORY_SIZE), nested no deeper than the
+    # parser can follow: anything else is refused, not a server error.
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        raw = stream.read() if limit is None else stream.read(limit + 1)
+        if limit is not None and len(raw) > limit:
+            raise BodyTooLarge(f"The request body is larger than {limit:,} bytes.")
+        try:
+            return super().parse(io.BytesIO(raw), media_type, parser_context)
+        except RecursionError:
+            raise ParseError("it is nested too deeply") from None
+
+
 class ApiView(APIView):
     # JSON in, JSON out; signed-in users only unless a view says otherwise.
 
     renderer_classes = (JSONRenderer,)
-    parser_classes = (JSONParser,)
+    parser_classes = (JsonBody,)
     content_negotiation_class = JsonOnly
     idempotency_key: str = ""
 
@@ -66,7 +91,7 @@ class ApiView(APIView):
         if request.method not in SAFE_METHODS and handled:
             key = request.headers.get("Idempotency-Key", "").strip()
             if not key:
-                raise Invalid("Send an Idempotency-Key header with every write.")
+                raise IdempotencyKeyRequired("Send an Idempotency-Key header with every write.")
             self.idempotency_key = key
 
 

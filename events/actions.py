@@ -38,6 +38,7 @@ from events.errors import (
     NotAllowed,
     NotFound,
 )
+from events.limits import ID_MAX, REASON_LENGTH, TEXT_LENGTH, check_text, text_problem
 from events.models import Event, IdempotencyRecord, Phase, Registration
 from events.progress import Progress
 
@@ -216,6 +217,7 @@ class Service[**P, A: Answer]:
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         arguments = bound.arguments
+        _refuse_bad_input(arguments)
         registration_id = arguments.get("registration_id")
         if self.registration_of is not None:
             registration_id = self.registration_of(arguments)
@@ -230,6 +232,9 @@ class Service[**P, A: Answer]:
             apply=lambda change: function(change, *args, **kwargs),
             answer=self.answer,
             creates_event=self.creates_event,
+            missing=next(
+                (_ID_NAMES[n] for n in _ID_NAMES if arguments.get(n) is not None), "event"
+            ),
         )
 
 
@@ -250,6 +255,24 @@ def action[**P, A: Answer](
         return Service(name, function, registration_of=registration_of, creates_event=creates_event)
 
     return decorate
+
+
+# What each id names, for the refusal of one that cannot exist.
+_ID_NAMES = {"review_id": "review", "registration_id": "registration", "event_id": "event"}
+
+
+def _refuse_bad_input(arguments: Mapping[str, Any]) -> None:
+    """What no service takes, whoever calls it: an id past the database's range, text with
+    control characters, text longer than any field holds."""
+    for name, value in arguments.items():
+        if name in _ID_NAMES and value is not None:
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= ID_MAX:
+                raise NotFound(f"No such {_ID_NAMES[name]}.")
+        elif isinstance(value, str) and name != "idempotency_key":
+            longest = REASON_LENGTH if name == "reason" else TEXT_LENGTH
+            check_text(
+                value, label=name.replace("_", " ").capitalize(), max_length=longest, multiline=True
+            )
 
 
 def _cleaner(annotation: Any) -> Callable[[Any], Any]:
@@ -276,20 +299,22 @@ def perform[A: Answer](
     apply: Callable[[Change], A],
     answer: type[A],
     creates_event: bool = False,
+    missing: str | None = None,
 ) -> A:
     """Run one state change; `apply` returns the answer, a domain error refuses it.
 
     The change concerns `event_id`, or the event of `registration_id`, or (neither) a new event.
     """
     key = (idempotency_key or "").strip() or None
-    if key is not None and (user is None or len(key) > 200):
-        raise Invalid("An Idempotency-Key needs a signed-in user and at most 200 characters.")
+    if key is not None and (user is None or len(key) > 200 or text_problem(key)):
+        raise Invalid("An Idempotency-Key needs a signed-in user and at most 200 plain characters.")
     keyed = user if key is not None else None  # whose key, when there is one
     try:
         with transaction.atomic(durable=True):
             event, print_, record = _begin(event_id, registration_id, action, request, keyed, key)
             if record is None:
-                return _apply(event, user, apply, creates_event, keyed, key, print_)
+                missing = missing or ("registration" if registration_id is not None else "event")
+                return _apply(event, user, apply, creates_event, keyed, key, print_, missing)
     except DomainError as refused:
         if keyed is None or key is None:
             raise
@@ -322,6 +347,7 @@ def _apply[A: Answer](
     keyed: User | None,
     key: str | None,
     print_: str,
+    missing: str = "event",
 ) -> A:
     """Make the change (inside `perform`'s transaction) and store its answer under the key."""
     if event is None:
@@ -330,6 +356,9 @@ def _apply[A: Answer](
         change = Change(event=Event(), user=user, _house=False)  # `apply` creates the event
     else:
         change = Change(event=event, user=user)
+        if event.phase == Phase.DRAFT and not (change.house or (user and user.is_staff)):
+            # A draft is not public: to anyone else it answers as a missing one does.
+            raise NotFound(f"No such {missing}.")
     answer = apply(change)
     stored = None
     if keyed is not None and key is not None:

@@ -27,6 +27,11 @@ class Invalid(DomainError):
     status = 400
 
 
+class IdempotencyKeyRequired(Invalid):
+    code = "idempotency_key_required"
+    default_message = "Send an Idempotency-Key with every write."
+
+
 class ReasonRequired(DomainError):
     code = "reason_required"
     status = 400
@@ -160,6 +165,7 @@ class IdempotencyConflict(DomainError):
 
 ALL_ERRORS: tuple[type[DomainError], ...] = (
     Invalid,
+    IdempotencyKeyRequired,
     ReasonRequired,
     WrongCount,
     NotAllowed,

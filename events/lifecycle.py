@@ -13,7 +13,7 @@ from accounts import revocation
 from accounts.models import User
 from audit.signing import sign_head
 from cards.dealing import build_shoes, seed_hex, stock_size
-from events import answers
+from events import answers, limits
 from events.actions import Change, action
 from events.errors import (
     FinalizationBlocked,
@@ -23,8 +23,10 @@ from events.errors import (
     PoolNotConfirmed,
     RegistrationClosed,
     WrongPhase,
+    WrongState,
 )
 from events.formats import FORMATS, FormatName
+from events.limits import check_pool, check_text
 from events.models import Event, Phase, PoolAdjustment, Registration, RegistrationStatus
 from events.progress import blockers, final_standings, participants
 from events.registration import deal_starting_offer
@@ -114,9 +116,11 @@ def event_update(
         and cleaned["contribution"] > 0
         and not cleaned["remainder_policy"].strip()
     ):
-        raise Invalid("A paid event needs its remainder policy while registration is open.")
+        raise WrongState("A paid event needs its remainder policy while registration is open.")
     if event.pool_confirmed and cleaned["contribution"] != event.contribution:
         raise PoolLocked()
+    if cleaned["contribution"] != event.contribution:
+        check_pool(cleaned["contribution"] * participants(event), what="That contribution")
     diff = {
         field: [_plain(current[field]), _plain(value)]
         for field, value in cleaned.items()
@@ -187,7 +191,7 @@ def registration_open(
     if event.pool_confirmed:
         raise PoolLocked("The pool is confirmed: registration cannot reopen.")
     if event.contribution > 0 and not event.remainder_policy.strip():
-        raise Invalid(
+        raise WrongState(
             "Announce the remainder policy (how an indivisible High remainder is handled) "
             "before accepting paid entries."
         )
@@ -289,6 +293,8 @@ def pool_confirm(
     idempotency_key: str | None = None,
 ) -> answers.PoolConfirmed:
     """House confirms the final pool: base plus every adjustment in force, never negative."""
+    if len(adjustments) > limits.MAX_ADJUSTMENTS:
+        raise Invalid(f"At most {limits.MAX_ADJUSTMENTS} adjustments at a time.")
     cleaned = [_clean_adjustment(amount, explanation) for amount, explanation in adjustments]
     change.require_house()
     change.refuse_if_finalized()
@@ -300,14 +306,15 @@ def pool_confirm(
     if event.pool_confirmed:
         raise PoolLocked()
     if event.contribution == 0 and cleaned:
-        raise Invalid("A free event has no cash pool to adjust.")
+        raise WrongState("A free event has no cash pool to adjust.")
     count = participants(event)
     base = event.contribution * count
     earlier = list(event.adjustments.order_by("id").values_list("amount", "explanation"))
     in_force = earlier + cleaned
     pool = base + sum(amount for amount, _ in in_force)
+    check_pool(pool, what="These adjustments")
     if pool < 0:
-        raise Invalid(f"The adjustments would make the pool negative (${pool}).")
+        raise WrongState(f"The adjustments would make the pool negative (${pool}).")
     PoolAdjustment.objects.bulk_create(
         PoolAdjustment(event=event, amount=a, explanation=e, created_by=change.actor)
         for a, e in cleaned
@@ -376,17 +383,28 @@ def event_finalize(
 
 
 def _clean_settings(values: dict[str, Any]) -> dict[str, Any]:
-    name = str(values["name"] or "").strip()
-    if not name or len(name) > 120:
+    name = check_text(values["name"] or "", label="The name", max_length=limits.NAME_LENGTH)
+    if not name:
         raise Invalid("An event needs a name of 1 to 120 characters.")
     if values["format"] not in {f.value for f in FormatName}:
         raise Invalid(f"Unknown format {values['format']!r}: use league, switch or standard-v1.")
     contribution = values["contribution"]
-    if isinstance(contribution, bool) or not isinstance(contribution, int) or contribution < 0:
-        raise Invalid("The contribution is a whole number of dollars, $0 or more.")
+    if (
+        isinstance(contribution, bool)
+        or not isinstance(contribution, int)
+        or not 0 <= contribution <= limits.MAX_CONTRIBUTION
+    ):
+        raise Invalid(
+            f"The contribution is a whole number of dollars from $0 to "
+            f"${limits.MAX_CONTRIBUTION:,}."
+        )
     extra = values["extra_decks"]
-    if isinstance(extra, bool) or not isinstance(extra, int) or not 0 <= extra <= 50:
-        raise Invalid("Extra decks is a whole number from 0 to 50.")
+    if (
+        isinstance(extra, bool)
+        or not isinstance(extra, int)
+        or not 0 <= extra <= limits.MAX_EXTRA_DECKS
+    ):
+        raise Invalid(f"Extra decks is a whole number from 0 to {limits.MAX_EXTRA_DECKS}.")
     date = values["date"]
     if isinstance(date, str):
         try:
@@ -395,27 +413,52 @@ def _clean_settings(values: dict[str, Any]) -> dict[str, Any]:
             raise Invalid(f"{date!r} is not a date (YYYY-MM-DD).") from None
     if not isinstance(date, datetime.date):
         raise Invalid("The event needs a date.")
-    time_zone = str(values["time_zone"] or "UTC")
+    time_zone = (
+        check_text(
+            values["time_zone"] or "", label="The time zone", max_length=limits.TIME_ZONE_LENGTH
+        )
+        or "UTC"
+    )
     try:
         zoneinfo.ZoneInfo(time_zone)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         raise Invalid(f"Unknown time zone {time_zone!r}.") from None
     return {
         "name": name,
-        "venue": str(values["venue"] or "").strip()[:120],
+        "venue": check_text(
+            values["venue"] or "", label="The venue", max_length=limits.VENUE_LENGTH
+        ),
         "date": date,
         "time_zone": time_zone,
         "format": values["format"],
         "contribution": contribution,
         "extra_decks": extra,
-        "remainder_policy": str(values["remainder_policy"] or "").strip(),
+        "remainder_policy": check_text(
+            values["remainder_policy"] or "",
+            label="The remainder policy",
+            max_length=limits.POLICY_LENGTH,
+            multiline=True,
+        ),
     }
 
 
 def _clean_adjustment(amount: object, explanation: object) -> tuple[int, str]:
-    if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0:
-        raise Invalid("Each adjustment is a signed whole number of dollars, not zero.")
-    text = str(explanation or "").strip()
+    if (
+        isinstance(amount, bool)
+        or not isinstance(amount, int)
+        or amount == 0
+        or abs(amount) > limits.MAX_ADJUSTMENT
+    ):
+        raise Invalid(
+            "Each adjustment is a signed whole number of dollars, not zero, "
+            f"from -${limits.MAX_ADJUSTMENT:,} to ${limits.MAX_ADJUSTMENT:,}."
+        )
+    text = check_text(
+        explanation or "",
+        label="An adjustment's explanation",
+        max_length=limits.EXPLANATION_LENGTH,
+        multiline=True,
+    )
     if not text:
         raise Invalid("Each adjustment needs an explanation.")
     return amount, text

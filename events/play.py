@@ -9,7 +9,7 @@ from typing import Any
 from accounts.models import User
 from cards.dealing import audit_card
 from cards.models import CardState, DealtCard, KeptSource, Offer, OfferKind, ShoeKind
-from events import answers, store
+from events import answers, limits, store
 from events.actions import Change, Trimmed, action
 from events.dealing import deal, save_cards
 from events.errors import (
@@ -30,6 +30,7 @@ from events.errors import (
     WrongPhase,
 )
 from events.lifecycle import close_registration
+from events.limits import check_text
 from events.models import GameResult, Outcome, Phase, Registration, RegistrationStatus, Review
 from events.progress import Progress, progress_of
 from events.registration import registration_for
@@ -96,9 +97,10 @@ def result_submit(
     idempotency_key: str | None = None,
 ) -> answers.ResultSubmitted:
     """Report the next game's result: a loss keeps one card, a win offers two face up."""
-    opponent, score = opponent.strip()[:80], score.strip()[:20]
-    if isinstance(game, bool) or not isinstance(game, int) or game < 1:
-        raise Invalid("The game number is a whole number from 1.")
+    opponent = check_text(opponent, label="The opponent", max_length=limits.OPPONENT_LENGTH)
+    score = check_text(score, label="The score", max_length=limits.SCORE_LENGTH)
+    if isinstance(game, bool) or not isinstance(game, int) or not 1 <= game <= limits.MAX_GAME:
+        raise Invalid(f"The game number is a whole number from 1 to {limits.MAX_GAME}.")
     if outcome not in Outcome.values:
         raise Invalid("The result is 'win' or 'loss'.")
     registration = _playing(change, registration_id, by, reason)
@@ -279,6 +281,8 @@ def result_correct(
     idempotency_key: str | None = None,
 ) -> answers.ResultCorrected:
     """House corrects a result (Win <-> Loss). No card moves; the player is paused for review."""
+    if isinstance(game, bool) or not isinstance(game, int) or not 1 <= game <= limits.MAX_GAME:
+        raise Invalid(f"The game number is a whole number from 1 to {limits.MAX_GAME}.")
     if outcome not in Outcome.values:
         raise Invalid("The result is 'win' or 'loss'.")
     if not reason.strip():

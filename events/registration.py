@@ -27,8 +27,9 @@ from events.errors import (
     RegistrationClosed,
     WrongPhase,
 )
+from events.limits import check_pool
 from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
-from events.progress import Progress
+from events.progress import Progress, participants
 from push import reminders
 from push.tasks import schedule_reminder
 
@@ -51,6 +52,7 @@ def player_register(
     existing = event.registrations.filter(player=by).first()
     if existing is not None and existing.status != RegistrationStatus.CANCELLED:
         raise AlreadyRegistered()
+    _refuse_pool_overflow(event, "Another participant")
     if existing is not None:
         existing.status = RegistrationStatus.REGISTERED
         existing.save(update_fields=["status"])
@@ -152,12 +154,20 @@ def participant_add(
         )
     elif registration.status in (RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN):
         raise AlreadyRegistered(f"{registration.label} is already checked in.")
+    if registration.pk is None or registration.status != RegistrationStatus.REGISTERED:
+        _refuse_pool_overflow(event, "Another participant")
     registration.added_by_house = True
     registration.status = RegistrationStatus.REGISTERED
     registration.save()
     change.audit("player_registered", player=registration.label)
     check_in(change, registration, added_by_house=True)
     return answers.ParticipantAdded(registration_id=registration.pk, label=registration.label)
+
+
+def _refuse_pool_overflow(event: Event, what: str) -> None:
+    """One more participant must leave the pool within what its column holds."""
+    if event.contribution:
+        check_pool(event.contribution * (participants(event) + 1), what=what)
 
 
 def check_in(change: Change, registration: Registration, *, added_by_house: bool) -> None:

@@ -9,9 +9,12 @@ from django import forms
 from django.http import QueryDict
 
 from accounts.models import User
+from api import serializers as body
+from events import limits
 from events.errors import Invalid
 from events.formats import FORMATS
 from events.models import Event
+from web.errors import checked
 
 COMMON_ZONES = (
     "UTC",
@@ -28,17 +31,20 @@ COMMON_ZONES = (
     "Europe/Berlin",
     "Australia/Sydney",
 )
-MAX_ADJUSTMENTS = 50
+MAX_ADJUSTMENTS = limits.MAX_ADJUSTMENTS
 
 
 class EventForm(forms.Form):
     """The draft settings of an event (SPEC section 3)."""
 
-    name = forms.CharField(max_length=120)
-    venue = forms.CharField(max_length=120, required=False)
+    name = forms.CharField(max_length=limits.NAME_LENGTH, validators=[limits.single_line])
+    venue = forms.CharField(
+        max_length=limits.VENUE_LENGTH, required=False, validators=[limits.single_line]
+    )
     date = forms.DateField(widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"}))
     time_zone = forms.CharField(
-        max_length=64,
+        max_length=limits.TIME_ZONE_LENGTH,
+        validators=[limits.single_line],
         initial="UTC",
         label="Time zone",
         help_text="The venue's time zone; times are shown in it (for example America/Chicago).",
@@ -47,19 +53,22 @@ class EventForm(forms.Form):
     format = forms.ChoiceField(choices=[(f.name.value, f.label) for f in FORMATS.values()])
     contribution = forms.IntegerField(
         min_value=0,
+        max_value=limits.MAX_CONTRIBUTION,
         initial=0,
         label="Contribution per participant ($)",
         help_text="Whole dollars, venue fees excluded. $0 makes a free event with no cash pool.",
     )
     extra_decks = forms.IntegerField(
         min_value=0,
-        max_value=50,
+        max_value=limits.MAX_EXTRA_DECKS,
         initial=1,
         label="Extra decks",
         help_text="Added to the stock at the start, on top of the decks the players need.",
     )
     remainder_policy = forms.CharField(
         required=False,
+        max_length=limits.POLICY_LENGTH,
+        validators=[limits.multi_line],
         label="Remainder policy",
         help_text="How an indivisible High remainder will be handled. Required before "
         "registration opens when the contribution is above $0.",
@@ -96,9 +105,12 @@ class EmailForm(forms.Form):
 
 
 def parse_adjustments(data: QueryDict) -> list[tuple[int, str]]:
-    """The pool adjustment rows (amount + explanation); blank rows are skipped."""
+    """The pool adjustment rows (amount + explanation); blank rows are skipped. Each row is
+    checked by the API's serializer for an adjustment, so the limits are the API's."""
     amounts = data.getlist("amount")
     explanations = data.getlist("explanation")
+    if len(amounts) > MAX_ADJUSTMENTS or len(explanations) > MAX_ADJUSTMENTS:
+        raise Invalid(f"At most {MAX_ADJUSTMENTS} adjustments at a time.")
     rows: list[tuple[int, str]] = []
     for number, (amount, explanation) in enumerate(
         zip(amounts, explanations + [""] * (len(amounts) - len(explanations)), strict=False),
@@ -107,27 +119,20 @@ def parse_adjustments(data: QueryDict) -> list[tuple[int, str]]:
         text = amount.strip().replace("$", "").replace(" ", "").replace("\u2212", "-")
         if not text and not explanation.strip():
             continue
-        if text.startswith("+"):
-            text = text[1:]
-        digits = text[1:] if text.startswith("-") else text
-        if not digits.isdigit():
+        text = text.removeprefix("+")
+        digits = text.removeprefix("-")
+        if not (digits.isascii() and digits.isdigit()):
             raise Invalid(
                 f"Adjustment {number}: the amount is a signed whole number of dollars, "
                 "like -10 for a refund or 5."
             )
-        value = int(text)
-        if value == 0:
-            raise Invalid(f"Adjustment {number}: an adjustment cannot be $0.")
         if not explanation.strip():
             raise Invalid(f"Adjustment {number}: every adjustment needs an explanation.")
-        rows.append((value, explanation.strip()))
-    if len(rows) > MAX_ADJUSTMENTS:
-        raise Invalid(f"At most {MAX_ADJUSTMENTS} adjustments at a time.")
+        try:
+            row = checked(body.Adjustment, {"amount": text, "explanation": explanation})
+        except Invalid as problem:
+            raise Invalid(f"Adjustment {number}: {problem.message}") from None
+        if row["amount"] == 0:
+            raise Invalid(f"Adjustment {number}: an adjustment cannot be $0.")
+        rows.append((row["amount"], row["explanation"]))
     return rows
-
-
-def parse_int(data: QueryDict, name: str, message: str) -> int:
-    value = data.get(name, "").strip()
-    if not value.isdigit():
-        raise Invalid(message)
-    return int(value)

@@ -20,14 +20,15 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
+from api import serializers as body
 from audit.export import audit_csv, audit_document
-from events import scoreholio, services
+from events import limits, scoreholio, services
 from events.actions import is_house
 from events.errors import DomainError, Invalid
 from events.models import Event, Phase, Registration, Review
 from house import selectors
-from house.forms import COMMON_ZONES, EmailForm, EventForm, parse_adjustments, parse_int
-from web.errors import fresh_key, refuse
+from house.forms import COMMON_ZONES, EmailForm, EventForm, parse_adjustments
+from web.errors import checked, form_key, fresh_key, refuse
 
 SCOREHOLIO_SESSION = "house:scoreholio:{event_id}"
 SCOREHOLIO_MAX_BYTES = 2 * 1024 * 1024
@@ -60,12 +61,23 @@ def _registration(event: Event, registration_id: int) -> Registration:
     return get_object_or_404(Registration, pk=registration_id, event=event)
 
 
-def _key(request: HttpRequest) -> str | None:
-    return request.POST.get("idempotency_key", "").strip() or None
+def _id(text: str, message: str) -> int:
+    """An id typed or chosen in a form: ASCII digits within the database's range."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 19) or not (
+        0 < int(text) <= limits.ID_MAX
+    ):
+        raise Invalid(message)
+    return int(text)
 
 
 def _reason(request: HttpRequest) -> str:
-    return request.POST.get("reason", "")
+    """The reason typed, checked as the API checks it (plain text, 500 characters at most)."""
+    return str(checked(body.Withdrawal, _fields(request, "reason"))["reason"])
+
+
+def _fields(request: HttpRequest, *names: str) -> dict[str, str]:
+    """The named fields the form sent (one left out stays out: the serializer says so)."""
+    return {name: str(request.POST.get(name)) for name in names if name in request.POST}
 
 
 def _is_htmx(request: HttpRequest) -> bool:
@@ -84,7 +96,7 @@ def house_action[**P](
         event = _house_event(request, event_id)
         anchor = request.POST.get("anchor", "")
         try:
-            done = view(request, event, _user(request), _key(request), *args, **kwargs)
+            done = view(request, event, _user(request), form_key(request), *args, **kwargs)
         except DomainError as error:
             refuse(request, error)
         else:
@@ -146,7 +158,7 @@ def event_new(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             created = services.event_create(
-                by=user, idempotency_key=_key(request), **form.cleaned_data
+                by=user, idempotency_key=form_key(request), **form.cleaned_data
             )
         except DomainError as error:
             form.add_error(None, error.message)
@@ -169,7 +181,7 @@ def event_edit(request: HttpRequest, event_id: int) -> HttpResponse:
                     event_id=event.pk,
                     by=_user(request),
                     changes=form.cleaned_data,
-                    idempotency_key=_key(request),
+                    idempotency_key=form_key(request),
                 )
             except DomainError as error:
                 form.add_error(None, error.message)
@@ -247,7 +259,7 @@ def _member_page(view: Callable[..., Done]) -> Callable[..., HttpResponse]:
     def wrapped(request: HttpRequest, event_id: int, **kwargs: Any) -> HttpResponse:
         event = _house_event(request, event_id)
         try:
-            done = view(request, event, _user(request), _key(request), **kwargs)
+            done = view(request, event, _user(request), form_key(request), **kwargs)
         except DomainError as error:
             refuse(request, error)
         else:
@@ -325,9 +337,7 @@ def participant_add(request: HttpRequest, event: Event, user: User, key: str | N
     """Add a participant by email (or a no-show back by their registration): a late entry."""
     registration_id = request.POST.get("registration", "").strip()
     if registration_id:
-        if not registration_id.isdigit():
-            raise Invalid("Choose the player to add.")
-        registration = _registration(event, int(registration_id))
+        registration = _registration(event, _id(registration_id, "Choose the player to add."))
         player = registration.player
         if player is None:
             raise Invalid("This player's account no longer exists.")
@@ -372,18 +382,13 @@ def result_submit(
     request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
 ) -> Done:
     registration = _registration(event, registration_id)
-    game = parse_int(request.POST, "game", "Choose the game to report.")
-    outcome = request.POST.get("outcome", "")
-    services.result_submit(
-        registration_id=registration.pk,
-        by=user,
-        game=game,
-        outcome=outcome,
-        opponent=request.POST.get("opponent", ""),
-        score=request.POST.get("score", ""),
-        reason=_reason(request),
-        idempotency_key=key,
+    result = checked(
+        body.ResultReport,
+        _fields(request, "game", "outcome", "opponent", "score", "reason"),
+        {"game": "Choose the game to report.", "outcome": "The result is 'win' or 'loss'."},
     )
+    game, outcome = result["game"], result["outcome"]
+    services.result_submit(registration_id=registration.pk, by=user, **result, idempotency_key=key)
     word = "win" if outcome == "win" else "loss"
     return Done(
         f"Game {game} recorded as a {word} for {registration.label}.",
@@ -396,15 +401,13 @@ def win_choice(
     request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
 ) -> Done:
     registration = _registration(event, registration_id)
-    slot = request.POST.get("slot", "")
-    if slot not in ("0", "1"):
-        raise Invalid("Choose one of the two face-up cards.")
+    choice = checked(
+        body.WinChoice,
+        _fields(request, "slot", "reason"),
+        {"slot": "Choose one of the two face-up cards."},
+    )
     answer = services.win_choice_confirm(
-        registration_id=registration.pk,
-        by=user,
-        slot=int(slot),
-        reason=_reason(request),
-        idempotency_key=key,
+        registration_id=registration.pk, by=user, **choice, idempotency_key=key
     )
     return Done(
         f"{registration.label} keeps the card chosen by House for game {answer.game}.",
@@ -417,15 +420,13 @@ def starting_selection(
     request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
 ) -> Done:
     registration = _registration(event, registration_id)
-    raw = request.POST.getlist("slot")
-    if not all(value.strip().isdigit() for value in raw):
-        raise Invalid("Choose the face-down cards by their places.")
+    selection = checked(
+        body.StartingSelection,
+        {"slots": request.POST.getlist("slot"), **_fields(request, "reason")},
+        {"slots": "Choose the face-down cards by their places."},
+    )
     services.starting_selection_confirm(
-        registration_id=registration.pk,
-        by=user,
-        slots=[int(value) for value in raw],
-        reason=_reason(request),
-        idempotency_key=key,
+        registration_id=registration.pk, by=user, **selection, idempotency_key=key
     )
     return Done(
         f"Starting selection made for {registration.label}; "
@@ -439,15 +440,14 @@ def result_correct(
     request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
 ) -> Done:
     registration = _registration(event, registration_id)
-    game = parse_int(request.POST, "game", "Choose the game to correct.")
-    outcome = request.POST.get("outcome", "")
+    correction = checked(
+        body.Correction,
+        _fields(request, "game", "outcome", "reason"),
+        {"game": "Choose the game to correct.", "outcome": "The result is 'win' or 'loss'."},
+    )
+    game, outcome = correction["game"], correction["outcome"]
     services.result_correct(
-        registration_id=registration.pk,
-        by=user,
-        game=game,
-        outcome=outcome,
-        reason=_reason(request),
-        idempotency_key=key,
+        registration_id=registration.pk, by=user, **correction, idempotency_key=key
     )
     return Done(
         f"Game {game} corrected to a {outcome} for {registration.label}; "

@@ -363,6 +363,10 @@ SPECTACULAR_SETTINGS = {
         'Refusals are JSON `{"error": {"code": ..., "message": ...}}` with 400, 403, 404, 409, '
         "422 or 429 (`throttled`, with Retry-After); the codes are listed in docs/errors.md."
     ),
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "api.schema.strict_request_bodies",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "FormatEnum": "api.serializers.FORMATS",
         "OutcomeEnum": "api.serializers.OUTCOMES",

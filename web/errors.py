@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
+from typing import Any
 
 from django.contrib import messages
 from django.http import HttpRequest
+from rest_framework.exceptions import ValidationError
+from rest_framework.serializers import Serializer
+from rest_framework.settings import api_settings
 
-from events.errors import DomainError, NotAllowed, NotFound
+from events.errors import DomainError, IdempotencyKeyRequired, Invalid, NotAllowed, NotFound
 from syndicate import security
 
 
@@ -16,12 +21,50 @@ def fresh_key() -> str:
     return uuid.uuid4().hex
 
 
-def form_key(request: HttpRequest) -> str | None:
+OUT_OF_DATE = "This form is out of date: reload the page and try again."
+
+
+def form_key(request: HttpRequest) -> str:
+    """The rendered form's key: every write carries one (SPEC section 5), or it is refused."""
     key = request.POST.get("idempotency_key", "").strip()
-    return key or None
+    if not key:
+        raise IdempotencyKeyRequired(OUT_OF_DATE)
+    return key
 
 
 def refuse(request: HttpRequest, error: DomainError) -> None:
     if isinstance(error, NotAllowed | NotFound):
         security.log_refusal(request, code=error.code, status=error.status)
     messages.error(request, error.message)
+
+
+def checked(
+    serializer: type[Serializer[Any]],
+    data: Mapping[str, Any],
+    plain: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """A form's fields checked by the API's serializer for the same action (the limits are
+    written once); the first problem refuses it, in the page's `plain` words for a field that
+    has them (a choice the page offered, tampered with), else in the serializer's."""
+    form = serializer(data=dict(data))
+    try:
+        form.is_valid(raise_exception=True)
+    except ValidationError as problem:
+        detail = problem.detail
+        if plain and isinstance(detail, Mapping):
+            for name in detail:
+                if name in plain:
+                    raise Invalid(plain[name]) from None
+        raise Invalid(_first_problem(detail)) from None
+    return dict(form.validated_data)
+
+
+def _first_problem(detail: Any, field: str = "") -> str:
+    if isinstance(detail, Mapping):
+        name, inner = next(iter(detail.items()))
+        named = "" if name in ("non_field_errors", api_settings.NON_FIELD_ERRORS_KEY) else name
+        return _first_problem(inner, field if isinstance(name, int) else named)
+    if isinstance(detail, list) and detail:
+        return _first_problem(detail[0], field)
+    label = field.replace("_", " ").capitalize()
+    return f"{label}: {detail}" if label else str(detail)

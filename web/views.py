@@ -7,17 +7,18 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import connection
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.models import User
+from api import serializers as body
 from events import services
-from events.errors import DomainError, Invalid
+from events.errors import DomainError
 from events.models import Event, Phase, Registration
 from events.selectors import event_list_public, events_of
 from events.snapshots import board_snapshot, event_summary, player_snapshot
-from web.errors import form_key, fresh_key, refuse
+from web.errors import checked, form_key, fresh_key, refuse
 
 
 def health(request: HttpRequest) -> JsonResponse:
@@ -103,43 +104,58 @@ def register(request: HttpRequest, event_id: int) -> HttpResponse:
     return redirect("web:event", event_id=event.pk)
 
 
+def _fields(post: QueryDict, *names: str) -> dict[str, str]:
+    """The named fields a form sent (a field left out stays out: the serializer says so)."""
+    return {name: str(post.get(name)) for name in names if name in post}
+
+
 def _act(request: HttpRequest, event_id: int, action: str) -> HttpResponse:
     event = _event(event_id)
     registration = _registration(request, event)
     if registration is None:
         raise Http404("Not registered.")
     assert isinstance(request.user, User)
-    key = form_key(request)
+    post = request.POST
     try:
+        key = form_key(request)
         if action == "start":
-            slots = [int(s) for s in request.POST.getlist("slot") if s.strip().isdigit()]
+            chosen = checked(
+                body.StartingSelection,
+                {"slots": post.getlist("slot")},
+                {"slots": "Choose the face-down cards by their places."},
+            )
             services.starting_selection_confirm(
                 registration_id=registration.pk,
                 by=request.user,
-                slots=slots,
+                slots=chosen["slots"],
                 idempotency_key=key,
             )
         elif action == "report":
-            game = request.POST.get("game", "")
-            if not game.isdigit():
-                raise Invalid("Choose the game you are reporting.")
+            result = checked(
+                body.ResultReport,
+                _fields(post, "game", "outcome", "opponent", "score"),
+                {
+                    "game": "Choose the game you are reporting.",
+                    "outcome": "The result is 'win' or 'loss'.",
+                },
+            )
             services.result_submit(
                 registration_id=registration.pk,
                 by=request.user,
-                game=int(game),
-                outcome=request.POST.get("outcome", ""),
-                opponent=request.POST.get("opponent", ""),
-                score=request.POST.get("score", ""),
+                game=result["game"],
+                outcome=result["outcome"],
+                opponent=result["opponent"],
+                score=result["score"],
                 idempotency_key=key,
             )
         elif action == "keep":
-            slot = request.POST.get("slot", "")
-            if slot not in ("0", "1"):
-                raise Invalid("Tap the card you want to keep.")
+            choice = checked(
+                body.WinChoice, _fields(post, "slot"), {"slot": "Tap the card you want to keep."}
+            )
             services.win_choice_confirm(
                 registration_id=registration.pk,
                 by=request.user,
-                slot=int(slot),
+                slot=choice["slot"],
                 idempotency_key=key,
             )
         elif action == "leave":

@@ -18,7 +18,7 @@ def test_it_refuses_a_write_without_an_idempotency_key() -> None:
     player = make_user()
     before = changes(table.event)
     response = Api(player).post(f"/api/events/{table.event.pk}/register/", key=None)
-    assert error(response) == (400, "invalid")
+    assert error(response) == (400, "idempotency_key_required")
     assert "Idempotency-Key" in response.json()["error"]["message"]
     assert changes(table.event) == before
     assert not Registration.objects.filter(player=player).exists()
@@ -27,7 +27,7 @@ def test_it_refuses_a_write_without_an_idempotency_key() -> None:
 def test_it_refuses_a_blank_idempotency_key() -> None:
     table = make_table()
     response = Api(make_user()).post(f"/api/events/{table.event.pk}/register/", key="   ")
-    assert error(response) == (400, "invalid")
+    assert error(response) == (400, "idempotency_key_required")
 
 
 def test_it_refuses_a_body_that_is_not_json() -> None:

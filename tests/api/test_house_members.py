@@ -63,7 +63,7 @@ def test_it_needs_a_key_to_remove_a_member() -> None:
     response = Api(table.house).delete(
         f"/api/events/{table.event.pk}/house-members/{table.house.pk}/", key=None
     )
-    assert error(response) == (400, "invalid")
+    assert error(response) == (400, "idempotency_key_required")
     assert table.event.house.filter(pk=table.house.pk).exists()
 
 

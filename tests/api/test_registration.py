@@ -91,7 +91,7 @@ def test_it_refuses_to_open_a_paid_event_without_a_remainder_policy() -> None:
         {"name": "Paid", "date": "2026-12-04", "format": "league", "contribution": 10},
     ).json()["event_id"]
     response = api.post(f"/api/events/{event_id}/registration/open/")
-    assert error(response) == (400, "invalid")
+    assert error(response) == (409, "wrong_state")
     assert "remainder policy" in response.json()["error"]["message"]
 
 

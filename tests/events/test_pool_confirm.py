@@ -15,6 +15,7 @@ from events.errors import (
     NotAllowed,
     PoolLocked,
     RegistrationClosed,
+    WrongState,
 )
 from events.lifecycle import participants
 from events.models import PoolAdjustment
@@ -122,8 +123,8 @@ def test_it_takes_signed_whole_dollar_adjustments_only():
 def test_it_never_makes_the_pool_negative():
     """The pool is never negative."""
     table = _closed(players=2)  # base $20
-    refused(Invalid, table.event, lambda: _confirm(table, [(-21, "Refunds")]))
-    refused(Invalid, table.event, lambda: _confirm(table, [(-15, "Refund"), (-6, "Refund")]))
+    refused(WrongState, table.event, lambda: _confirm(table, [(-21, "Refunds")]))
+    refused(WrongState, table.event, lambda: _confirm(table, [(-15, "Refund"), (-6, "Refund")]))
     assert _confirm(table, [(-20, "Everyone refunded")]).pool == 0
 
 
@@ -131,7 +132,7 @@ def test_it_never_makes_the_pool_negative():
 def test_it_has_no_adjustments_in_a_free_event():
     """A $0 event has no adjustments. $0 contribution: a free event with no cash pool."""
     table = _closed(contribution=0)
-    refused(Invalid, table.event, lambda: _confirm(table, [(5, "Sponsor")]))
+    refused(WrongState, table.event, lambda: _confirm(table, [(5, "Sponsor")]))
     assert _confirm(table) == PoolConfirmed(event_id=table.event.pk, pool=0, base=0)
     assert table.refresh().confirmed_pool == 0
 

@@ -6,8 +6,8 @@ import pytest
 
 from events import services
 from events.errors import (
-    Invalid,
     PoolLocked,
+    WrongState,
 )
 from events.models import Event
 from tests.events.support import (
@@ -36,7 +36,7 @@ def test_it_requires_a_remainder_policy_before_registration_opens_for_a_paid_eve
     $0: how an indivisible High remainder will be handled)."""
     house = make_user("House", staff=True)
     event_id = create_event(house, contribution=10)
-    refused(Invalid, event_id, lambda: services.registration_open(event_id=event_id, by=house))
+    refused(WrongState, event_id, lambda: services.registration_open(event_id=event_id, by=house))
     assert Event.objects.get(pk=event_id).phase == "draft"
 
 

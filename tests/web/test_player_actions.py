@@ -133,7 +133,13 @@ def test_it_refuses_the_wrong_number_of_starting_cards(client):
 def test_it_refuses_starting_slots_that_are_not_numbers(client):
     table, ann = started()
     as_player(client, ann)
-    refused(client, table, "start_confirm", slot=["x"], message="Choose exactly 1 of 3")
+    refused(
+        client,
+        table,
+        "start_confirm",
+        slot=["x"],
+        message="Choose the face-down cards by their places.",
+    )
 
 
 # Results

@@ -1,0 +1,101 @@
+"""The bounds every way in shares: the API's serializers, the page forms and the services.
+
+Numbers stop where the rules or the PostgreSQL columns stop; text is refused, never cut, when it is
+too long or carries control characters (a NUL always; tabs and line breaks only in multi-line text
+such as a reason or the remainder policy) or bidirectional overrides, which make a name or an
+opponent read differently from what was stored.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.core.exceptions import ValidationError
+
+from events.errors import Invalid, WrongState
+
+# PostgreSQL `integer`, the column of the pool, the contribution and the adjustments.
+INTEGER_MAX = 2**31 - 1
+# PostgreSQL `bigint`, the column of every id.
+ID_MAX = 2**63 - 1
+
+MAX_CONTRIBUTION = 1_000_000
+MAX_ADJUSTMENT = 1_000_000
+MAX_ADJUSTMENTS = 50
+MAX_EXTRA_DECKS = 50
+MAX_GAME = 99
+
+NAME_LENGTH = 120
+VENUE_LENGTH = 120
+TIME_ZONE_LENGTH = 64
+POLICY_LENGTH = 2000
+REASON_LENGTH = 500
+EXPLANATION_LENGTH = 500
+OPPONENT_LENGTH = 80
+SCORE_LENGTH = 20
+# Any other text a service takes.
+TEXT_LENGTH = 2000
+
+# Bidirectional embeddings, overrides and isolates; and lone surrogates, which no database text
+# holds.
+_BIDI = "\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+_SINGLE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
+_MULTI_LINE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}]")
+
+
+# The same, as JSON Schema `pattern`s (ECMA 262, Rust and Python read these escapes alike). Lone
+# surrogates are left out: JSON text cannot carry one unescaped and a Rust regex cannot name them.
+_FORBIDDEN_ESCAPED = r"\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+_FORBIDDEN_MULTI_ESCAPED = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+
+
+def text_pattern(*, multiline: bool = False, blank: bool = True) -> str:
+    """The characters `text_problem` accepts, as a pattern; not `blank`: one visible at least."""
+    forbidden = _FORBIDDEN_MULTI_ESCAPED if multiline else _FORBIDDEN_ESCAPED
+    if blank:
+        return f"^[^{forbidden}]*$"
+    return f"^[^{forbidden}]*[^\\s{forbidden}][^{forbidden}]*$"
+
+
+def text_problem(value: str, *, multiline: bool = False) -> str | None:
+    """What is wrong with this text's characters, in plain words; None when nothing is."""
+    if (_MULTI_LINE if multiline else _SINGLE_LINE).search(value):
+        if multiline:
+            return "may not contain control characters (only line breaks and tabs)"
+        return "may not contain control characters or line breaks"
+    return None
+
+
+def check_text(value: object, *, label: str, max_length: int, multiline: bool = False) -> str:
+    """The text without its surrounding whitespace, or `Invalid` saying what is wrong."""
+    if not isinstance(value, str):
+        raise Invalid(f"{label} must be text.")
+    problem = text_problem(value, multiline=multiline)
+    if problem:
+        raise Invalid(f"{label} {problem}.")
+    text = value.strip()
+    if len(text) > max_length:
+        raise Invalid(f"{label} is at most {max_length} characters (it has {len(text)}).")
+    return text
+
+
+def single_line(value: str) -> None:
+    """A form or serializer validator: one line of plain text."""
+    problem = text_problem(value)
+    if problem:
+        raise ValidationError(f"This text {problem}.", code="control_characters")
+
+
+def multi_line(value: str) -> None:
+    """A form or serializer validator: plain text over several lines."""
+    problem = text_problem(value, multiline=True)
+    if problem:
+        raise ValidationError(f"This text {problem}.", code="control_characters")
+
+
+def check_pool(amount: int, *, what: str) -> None:
+    """Refuse a change that would take the pool past what its column holds."""
+    if amount > INTEGER_MAX:
+        raise WrongState(
+            f"{what} would make the pool ${amount:,}, more than the ${INTEGER_MAX:,} it can hold."
+        )
