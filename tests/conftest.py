@@ -12,11 +12,8 @@ import pytest
 def pytest_configure(config: pytest.Config) -> None:
     if not os.environ.get("DJANGO_SETTINGS_MODULE"):
         return  # pure modules (scoring, payouts) tested without Django
-    from django.conf import settings
     from django.db.backends.signals import connection_created
 
-    # Accounts made by the tests need no costly hashing; servers the tests start keep their own.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     connection_created.connect(_tests_may_empty_the_audit, dispatch_uid="tests-audit-truncate")
 
 
@@ -41,6 +38,19 @@ def _celery_tasks_run_inline(request: pytest.FixtureRequest) -> object:
     app.conf.task_always_eager = True
     yield None
     app.conf.task_always_eager = before
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Accounts made by the tests need no costly hashing, except where a browser signs in to a
+    server of its own, which checks passwords with the project's hashers."""
+    if request.node.get_closest_marker("browser") or not os.environ.get("DJANGO_SETTINGS_MODULE"):
+        yield
+        return
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 @pytest.fixture(autouse=True)
