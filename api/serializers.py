@@ -11,8 +11,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 from events import limits
+from events.formats import FORMATS as FORMATS_BY_NAME
 from events.formats import FormatName
 from events.models import Outcome
 
@@ -39,7 +41,20 @@ class Text(serializers.CharField):
 
     def __init__(self, *, multiline: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.multiline = multiline
         self.validators.append(limits.multi_line if multiline else limits.single_line)
+
+    def run_validation(self, data: Any = empty) -> Any:
+        # The text as sent, before the surrounding whitespace is trimmed: what the schema's
+        # `pattern` and `maxLength` describe (a line break or a control character at either end
+        # is refused, not trimmed away; so is a padded text past the length).
+        if isinstance(data, str):
+            problem = limits.text_problem(data, multiline=self.multiline)
+            if problem:
+                raise serializers.ValidationError(f"This text {problem}.", code="characters")
+            if self.max_length is not None and len(data) > self.max_length:
+                self.fail("max_length", max_length=self.max_length)
+        return super().run_validation(data)
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
@@ -134,11 +149,17 @@ class Participant(Body):
         return attrs
 
 
+# The most face-down starting cards any format offers (Switch: 5).
+MOST_OFFERED = max(rules.offered for rules in FORMATS_BY_NAME.values())
+
+
 class StartingSelection(Body):
     slots = serializers.ListField(
-        child=serializers.IntegerField(min_value=0, max_value=9),
-        max_length=10,
-        help_text="The offered cards to keep, by slot number (0, 1, 2 ...).",
+        child=serializers.IntegerField(min_value=0, max_value=MOST_OFFERED - 1),
+        max_length=MOST_OFFERED,
+        help_text="The offered cards to keep, by slot number (0, 1, 2 ...). A slot past this "
+        "event's offer (3 or 4 in a League event, which offers 3) is refused with 409 "
+        "`wrong_state`.",
     )
     reason = reason_field("Required when House selects for a player.")
 

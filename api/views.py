@@ -28,7 +28,7 @@ from api import reads, schema
 from api import serializers as body
 from api.errors import TOO_LARGE
 from audit.export import audit_csv, audit_document
-from events import answers, services
+from events import answers, limits, services
 from events.answers import Answer, as_json
 from events.errors import IdempotencyKeyRequired, NotAllowed
 from events.lifecycle import formats_summary
@@ -71,9 +71,32 @@ class JsonBody(JSONParser):
         if limit is not None and len(raw) > limit:
             raise BodyTooLarge(f"The request body is larger than {limit:,} bytes.")
         try:
-            return super().parse(io.BytesIO(raw), media_type, parser_context)
+            data = super().parse(io.BytesIO(raw), media_type, parser_context)
         except RecursionError:
             raise ParseError("it is nested too deeply") from None
+        if _holds_a_lone_surrogate(data):
+            raise ParseError(
+                "a string holds a lone surrogate, a \\ud800 to \\udfff escape without its pair: "
+                "send whole characters"
+            )
+        return data
+
+
+def _holds_a_lone_surrogate(data: Any) -> bool:
+    """Whether any key or string in the parsed JSON holds half of a character, which no text
+    column stores and no answer can carry back (valid JSON syntax, but not text)."""
+    pending = [data]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if limits.has_lone_surrogate(item):
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
 
 
 class ApiView(APIView):
@@ -642,7 +665,8 @@ class AuditExport(ApiView):
     )
     def get(self, request: Request, event_id: int) -> Response | HttpResponse:
         event = reads.house_event(actor(request), event_id)
-        query = body.AuditQuery(data=request.query_params)
+        # A plain dict, not the QueryDict: an empty `?format=` is refused, not read as the default.
+        query = body.AuditQuery(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         if query.validated_data["format"] == "csv":
             return HttpResponse(

@@ -36,34 +36,48 @@ SCORE_LENGTH = 20
 # Any other text a service takes.
 TEXT_LENGTH = 2000
 
-# Bidirectional embeddings, overrides and isolates; and lone surrogates, which no database text
-# holds.
-_BIDI = "\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+# Bidirectional embeddings, overrides and isolates.
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+# Lone surrogates: no database text holds one (a JSON body can, as a `\ud800` escape).
+_SURROGATES = "\ud800-\udfff"
 _SINGLE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
 _MULTI_LINE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}]")
+_SURROGATE = re.compile(f"[{_SURROGATES}]")
 
 
 # The same, as JSON Schema `pattern`s (ECMA 262, Rust and Python read these escapes alike). Lone
-# surrogates are left out: JSON text cannot carry one unescaped and a Rust regex cannot name them.
+# surrogates are left out: a Rust regex cannot name them, and the API refuses a body holding one
+# before any field is read (`api.views.JsonBody`).
 _FORBIDDEN_ESCAPED = r"\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
 _FORBIDDEN_MULTI_ESCAPED = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+# What `str.strip()` removes, spelt out: `\s` means other characters in other engines (ECMA's
+# takes U+FEFF, Python's does not), so a pattern built on it would not say what the server does.
+SPACES = "".join(chr(code) for code in range(0x10000) if chr(code).isspace())
+_SPACES_ESCAPED = "".join(f"\\u{ord(char):04x}" for char in SPACES)
 
 
 def text_pattern(*, multiline: bool = False, blank: bool = True) -> str:
-    """The characters `text_problem` accepts, as a pattern; not `blank`: one visible at least."""
+    """The characters `text_problem` accepts, as a pattern; not `blank`: one that `str.strip()`
+    keeps at least."""
     forbidden = _FORBIDDEN_MULTI_ESCAPED if multiline else _FORBIDDEN_ESCAPED
     if blank:
         return f"^[^{forbidden}]*$"
-    return f"^[^{forbidden}]*[^\\s{forbidden}][^{forbidden}]*$"
+    return f"^[^{forbidden}]*[^{_SPACES_ESCAPED}{forbidden}][^{forbidden}]*$"
 
 
 def text_problem(value: str, *, multiline: bool = False) -> str | None:
     """What is wrong with this text's characters, in plain words; None when nothing is."""
+    if has_lone_surrogate(value):
+        return "may not contain a lone surrogate (half of a character)"
     if (_MULTI_LINE if multiline else _SINGLE_LINE).search(value):
         if multiline:
             return "may not contain control characters (only line breaks and tabs)"
         return "may not contain control characters or line breaks"
     return None
+
+
+def has_lone_surrogate(value: str) -> bool:
+    return _SURROGATE.search(value) is not None
 
 
 def check_text(value: object, *, label: str, max_length: int, multiline: bool = False) -> str:

@@ -28,6 +28,7 @@ from events.errors import (
     StartingSelectionPending,
     WrongCount,
     WrongPhase,
+    WrongState,
 )
 from events.lifecycle import close_registration
 from events.limits import check_text
@@ -56,7 +57,10 @@ def starting_selection_confirm(
     if len(chosen) != offer.keep:
         raise WrongCount(f"Choose exactly {offer.keep} of {len(cards)} starting cards.")
     if any(slot >= len(cards) for slot in chosen):
-        raise Invalid(f"Starting cards are numbered 0 to {len(cards) - 1}.")
+        # A slot another format offers (the request is well formed): this offer has fewer cards.
+        raise WrongState(
+            f"This offer has {len(cards)} starting cards, numbered 0 to {len(cards) - 1}."
+        )
     kept = [card for card in cards if card.slot in chosen]
     not_kept = [card for card in cards if card.slot not in chosen]
     for card in not_kept:

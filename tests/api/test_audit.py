@@ -57,9 +57,11 @@ def test_it_ends_the_json_with_the_seed_and_result_after_finalization() -> None:
     }
 
 
-def test_it_refuses_an_unknown_format() -> None:
+@pytest.mark.parametrize("fmt", ["xml", ""])
+def test_it_refuses_an_unknown_format(fmt: str) -> None:
+    """An empty `?format=` is not one of the schema's two either: refused, not read as json."""
     table = make_table()
-    response = Api(table.house).get(f"/api/events/{table.event.pk}/audit/", format="xml")
+    response = Api(table.house).get(f"/api/events/{table.event.pk}/audit/", format=fmt)
     assert error(response) == (400, "invalid")
     assert response.json()["error"]["message"].startswith("format: ")
 

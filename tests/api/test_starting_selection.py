@@ -48,7 +48,7 @@ def test_it_keeps_three_of_five_in_switch() -> None:
 
 @pytest.mark.parametrize(
     ("slots", "code"),
-    [([], "wrong_count"), ([0, 1], "wrong_count"), ([0, 0], "invalid"), ([3], "invalid")],
+    [([], "wrong_count"), ([0, 1], "wrong_count"), ([0, 0], "invalid"), ([5], "invalid")],
 )
 def test_it_refuses_a_wrong_selection(slots: list[int], code: str) -> None:
     table = make_table(players=2, start=True)

@@ -17,6 +17,7 @@ from events.errors import (
     ReasonRequired,
     StartingSelectionPending,
     WrongCount,
+    WrongState,
 )
 from tests.events.support import (
     entries,
@@ -122,8 +123,15 @@ def test_it_locks_exactly_the_required_count(format, wrong):
 def test_it_refuses_starting_cards_that_were_not_offered():
     """Tap to select or deselect, Confirm to lock (only offered cards, each once)."""
     table = make_table("switch", players=2, start=True)
-    for slots in ([0, 1, 5], [0, 0, 1], [-1, 0, 1], [0, 1, True]):
+    for slots in ([0, 0, 1], [-1, 0, 1], [0, 1, True]):
         refused(Invalid, table.event, partial(table.choose_start, table.players[0], slots))
+    # A slot past this offer is a card another format offers: a refusal for the event's state.
+    error = refused(
+        WrongState, table.event, partial(table.choose_start, table.players[0], [0, 1, 5])
+    )
+    assert error.status == 409
+    assert "numbered 0 to 4" in error.message
+    assert pending_offer(table, table.players[0]) is not None
 
 
 @pytest.mark.django_db

@@ -217,7 +217,7 @@ class EventMachine(RuleBasedStateMachine):
             ("nothing_pending", player.starting),
             ("invalid", len(set(slots)) != len(slots)),
             ("wrong_count", len(slots) != self.spec.starting),
-            ("invalid", any(slot >= self.spec.offered for slot in slots)),
+            ("wrong_state", any(slot >= self.spec.offered for slot in slots)),
         )
         answer = self.attempt(
             reasons,
