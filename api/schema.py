@@ -68,7 +68,8 @@ def _error(description: str) -> OpenApiResponse:
 
 
 MALFORMED = _error(
-    "Malformed request: `invalid` (a field is missing or wrong, or the body is not JSON), "
+    "Malformed request: `invalid` (a field is missing or wrong, or the body is not JSON or "
+    "holds a lone surrogate, a `\\ud800` to `\\udfff` escape without its pair), "
     "`idempotency_key_required` (the Idempotency-Key header is missing), `reason_required`, "
     "`wrong_count`."
 )

@@ -16,7 +16,8 @@ without one or with a made-up one; a method the schema does not list gets 405.
 accepted or refused only for state, rights or existence; schema-invalid input refused): the
 request schemas state what the serializers enforce (`api.schema.strict_request_bodies`).
 
-`FUZZ_EXAMPLES` raises the budget (`make slow`).
+Both run in `make unit` at CI's budget (the same examples every run); `FUZZ_EXAMPLES` raises the
+budget and draws new examples each time (`make fuzz`, `make slow`).
 """
 
 from __future__ import annotations
