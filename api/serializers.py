@@ -210,5 +210,7 @@ class PoolConfirmation(Body):
     )
 
 
-class AuditQuery(serializers.Serializer[Any]):
+class AuditQuery(Body):
+    """The audit export's query: a misspelt parameter is refused, not ignored."""
+
     format = serializers.ChoiceField(choices=["json", "csv"], default="json")

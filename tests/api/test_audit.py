@@ -66,6 +66,13 @@ def test_it_refuses_an_unknown_format(fmt: str) -> None:
     assert response.json()["error"]["message"].startswith("format: ")
 
 
+def test_it_refuses_an_unknown_parameter() -> None:
+    table = make_table()
+    response = Api(table.house).get(f"/api/events/{table.event.pk}/audit/", fromat="csv")
+    assert error(response) == (400, "invalid")
+    assert response.json()["error"]["message"].startswith("fromat: ")
+
+
 def test_it_refuses_players() -> None:
     table = make_table(players=2, start=True)
     for fmt in ("json", "csv"):
