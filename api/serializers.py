@@ -7,6 +7,7 @@ gives as required (`RequiredReason`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -62,6 +63,19 @@ class Text(serializers.CharField):
         return super().to_internal_value(data)
 
 
+class Day(serializers.DateField):
+    """A calendar day written exactly as the schema's `format: date` says (YYYY-MM-DD, RFC 3339),
+    not in the looser forms Python also reads (`2026-1-5`, `20261205`, `2026-W49-2`)."""
+
+    def to_internal_value(self, value: Any) -> Any:
+        if not isinstance(value, str) or not FULL_DATE.fullmatch(value):
+            self.fail("invalid", format="YYYY-MM-DD")
+        return super().to_internal_value(value)
+
+
+FULL_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
 class RequiredReason(Text):
     """A reason the rules always require. The schema says so (required, not blank); a request
     without one still reaches the service, which refuses it as `reason_required` in its own words
@@ -91,7 +105,7 @@ class Empty(Body):
 
 class EventCreate(Body):
     name = Text(max_length=limits.NAME_LENGTH)
-    date = serializers.DateField(help_text="The event day, YYYY-MM-DD.")
+    date = Day(help_text="The event day, YYYY-MM-DD.")
     format = serializers.ChoiceField(choices=FORMATS)
     contribution = serializers.IntegerField(
         min_value=0,
@@ -118,7 +132,7 @@ class EventUpdate(Body):
     """Any subset of the draft settings; only the fields sent change."""
 
     name = Text(max_length=limits.NAME_LENGTH, required=False)
-    date = serializers.DateField(required=False)
+    date = Day(required=False)
     format = serializers.ChoiceField(choices=FORMATS, required=False)
     contribution = serializers.IntegerField(
         min_value=0, max_value=limits.MAX_CONTRIBUTION, required=False

@@ -27,7 +27,8 @@ def body_schema(name: str) -> Any:
     """A validator for the request body component `name` of the served schema."""
     spec = Api().get("/api/schema/", format="json").json()
     return jsonschema_rs.validator_for(
-        {"$ref": f"#/components/schemas/{name}", "components": spec["components"]}
+        {"$ref": f"#/components/schemas/{name}", "components": spec["components"]},
+        validate_formats=True,  # as schemathesis does: `format: date` is a check, not a note
     )
 
 
@@ -166,3 +167,28 @@ def test_a_slot_past_the_events_offer_is_refused_for_the_events_state() -> None:
     assert changes(table.event) == before
 
     assert Api(player).post(path, {"slots": [2]}).status_code == 200
+
+
+DAYS = [
+    "2026-12-05",
+    "2026-1-5",
+    "20261205",
+    "2026-W49-2",
+    "\uff12\uff10\uff12\uff16-12-05",  # full-width digits
+    "2026-12-05\n",
+    "2026-02-30",
+]
+
+
+@pytest.mark.parametrize("day", DAYS)
+def test_a_date_is_taken_exactly_when_the_schema_allows_it(day: str) -> None:
+    table = make_table(players=2)
+    allowed = body_schema("PatchedEventUpdate").is_valid({"date": day})
+    before = changes(table.event)
+    response = Api(table.house).patch(f"/api/events/{table.event.pk}/", {"date": day})
+    if allowed:
+        assert response.status_code == 200, response.content
+        assert str(Event.objects.get(pk=table.event.pk).date) == day
+    else:
+        assert error(response) == (400, "invalid")
+        assert changes(table.event) == before
