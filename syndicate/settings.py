@@ -292,6 +292,8 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 LANGUAGE_CODE = "en-us"
+# Dates and times read the same on every page (syndicate/formats/en/formats.py).
+FORMAT_MODULE_PATH = ["syndicate.formats"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

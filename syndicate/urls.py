@@ -1,10 +1,19 @@
 from django.contrib import admin
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 
 from accounts import views as account_views
 from syndicate import security
 
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """`/favicon.ico`, which browsers ask for on pages that name no icon (JSON, CSV, errors)."""
+    return HttpResponseRedirect(static("icons/favicon.ico"))
+
+
 urlpatterns = [
+    path("favicon.ico", favicon),
     path("admin/login/", security.admin_login, name="admin-login"),  # allauth's, staff only
     path("admin/", admin.site.urls),
     # allauth's email page, with "make primary" guarded (accounts/views.py); then the rest of it.

@@ -303,18 +303,33 @@
   // "close" does not bubble: listen in the capture phase, and let a confirmed form submit first.
   document.addEventListener("close", () => setTimeout(refreshIfWaiting, 0), true);
 
+  // --- the toast: an answer that went well leaves by itself; a refusal stays until tapped ------
+
+  const TOAST_SECONDS = 8;
+
+  function timeMessages() {
+    document.querySelectorAll(".messages .message:not(.error):not([data-timed])").forEach((message) => {
+      message.dataset.timed = "1";
+      setTimeout(() => message.remove(), TOAST_SECONDS * 1000);
+    });
+  }
+
   document.addEventListener("htmx:afterSwap", () => {
     applyFilters();
     tick();
+    timeMessages();
   });
+  document.addEventListener("htmx:oobAfterSwap", timeMessages);
 
   document.addEventListener("DOMContentLoaded", () => {
     applyFilters();
     tick();
+    timeMessages();
   });
   if (document.readyState !== "loading") {
     applyFilters();
     tick();
+    timeMessages();
   }
   setInterval(tick, 5000);
 })();

@@ -1,0 +1,68 @@
+"""House's dashboard on a tablet: every player's actions in reach, and the toast out of the way."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import expect
+
+from tests.browser.test_event_flow import WAIT, shot, sign_in
+from tests.factories import make_table, make_user
+
+TABLET = {"width": 820, "height": 1180}
+
+
+def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
+    return not (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
+
+
+def test_every_players_actions_are_reachable_on_a_tablet(server: str, browser: Any) -> None:
+    table = make_table(players=10, start=True)
+    for player in table.players[:4]:
+        table.choose_start(player)
+        table.report(player, 1, "loss")
+    context = browser.new_context(viewport=TABLET)
+    page = context.new_page()
+    sign_in(page, server, table.house.email)
+    page.goto(f"{server}/house/events/{table.event.pk}/")
+    page.locator("#player-table").scroll_into_view_if_needed()
+    shot(page, "house-tablet-players")
+    controls = page.locator("#player-table td.actions :is(button, summary):visible")
+    assert controls.count() >= 10
+    for index in range(controls.count()):
+        box = controls.nth(index).bounding_box()
+        assert box is not None
+        assert box["x"] >= 0 and box["x"] + box["width"] <= TABLET["width"], (index, box)
+    assert page.evaluate("document.documentElement.scrollWidth") <= TABLET["width"]
+    context.close()
+
+
+def test_the_toast_covers_no_header_and_leaves(server: str, browser: Any) -> None:
+    table = make_table(players=8)
+    late = make_user("Lola Late")
+    table.register(late)
+    context = browser.new_context(viewport=TABLET)
+    page = context.new_page()
+    sign_in(page, server, table.house.email)
+    page.goto(f"{server}/house/events/{table.event.pk}/")
+    row = page.locator(f"#player-table tr:has-text('{late.display_name}')")
+    page.evaluate("document.getElementById('player-table').scrollIntoView()")
+    row.locator("button:has-text('Check in')").click()
+    toast = page.locator("#house-messages .message")
+    expect(toast).to_contain_text("checked in", timeout=WAIT)
+    page.evaluate("document.getElementById('player-table').scrollIntoView()")
+    shot(page, "house-tablet-toast")
+    box = toast.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= TABLET["height"]
+    for covered in ("#player-table thead", ".house-header", ".banner", "nav.jump"):
+        for index in range(page.locator(covered).count()):
+            other = page.locator(covered).nth(index).bounding_box()
+            if other is not None:
+                assert not overlaps(box, other), (covered, box, other)
+    expect(toast).to_have_count(0, timeout=12_000)
+    context.close()
