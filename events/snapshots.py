@@ -5,11 +5,15 @@ Nothing here ever carries a face-down card's identity, an email or a push endpoi
 
 from __future__ import annotations
 
+import hashlib
+from functools import lru_cache
+from itertools import combinations, product
 from typing import Any
 
 from django.db.models import Q
 from django.utils import timezone
 
+from audit.models import AuditEntry
 from cards.models import CardState, DealtCard, Offer, OfferKind, pending_offer
 from cards.names import card_face
 from events.formats import Format
@@ -22,10 +26,10 @@ from events.progress import (
     provisional_standings,
     standings_of,
 )
-from scoring.evaluator import best_five, evaluate_high, evaluate_low, low_five
+from payouts.allocation import allocate
+from scoring.evaluator import RANKS, best_five, evaluate_high, evaluate_low, low_five
 from scoring.standings import Hand, Place, Standings
 
-BOARD_ROWS = 10
 REVEAL_SECONDS = 10  # how long a page load still shows the revealed starting offer
 
 
@@ -70,8 +74,8 @@ def board_with_standings(event: Event) -> tuple[dict[str, Any], Standings[int] |
         low = _final_rows(players, held, "low_place")
     else:
         table = standings_of(players, held)
-        high = _rows(table.high[:BOARD_ROWS], labels, held, low=False)
-        low = _rows(table.low[:BOARD_ROWS], labels, held, low=True)
+        high = _rows(table.high, labels, held, low=False)
+        low = _rows(table.low, labels, held, low=True)
     board = {
         "event": event_summary(event),
         "version": event.version,
@@ -89,18 +93,21 @@ def board_with_standings(event: Event) -> tuple[dict[str, Any], Standings[int] |
 
 
 def pool_summary(event: Event) -> dict[str, Any]:
+    """The pool as House sees it: while provisional, the base plus the adjustments in force."""
     count = participants(event)
     base = event.contribution * count
+    adjustments: list[dict[str, Any]] = [
+        {"amount": a, "explanation": e}
+        for a, e in event.adjustments.order_by("id").values_list("amount", "explanation")
+    ]
+    provisional = max(base + sum(a["amount"] for a in adjustments), 0)
     return {
         "contribution": event.contribution,
         "participants": count,
         "base": base,
         "confirmed": event.pool_confirmed,
-        "pool": event.confirmed_pool if event.pool_confirmed else base,
-        "adjustments": [
-            {"amount": a, "explanation": e}
-            for a, e in event.adjustments.order_by("id").values_list("amount", "explanation")
-        ],
+        "pool": event.confirmed_pool if event.pool_confirmed else provisional,
+        "adjustments": adjustments,
         "unallocated": event.unallocated,
     }
 
@@ -131,7 +138,7 @@ def _final_rows(
 ) -> list[dict[str, Any]]:
     rows = []
     placed = sorted((p for p in players if getattr(p, field)), key=lambda p: getattr(p, field))
-    for r in placed[:BOARD_ROWS]:
+    for r in placed:
         hand = held[r.pk]
         is_low = field == "low_place"
         value = evaluate_low(hand.cards) if is_low else evaluate_high(hand.cards, hand.wild_rank)
@@ -149,6 +156,202 @@ def _final_rows(
             }
         )
     return rows
+
+
+def board_page(event: Event, board: dict[str, Any]) -> dict[str, Any]:
+    """What the board page shows of its snapshot: one row per player, holding their High and Low.
+
+    Page only (the snapshot's JSON stays as it is): each row carries the player's registration id,
+    each cell its place in its column, the prize won in that column (final board) and, for High,
+    the card each wild stands for.
+    """
+    ids = dict(
+        event.registrations.filter(
+            status__in=[RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN]
+        ).values_list("label", "pk")
+    )
+    high_prizes, low_prizes = _column_prizes(board)
+    rows: dict[str, dict[str, Any]] = {}
+
+    def row(label: str) -> dict[str, Any]:
+        return rows.setdefault(label, {"id": ids[label], "label": label, "high": None, "low": None})
+
+    for index, entry in enumerate(board["high"]):
+        codes = [card["code"] for card in entry["cards"]]
+        wild = entry["wild_rank"] if entry["held"] >= 5 else None
+        row(entry["player"])["high"] = {
+            **entry,
+            "index": index,
+            "prize": high_prizes.get(entry["player"]),
+            "cards": [{**card, "wild": card["code"][0] == wild} for card in entry["cards"]],
+            "stands_for": [
+                {"card": card_face(printed), "as": card_face(meant)}
+                for printed, meant in wild_stands_for(tuple(codes), wild)
+            ],
+        }
+    for index, entry in enumerate(board["low"]):
+        row(entry["player"])["low"] = {
+            **entry,
+            "index": index,
+            "prize": low_prizes.get(entry["player"]),
+        }
+    return {
+        "event": event,
+        "board": board,
+        "rows": list(rows.values()),
+        "high_count": len(board["high"]),
+        "low_count": len(board["low"]),
+    }
+
+
+def _column_prizes(board: dict[str, Any]) -> tuple[dict[str, int], dict[str, int]]:
+    """Dollars won in the High column and in the Low column, by label (final board only)."""
+    if not board["final"] or not board["pool"]["confirmed"]:
+        return {}, {}
+    high = [r["player"] for r in board["high"] if r["place"] == 1]
+    low = [r["player"] for r in board["low"] if r["place"] == 1]
+    split = allocate(board["pool"]["pool"], high, low)
+    return {p: split.high_each for p in high}, {p: split.low_each for p in low}
+
+
+@lru_cache(maxsize=4096)
+def wild_stands_for(five: tuple[str, ...], wild_rank: str | None) -> tuple[tuple[str, str], ...]:
+    """Each wild card of a High five that stands for another card, and the card it stands for.
+
+    As many substitutions as the evaluator counts; a wild used as printed is left out. Suits only
+    matter for a flush: otherwise any suit the other cards leave free is shown.
+    """
+    if wild_rank is None or len(five) < 5:
+        return ()
+    value = evaluate_high(five, wild_rank)
+    wilds = [card for card in five if card[0] == wild_rank]
+    natural = [card for card in five if card[0] != wild_rank]
+    if not value.substitutions or not wilds:
+        return ()
+    if value.category == "Five of a Kind":
+        rank = natural[0][0]
+        return tuple((card, rank + card[1]) for card in wilds)
+    suits = {card[1] for card in natural}
+    flush = value.category in ("Flush", "Straight Flush", "Royal Flush")
+    if flush:
+        suit = min(suits) if suits else wilds[0][1]
+    else:
+        suit = next((s for s in "shdc" if s not in suits), "s")
+    best: tuple[Any, tuple[tuple[str, str], ...]] | None = None
+    for moving in combinations(wilds, value.substitutions):
+        printed = list(wilds)
+        for card in moving:
+            printed.remove(card)
+        for ranks in product(RANKS, repeat=len(moving)):
+            meant = [rank + suit for rank in ranks]
+            hand = evaluate_high([*natural, *printed, *meant], None)
+            if best is None or hand > best[0]:
+                best = (hand, tuple(zip(moving, meant, strict=True)))
+    if best is None:
+        return ()
+    if flush:
+        return best[1]
+    # Shown in suits no other card of the five has, when that changes nothing in the hand.
+    distinct = _distinct_suits(five, best[1])
+    swapped = dict(distinct)
+    if evaluate_high([swapped.get(c, c) for c in five], None) == best[0]:
+        return distinct
+    return best[1]
+
+
+def _distinct_suits(
+    five: tuple[str, ...], stands: tuple[tuple[str, str], ...]
+) -> tuple[tuple[str, str], ...]:
+    """The same ranks, each in a suit no other card of the five shows, where one is free."""
+    shown = {card for card in five if card not in {wild for wild, _ in stands}}
+    chosen = []
+    for wild, meant in stands:
+        card = next((meant[0] + s for s in "shdc" if meant[0] + s not in shown), meant)
+        shown.add(card)
+        chosen.append((wild, card))
+    return tuple(chosen)
+
+
+def final_results(event: Event) -> dict[str, Any] | None:
+    """The final results page: winners, payouts, the pool's arithmetic, commitment and seed.
+
+    None until the event is final. Everything shown is public by then.
+    """
+    if event.phase != Phase.FINALIZED:
+        return None
+    players = list(
+        event.registrations.filter(
+            status__in=[RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN]
+        ).order_by("check_in_order")
+    )
+    held = hands(event, players)
+    pool = pool_summary(event)
+    high_winners = [r for r in players if r.high_place == 1]
+    low_winners = [r for r in players if r.low_place == 1]
+    split = allocate(pool["pool"], [r.pk for r in high_winners], [r.pk for r in low_winners])
+    finalized = (
+        AuditEntry.objects.filter(event=event, action="event_finalized").order_by("-seq").first()
+    )
+    seed = finalized.details.get("seed") if finalized is not None else None
+
+    def hand_of(r: Registration, *, low: bool) -> dict[str, Any]:
+        hand = held[r.pk]
+        value = evaluate_low(hand.cards) if low else evaluate_high(hand.cards, hand.wild_rank)
+        shown = low_five(hand.cards) if low else best_five(hand.cards, hand.wild_rank)
+        wild = None if low else hand.wild_rank
+        return {
+            "player": r.label,
+            "cards": [{**card_face(c), "wild": c[0] == wild} for c in shown],
+            "description": value.description,
+            "wild_rank": hand.wild_rank,
+            "stands_for": [
+                {"card": card_face(printed), "as": card_face(meant)}
+                for printed, meant in wild_stands_for(shown, wild)
+            ],
+        }
+
+    low_share = split.low_share
+    low_paid = split.low_each * len(low_winners)
+    return {
+        "event": event_summary(event),
+        "pool": pool,
+        "adjusted": sum(a["amount"] for a in pool["adjustments"]),
+        "split": {
+            "low_share": low_share,
+            "high_share_before": pool["pool"] - low_share,
+            "low_each": split.low_each,
+            "low_winners": len(low_winners),
+            "low_paid": low_paid,
+            "low_moved": low_share - low_paid,
+            "high_share": split.high_share,
+            "high_each": split.high_each,
+            "high_winners": len(high_winners),
+            "high_paid": split.high_each * len(high_winners),
+            "unallocated": split.unallocated,
+            "notes": list(split.notes),
+        },
+        "high_winners": [{**hand_of(r, low=False), "prize": split.high_each} for r in high_winners],
+        "low_winners": [{**hand_of(r, low=True), "prize": split.low_each} for r in low_winners],
+        "payouts": sorted(
+            (
+                {
+                    "player": r.label,
+                    "status": r.status,
+                    "high_place": r.high_place,
+                    "low_place": r.low_place,
+                    "award": r.award or 0,
+                }
+                for r in players
+            ),
+            key=lambda p: (-p["award"], p["high_place"] or 10**9, p["player"]),
+        ),
+        "unallocated": event.unallocated or 0,
+        "commitment": event.commitment or None,
+        "seed": seed,
+        "seed_matches": (
+            seed is not None and hashlib.sha256(bytes.fromhex(seed)).hexdigest() == event.commitment
+        ),
+    }
 
 
 def player_snapshot(registration: Registration) -> dict:

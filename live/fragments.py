@@ -11,13 +11,14 @@ from typing import Any
 from django.template.loader import render_to_string
 
 from events.models import Event
+from events.snapshots import board_page
 from house import selectors
 from web.errors import fresh_key
 
 
 def board_html(event: Event, board: dict[str, Any]) -> str:
     """The board's rows, progress and head (`web/_board.html`)."""
-    return render_to_string("web/_board.html", {"board": board, "event": event})
+    return render_to_string("web/_board.html", board_page(event, board))
 
 
 def player_html(event: Event, me: dict[str, Any]) -> str:

@@ -28,6 +28,7 @@ def test_it_sends_a_snapshot_with_the_version_on_connect() -> None:
     table = make_table(players=2, start=True)
     event = table.refresh()
     expected = board_snapshot(event)
+    html = board_html(event, expected)  # reads the players' ids: rendered before the event loop
 
     async def scenario() -> None:
         socket = await open_socket(path(event.pk))
@@ -37,7 +38,7 @@ def test_it_sends_a_snapshot_with_the_version_on_connect() -> None:
             "stream": "board",
             "version": event.version,
             "data": expected,
-            "html": board_html(event, expected),
+            "html": html,
         }
         assert await socket.receive_nothing(timeout=0.2)
         await socket.disconnect()
