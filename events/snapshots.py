@@ -1,14 +1,20 @@
 """What the board, a player and House see: JSON-ready snapshots shared by pages, API and sockets.
 
+The snapshots are typed (`Board`, `PlayerState`, `HouseTable`): TypedDicts, so what the API and
+the sockets send stays plain JSON while mypy checks every reader. The board's read model
+(`BoardView`) adds whose each row is, for the pages' row ids; the player's is `PlayerState`;
+House's dashboard is built on `HouseTable` (`house.selectors.dashboard`).
+
 Nothing here ever carries a face-down card's identity, an email or a push endpoint.
 """
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import combinations, product
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from django.db.models import Q
 from django.utils import timezone
@@ -32,8 +38,175 @@ from scoring.standings import Hand, Place, Standings
 
 REVEAL_SECONDS = 10  # how long a page load still shows the revealed starting offer
 
+# A card as every page and snapshot shows it (`cards.names.card_face`): code, rank, suit, symbol,
+# name; some carry more (a slot, where it came from, whether it is wild or kept).
+CardFace = dict[str, Any]
 
-def event_summary(event: Event) -> dict[str, Any]:
+
+class EventSummary(TypedDict):
+    id: int
+    name: str
+    venue: str
+    date: str
+    time_zone: str
+    format: str
+    format_label: str
+    games: int
+    offered: int
+    starting: int
+    kept: int
+    contribution: int
+    remainder_policy: str
+    phase: str
+    registration_open: bool
+    commitment: str | None
+    version: int
+
+
+class Adjustment(TypedDict):
+    amount: int
+    explanation: str
+
+
+class PoolSummary(TypedDict):
+    contribution: int
+    participants: int
+    base: int
+    confirmed: bool
+    pool: int | None
+    adjustments: list[Adjustment]
+    unallocated: int | None
+
+
+class BoardRow(TypedDict):
+    """One place on the board: the player's label (public), never who they are otherwise."""
+
+    place: int
+    player: str
+    cards: list[CardFace]
+    held: int
+    wild_rank: str | None
+    category: str
+    description: str
+    award: NotRequired[int | None]  # once the event is final
+
+
+class BoardProgress(TypedDict):
+    players: int
+    kept: int
+    to_keep: int
+
+
+class Board(TypedDict):
+    """The public board's snapshot."""
+
+    event: EventSummary
+    version: int
+    progress: BoardProgress
+    high: list[BoardRow]
+    low: list[BoardRow]
+    final: bool
+    pool: PoolSummary
+
+
+# A wild card of a High hand ("card") and the card it stands for ("as", a Python keyword).
+StandsFor = TypedDict("StandsFor", {"card": CardFace, "as": CardFace})
+
+
+@dataclass(frozen=True, slots=True)
+class BoardEntry:
+    """A board row and whose it is (the page's row id; not in the public snapshot).
+
+    Page only, beside it: the prize won in this row's column (final board, winners), and for High
+    the card each wild of the hand stands for.
+    """
+
+    registration_id: int
+    row: BoardRow
+    prize: int | None = None
+    stands_for: tuple[StandsFor, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BoardView:
+    """The board's read model: the snapshot, whose each row is, and the standings it shows.
+
+    The board page's first render and every pushed board fragment are rendered from it.
+    """
+
+    data: Board
+    high: tuple[BoardEntry, ...]
+    low: tuple[BoardEntry, ...]
+    standings: Standings[int] | None  # None once the event is final
+
+    @property
+    def version(self) -> int:
+        return self.data["version"]
+
+
+class PlayerState(TypedDict):
+    """One player's own state: the player page's panel, the API's and the socket's snapshot."""
+
+    registration_id: int
+    label: str
+    status: str
+    paused: bool
+    version: int
+    event_version: int
+    next_step: dict[str, str]
+    hand: list[CardFace]
+    slots: int
+    wild_rank: str | None
+    wild_indicator: CardFace | None
+    pending: dict[str, Any] | None  # face-down cards are slots only
+    reveal: dict[str, Any] | None
+    empty: list[int]
+    games: list[dict[str, Any]]
+    high_place: int | None
+    low_place: int | None
+    ranked: int
+    award: int | None
+    final: bool
+
+
+class PendingChoice(TypedDict):
+    kind: str
+    since: str
+    waited_seconds: int
+    reminded_at: str | None
+
+
+class HouseRow(TypedDict):
+    """One player in House's table."""
+
+    registration_id: int
+    label: str
+    status: str
+    late: bool
+    paused: bool
+    games: int
+    kept: int
+    open_reviews: int
+    wild_rank: str | None
+    pending: PendingChoice | None
+    high_place: int | None
+    low_place: int | None
+    award: int | None
+
+
+class HouseTable(TypedDict):
+    """House's snapshot: every player, the counts, the pool and what finalizing waits for."""
+
+    event: EventSummary
+    version: int
+    players: list[HouseRow]
+    counts: dict[str, int]
+    pool: PoolSummary
+    blockers: list[str]
+    supported_places: int | None
+
+
+def event_summary(event: Event) -> EventSummary:
     rules = event.rules
     return {
         "id": event.pk,
@@ -56,13 +229,19 @@ def event_summary(event: Event) -> dict[str, Any]:
     }
 
 
-def board_snapshot(event: Event) -> dict[str, Any]:
+def board_snapshot(event: Event) -> Board:
     """The public board: live High and Low standings and progress. Public state only."""
-    return board_with_standings(event)[0]
+    return board_view(event).data
 
 
-def board_with_standings(event: Event) -> tuple[dict[str, Any], Standings[int] | None]:
+def board_with_standings(event: Event) -> tuple[Board, Standings[int] | None]:
     """The board, and the provisional standings it shows (None once the event is final)."""
+    view = board_view(event)
+    return view.data, view.standings
+
+
+def board_view(event: Event) -> BoardView:
+    """The board's read model (see `BoardView`)."""
     players = list(
         event.registrations.filter(status=RegistrationStatus.CHECKED_IN).order_by("check_in_order")
     )
@@ -76,7 +255,7 @@ def board_with_standings(event: Event) -> tuple[dict[str, Any], Standings[int] |
         table = standings_of(players, held)
         high = _rows(table.high, labels, held, low=False)
         low = _rows(table.low, labels, held, low=True)
-    board = {
+    board: Board = {
         "event": event_summary(event),
         "version": event.version,
         "progress": {
@@ -84,19 +263,20 @@ def board_with_standings(event: Event) -> tuple[dict[str, Any], Standings[int] |
             "kept": sum(len(hand.cards) for hand in held.values()),
             "to_keep": len(players) * event.rules.kept,
         },
-        "high": high,
-        "low": low,
+        "high": [entry.row for entry in high],
+        "low": [entry.row for entry in low],
         "final": event.phase == Phase.FINALIZED,
         "pool": pool_summary(event),
     }
-    return board, table
+    _with_prizes(board, high, low)
+    return BoardView(board, tuple(high), tuple(low), table)
 
 
-def pool_summary(event: Event) -> dict[str, Any]:
+def pool_summary(event: Event) -> PoolSummary:
     """The pool as House sees it: while provisional, the base plus the adjustments in force."""
     count = participants(event)
     base = event.contribution * count
-    adjustments: list[dict[str, Any]] = [
+    adjustments: list[Adjustment] = [
         {"amount": a, "explanation": e}
         for a, e in event.adjustments.order_by("id").values_list("amount", "explanation")
     ]
@@ -114,28 +294,26 @@ def pool_summary(event: Event) -> dict[str, Any]:
 
 def _rows(
     places: tuple[Place[int], ...], labels: dict[int, str], held: dict[int, Hand], *, low: bool
-) -> list[dict[str, Any]]:
+) -> list[BoardEntry]:
     rows = []
     for entry in places:
         hand = held[entry.player]
         shown = low_five(hand.cards) if low else best_five(hand.cards, hand.wild_rank)
-        rows.append(
-            {
-                "place": entry.place,
-                "player": labels[entry.player],
-                "cards": [card_face(c) for c in shown],
-                "held": len(hand.cards),
-                "wild_rank": hand.wild_rank,
-                "category": entry.value.category,
-                "description": entry.value.description,
-            }
-        )
+        row: BoardRow = {
+            "place": entry.place,
+            "player": labels[entry.player],
+            "cards": [card_face(c) for c in shown],
+            "held": len(hand.cards),
+            "wild_rank": hand.wild_rank,
+            "category": entry.value.category,
+            "description": entry.value.description,
+        }
+        stands = () if low else _stands_for(shown, hand.wild_rank)
+        rows.append(BoardEntry(entry.player, row, stands_for=stands))
     return rows
 
 
-def _final_rows(
-    players: list[Registration], held: dict[int, Hand], field: str
-) -> list[dict[str, Any]]:
+def _final_rows(players: list[Registration], held: dict[int, Hand], field: str) -> list[BoardEntry]:
     rows = []
     placed = sorted((p for p in players if getattr(p, field)), key=lambda p: getattr(p, field))
     for r in placed:
@@ -143,75 +321,39 @@ def _final_rows(
         is_low = field == "low_place"
         value = evaluate_low(hand.cards) if is_low else evaluate_high(hand.cards, hand.wild_rank)
         shown = low_five(hand.cards) if is_low else best_five(hand.cards, hand.wild_rank)
-        rows.append(
-            {
-                "place": getattr(r, field),
-                "player": r.label,
-                "cards": [card_face(c) for c in shown],
-                "held": len(hand.cards),
-                "wild_rank": hand.wild_rank,
-                "category": value.category,
-                "description": value.description,
-                "award": r.award,
-            }
-        )
+        final: BoardRow = {
+            "place": getattr(r, field),
+            "player": r.label,
+            "cards": [card_face(c) for c in shown],
+            "held": len(hand.cards),
+            "wild_rank": hand.wild_rank,
+            "category": value.category,
+            "description": value.description,
+            "award": r.award,
+        }
+        stands = () if is_low else _stands_for(shown, hand.wild_rank)
+        rows.append(BoardEntry(r.pk, final, stands_for=stands))
     return rows
 
 
-def board_page(event: Event, board: dict[str, Any]) -> dict[str, Any]:
-    """What the board page shows of its snapshot: one row per player, holding their High and Low.
+def _with_prizes(board: Board, high: list[BoardEntry], low: list[BoardEntry]) -> None:
+    """Give each winner of the final board the prize won in that column (High or Low)."""
+    if not board["final"] or not board["pool"]["confirmed"] or board["pool"]["pool"] is None:
+        return
+    high_winners = [e.registration_id for e in high if e.row["place"] == 1]
+    low_winners = [e.registration_id for e in low if e.row["place"] == 1]
+    split = allocate(board["pool"]["pool"], high_winners, low_winners)
+    for entries, each in ((high, split.high_each), (low, split.low_each)):
+        for index, entry in enumerate(entries):
+            if entry.row["place"] == 1:
+                entries[index] = replace(entry, prize=each)
 
-    Page only (the snapshot's JSON stays as it is): each row carries the player's registration id,
-    each cell its place in its column, the prize won in that column (final board) and, for High,
-    the card each wild stands for.
-    """
-    ids = dict(
-        event.registrations.filter(
-            status__in=[RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN]
-        ).values_list("label", "pk")
+
+def _stands_for(cards: tuple[str, ...], wild_rank: str | None) -> tuple[StandsFor, ...]:
+    return tuple(
+        {"card": card_face(printed), "as": card_face(meant)}
+        for printed, meant in wild_stands_for(cards, wild_rank)
     )
-    high_prizes, low_prizes = _column_prizes(board)
-    rows: dict[str, dict[str, Any]] = {}
-
-    def row(label: str) -> dict[str, Any]:
-        return rows.setdefault(label, {"id": ids[label], "label": label, "high": None, "low": None})
-
-    for index, entry in enumerate(board["high"]):
-        codes = [card["code"] for card in entry["cards"]]
-        wild = entry["wild_rank"] if entry["held"] >= 5 else None
-        row(entry["player"])["high"] = {
-            **entry,
-            "index": index,
-            "prize": high_prizes.get(entry["player"]),
-            "cards": [{**card, "wild": card["code"][0] == wild} for card in entry["cards"]],
-            "stands_for": [
-                {"card": card_face(printed), "as": card_face(meant)}
-                for printed, meant in wild_stands_for(tuple(codes), wild)
-            ],
-        }
-    for index, entry in enumerate(board["low"]):
-        row(entry["player"])["low"] = {
-            **entry,
-            "index": index,
-            "prize": low_prizes.get(entry["player"]),
-        }
-    return {
-        "event": event,
-        "board": board,
-        "rows": list(rows.values()),
-        "high_count": len(board["high"]),
-        "low_count": len(board["low"]),
-    }
-
-
-def _column_prizes(board: dict[str, Any]) -> tuple[dict[str, int], dict[str, int]]:
-    """Dollars won in the High column and in the Low column, by label (final board only)."""
-    if not board["final"] or not board["pool"]["confirmed"]:
-        return {}, {}
-    high = [r["player"] for r in board["high"] if r["place"] == 1]
-    low = [r["player"] for r in board["low"] if r["place"] == 1]
-    split = allocate(board["pool"]["pool"], high, low)
-    return {p: split.high_each for p in high}, {p: split.low_each for p in low}
 
 
 @lru_cache(maxsize=4096)
@@ -286,9 +428,10 @@ def final_results(event: Event) -> dict[str, Any] | None:
     )
     held = hands(event, players)
     pool = pool_summary(event)
+    total = event.confirmed_pool or 0  # a final event's pool is confirmed
     high_winners = [r for r in players if r.high_place == 1]
     low_winners = [r for r in players if r.low_place == 1]
-    split = allocate(pool["pool"], [r.pk for r in high_winners], [r.pk for r in low_winners])
+    split = allocate(total, [r.pk for r in high_winners], [r.pk for r in low_winners])
     finalized = (
         AuditEntry.objects.filter(event=event, action="event_finalized").order_by("-seq").first()
     )
@@ -304,10 +447,7 @@ def final_results(event: Event) -> dict[str, Any] | None:
             "cards": [{**card_face(c), "wild": c[0] == wild} for c in shown],
             "description": value.description,
             "wild_rank": hand.wild_rank,
-            "stands_for": [
-                {"card": card_face(printed), "as": card_face(meant)}
-                for printed, meant in wild_stands_for(shown, wild)
-            ],
+            "stands_for": _stands_for(shown, wild),
         }
 
     low_share = split.low_share
@@ -318,7 +458,7 @@ def final_results(event: Event) -> dict[str, Any] | None:
         "adjusted": sum(a["amount"] for a in pool["adjustments"]),
         "split": {
             "low_share": low_share,
-            "high_share_before": pool["pool"] - low_share,
+            "high_share_before": total - low_share,
             "low_each": split.low_each,
             "low_winners": len(low_winners),
             "low_paid": low_paid,
@@ -354,14 +494,14 @@ def final_results(event: Event) -> dict[str, Any] | None:
     }
 
 
-def player_snapshot(registration: Registration) -> dict:
+def player_snapshot(registration: Registration) -> PlayerState:
     """One player's own page: next step, hand, pending choice, games, places."""
     return player_snapshots([registration])[registration.pk]
 
 
 def player_snapshots(
     registrations: list[Registration], standings: Standings[int] | None = None
-) -> dict[int, dict[str, Any]]:
+) -> dict[int, PlayerState]:
     """`player_snapshot` for several players of one event, in four queries whatever their number.
 
     Each registration's `event` must be loaded; `standings`, when given, are the event's
@@ -446,7 +586,7 @@ def _player(
     offer_cards: dict[int, list[DealtCard]],
     results: list[dict[str, Any]],
     table: Standings[int] | None,
-) -> dict[str, Any]:
+) -> PlayerState:
     event = registration.event
     pending = None
     if offer is not None:
@@ -571,7 +711,7 @@ def _rank_word(rank: str) -> str:
     return {"T": "10"}.get(rank, rank)
 
 
-def house_snapshot(event: Event) -> dict[str, Any]:
+def house_snapshot(event: Event) -> HouseTable:
     """House's players table and checklist. House sees no face-down card either."""
     now = timezone.now()
     registrations = list(event.registrations.order_by("status", "check_in_order", "id"))
@@ -579,7 +719,7 @@ def house_snapshot(event: Event) -> dict[str, Any]:
     offers = {
         o.registration_id: o for o in Offer.objects.pending().filter(registration__event=event)
     }
-    rows = []
+    rows: list[HouseRow] = []
     for r in registrations:
         offer = offers.get(r.pk)
         rows.append(

@@ -18,8 +18,8 @@ from events.errors import DomainError
 from events.models import Event, Phase, Registration
 from events.selectors import event_list_public, events_of
 from events.snapshots import (
-    board_page,
     board_snapshot,
+    board_view,
     event_summary,
     final_results,
     player_snapshot,
@@ -227,11 +227,14 @@ def settings_page(request: HttpRequest) -> HttpResponse:
 def board(request: HttpRequest, event_id: int) -> HttpResponse:
     """The projector view; `?kiosk=1` hides the chrome, `?seconds=N` (2-60) sets the paging."""
     event = _event(event_id)
+    view = board_view(event)
     return render(
         request,
         "web/board.html",
         {
-            **board_page(event, board_snapshot(event)),
+            "event": event,
+            "board": view.data,
+            "view": view,
             "follow": follow(request, event),
             "kiosk": request.GET.get("kiosk") == "1",
             "page_seconds": _page_seconds(request.GET.get("seconds")),
@@ -247,7 +250,7 @@ def _page_seconds(asked: str | None) -> int:
 
 def board_partial(request: HttpRequest, event_id: int) -> HttpResponse:
     event = _event(event_id)
-    return render(request, "web/_board.html", board_page(event, board_snapshot(event)))
+    return render(request, "web/_board.html", {"event": event, "view": board_view(event)})
 
 
 def board_final(request: HttpRequest, event_id: int) -> HttpResponse:

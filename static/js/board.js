@@ -1,9 +1,9 @@
-// The board: places each player's High and Low cells in their columns, keeps the top places on
-// screen and pages through the rest every few seconds; rows that change glow briefly; kiosk mode.
+// The board: keeps the top places of High and Low on screen and pages through the rest every few
+// seconds, both columns together; rows that change glow briefly; kiosk mode.
 //
-// Rows arrive from the server in any number and may be replaced at any time (a whole fragment or
-// one `board-row-<id>` at a time): a MutationObserver lays the grid out again before the browser
-// paints, keeping the page the board was on, so a live update never jumps or drops a row.
+// Rows may be replaced, added, moved or removed at any time by a live update: the layout runs
+// again before the browser paints, keeping the page the board was on, so an update never makes
+// the board jump or drop a row.
 (function () {
   "use strict";
   const root = document.getElementById("board");
@@ -16,49 +16,42 @@
   let page = 0;
   let pages = 1;
 
-  function sorted(grid, column) {
-    return Array.from(grid.querySelectorAll(".cell." + column)).sort(
-      (a, b) => Number(a.dataset.index) - Number(b.dataset.index)
-    );
+  function lists() {
+    return Array.from(root.querySelectorAll(".board-list"));
   }
 
-  function unpage(grid) {
-    grid.classList.remove("paged");
-    grid.querySelectorAll(".cell").forEach((cell) => {
-      cell.hidden = false;
-      cell.style.gridRow = "";
-      cell.classList.remove("pinned", "last-pinned");
+  function rowsOf(list) {
+    return Array.from(list.children).filter((row) => row.classList.contains("board-row"));
+  }
+
+  // How many rows fit between the top of the lists and the bottom of the window.
+  function fitting(columns) {
+    let top = 0;
+    let height = 1;
+    columns.forEach((rows, i) => {
+      top = Math.max(top, lists()[i].getBoundingClientRect().top);
+      rows.slice(0, PINNED + 1).forEach((row) => {
+        row.hidden = false;
+        height = Math.max(height, row.getBoundingClientRect().height);
+      });
     });
-  }
-
-  // How many rows fit between the grid's top and the bottom of the window.
-  function fitting(grid, sample) {
-    sample.hidden = false;
-    const head = grid.querySelector(".col-head");
-    const rowHeight = Math.max(sample.getBoundingClientRect().height, 1);
-    const top = grid.getBoundingClientRect().top + (head ? head.getBoundingClientRect().height : 0);
     const room = window.innerHeight - top - (pager ? 28 : 0);
-    return Math.max(2, Math.floor(room / rowHeight));
+    return Math.max(2, Math.floor(room / height));
   }
 
   function layout() {
-    const grid = root.querySelector(".board-grid");
-    if (!grid) {
+    const columns = lists().map(rowsOf);
+    if (narrow.matches || !columns.length) {
+      columns.flat().forEach((row) => {
+        row.hidden = false;
+        row.classList.remove("pinned", "last-pinned");
+      });
       pages = 1;
       showPager();
       return;
     }
-    if (narrow.matches) {
-      unpage(grid);
-      pages = 1;
-      showPager();
-      return;
-    }
-    grid.classList.add("paged");
-    const columns = [sorted(grid, "high"), sorted(grid, "low")];
-    const longest = Math.max(columns[0].length, columns[1].length);
-    const sample = columns[0][0] || columns[1][0];
-    const fits = sample ? fitting(grid, sample) : longest;
+    const longest = Math.max(...columns.map((rows) => rows.length));
+    const fits = fitting(columns);
     let pinned = longest;
     let per = 1;
     if (longest > fits) {
@@ -69,14 +62,12 @@
       pages = 1;
     }
     if (page >= pages) page = pages - 1; // fewer pages after an update: stay as near as possible
-    columns.forEach((cells) => {
-      cells.forEach((cell, i) => {
+    columns.forEach((rows) => {
+      rows.forEach((row, i) => {
         const isPinned = i < pinned;
-        const onPage = isPinned || Math.floor((i - pinned) / per) === page;
-        cell.classList.toggle("pinned", isPinned);
-        cell.classList.toggle("last-pinned", pages > 1 && i === pinned - 1);
-        cell.hidden = !onPage;
-        cell.style.gridRow = onPage ? String(2 + (isPinned ? i : pinned + ((i - pinned) % per))) : "";
+        row.classList.toggle("pinned", isPinned);
+        row.classList.toggle("last-pinned", pages > 1 && i === pinned - 1);
+        row.hidden = !(isPinned || Math.floor((i - pinned) / per) === page);
       });
     });
     showPager();
@@ -90,44 +81,41 @@
 
   function turn(step) {
     if (pages <= 1 || document.hidden) return;
-    page = (page + (step || 1) + pages) % pages;
-    const grid = root.querySelector(".board-grid");
+    page = (page + step + pages) % pages;
     layout();
-    if (grid && !reduced.matches) {
-      grid.classList.remove("turning");
-      void grid.offsetWidth; // restart the animation
-      grid.classList.add("turning");
-    }
+    if (reduced.matches) return;
+    lists().forEach((list) => {
+      list.classList.remove("turning");
+      void list.offsetWidth; // restart the animation
+      list.classList.add("turning");
+    });
   }
 
-  // A cell's identity across replacements: its player's row and its column.
-  function keyOf(cell) {
-    const row = cell.closest(".board-row");
-    return (row ? row.id : "") + (cell.classList.contains("high") ? ":high" : ":low");
-  }
-
-  function cellsIn(nodes) {
+  function rowsIn(nodes) {
     const found = [];
     nodes.forEach((node) => {
       if (node.nodeType !== 1) return;
-      if (node.matches(".cell")) found.push(node);
-      node.querySelectorAll(".cell").forEach((cell) => found.push(cell));
+      if (node.matches(".board-row")) found.push(node);
+      node.querySelectorAll(".board-row").forEach((row) => found.push(row));
     });
     return found;
   }
 
+  // Rows arrive whole (a snapshot) or one by one (an update replaces a row by its id, inserts,
+  // removes or moves rows): lay out again before the page is painted, and let a row whose place,
+  // hand or prize changed glow.
   const observer = new MutationObserver((mutations) => {
     const before = new Map();
     const added = [];
     mutations.forEach((m) => {
-      cellsIn(m.removedNodes).forEach((cell) => before.set(keyOf(cell), cell.dataset.sig));
-      added.push(...cellsIn(m.addedNodes));
+      rowsIn(m.removedNodes).forEach((row) => before.set(row.id, row.dataset.sig));
+      added.push(...rowsIn(m.addedNodes));
     });
     if (!before.size && !added.length) return;
     layout();
-    added.forEach((cell) => {
-      const was = before.get(keyOf(cell));
-      if (was !== undefined && was !== cell.dataset.sig) cell.classList.add("changed");
+    added.forEach((row) => {
+      const was = before.get(row.id);
+      if (was !== undefined && was !== row.dataset.sig) row.classList.add("changed");
     });
   });
   observer.observe(root, { childList: true, subtree: true });

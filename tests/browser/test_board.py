@@ -40,12 +40,12 @@ def board_page(browser: Any, url: str, **options: Any) -> Any:
     context = browser.new_context(viewport=PROJECTOR, **options)
     page = context.new_page()
     page.goto(url)
-    expect(page.locator(".board-grid.paged")).to_be_visible(timeout=WAIT)
+    expect(page.locator(".board-list").first).to_be_visible(timeout=WAIT)
     return page
 
 
 def visible(page: Any, column: str) -> list[str]:
-    return list(page.locator(f".cell.{column}:not([hidden]) .who").all_inner_texts())
+    return list(page.locator(f"#board-{column} .board-row:not([hidden]) .who").all_inner_texts())
 
 
 def pager(page: Any) -> tuple[int, int]:
@@ -85,7 +85,7 @@ def every_player_within_one_paging_cycle(server: str, browser: Any, table: Table
             assert 3 < len(shown) < PLAYERS
             seen[column].update(shown)
             # Everything shown fits on the screen: no row below the bottom edge.
-            boxes = page.locator(f".cell.{column}:not([hidden])").evaluate_all(
+            boxes = page.locator(f"#board-{column} .board-row:not([hidden])").evaluate_all(
                 "cells => cells.map(c => c.getBoundingClientRect().bottom)"
             )
             assert max(boxes) <= PROJECTOR["height"]
@@ -104,11 +104,11 @@ def every_player_within_one_paging_cycle(server: str, browser: Any, table: Table
 def readable_with_no_sign_in_link(server: str, browser: Any, table: Table) -> None:
     url = f"{server}/board/{table.event.pk}/"
     page = board_page(browser, url)
-    sizes = page.locator(".cell:not([hidden]) .card .corner.top").evaluate_all(
+    sizes = page.locator(".board-row:not([hidden]) .card .corner.top").evaluate_all(
         "corners => corners.map(c => parseFloat(getComputedStyle(c).fontSize))"
     )
     assert sizes and min(sizes) >= 32
-    heights = page.locator(".cell:not([hidden]) .card .corner.top").evaluate_all(
+    heights = page.locator(".board-row:not([hidden]) .card .corner.top").evaluate_all(
         "corners => corners.map(c => c.getBoundingClientRect().height)"
     )
     assert min(heights) >= 32  # rank and suit, each line at least 32 px
@@ -122,7 +122,7 @@ def readable_with_no_sign_in_link(server: str, browser: Any, table: Table) -> No
     assert page.locator(".qr svg path.qrline").get_attribute("d") == expected[1]
     expect(page.locator(".follow .address")).to_have_text(event_url.split("://")[1].rstrip("/"))
     # Which card each wild stands for, beside the complete hands.
-    assert page.locator(".cell.high .wild-note").count() >= 1
+    assert page.locator("#board-high .wild-note").count() >= 1
     kiosk = board_page(browser, url + "?kiosk=1")
     expect(kiosk.locator(".board-bar")).to_be_hidden()
     assert kiosk.locator("a[href*='login']").count() == 0
@@ -138,13 +138,13 @@ def pages_turn_without_animation_when_motion_is_reduced(
     page = board_page(browser, f"{server}/board/{table.event.pk}/?seconds=60")
     page.emulate_media(reduced_motion="reduce")
     page.keyboard.press("ArrowRight")
-    names = page.locator(".cell:not([hidden])").evaluate_all(
+    names = page.locator(".board-row:not([hidden])").evaluate_all(
         "cells => cells.map(c => getComputedStyle(c).animationName)"
     )
     assert set(names) == {"none"}
     moving = board_page(browser, f"{server}/board/{table.event.pk}/?seconds=60")
     moving.keyboard.press("ArrowRight")
-    animated = moving.locator(".cell:not([hidden]):not(.pinned)").evaluate_all(
+    animated = moving.locator(".board-row:not([hidden]):not(.pinned)").evaluate_all(
         "cells => cells.map(c => getComputedStyle(c).animationName)"
     )
     assert set(animated) == {"page-in"}
@@ -168,12 +168,13 @@ def test_a_live_update_while_paging_keeps_the_page_and_every_row(
     table.report(table.players[-1], 1, "loss")
     expect(page.locator(".board-facts.muted").first).not_to_have_text(before, timeout=WAIT)
     assert pager(page) == (at, pages)
-    assert page.locator(".cell.high").count() == page.locator(".cell.low").count() == PLAYERS
+    for column in ("high", "low"):
+        assert page.locator(f"#board-{column} .board-row").count() == PLAYERS
     shown = visible(page, "high")
     assert len(shown) == len(shown_before)
     assert shown[:3] == shown_before[:3]
-    indexes = page.locator(".cell.high:not([hidden])").evaluate_all(
-        "cells => cells.map(c => Number(c.dataset.index))"
+    indexes = page.locator("#board-high .board-row").evaluate_all(
+        "rows => rows.flatMap((r, i) => r.hidden ? [] : [i])"
     )
     per = len(indexes) - 3
     assert indexes[3:] == sorted(indexes[3:])
@@ -186,12 +187,12 @@ def test_the_final_board_shows_each_prize_in_its_column(server: str, browser: An
     event = table.refresh()
     page = board_page(browser, f"{server}/board/{event.pk}/")
     for r in event.registrations.filter(status=RegistrationStatus.CHECKED_IN):
-        row = page.locator(f"#board-row-{r.pk}")
-        high, low = row.locator(".cell.high .prize"), row.locator(".cell.low .prize")
+        high = page.locator(f"#board-row-{r.pk} .prize")
+        low = page.locator(f"#board-row-{r.pk}-low .prize")
         assert high.count() == (1 if r.high_place == 1 else 0)
         assert low.count() == (1 if r.low_place == 1 else 0)
     total = sum(
-        int(text.removeprefix("won $")) for text in page.locator(".cell .prize").all_inner_texts()
+        int(text.removeprefix("won $")) for text in page.locator(".board-row .prize").all_inner_texts()
     )
     assert total + (event.unallocated or 0) == event.confirmed_pool
     expect(page.locator(".unallocated")).to_have_text(f"Unallocated ${event.unallocated}")

@@ -148,7 +148,9 @@ def test_a_league_event_from_sign_up_to_the_audit(
     assert "is wild for your High hand" in player.content()
     shot(player, "08-wild-revealed")
 
-    expect(board.locator(".board-grid .cell.high")).to_have_count(2, timeout=WAIT)
+    expect(board.locator(".board-grid section:first-child .board-row")).to_have_count(
+        2, timeout=WAIT
+    )
     assert board.evaluate("window.__neverReloaded") is True
     assert "Pat Phone" in board.content() and "Rita Rival" in board.content()
     assert "pat@example.com" not in board.content()

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from events import services
 from events.models import RegistrationStatus
-from events.snapshots import board_page, board_snapshot, wild_stands_for
+from events.snapshots import board_snapshot, board_view, wild_stands_for
 from payouts.allocation import allocate
 from scoring.evaluator import evaluate_high
 from tests.events.support import finalized_table
@@ -29,23 +29,24 @@ def test_it_ranks_every_player_not_only_the_top_ten(client: Client):
     page = client.get(reverse("web:board", args=[table.event.pk])).content.decode()
     for player in table.players:
         assert page.count(f'id="board-row-{table.rid(player)}"') == 1
-    assert len(re.findall(r'class="cell high"', page)) == 12
-    assert len(re.findall(r'class="cell low"', page)) == 12
+        assert page.count(f'id="board-row-{table.rid(player)}-low"') == 1
+    assert len(re.findall(r'class="board-row high"', page)) == 12
+    assert len(re.findall(r'class="board-row low"', page)) == 12
 
 
 @pytest.mark.django_db
-def test_it_gives_each_row_its_player_registration_and_place_order():
+def test_it_gives_each_row_its_player_registration_in_place_order():
     table = make_table("league", players=5, start=True)
     for player in table.players:
         table.choose_start(player)
-    event = table.refresh()
-    page = board_page(event, board_snapshot(event))
+    view = board_view(table.refresh())
     ids = {table.rid(p) for p in table.players}
-    assert {row["id"] for row in page["rows"]} == ids
-    for column in ("high", "low"):
-        cells = sorted((row[column] for row in page["rows"]), key=lambda c: c["index"])
-        assert [c["index"] for c in cells] == list(range(5))
-        assert [c["place"] for c in cells] == sorted(c["place"] for c in cells)
+    labels = {table.rid(p): table.registration(p).label for p in table.players}
+    for entries in (view.high, view.low):
+        assert {e.registration_id for e in entries} == ids
+        assert all(e.row["player"] == labels[e.registration_id] for e in entries)
+        places = [e.row["place"] for e in entries]
+        assert places == sorted(places)
 
 
 @pytest.mark.django_db
@@ -64,7 +65,7 @@ def test_it_shows_the_provisional_pool_with_the_adjustments_in_force():
 def test_it_shows_each_prize_in_the_column_where_it_was_won():
     table = finalized_table("switch", players=4, contribution=10)
     event = table.refresh()
-    page = board_page(event, board_snapshot(event))
+    view = board_view(event)
     registrations = {
         r.pk: r for r in event.registrations.filter(status=RegistrationStatus.CHECKED_IN)
     }
@@ -72,12 +73,16 @@ def test_it_shows_each_prize_in_the_column_where_it_was_won():
     low = [pk for pk, r in registrations.items() if r.low_place == 1]
     split = allocate(40, high, low)
     assert high and low
-    for row in page["rows"]:
-        registration = registrations[row["id"]]
-        high_prize, low_prize = row["high"]["prize"], row["low"]["prize"]
-        assert high_prize == (split.high_each if row["id"] in high else None)
-        assert low_prize == (split.low_each if row["id"] in low else None)
-        assert (high_prize or 0) + (low_prize or 0) == registration.award
+    prizes = {pk: 0 for pk in registrations}
+    for entry in view.high:
+        assert entry.prize == (split.high_each if entry.registration_id in high else None)
+        prizes[entry.registration_id] += entry.prize or 0
+    for entry in view.low:
+        assert entry.prize == (split.low_each if entry.registration_id in low else None)
+        prizes[entry.registration_id] += entry.prize or 0
+    assert prizes == {pk: r.award for pk, r in registrations.items()}
+    # The public snapshot keeps its shape: the prize by column is the page's alone.
+    assert all("prize" not in row for row in view.data["high"] + view.data["low"])
 
 
 @pytest.mark.django_db
@@ -85,9 +90,8 @@ def test_it_shows_no_prize_before_the_event_is_final():
     table = make_table("league", players=3, start=True)
     for player in table.players:
         table.choose_start(player)
-    event = table.refresh()
-    page = board_page(event, board_snapshot(event))
-    assert all(row["high"]["prize"] is None and row["low"]["prize"] is None for row in page["rows"])
+    view = board_view(table.refresh())
+    assert all(entry.prize is None for entry in view.high + view.low)
 
 
 def test_it_names_the_card_each_wild_stands_for():
