@@ -182,13 +182,15 @@ def start_preview(event: Event, checked_in: int) -> dict[str, Any]:
 
 
 def checklist(blockers: Iterable[str], players: list[PlayerRow]) -> list[dict[str, str]]:
-    """The finalization blockers in plain words, each with a link to what it concerns."""
+    """The finalization blockers in plain words, each with a link to what it concerns and an id
+    that stays with it while it stays on the list (its anchor and how many came before it)."""
     labels = sorted(
         ((p["label"], p["anchor"]) for p in players if p["status"] == "checked_in"),
         key=lambda pair: len(pair[0]),
         reverse=True,  # "Ann #2 has ..." belongs to "Ann #2", not to "Ann"
     )
     items = []
+    seen: dict[str, int] = defaultdict(int)
     for text in blockers:
         anchor = ""
         player = ""
@@ -201,7 +203,9 @@ def checklist(blockers: Iterable[str], players: list[PlayerRow]) -> list[dict[st
                 if text.startswith(label + " "):
                     anchor, player = target, label
                     break
-        items.append({"text": text, "anchor": anchor, "player": player})
+        seen[anchor] += 1
+        item_id = f"check-{anchor or 'event'}-{seen[anchor]}"
+        items.append({"text": text, "anchor": anchor, "player": player, "id": item_id})
     return items
 
 
