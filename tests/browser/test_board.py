@@ -192,7 +192,8 @@ def test_the_final_board_shows_each_prize_in_its_column(server: str, browser: An
         assert high.count() == (1 if r.high_place == 1 else 0)
         assert low.count() == (1 if r.low_place == 1 else 0)
     total = sum(
-        int(text.removeprefix("won $")) for text in page.locator(".board-row .prize").all_inner_texts()
+        int(text.removeprefix("won $"))
+        for text in page.locator(".board-row .prize").all_inner_texts()
     )
     assert total + (event.unallocated or 0) == event.confirmed_pool
     expect(page.locator(".unallocated")).to_have_text(f"Unallocated ${event.unallocated}")
