@@ -66,14 +66,24 @@ def digest(value: Any) -> str:
 _KEYS = re.compile(r'(name="idempotency_key" value="|data-key=")[0-9a-f]{32}"')
 
 
+# A template's indentation: a browser shows a line break and the spaces after it as one space, so
+# a pushed piece goes without them (pieces hold no <pre> nor <textarea>).
+_INDENT = re.compile(r"\n\s+")
+
+
+def compact(html: str) -> str:
+    return _INDENT.sub("\n", html.strip())
+
+
 def html_piece(id: str, html: str) -> Piece:
     """A piece whose key is its HTML (without its fresh idempotency keys)."""
-    return Piece(id, digest(_KEYS.sub(r'\1"', html)), lambda: html)
+    shown = compact(html)
+    return Piece(id, digest(_KEYS.sub(r'\1"', shown)), lambda: shown)
 
 
 def data_piece(id: str, data: Any, render: Callable[[], str]) -> Piece:
     """A piece whose key is the data it is rendered from: rendered only when asked."""
-    return Piece(id, digest(data), render)
+    return Piece(id, digest(data), lambda: compact(render()))
 
 
 def _renderer(template: str, context: dict[str, Any]) -> Callable[[], str]:
