@@ -36,6 +36,7 @@ from payouts.allocation import allocate
 from scoring.evaluator import RANKS, best_five, evaluate_high, evaluate_low, low_five
 from scoring.standings import Hand, Place, Standings
 
+SNAPSHOT_ROWS = 10  # places per list in the board's JSON snapshot; the board page shows them all
 REVEAL_SECONDS = 10  # how long a page load still shows the revealed starting offer
 
 # A card as every page and snapshot shows it (`cards.names.card_face`): code, rank, suit, symbol,
@@ -263,8 +264,9 @@ def board_view(event: Event) -> BoardView:
             "kept": sum(len(hand.cards) for hand in held.values()),
             "to_keep": len(players) * event.rules.kept,
         },
-        "high": [entry.row for entry in high],
-        "low": [entry.row for entry in low],
+        # The snapshot (API, socket data) keeps its top ten; the page ranks every player.
+        "high": [entry.row for entry in high[:SNAPSHOT_ROWS]],
+        "low": [entry.row for entry in low[:SNAPSHOT_ROWS]],
         "final": event.phase == Phase.FINALIZED,
         "pool": pool_summary(event),
     }
