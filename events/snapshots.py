@@ -373,7 +373,7 @@ def wild_stands_for(five: tuple[str, ...], wild_rank: str | None) -> tuple[tuple
     if not value.substitutions or not wilds:
         return ()
     if value.category == "Five of a Kind":
-        rank = natural[0][0]
+        rank = natural[0][0] if natural else "A"  # five wilds make five aces
         return tuple((card, rank + card[1]) for card in wilds)
     suits = {card[1] for card in natural}
     flush = value.category in ("Flush", "Straight Flush", "Royal Flush")
@@ -397,10 +397,17 @@ def wild_stands_for(five: tuple[str, ...], wild_rank: str | None) -> tuple[tuple
         return best[1]
     # Shown in suits no other card of the five has, when that changes nothing in the hand.
     distinct = _distinct_suits(five, best[1])
-    swapped = dict(distinct)
-    if evaluate_high([swapped.get(c, c) for c in five], None) == best[0]:
-        return distinct
-    return best[1]
+    return distinct if evaluate_high(stood_for(five, distinct), None) == best[0] else best[1]
+
+
+def stood_for(five: tuple[str, ...], stands: tuple[tuple[str, str], ...]) -> list[str]:
+    """The five with each listed wild card replaced by the card it stands for."""
+    left = list(stands)
+    cards = []
+    for card in five:
+        match = next((i for i, (wild, _) in enumerate(left) if wild == card), None)
+        cards.append(card if match is None else left.pop(match)[1])
+    return cards
 
 
 def _distinct_suits(

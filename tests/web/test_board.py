@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from events import services
 from events.models import RegistrationStatus
-from events.snapshots import board_snapshot, board_view, wild_stands_for
+from events.snapshots import board_snapshot, board_view, stood_for, wild_stands_for
 from payouts.allocation import allocate
 from scoring.evaluator import evaluate_high
 from tests.events.support import finalized_table
@@ -105,6 +105,13 @@ def test_it_names_the_card_each_wild_stands_for():
         ("7d", "Jd"),
         ("7c", "Jc"),
     )
+    assert wild_stands_for(("7h", "7s", "7d", "7c", "7h"), "7") == (
+        ("7h", "Ah"),
+        ("7s", "As"),
+        ("7d", "Ad"),
+        ("7c", "Ac"),
+        ("7h", "Ah"),
+    )
     # A flush takes the wild in its own suit.
     assert wild_stands_for(("7c", "Ah", "Kh", "2h", "5h"), "7") == (("7c", "Ah"),)
     # No wild rank yet, fewer than five cards, or no substitution: nothing to say.
@@ -120,13 +127,19 @@ def test_the_cards_the_wilds_stand_for_make_the_hand_the_evaluator_scored():
     checked = 0
     while checked < 300:
         wild = chance.choice("23456789TJQKA")
-        five = tuple(chance.sample(deck, 5))
+        # Two decks' worth, so duplicates and hands heavy with wilds come up too.
+        five = tuple(
+            chance.choice(deck)
+            if i % 2
+            else chance.choice([c for c in deck if c[0] == wild] + deck[:8])
+            for i in range(5)
+        )
         value = evaluate_high(five, wild)
         if not value.substitutions:
             continue
-        stands = dict(wild_stands_for(five, wild))
+        stands = wild_stands_for(five, wild)
         assert len(stands) == value.substitutions
-        made = [stands.get(card, card) for card in five]
+        made = stood_for(five, stands)
         natural = evaluate_high(made, None)
         assert natural.category == value.category
         assert natural.description == value.description.rsplit(" (", 1)[0]
