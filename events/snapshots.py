@@ -10,12 +10,16 @@ Nothing here ever carries a face-down card's identity, an email or a push endpoi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from itertools import combinations, product
 from typing import Any, NotRequired, TypedDict
 
 from django.db.models import Q
 from django.utils import timezone
 
+from audit.models import AuditEntry
 from cards.models import CardState, DealtCard, Offer, OfferKind, pending_offer
 from cards.names import card_face
 from events.formats import Format
@@ -28,10 +32,11 @@ from events.progress import (
     provisional_standings,
     standings_of,
 )
-from scoring.evaluator import best_five, evaluate_high, evaluate_low, low_five
+from payouts.allocation import allocate
+from scoring.evaluator import RANKS, best_five, evaluate_high, evaluate_low, low_five
 from scoring.standings import Hand, Place, Standings
 
-BOARD_ROWS = 10
+SNAPSHOT_ROWS = 10  # places per list in the board's JSON snapshot; the board page shows them all
 REVEAL_SECONDS = 10  # how long a page load still shows the revealed starting offer
 
 # A card as every page and snapshot shows it (`cards.names.card_face`): code, rank, suit, symbol,
@@ -105,12 +110,22 @@ class Board(TypedDict):
     pool: PoolSummary
 
 
+# A wild card of a High hand ("card") and the card it stands for ("as", a Python keyword).
+StandsFor = TypedDict("StandsFor", {"card": CardFace, "as": CardFace})
+
+
 @dataclass(frozen=True, slots=True)
 class BoardEntry:
-    """A board row and whose it is (the page's row id; not in the public snapshot)."""
+    """A board row and whose it is (the page's row id; not in the public snapshot).
+
+    Page only, beside it: the prize won in this row's column (final board, winners), and for High
+    the card each wild of the hand stands for.
+    """
 
     registration_id: int
     row: BoardRow
+    prize: int | None = None
+    stands_for: tuple[StandsFor, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,8 +254,8 @@ def board_view(event: Event) -> BoardView:
         low = _final_rows(players, held, "low_place")
     else:
         table = standings_of(players, held)
-        high = _rows(table.high[:BOARD_ROWS], labels, held, low=False)
-        low = _rows(table.low[:BOARD_ROWS], labels, held, low=True)
+        high = _rows(table.high, labels, held, low=False)
+        low = _rows(table.low, labels, held, low=True)
     board: Board = {
         "event": event_summary(event),
         "version": event.version,
@@ -249,27 +264,32 @@ def board_view(event: Event) -> BoardView:
             "kept": sum(len(hand.cards) for hand in held.values()),
             "to_keep": len(players) * event.rules.kept,
         },
-        "high": [entry.row for entry in high],
-        "low": [entry.row for entry in low],
+        # The snapshot (API, socket data) keeps its top ten; the page ranks every player.
+        "high": [entry.row for entry in high[:SNAPSHOT_ROWS]],
+        "low": [entry.row for entry in low[:SNAPSHOT_ROWS]],
         "final": event.phase == Phase.FINALIZED,
         "pool": pool_summary(event),
     }
+    _with_prizes(board, high, low)
     return BoardView(board, tuple(high), tuple(low), table)
 
 
 def pool_summary(event: Event) -> PoolSummary:
+    """The pool as House sees it: while provisional, the base plus the adjustments in force."""
     count = participants(event)
     base = event.contribution * count
+    adjustments: list[Adjustment] = [
+        {"amount": a, "explanation": e}
+        for a, e in event.adjustments.order_by("id").values_list("amount", "explanation")
+    ]
+    provisional = max(base + sum(a["amount"] for a in adjustments), 0)
     return {
         "contribution": event.contribution,
         "participants": count,
         "base": base,
         "confirmed": event.pool_confirmed,
-        "pool": event.confirmed_pool if event.pool_confirmed else base,
-        "adjustments": [
-            {"amount": a, "explanation": e}
-            for a, e in event.adjustments.order_by("id").values_list("amount", "explanation")
-        ],
+        "pool": event.confirmed_pool if event.pool_confirmed else provisional,
+        "adjustments": adjustments,
         "unallocated": event.unallocated,
     }
 
@@ -290,14 +310,15 @@ def _rows(
             "category": entry.value.category,
             "description": entry.value.description,
         }
-        rows.append(BoardEntry(entry.player, row))
+        stands = () if low else _stands_for(shown, hand.wild_rank)
+        rows.append(BoardEntry(entry.player, row, stands_for=stands))
     return rows
 
 
 def _final_rows(players: list[Registration], held: dict[int, Hand], field: str) -> list[BoardEntry]:
     rows = []
     placed = sorted((p for p in players if getattr(p, field)), key=lambda p: getattr(p, field))
-    for r in placed[:BOARD_ROWS]:
+    for r in placed:
         hand = held[r.pk]
         is_low = field == "low_place"
         value = evaluate_low(hand.cards) if is_low else evaluate_high(hand.cards, hand.wild_rank)
@@ -312,8 +333,174 @@ def _final_rows(players: list[Registration], held: dict[int, Hand], field: str) 
             "description": value.description,
             "award": r.award,
         }
-        rows.append(BoardEntry(r.pk, final))
+        stands = () if is_low else _stands_for(shown, hand.wild_rank)
+        rows.append(BoardEntry(r.pk, final, stands_for=stands))
     return rows
+
+
+def _with_prizes(board: Board, high: list[BoardEntry], low: list[BoardEntry]) -> None:
+    """Give each winner of the final board the prize won in that column (High or Low)."""
+    if not board["final"] or not board["pool"]["confirmed"] or board["pool"]["pool"] is None:
+        return
+    high_winners = [e.registration_id for e in high if e.row["place"] == 1]
+    low_winners = [e.registration_id for e in low if e.row["place"] == 1]
+    split = allocate(board["pool"]["pool"], high_winners, low_winners)
+    for entries, each in ((high, split.high_each), (low, split.low_each)):
+        for index, entry in enumerate(entries):
+            if entry.row["place"] == 1:
+                entries[index] = replace(entry, prize=each)
+
+
+def _stands_for(cards: tuple[str, ...], wild_rank: str | None) -> tuple[StandsFor, ...]:
+    return tuple(
+        {"card": card_face(printed), "as": card_face(meant)}
+        for printed, meant in wild_stands_for(cards, wild_rank)
+    )
+
+
+@lru_cache(maxsize=4096)
+def wild_stands_for(five: tuple[str, ...], wild_rank: str | None) -> tuple[tuple[str, str], ...]:
+    """Each wild card of a High five that stands for another card, and the card it stands for.
+
+    As many substitutions as the evaluator counts; a wild used as printed is left out. Suits only
+    matter for a flush: otherwise any suit the other cards leave free is shown.
+    """
+    if wild_rank is None or len(five) < 5:
+        return ()
+    value = evaluate_high(five, wild_rank)
+    wilds = [card for card in five if card[0] == wild_rank]
+    natural = [card for card in five if card[0] != wild_rank]
+    if not value.substitutions or not wilds:
+        return ()
+    if value.category == "Five of a Kind":
+        rank = natural[0][0] if natural else "A"  # five wilds make five aces
+        return tuple((card, rank + card[1]) for card in wilds)
+    suits = {card[1] for card in natural}
+    flush = value.category in ("Flush", "Straight Flush", "Royal Flush")
+    if flush:
+        suit = min(suits) if suits else wilds[0][1]
+    else:
+        suit = next((s for s in "shdc" if s not in suits), "s")
+    best: tuple[Any, tuple[tuple[str, str], ...]] | None = None
+    for moving in combinations(wilds, value.substitutions):
+        printed = list(wilds)
+        for card in moving:
+            printed.remove(card)
+        for ranks in product(RANKS, repeat=len(moving)):
+            meant = [rank + suit for rank in ranks]
+            hand = evaluate_high([*natural, *printed, *meant], None)
+            if best is None or hand > best[0]:
+                best = (hand, tuple(zip(moving, meant, strict=True)))
+    if best is None:
+        return ()
+    if flush:
+        return best[1]
+    # Shown in suits no other card of the five has, when that changes nothing in the hand.
+    distinct = _distinct_suits(five, best[1])
+    return distinct if evaluate_high(stood_for(five, distinct), None) == best[0] else best[1]
+
+
+def stood_for(five: tuple[str, ...], stands: tuple[tuple[str, str], ...]) -> list[str]:
+    """The five with each listed wild card replaced by the card it stands for."""
+    left = list(stands)
+    cards = []
+    for card in five:
+        match = next((i for i, (wild, _) in enumerate(left) if wild == card), None)
+        cards.append(card if match is None else left.pop(match)[1])
+    return cards
+
+
+def _distinct_suits(
+    five: tuple[str, ...], stands: tuple[tuple[str, str], ...]
+) -> tuple[tuple[str, str], ...]:
+    """The same ranks, each in a suit no other card of the five shows, where one is free."""
+    shown = {card for card in five if card not in {wild for wild, _ in stands}}
+    chosen = []
+    for wild, meant in stands:
+        card = next((meant[0] + s for s in "shdc" if meant[0] + s not in shown), meant)
+        shown.add(card)
+        chosen.append((wild, card))
+    return tuple(chosen)
+
+
+def final_results(event: Event) -> dict[str, Any] | None:
+    """The final results page: winners, payouts, the pool's arithmetic, commitment and seed.
+
+    None until the event is final. Everything shown is public by then.
+    """
+    if event.phase != Phase.FINALIZED:
+        return None
+    players = list(
+        event.registrations.filter(
+            status__in=[RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN]
+        ).order_by("check_in_order")
+    )
+    held = hands(event, players)
+    pool = pool_summary(event)
+    total = event.confirmed_pool or 0  # a final event's pool is confirmed
+    high_winners = [r for r in players if r.high_place == 1]
+    low_winners = [r for r in players if r.low_place == 1]
+    split = allocate(total, [r.pk for r in high_winners], [r.pk for r in low_winners])
+    finalized = (
+        AuditEntry.objects.filter(event=event, action="event_finalized").order_by("-seq").first()
+    )
+    seed = finalized.details.get("seed") if finalized is not None else None
+
+    def hand_of(r: Registration, *, low: bool) -> dict[str, Any]:
+        hand = held[r.pk]
+        value = evaluate_low(hand.cards) if low else evaluate_high(hand.cards, hand.wild_rank)
+        shown = low_five(hand.cards) if low else best_five(hand.cards, hand.wild_rank)
+        wild = None if low else hand.wild_rank
+        return {
+            "player": r.label,
+            "cards": [{**card_face(c), "wild": c[0] == wild} for c in shown],
+            "description": value.description,
+            "wild_rank": hand.wild_rank,
+            "stands_for": _stands_for(shown, wild),
+        }
+
+    low_share = split.low_share
+    low_paid = split.low_each * len(low_winners)
+    return {
+        "event": event_summary(event),
+        "pool": pool,
+        "adjusted": sum(a["amount"] for a in pool["adjustments"]),
+        "split": {
+            "low_share": low_share,
+            "high_share_before": total - low_share,
+            "low_each": split.low_each,
+            "low_winners": len(low_winners),
+            "low_paid": low_paid,
+            "low_moved": low_share - low_paid,
+            "high_share": split.high_share,
+            "high_each": split.high_each,
+            "high_winners": len(high_winners),
+            "high_paid": split.high_each * len(high_winners),
+            "unallocated": split.unallocated,
+            "notes": list(split.notes),
+        },
+        "high_winners": [{**hand_of(r, low=False), "prize": split.high_each} for r in high_winners],
+        "low_winners": [{**hand_of(r, low=True), "prize": split.low_each} for r in low_winners],
+        "payouts": sorted(
+            (
+                {
+                    "player": r.label,
+                    "status": r.status,
+                    "high_place": r.high_place,
+                    "low_place": r.low_place,
+                    "award": r.award or 0,
+                }
+                for r in players
+            ),
+            key=lambda p: (-p["award"], p["high_place"] or 10**9, p["player"]),
+        ),
+        "unallocated": event.unallocated or 0,
+        "commitment": event.commitment or None,
+        "seed": seed,
+        "seed_matches": (
+            seed is not None and hashlib.sha256(bytes.fromhex(seed)).hexdigest() == event.commitment
+        ),
+    }
 
 
 def player_snapshot(registration: Registration) -> PlayerState:

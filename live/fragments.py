@@ -117,7 +117,7 @@ def board_cut(event: Event, view: BoardView) -> Cut:
             pieces.append(
                 data_piece(
                     id,
-                    [side, entry.registration_id, entry.row],
+                    [side, entry.registration_id, entry.row, entry.prize, entry.stands_for],
                     _renderer("web/_board_row.html", context),
                 )
             )

@@ -16,5 +16,6 @@ urlpatterns = [
     path("events/<int:event_id>/leave", views.leave, name="leave"),
     path("board/<int:event_id>/", views.board, name="board"),
     path("board/<int:event_id>/partial", views.board_partial, name="board_partial"),
+    path("board/<int:event_id>/final/", views.board_final, name="board_final"),
     path("board/<int:event_id>/snapshot", views.board_json, name="board_snapshot"),
 ]

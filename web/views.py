@@ -17,8 +17,17 @@ from events import services
 from events.errors import DomainError
 from events.models import Event, Phase, Registration
 from events.selectors import event_list_public, events_of
-from events.snapshots import board_snapshot, board_view, event_summary, player_snapshot
+from events.snapshots import (
+    board_snapshot,
+    board_view,
+    event_summary,
+    final_results,
+    player_snapshot,
+)
 from web.errors import checked, form_key, fresh_key, refuse
+from web.follow import follow
+
+PAGE_SECONDS = 8  # how long the board shows each page of a long standings list
 
 
 def health(request: HttpRequest) -> JsonResponse:
@@ -216,14 +225,42 @@ def settings_page(request: HttpRequest) -> HttpResponse:
 
 
 def board(request: HttpRequest, event_id: int) -> HttpResponse:
+    """The projector view; `?kiosk=1` hides the chrome, `?seconds=N` (2-60) sets the paging."""
     event = _event(event_id)
     view = board_view(event)
-    return render(request, "web/board.html", {"event": event, "board": view.data, "view": view})
+    return render(
+        request,
+        "web/board.html",
+        {
+            "event": event,
+            "board": view.data,
+            "view": view,
+            "follow": follow(request, event),
+            "kiosk": request.GET.get("kiosk") == "1",
+            "page_seconds": _page_seconds(request.GET.get("seconds")),
+        },
+    )
+
+
+def _page_seconds(asked: str | None) -> int:
+    if asked is None or not asked.isdigit():
+        return PAGE_SECONDS
+    return min(max(int(asked), 2), 60)
 
 
 def board_partial(request: HttpRequest, event_id: int) -> HttpResponse:
     event = _event(event_id)
     return render(request, "web/_board.html", {"event": event, "view": board_view(event)})
+
+
+def board_final(request: HttpRequest, event_id: int) -> HttpResponse:
+    """Final results: winners, payouts, the pool's arithmetic, the commitment and the seed."""
+    event = _event(event_id)
+    return render(
+        request,
+        "web/final.html",
+        {"event": event, "results": final_results(event), "follow": follow(request, event)},
+    )
 
 
 def board_json(request: HttpRequest, event_id: int) -> JsonResponse:
