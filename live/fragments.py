@@ -12,6 +12,7 @@ from django.template.loader import render_to_string
 
 from events.models import Event
 from house import selectors
+from house.tools import tools
 from web.errors import fresh_key
 
 
@@ -36,6 +37,7 @@ def house_html(event: Event, house: dict[str, Any]) -> str:
         "live_socket": True,
         "inline_messages": False,
         **selectors.dashboard(event, house),
+        **tools(event),
     }
     return render_to_string("house/_live.html", context)
 
