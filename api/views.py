@@ -497,7 +497,7 @@ class SelfCheckIn(ApiView):
         "under the same conditions as House's check-in. Wrong codes are limited per account "
         "(429 too_many_guesses).",
         request=body.SelfCheckIn,
-        answer=answers.PlayerCheckedIn,
+        answer=answers.SelfCheckedIn,
         tags=PLAYING,
     )
     def post(self, request: Request, event_id: int) -> Response:

@@ -244,9 +244,6 @@ class ReviewResolved(Answer):
     paused: Annotated[bool, Described("Still paused by another open review.")]
 
 
-ALL_ANSWERS: tuple[type[Answer], ...] = tuple(Answer.__subclasses__())
-
-
 # --- House's tools: self check-in, payments, announcements --------------------------------------
 
 
@@ -259,6 +256,14 @@ class SelfCheckInSwitched(Answer):
     code: Annotated[
         str | None, Described("The code shown on the board; a new one each time it is switched on.")
     ] = None
+
+
+@dataclass(frozen=True)
+class SelfCheckedIn(Answer):
+    """The player's own registration, checked in with the event's code."""
+
+    registration_id: int
+    status: RegistrationStatus
 
 
 @dataclass(frozen=True)
@@ -285,3 +290,6 @@ class AnnouncementSent(Answer):
     announcement_id: int
     event_id: int
     recipients: int
+
+
+ALL_ANSWERS: tuple[type[Answer], ...] = tuple(Answer.__subclasses__())

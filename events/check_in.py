@@ -109,7 +109,7 @@ def self_check_in(
     by: User,
     code: str,
     idempotency_key: str | None = None,
-) -> answers.PlayerCheckedIn:
+) -> answers.SelfCheckedIn:
     """A registered player at the venue checks in with the event's code; after the start the
     late-entry conditions apply as for House's check-in."""
     change.refuse_if_finalized()
@@ -135,7 +135,7 @@ def self_check_in(
     registration.event = event
     change.know(registration)
     check_in(change, registration, added_by_house=False, self_check_in=True)
-    return answers.PlayerCheckedIn(
+    return answers.SelfCheckedIn(
         registration_id=registration.pk, status=RegistrationStatus(registration.status)
     )
 

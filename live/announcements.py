@@ -19,7 +19,7 @@ from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
 from events.models import Announcement
-from live.publisher import places_group
+from live.publisher import OFF, mode, places_group
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,8 @@ def frame(announcement: Announcement) -> str:
 
 def broadcast(announcement_id: int) -> None:
     """Send an announcement to every open player page of its event."""
+    if mode() == OFF:
+        return
     announcement = Announcement.objects.select_related("event").filter(pk=announcement_id).first()
     if announcement is None:
         return

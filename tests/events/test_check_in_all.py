@@ -1,0 +1,75 @@
+"""`check_in_all`: House checks in every registered player with one tap, before the start."""
+
+from __future__ import annotations
+
+import pytest
+
+from events import services
+from events.errors import NotAllowed, WrongPhase, WrongState
+from tests.events.support import entries, refused
+from tests.factories import make_table, make_user
+
+
+@pytest.mark.django_db
+def test_it_checks_in_every_registered_player_in_registration_order():
+    table = make_table()
+    ann, bob, cat, dan = (make_user(n) for n in ("Ann", "Bob", "Cat", "Dan"))
+    for player in (ann, bob, cat, dan):
+        table.register(player)
+    services.player_check_in(registration_id=table.rid(bob), by=table.house)
+    services.registration_cancel(registration_id=table.rid(dan), by=dan)
+    answer = services.check_in_all(event_id=table.event.pk, by=table.house)
+    assert answer.checked_in == [table.rid(ann), table.rid(cat)]
+    orders = {p.display_name: table.registration(p).check_in_order for p in (ann, bob, cat)}
+    assert orders == {"Bob": 1, "Ann": 2, "Cat": 3}
+    assert table.registration(dan).status == "cancelled"
+    written = [e for e in entries(table.event, "player_checked_in")]
+    assert [e.player for e in written] == ["Bob", "Ann", "Cat"]
+    assert all(e.actor == "House: House" for e in written)
+
+
+@pytest.mark.django_db
+def test_it_refuses_when_nobody_is_waiting():
+    table = make_table(players=2)
+    refused(
+        WrongState,
+        table.event,
+        lambda: services.check_in_all(event_id=table.event.pk, by=table.house),
+    )
+
+
+@pytest.mark.django_db
+def test_only_house_checks_everyone_in():
+    table = make_table()
+    ann = make_user("Ann")
+    table.register(ann)
+    refused(NotAllowed, table.event, lambda: services.check_in_all(event_id=table.event.pk, by=ann))
+    other = make_table()
+    refused(
+        NotAllowed,
+        table.event,
+        lambda: services.check_in_all(event_id=table.event.pk, by=other.house),
+    )
+
+
+@pytest.mark.django_db
+def test_after_the_start_each_late_entry_is_checked_in_on_its_own():
+    table = make_table(players=2, start=True)
+    table.register(make_user("Lou"))
+    refused(
+        WrongPhase,
+        table.event,
+        lambda: services.check_in_all(event_id=table.event.pk, by=table.house),
+    )
+
+
+@pytest.mark.django_db
+def test_a_double_tap_with_the_same_key_checks_in_once():
+    table = make_table()
+    for name in ("Ann", "Bob"):
+        table.register(make_user(name))
+    first = services.check_in_all(event_id=table.event.pk, by=table.house, idempotency_key="k")
+    count = len(entries(table.event))
+    again = services.check_in_all(event_id=table.event.pk, by=table.house, idempotency_key="k")
+    assert again == first
+    assert len(entries(table.event)) == count
