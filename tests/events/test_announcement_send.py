@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from events import services
@@ -70,7 +72,7 @@ def test_only_this_events_house_announces():
         refused(
             NotAllowed,
             table.event,
-            lambda who=who: services.announcement_send(event_id=table.event.pk, by=who, text="Hi"),
+            partial(services.announcement_send, event_id=table.event.pk, by=who, text="Hi"),
         )
 
 

@@ -4,6 +4,8 @@ announced before paid entries are accepted)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from events import services
@@ -51,9 +53,7 @@ def test_players_and_other_house_cannot_mark_payments():
         refused(
             NotFound,
             table.event,
-            lambda who=who: services.payment_mark(
-                registration_id=table.rid(ann), by=who, paid=True
-            ),
+            partial(services.payment_mark, registration_id=table.rid(ann), by=who, paid=True),
         )
 
 

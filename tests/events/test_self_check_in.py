@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime
 import json
 import threading
+from collections.abc import Callable
+from functools import partial
 
 import pytest
 from django.core.cache import cache
@@ -154,7 +156,7 @@ def test_it_limits_wrong_guesses_per_player_and_event():
         refused(
             WrongCheckInCode,
             table.event,
-            lambda n=n: services.self_check_in(event_id=table.event.pk, by=ann, code=f"ZZZZ{n}"),
+            partial(services.self_check_in, event_id=table.event.pk, by=ann, code=f"ZZZZ{n}"),
         )
     # Now even the right code waits: guessing on would otherwise be free.
     refused(
@@ -282,7 +284,7 @@ def test_a_self_check_in_and_house_check_in_at_once_check_in_once():
     barrier = threading.Barrier(2)
     outcomes: list[str] = []
 
-    def run(call) -> None:  # type: ignore[no-untyped-def]
+    def run(call: Callable[[], object]) -> None:
         barrier.wait()
         try:
             call()
