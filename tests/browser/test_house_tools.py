@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from events.models import Event, Registration
@@ -57,6 +58,14 @@ def test_a_player_checks_in_from_the_phone_with_the_boards_code(server: str, bro
     expect(house.locator("#checkin-list li", has_text="Ann")).to_contain_text(
         "Checked in", timeout=WAIT
     )
+    # Tonight's overview lists the event, one line, linking to its dashboard.
+    Event.objects.filter(pk=table.event.pk).update(date=timezone.now().date())
+    house.goto(f"{server}/house/tonight")
+    row = house.locator("#tonight-table tbody tr", has_text="Thursday League")
+    expect(row).to_contain_text("Open")
+    shot(house, "house-tonight")
+    row.get_by_role("link", name="Thursday League").click()
+    expect(house).to_have_url(f"{server}/house/events/{table.event.pk}/")
     for context in (house_context, phone_context):
         context.close()
 
