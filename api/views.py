@@ -495,7 +495,7 @@ class SelfCheckIn(ApiView):
         summary="Check myself in with the event's code",
         description="While House has self check-in on. After the start this is a late entry "
         "under the same conditions as House's check-in. Wrong codes are limited per account "
-        "(429 too_many_guesses).",
+        "(403 too_many_guesses).",
         request=body.SelfCheckIn,
         answer=answers.SelfCheckedIn,
         tags=PLAYING,

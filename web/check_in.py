@@ -32,10 +32,9 @@ def self_check_in(request: HttpRequest, event_id: int) -> HttpResponse:
     here = reverse("web:self_check_in", kwargs={"event_id": event.pk})
     if request.method == "POST":
         try:
+            key = form_key(request)
             code = checked(body.SelfCheckIn, {"code": str(request.POST.get("code", ""))})["code"]
-            services.self_check_in(
-                event_id=event.pk, by=user, code=code, idempotency_key=form_key(request)
-            )
+            services.self_check_in(event_id=event.pk, by=user, code=code, idempotency_key=key)
         except DomainError as error:
             refuse(request, error)
             return redirect(here)
