@@ -1,5 +1,8 @@
 """What House pages read: the House snapshot shaped for the dashboard, and what its dialogs show.
 
+`Dashboard` is House's read model: the dashboard's first render and every pushed House fragment
+(`live.fragments`) are rendered from it.
+
 No face-down card identity is read here. Win choices are dealt face up; reviews show the face-up
 cards the reviewed game dealt; starting selections are slots only.
 """
@@ -9,7 +12,7 @@ from __future__ import annotations
 import datetime
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypedDict
 
 from django.db.models import Count, Q, QuerySet
 
@@ -21,11 +24,18 @@ from cards.names import card_face
 from events import scoreholio
 from events.models import Event, GameResult, Phase, RegistrationStatus, Review
 from events.progress import kept_cards
-from events.snapshots import house_snapshot
+from events.snapshots import (
+    EventSummary,
+    HouseRow,
+    HouseTable,
+    PendingChoice,
+    PoolSummary,
+    house_snapshot,
+)
 
 OVERDUE_SECONDS = 180  # a pending selection is highlighted past three minutes
 RESOLVED_SHOWN = 10
-STATUS_ORDER = {
+STATUS_ORDER: dict[str, int] = {  # RegistrationStatus values
     RegistrationStatus.CHECKED_IN: 0,
     RegistrationStatus.REGISTERED: 1,
     RegistrationStatus.WITHDRAWN: 2,
@@ -33,6 +43,54 @@ STATUS_ORDER = {
     RegistrationStatus.CANCELLED: 4,
 }
 STATUS_LABELS = dict(RegistrationStatus.choices)
+
+
+class PlayerRow(TypedDict):
+    """One player as the dashboard shows them: the House snapshot's row, shaped, and what House
+    may do for them now (`can`)."""
+
+    registration_id: int
+    label: str
+    status: str
+    late: bool
+    paused: bool
+    games: int
+    kept: int
+    open_reviews: int
+    wild_rank: str | None
+    pending: dict[str, Any] | None
+    high_place: int | None
+    low_place: int | None
+    award: int | None
+    anchor: str
+    status_label: str
+    played: list[tuple[int, str]]
+    next_game: int | None
+    complete: bool
+    paid: bool
+    can: dict[str, bool]
+
+
+class Dashboard(TypedDict):
+    """Everything the dashboard's live part shows."""
+
+    summary: EventSummary
+    rules: Any
+    started: bool
+    finalized: bool
+    players: list[PlayerRow]
+    check_in: list[PlayerRow]
+    counts: list[dict[str, Any]]
+    checked_in: int
+    pending_count: int
+    paused_count: int
+    pool: dict[str, Any]
+    checklist: list[dict[str, str]]
+    start: dict[str, Any] | None
+    stock: dict[str, Any] | None
+    reviews: dict[str, Any]
+    statuses: list[tuple[str, str]]
+    start_slots: list[int]
 
 
 def house_events(user: User) -> QuerySet[Event]:
@@ -56,7 +114,7 @@ def house_members(event: Event) -> list[User]:
     return list(event.house.order_by("display_name", "pk"))
 
 
-def dashboard(event: Event, snapshot: dict[str, Any] | None = None) -> dict[str, Any]:
+def dashboard(event: Event, snapshot: HouseTable | None = None) -> Dashboard:
     """Everything the dashboard shows, from one House snapshot plus a few set-wide queries.
 
     `snapshot`, when the caller has read it, is `house_snapshot(event)`.
@@ -69,12 +127,13 @@ def dashboard(event: Event, snapshot: dict[str, Any] | None = None) -> dict[str,
     win_offers = _win_offers(event)
     games = _games(event)
     accounts = set(event.registrations.filter(player__isnull=False).values_list("pk", flat=True))
+    paid = set(event.registrations.filter(paid=True).values_list("pk", flat=True))
     rows = sorted(
         snapshot["players"],
         key=lambda r: (STATUS_ORDER.get(r["status"], 9), r["registration_id"]),
     )
     players = [
-        _player_row(row, event, games, win_offers, accounts, started=started, live=live)
+        _player_row(row, event, games, win_offers, accounts, paid, started=started, live=live)
         for row in rows
     ]
     pending = sum(1 for p in players if p["pending"])
@@ -95,14 +154,14 @@ def dashboard(event: Event, snapshot: dict[str, Any] | None = None) -> dict[str,
         "checked_in": checked_in,
         "pending_count": pending,
         "paused_count": paused,
-        "pool": _pool(event, snapshot["pool"]),
+        "pool": _pool(event, snapshot["pool"], paid=len(paid)),
         "checklist": checklist(snapshot["blockers"], players),
         "start": start_preview(event, checked_in)
         if event.phase in (Phase.DRAFT, Phase.OPEN)
         else None,
         "stock": _stock(event, counts) if event.phase != Phase.DRAFT else None,
         "reviews": reviews(event),
-        "statuses": [(status.value, status.label) for status in STATUS_ORDER],
+        "statuses": [(status, STATUS_LABELS[status]) for status in STATUS_ORDER],
         "start_slots": list(range(rules.offered)),
     }
 
@@ -124,14 +183,16 @@ def start_preview(event: Event, checked_in: int) -> dict[str, Any]:
     }
 
 
-def checklist(blockers: Iterable[str], players: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """The finalization blockers in plain words, each with a link to what it concerns."""
+def checklist(blockers: Iterable[str], players: list[PlayerRow]) -> list[dict[str, str]]:
+    """The finalization blockers in plain words, each with a link to what it concerns and an id
+    that stays with it while it stays on the list (its anchor and how many came before it)."""
     labels = sorted(
         ((p["label"], p["anchor"]) for p in players if p["status"] == "checked_in"),
         key=lambda pair: len(pair[0]),
         reverse=True,  # "Ann #2 has ..." belongs to "Ann #2", not to "Ann"
     )
     items = []
+    seen: dict[str, int] = defaultdict(int)
     for text in blockers:
         anchor = ""
         player = ""
@@ -144,7 +205,9 @@ def checklist(blockers: Iterable[str], players: list[dict[str, Any]]) -> list[di
                 if text.startswith(label + " "):
                     anchor, player = target, label
                     break
-        items.append({"text": text, "anchor": anchor, "player": player})
+        seen[anchor] += 1
+        item_id = f"check-{anchor or 'event'}-{seen[anchor]}"
+        items.append({"text": text, "anchor": anchor, "player": player, "id": item_id})
     return items
 
 
@@ -259,15 +322,16 @@ def scoreholio_check(event: Event, log_text: str) -> dict[str, Any]:
 
 
 def _player_row(
-    row: dict[str, Any],
+    row: HouseRow,
     event: Event,
     games: dict[int, list[tuple[int, str]]],
     win_offers: dict[int, dict[str, Any]],
     accounts: set[int],
+    paid: set[int],
     *,
     started: bool,
     live: bool,
-) -> dict[str, Any]:
+) -> PlayerRow:
     rules = event.rules
     rid = row["registration_id"]
     status = row["status"]
@@ -289,7 +353,22 @@ def _player_row(
         "played": played,
         "next_game": reported + 1 if reported < rules.games else None,
         "complete": complete,
+        "paid": rid in paid,
         "can": {
+            # Before check-in (events.registration.registration_cancel).
+            "cancel": status == RegistrationStatus.REGISTERED and live,
+            # A participant's contribution, or undoing a mark (events.check_in.payment_mark).
+            "mark_paid": live
+            and event.contribution > 0
+            and (
+                rid in paid
+                or status
+                in (
+                    RegistrationStatus.REGISTERED,
+                    RegistrationStatus.CHECKED_IN,
+                    RegistrationStatus.WITHDRAWN,
+                )
+            ),
             "check_in": status == RegistrationStatus.REGISTERED
             and event.phase in (Phase.OPEN, Phase.STARTED),
             "add_back": status == RegistrationStatus.NO_SHOW
@@ -323,7 +402,7 @@ def _player_row(
 
 
 def _pending(
-    pending: dict[str, Any] | None, win: dict[str, Any] | None, offered: int, keep: int
+    pending: PendingChoice | None, win: dict[str, Any] | None, offered: int, keep: int
 ) -> dict[str, Any] | None:
     if pending is None:
         return None
@@ -380,7 +459,7 @@ def _games(event: Event) -> dict[int, list[tuple[int, str]]]:
     return played
 
 
-def _pool(event: Event, pool: dict[str, Any]) -> dict[str, Any]:
+def _pool(event: Event, pool: PoolSummary, *, paid: int = 0) -> dict[str, Any]:
     adjusted = sum(a["amount"] for a in pool["adjustments"])
     reconfirm = (
         not event.pool_confirmed
@@ -393,6 +472,9 @@ def _pool(event: Event, pool: dict[str, Any]) -> dict[str, Any]:
         "changed": reconfirm,
         "can_confirm": event.phase == Phase.STARTED and not event.pool_confirmed,
         "free": event.contribution == 0,
+        # Beside the pool: the dollars House marked as taken (events.check_in.collected).
+        "paid": paid,
+        "collected": event.contribution * paid,
     }
 
 

@@ -341,8 +341,8 @@ def self_check_in_switch(request: HttpRequest, event: Event, user: User, key: st
         event_id=event.pk, by=user, enabled=enabled, idempotency_key=key
     )
     if answer.self_check_in:
-        return Done(f"Self check-in is on: the code is {answer.code}.", "checkin")
-    return Done("Self check-in is off.", "checkin")
+        return Done(f"Self check-in is on: the code is {answer.code}.", "house-tools")
+    return Done("Self check-in is off.", "house-tools")
 
 
 @house_action
@@ -357,7 +357,7 @@ def announcement_send(request: HttpRequest, event: Event, user: User, key: str |
     text = checked(body.AnnouncementText, _fields(request, "text"))["text"]
     answer = services.announcement_send(event_id=event.pk, by=user, text=text, idempotency_key=key)
     count = answer.recipients
-    return Done(f"Announcement sent to {count} player{'' if count == 1 else 's'}.", "announce")
+    return Done(f"Announcement sent to {count} player{'' if count == 1 else 's'}.", "house-tools")
 
 
 @house_action
@@ -415,7 +415,10 @@ def payment_mark(
         registration_id=registration.pk, by=user, paid=paid, idempotency_key=key
     )
     word = "paid" if answer.paid else "not paid"
-    return Done(f"{registration.label} is marked {word}: ${answer.collected} collected.", "checkin")
+    return Done(
+        f"{registration.label} is marked {word}: ${answer.collected} collected.",
+        registration_anchor(registration),
+    )
 
 
 @house_action
