@@ -58,6 +58,12 @@ def test_a_player_checks_in_from_the_phone_with_the_boards_code(server: str, bro
     expect(house.locator("#checkin-list li", has_text="Ann")).to_contain_text(
         "Checked in", timeout=WAIT
     )
+    # Ann pays at the table: her row and the collected total beside the pool follow.
+    house.locator(f"#house-row-{rid}").get_by_role("button", name="Not paid").click()
+    expect(house.locator(f"#house-row-{rid}")).to_contain_text("Paid $10", timeout=WAIT)
+    expect(house.locator("#registration .collected")).to_contain_text("Collected: $10 (1 paid)")
+    assert Registration.objects.get(pk=rid).paid
+    shot(house, "house-paid")
     # Tonight's overview lists the event, one line, linking to its dashboard.
     Event.objects.filter(pk=table.event.pk).update(date=timezone.now().date())
     house.goto(f"{server}/house/tonight")
