@@ -24,6 +24,7 @@ from api import serializers as body
 from audit.export import audit_csv, audit_document
 from events import limits, scoreholio, services
 from events.actions import is_house
+from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
 from events.models import Event, Phase, Registration, Review
 from house import selectors
@@ -175,8 +176,14 @@ def event_edit(request: HttpRequest, event_id: int) -> HttpResponse:
     """House edits the draft settings until the start; staff appoint House members here."""
     event = _house_event(request, event_id)
     locked = event.phase not in ("draft", "open")
+    paid_entries = has_paid_entries(event)
     if request.method == "POST":
-        form = EventForm(request.POST, locked=locked, initial=EventForm.initial_from(event))
+        form = EventForm(
+            request.POST,
+            locked=locked,
+            paid_entries=paid_entries,
+            initial=EventForm.initial_from(event),
+        )
         if form.is_valid():
             try:
                 answer = services.event_update(
@@ -195,12 +202,19 @@ def event_edit(request: HttpRequest, event_id: int) -> HttpResponse:
                 )
                 return redirect("house:dashboard", event_id=event.pk)
     else:
-        form = EventForm(initial=EventForm.initial_from(event), locked=locked)
-    return _event_form(request, form, event=event, locked=locked)
+        form = EventForm(
+            initial=EventForm.initial_from(event), locked=locked, paid_entries=paid_entries
+        )
+    return _event_form(request, form, event=event, locked=locked, paid_entries=paid_entries)
 
 
 def _event_form(
-    request: HttpRequest, form: EventForm, *, event: Event | None, locked: bool = False
+    request: HttpRequest,
+    form: EventForm,
+    *,
+    event: Event | None,
+    locked: bool = False,
+    paid_entries: bool = False,
 ) -> HttpResponse:
     return render(
         request,
@@ -209,6 +223,7 @@ def _event_form(
             "form": form,
             "event": event,
             "locked": locked,
+            "paid_entries": paid_entries,
             "key": fresh_key(),
             "zones": COMMON_ZONES,
             "members": selectors.house_members(event) if event else [],

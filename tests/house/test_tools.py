@@ -4,6 +4,7 @@ collected total, cancelling a registration, announcements; the results sheet and
 from __future__ import annotations
 
 import datetime
+import re
 
 import pytest
 from django.utils import timezone
@@ -72,8 +73,11 @@ def test_house_marks_payments_and_sees_the_collected_total_beside_the_pool(clien
     page = client.get(url("dashboard", table.event.pk)).content.decode()
     assert "Collected: <strong>$15</strong> (1 paid)" in page
     assert "Paid $15" in page and "Not paid" in page
-    # The settings form cannot change the contribution any more.
-    response = client.post(
+    # The settings form shows the money settings locked; a hand-made post changes nothing.
+    form = client.get(url("event_edit", table.event.pk)).content.decode()
+    assert "Paid entries have been accepted" in form
+    assert re.search(r'<input[^>]*name="contribution"[^>]*disabled', form)
+    client.post(
         url("event_edit", table.event.pk),
         {
             "name": table.event.name,
@@ -83,12 +87,12 @@ def test_house_marks_payments_and_sees_the_collected_total_beside_the_pool(clien
             "format": "league",
             "contribution": "20",
             "extra_decks": "1",
-            "remainder_policy": table.event.remainder_policy,
+            "remainder_policy": "Everything to the bar.",
             "idempotency_key": "edit-1",
         },
     )
-    assert "Paid entries have been accepted" in response.content.decode()
-    assert Event.objects.get(pk=table.event.pk).contribution == 15
+    event = Event.objects.get(pk=table.event.pk)
+    assert (event.contribution, event.remainder_policy) == (15, table.event.remainder_policy)
 
 
 @pytest.mark.django_db
