@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from events import services
@@ -26,6 +28,10 @@ def test_it_checks_in_every_registered_player_in_registration_order():
     written = [e for e in entries(table.event, "player_checked_in")]
     assert [e.player for e in written] == ["Bob", "Ann", "Cat"]
     assert all(e.actor == "House: House" for e in written)
+    # Each entry is the one House's one-tap check-in writes.
+    assert {json.dumps(e.details, sort_keys=True) for e in written} == {
+        json.dumps({"late": False, "added_by_house": False, "pool_unconfirmed": False})
+    }
 
 
 @pytest.mark.django_db
