@@ -30,7 +30,9 @@ def test_it_checks_in_every_registered_player_in_registration_order():
     assert all(e.actor == "House: House" for e in written)
     # Each entry is the one House's one-tap check-in writes.
     assert {json.dumps(e.details, sort_keys=True) for e in written} == {
-        json.dumps({"late": False, "added_by_house": False, "pool_unconfirmed": False})
+        json.dumps(
+            {"late": False, "added_by_house": False, "pool_unconfirmed": False}, sort_keys=True
+        )
     }
 
 
