@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
+from functools import partial
 
 import pytest
+from django.db import connection
 
 from events import services
-from events.errors import NotAllowed, WrongPhase, WrongState
+from events.errors import DomainError, NotAllowed, WrongPhase, WrongState
 from tests.events.support import entries, refused
 from tests.factories import make_table, make_user
 
@@ -81,3 +85,40 @@ def test_a_double_tap_with_the_same_key_checks_in_once():
     again = services.check_in_all(event_id=table.event.pk, by=table.house, idempotency_key="k")
     assert again == first
     assert len(entries(table.event)) == count
+
+
+@pytest.mark.django_db(transaction=True)
+def test_everyone_at_once_and_a_self_check_in_together_check_each_player_in_once():
+    table = make_table()
+    code = services.self_check_in_switch(event_id=table.event.pk, by=table.house, enabled=True).code
+    assert code is not None
+    players = [make_user(f"P{n}") for n in range(6)]
+    for player in players:
+        table.register(player)
+    barrier = threading.Barrier(2)
+    codes: list[str] = []
+
+    def run(call: Callable[[], object]) -> None:
+        barrier.wait()
+        try:
+            call()
+            codes.append("ok")
+        except DomainError as error:
+            codes.append(error.code)
+        finally:
+            connection.close()
+
+    calls = [
+        partial(services.check_in_all, event_id=table.event.pk, by=table.house),
+        partial(services.self_check_in, event_id=table.event.pk, by=players[3], code=code),
+    ]
+    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert "ok" in codes and set(codes) <= {"ok", "wrong_state"}
+    checked = [e.player for e in entries(table.event, "player_checked_in")]
+    assert sorted(checked) == sorted(p.display_name for p in players)
+    orders = [table.registration(p).check_in_order for p in players]
+    assert sorted(orders) == list(range(1, 7))
