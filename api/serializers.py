@@ -228,3 +228,25 @@ class AuditQuery(Body):
     """The audit export's query: a misspelt parameter is refused, not ignored."""
 
     format = serializers.ChoiceField(choices=["json", "csv"], default="json")
+
+
+class SelfCheckInSwitch(Body):
+    enabled = serializers.BooleanField(help_text="On: a new code is made; off: the code is gone.")
+
+
+class SelfCheckIn(Body):
+    code = Text(
+        max_length=limits.CHECK_IN_CODE_LENGTH,
+        help_text="The check-in code shown on the board (any case; spaces and dashes ignored).",
+    )
+
+
+class Payment(Body):
+    paid = serializers.BooleanField(help_text="Whether House took this player's contribution.")
+
+
+class AnnouncementText(Body):
+    text = Text(
+        max_length=limits.ANNOUNCEMENT_LENGTH,
+        help_text="One line for every player of the event, at most 280 characters.",
+    )

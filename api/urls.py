@@ -69,6 +69,19 @@ urlpatterns: list[URLPattern] = [
     path("events/<int:event_id>/audit/", views.AuditExport.as_view(), name="audit"),
     path("registrations/<int:registration_id>/check-in/", views.CheckIn.as_view(), name="check-in"),
     path(
+        "events/<int:event_id>/self-check-in/",
+        views.SelfCheckInSwitch.as_view(),
+        name="self-check-in-switch",
+    ),
+    path("events/<int:event_id>/check-in/", views.SelfCheckIn.as_view(), name="self-check-in"),
+    path("events/<int:event_id>/check-in-all/", views.CheckInAll.as_view(), name="check-in-all"),
+    path("registrations/<int:registration_id>/payment/", views.Payment.as_view(), name="payment"),
+    path(
+        "events/<int:event_id>/announcements/",
+        views.Announcements.as_view(),
+        name="announcements",
+    ),
+    path(
         "registrations/<int:registration_id>/check-in/undo/",
         views.CheckInUndo.as_view(),
         name="check-in-undo",

@@ -493,6 +493,102 @@ class Participants(ApiView):
         return answered(answer, status=201)
 
 
+class SelfCheckInSwitch(ApiView):
+    @schema.write(
+        summary="Switch self check-in on or off",
+        description="On, registered players check in from their phones with the code shown on "
+        "the board; switching on again makes a new code.",
+        request=body.SelfCheckInSwitch,
+        answer=answers.SelfCheckInSwitched,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        return answered(
+            services.self_check_in_switch(
+                event_id=event_id,
+                by=actor(request),
+                idempotency_key=self.idempotency_key,
+                **valid(request, body.SelfCheckInSwitch),
+            )
+        )
+
+
+class SelfCheckIn(ApiView):
+    @schema.write(
+        summary="Check myself in with the event's code",
+        description="While House has self check-in on. After the start this is a late entry "
+        "under the same conditions as House's check-in. Wrong codes are limited per account "
+        "(403 too_many_guesses).",
+        request=body.SelfCheckIn,
+        answer=answers.SelfCheckedIn,
+        tags=PLAYING,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        return answered(
+            services.self_check_in(
+                event_id=event_id,
+                by=actor(request),
+                idempotency_key=self.idempotency_key,
+                **valid(request, body.SelfCheckIn),
+            )
+        )
+
+
+class CheckInAll(ApiView):
+    @schema.write(
+        summary="Check in every registered player (before the start)",
+        answer=answers.EveryoneCheckedIn,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        valid(request, body.Empty)
+        return answered(
+            services.check_in_all(
+                event_id=event_id, by=actor(request), idempotency_key=self.idempotency_key
+            )
+        )
+
+
+class Payment(ApiView):
+    @schema.write(
+        summary="Mark a player's contribution paid or not paid",
+        description="Once any entry is paid, the contribution and the remainder policy are "
+        "locked (409 paid_entries_exist).",
+        request=body.Payment,
+        answer=answers.PaymentMarked,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, registration_id: int) -> Response:
+        return answered(
+            services.payment_mark(
+                registration_id=registration_id,
+                by=actor(request),
+                idempotency_key=self.idempotency_key,
+                **valid(request, body.Payment),
+            )
+        )
+
+
+class Announcements(ApiView):
+    @schema.write(
+        summary="Send an announcement to every player",
+        description="Shown at once on open player pages and sent by Poker push to players who "
+        "turned it on.",
+        request=body.AnnouncementText,
+        answer=answers.AnnouncementSent,
+        status=201,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        answer = services.announcement_send(
+            event_id=event_id,
+            by=actor(request),
+            idempotency_key=self.idempotency_key,
+            **valid(request, body.AnnouncementText),
+        )
+        return answered(answer, status=201)
+
+
 class Corrections(ApiView):
     @schema.write(
         summary="Correct a result (Win <-> Loss)",

@@ -244,4 +244,52 @@ class ReviewResolved(Answer):
     paused: Annotated[bool, Described("Still paused by another open review.")]
 
 
+# --- House's tools: self check-in, payments, announcements --------------------------------------
+
+
+@dataclass(frozen=True)
+class SelfCheckInSwitched(Answer):
+    """Whether players may check themselves in, and the code they type (None when off)."""
+
+    event_id: int
+    self_check_in: bool
+    code: Annotated[
+        str | None, Described("The code shown on the board; a new one each time it is switched on.")
+    ] = None
+
+
+@dataclass(frozen=True)
+class SelfCheckedIn(Answer):
+    """The player's own registration, checked in with the event's code."""
+
+    registration_id: int
+    status: RegistrationStatus
+
+
+@dataclass(frozen=True)
+class EveryoneCheckedIn(Answer):
+    """The registrations checked in by one tap, in the order they were checked in."""
+
+    event_id: int
+    checked_in: list[int]
+
+
+@dataclass(frozen=True)
+class PaymentMarked(Answer):
+    """The registration's paid flag and the dollars collected in the event so far."""
+
+    registration_id: int
+    paid: bool
+    collected: Annotated[int, Described("Contribution times the registrations marked paid.")]
+
+
+@dataclass(frozen=True)
+class AnnouncementSent(Answer):
+    """The announcement, and how many players it was sent to."""
+
+    announcement_id: int
+    event_id: int
+    recipients: int
+
+
 ALL_ANSWERS: tuple[type[Answer], ...] = tuple(Answer.__subclasses__())

@@ -157,6 +157,32 @@ class StockExhausted(WrongState):
     default_message = "The stock has no cards left."
 
 
+class WrongCheckInCode(DomainError):
+    code = "wrong_check_in_code"
+    status = 403
+    default_message = "That is not this event's check-in code: read it from the board or ask House."
+
+
+class SelfCheckInOff(WrongState):
+    code = "self_check_in_off"
+    default_message = "Self check-in is off for this event: check in with House."
+
+
+class TooManyGuesses(DomainError):
+    # 403 like a wrong code: the statuses of the domain are SPEC section 10's (429 is the API's
+    # own request throttle).
+    code = "too_many_guesses"
+    status = 403
+    default_message = "Too many wrong check-in codes: wait a few minutes, or check in with House."
+
+
+class PaidEntriesExist(WrongState):
+    code = "paid_entries_exist"
+    default_message = (
+        "Paid entries have been accepted: the contribution and the remainder policy are locked."
+    )
+
+
 class IdempotencyConflict(DomainError):
     code = "idempotency_conflict"
     status = 422
@@ -190,6 +216,10 @@ ALL_ERRORS: tuple[type[DomainError], ...] = (
     PoolNotConfirmed,
     FinalizationBlocked,
     StockExhausted,
+    WrongCheckInCode,
+    SelfCheckInOff,
+    TooManyGuesses,
+    PaidEntriesExist,
     IdempotencyConflict,
 )
 ERRORS_BY_CODE: dict[str, type[DomainError]] = {error.code: error for error in ALL_ERRORS}

@@ -19,6 +19,7 @@ from events.errors import (
     FinalizationBlocked,
     Invalid,
     NotAllowed,
+    PaidEntriesExist,
     PoolLocked,
     PoolNotConfirmed,
     RegistrationClosed,
@@ -42,6 +43,8 @@ EDITABLE = (
     "extra_decks",
     "remainder_policy",
 )
+
+_WORDS = {"contribution": "contribution", "remainder_policy": "remainder policy"}
 
 
 @action("event_create", creates_event=True)
@@ -119,6 +122,13 @@ def event_update(
         raise WrongState("A paid event needs its remainder policy while registration is open.")
     if event.pool_confirmed and cleaned["contribution"] != event.contribution:
         raise PoolLocked()
+    money = [f for f in ("contribution", "remainder_policy") if cleaned[f] != current[f]]
+    if money and event.registrations.filter(paid=True).exists():
+        # The rules: the remainder policy is announced before paid entries are accepted.
+        raise PaidEntriesExist(
+            f"Paid entries have been accepted: the {' and the '.join(_WORDS[f] for f in money)} "
+            "can no longer change."
+        )
     if cleaned["contribution"] != event.contribution:
         check_pool(cleaned["contribution"] * participants(event), what="That contribution")
     diff = {

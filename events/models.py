@@ -52,6 +52,10 @@ class Event(models.Model):
     # The audit chain's head (last seq and hash), kept on the row every change locks anyway.
     audit_seq = models.PositiveIntegerField(default=0)
     audit_hash = models.CharField(max_length=64, default=GENESIS)
+    # Self check-in: registered players at the venue check in from their phones with this code,
+    # shown on the board. Empty while House has it switched off.
+    self_check_in = models.BooleanField(default=False)
+    check_in_code = models.CharField(max_length=12, blank=True)
 
     class Meta:
         ordering = ["-date", "-id"]
@@ -112,6 +116,8 @@ class Registration(models.Model):
     award = models.PositiveIntegerField(null=True, blank=True)
     # Bumped on every change to this player's own state; their page reloads on a gap.
     version = models.PositiveBigIntegerField(default=0)
+    # House took this player's contribution (cash at the table); see events/check_in.py.
+    paid = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["event_id", "id"]
@@ -210,6 +216,18 @@ class PoolAdjustment(models.Model):
         constraints = [
             models.CheckConstraint(condition=~Q(amount=0), name="adjustments_are_not_zero"),
         ]
+
+
+class Announcement(models.Model):
+    """A short message House sent to every player of an event."""
+
+    event = models.ForeignKey(Event, on_delete=models.PROTECT, related_name="announcements")
+    text = models.CharField(max_length=280)
+    sent_by = models.CharField(max_length=80)
+    sent_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["event_id", "-sent_at", "-id"]
 
 
 class IdempotencyRecord(models.Model):

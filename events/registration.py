@@ -170,7 +170,13 @@ def _refuse_pool_overflow(event: Event, what: str) -> None:
         check_pool(event.contribution * (participants(event) + 1), what=what)
 
 
-def check_in(change: Change, registration: Registration, *, added_by_house: bool) -> None:
+def check_in(
+    change: Change,
+    registration: Registration,
+    *,
+    added_by_house: bool,
+    self_check_in: bool = False,
+) -> None:
     """Check in; after the start this is a late entry under the section 3 conditions."""
     event = change.event
     late = event.phase == Phase.STARTED
@@ -198,11 +204,10 @@ def check_in(change: Change, registration: Registration, *, added_by_house: bool
         event.confirmed_pool = None
         event.save(update_fields=["pool_confirmed", "confirmed_pool"])
         pool_reopened = True
-    change.audit(
-        "player_checked_in",
-        player=registration.label,
-        details={"late": late, "added_by_house": added_by_house, "pool_unconfirmed": pool_reopened},
-    )
+    details = {"late": late, "added_by_house": added_by_house, "pool_unconfirmed": pool_reopened}
+    if self_check_in:
+        details["self_check_in"] = True
+    change.audit("player_checked_in", player=registration.label, details=details)
     if late:
         deal_starting_offer(change, registration)
 

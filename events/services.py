@@ -3,6 +3,8 @@
 Each is decorated with `events.actions.action` and answers a dataclass of `events.answers`.
 """
 
+from events.announcements import announcement_send
+from events.check_in import check_in_all, payment_mark, self_check_in, self_check_in_switch
 from events.lifecycle import (
     event_create,
     event_finalize,
@@ -35,6 +37,8 @@ from events.registration import (
 
 __all__ = [
     "access_reset",
+    "announcement_send",
+    "check_in_all",
     "check_in_undo",
     "event_create",
     "event_finalize",
@@ -43,6 +47,7 @@ __all__ = [
     "house_member_add",
     "house_member_remove",
     "participant_add",
+    "payment_mark",
     "player_check_in",
     "player_register",
     "player_withdraw",
@@ -54,6 +59,8 @@ __all__ = [
     "result_submit",
     "review_open",
     "review_resolve",
+    "self_check_in",
+    "self_check_in_switch",
     "starting_selection_confirm",
     "wild_reveal",
     "win_choice_confirm",

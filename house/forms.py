@@ -75,11 +75,17 @@ class EventForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
     )
 
-    def __init__(self, *args: Any, locked: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, locked: bool = False, paid_entries: bool = False, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         if locked:
             for field in self.fields.values():
                 field.disabled = True
+        elif paid_entries:
+            # The money settings, once House took a paid entry (events.check_in).
+            for name in ("contribution", "remainder_policy"):
+                self.fields[name].disabled = True
 
     @staticmethod
     def initial_from(event: Event) -> dict[str, Any]:

@@ -67,6 +67,7 @@ class PlayerRow(TypedDict):
     played: list[tuple[int, str]]
     next_game: int | None
     complete: bool
+    paid: bool
     can: dict[str, bool]
 
 
@@ -126,12 +127,13 @@ def dashboard(event: Event, snapshot: HouseTable | None = None) -> Dashboard:
     win_offers = _win_offers(event)
     games = _games(event)
     accounts = set(event.registrations.filter(player__isnull=False).values_list("pk", flat=True))
+    paid = set(event.registrations.filter(paid=True).values_list("pk", flat=True))
     rows = sorted(
         snapshot["players"],
         key=lambda r: (STATUS_ORDER.get(r["status"], 9), r["registration_id"]),
     )
     players = [
-        _player_row(row, event, games, win_offers, accounts, started=started, live=live)
+        _player_row(row, event, games, win_offers, accounts, paid, started=started, live=live)
         for row in rows
     ]
     pending = sum(1 for p in players if p["pending"])
@@ -152,7 +154,7 @@ def dashboard(event: Event, snapshot: HouseTable | None = None) -> Dashboard:
         "checked_in": checked_in,
         "pending_count": pending,
         "paused_count": paused,
-        "pool": _pool(event, snapshot["pool"]),
+        "pool": _pool(event, snapshot["pool"], paid=len(paid)),
         "checklist": checklist(snapshot["blockers"], players),
         "start": start_preview(event, checked_in)
         if event.phase in (Phase.DRAFT, Phase.OPEN)
@@ -327,6 +329,7 @@ def _player_row(
     games: dict[int, list[tuple[int, str]]],
     win_offers: dict[int, dict[str, Any]],
     accounts: set[int],
+    paid: set[int],
     *,
     started: bool,
     live: bool,
@@ -352,7 +355,22 @@ def _player_row(
         "played": played,
         "next_game": reported + 1 if reported < rules.games else None,
         "complete": complete,
+        "paid": rid in paid,
         "can": {
+            # Before check-in (events.registration.registration_cancel).
+            "cancel": status == RegistrationStatus.REGISTERED and live,
+            # A participant's contribution, or undoing a mark (events.check_in.payment_mark).
+            "mark_paid": live
+            and event.contribution > 0
+            and (
+                rid in paid
+                or status
+                in (
+                    RegistrationStatus.REGISTERED,
+                    RegistrationStatus.CHECKED_IN,
+                    RegistrationStatus.WITHDRAWN,
+                )
+            ),
             "check_in": status == RegistrationStatus.REGISTERED
             and event.phase in (Phase.OPEN, Phase.STARTED),
             "add_back": status == RegistrationStatus.NO_SHOW
@@ -443,7 +461,7 @@ def _games(event: Event) -> dict[int, list[tuple[int, str]]]:
     return played
 
 
-def _pool(event: Event, pool: PoolSummary) -> dict[str, Any]:
+def _pool(event: Event, pool: PoolSummary, *, paid: int = 0) -> dict[str, Any]:
     adjusted = sum(a["amount"] for a in pool["adjustments"])
     reconfirm = (
         not event.pool_confirmed
@@ -456,6 +474,9 @@ def _pool(event: Event, pool: PoolSummary) -> dict[str, Any]:
         "changed": reconfirm,
         "can_confirm": event.phase == Phase.STARTED and not event.pool_confirmed,
         "free": event.contribution == 0,
+        # Beside the pool: the dollars House marked as taken (events.check_in.collected).
+        "paid": paid,
+        "collected": event.contribution * paid,
     }
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from house import views
+from house import sheets, views
 
 app_name = "house"
 
@@ -9,6 +9,7 @@ _player = _event + "players/<int:registration_id>/"
 
 urlpatterns = [
     path("", views.events, name="events"),
+    path("tonight", sheets.tonight, name="tonight"),
     path("events/new", views.event_new, name="event_new"),
     path(_event, views.dashboard, name="dashboard"),
     path(_event + "live", views.dashboard_partial, name="dashboard_partial"),
@@ -23,6 +24,10 @@ urlpatterns = [
     path(_event + "registration/close", views.registration_close, name="registration_close"),
     path(_event + "start", views.event_start, name="event_start"),
     path(_event + "participants", views.participant_add, name="participant_add"),
+    path(_event + "self-check-in", views.self_check_in_switch, name="self_check_in_switch"),
+    path(_event + "check-in-all", views.check_in_all, name="check_in_all"),
+    path(_event + "announcements", views.announcement_send, name="announcement_send"),
+    path(_event + "sheet", sheets.results_sheet, name="results_sheet"),
     path(_event + "pool", views.pool_confirm, name="pool_confirm"),
     path(_event + "finalize", views.event_finalize, name="event_finalize"),
     path(_event + "audit.csv", views.audit_csv_download, name="audit_csv"),
@@ -32,6 +37,8 @@ urlpatterns = [
     path(_event + "reviews/<int:review_id>/resolve", views.review_resolve, name="review_resolve"),
     path(_player + "check-in", views.check_in, name="check_in"),
     path(_player + "check-in/undo", views.check_in_undo, name="check_in_undo"),
+    path(_player + "cancel", views.registration_cancel, name="registration_cancel"),
+    path(_player + "payment", views.payment_mark, name="payment_mark"),
     path(_player + "result", views.result_submit, name="result_submit"),
     path(_player + "win-choice", views.win_choice, name="win_choice"),
     path(_player + "starting-selection", views.starting_selection, name="starting_selection"),

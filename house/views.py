@@ -24,10 +24,12 @@ from api import serializers as body
 from audit.export import audit_csv, audit_document
 from events import limits, scoreholio, services
 from events.actions import is_house
+from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
 from events.models import Event, Phase, Registration, Review
 from house import selectors
 from house.forms import COMMON_ZONES, EmailForm, EventForm, parse_adjustments
+from house.tools import tools
 from web.errors import checked, form_key, fresh_key, refuse
 
 SCOREHOLIO_SESSION = "house:scoreholio:{event_id}"
@@ -123,6 +125,7 @@ def _dashboard_context(request: HttpRequest, event: Event, *, inline: bool = Fal
         "live_socket": event.phase != Phase.DRAFT,
         "inline_messages": inline,
         **selectors.dashboard(event),
+        **tools(event),
     }
     log = request.session.get(SCOREHOLIO_SESSION.format(event_id=event.pk))
     if isinstance(log, dict) and isinstance(log.get("text"), str):
@@ -173,8 +176,14 @@ def event_edit(request: HttpRequest, event_id: int) -> HttpResponse:
     """House edits the draft settings until the start; staff appoint House members here."""
     event = _house_event(request, event_id)
     locked = event.phase not in ("draft", "open")
+    paid_entries = has_paid_entries(event)
     if request.method == "POST":
-        form = EventForm(request.POST, locked=locked, initial=EventForm.initial_from(event))
+        form = EventForm(
+            request.POST,
+            locked=locked,
+            paid_entries=paid_entries,
+            initial=EventForm.initial_from(event),
+        )
         if form.is_valid():
             try:
                 answer = services.event_update(
@@ -193,12 +202,19 @@ def event_edit(request: HttpRequest, event_id: int) -> HttpResponse:
                 )
                 return redirect("house:dashboard", event_id=event.pk)
     else:
-        form = EventForm(initial=EventForm.initial_from(event), locked=locked)
-    return _event_form(request, form, event=event, locked=locked)
+        form = EventForm(
+            initial=EventForm.initial_from(event), locked=locked, paid_entries=paid_entries
+        )
+    return _event_form(request, form, event=event, locked=locked, paid_entries=paid_entries)
 
 
 def _event_form(
-    request: HttpRequest, form: EventForm, *, event: Event | None, locked: bool = False
+    request: HttpRequest,
+    form: EventForm,
+    *,
+    event: Event | None,
+    locked: bool = False,
+    paid_entries: bool = False,
 ) -> HttpResponse:
     return render(
         request,
@@ -207,6 +223,7 @@ def _event_form(
             "form": form,
             "event": event,
             "locked": locked,
+            "paid_entries": paid_entries,
             "key": fresh_key(),
             "zones": COMMON_ZONES,
             "members": selectors.house_members(event) if event else [],
@@ -333,6 +350,32 @@ def event_finalize(request: HttpRequest, event: Event, user: User, key: str | No
 
 
 @house_action
+def self_check_in_switch(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
+    enabled = request.POST.get("enabled") == "1"
+    answer = services.self_check_in_switch(
+        event_id=event.pk, by=user, enabled=enabled, idempotency_key=key
+    )
+    if answer.self_check_in:
+        return Done(f"Self check-in is on: the code is {answer.code}.", "house-tools")
+    return Done("Self check-in is off.", "house-tools")
+
+
+@house_action
+def check_in_all(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
+    answer = services.check_in_all(event_id=event.pk, by=user, idempotency_key=key)
+    count = len(answer.checked_in)
+    return Done(f"{count} player{'' if count == 1 else 's'} checked in.", "checkin")
+
+
+@house_action
+def announcement_send(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
+    text = checked(body.AnnouncementText, _fields(request, "text"))["text"]
+    answer = services.announcement_send(event_id=event.pk, by=user, text=text, idempotency_key=key)
+    count = answer.recipients
+    return Done(f"Announcement sent to {count} player{'' if count == 1 else 's'}.", "house-tools")
+
+
+@house_action
 def participant_add(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
     """Add a participant by email (or a no-show back by their registration): a late entry."""
     registration_id = request.POST.get("registration", "").strip()
@@ -366,6 +409,31 @@ def check_in(
     services.player_check_in(registration_id=registration.pk, by=user, idempotency_key=key)
     late = " (late entry)" if event.phase == "started" else ""
     return Done(f"{registration.label} is checked in{late}.", "checkin")
+
+
+@house_action
+def registration_cancel(
+    request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
+) -> Done:
+    registration = _registration(event, registration_id)
+    services.registration_cancel(registration_id=registration.pk, by=user, idempotency_key=key)
+    return Done(f"{registration.label}'s registration is cancelled.", "checkin")
+
+
+@house_action
+def payment_mark(
+    request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
+) -> Done:
+    registration = _registration(event, registration_id)
+    paid = request.POST.get("paid") == "1"
+    answer = services.payment_mark(
+        registration_id=registration.pk, by=user, paid=paid, idempotency_key=key
+    )
+    word = "paid" if answer.paid else "not paid"
+    return Done(
+        f"{registration.label} is marked {word}: ${answer.collected} collected.",
+        registration_anchor(registration),
+    )
 
 
 @house_action

@@ -177,6 +177,11 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         frame = {"type": "snapshot", "stream": "places", "version": version, "data": own}
         await self.send_json(frame)
 
+    async def live_announcement(self, message: dict[str, Any]) -> None:
+        """House's announcement (`live.announcements`): every player socket passes it on."""
+        if self.access is not None and self.access.registration_id is not None:
+            await self.send(text_data=message["frame"])
+
     # --- synchronous, in a database thread ---------------------------------------------------
 
     def authorize(self, event_id: int, user: Any) -> Access | int:

@@ -26,6 +26,7 @@ from django.template.loader import render_to_string
 from events.models import Event
 from events.snapshots import BoardView, PlayerState
 from house import selectors
+from house.tools import tools
 from web.errors import fresh_key
 
 
@@ -153,6 +154,7 @@ CHECKLIST_SHOWN = 25  # checklist items shown before "more" (house/_finalize.htm
 # and the players' table are cut further, one piece per player).
 HOUSE_SECTIONS = (
     ("registration", "house/_registration.html"),
+    ("house-tools", "house/_tools.html"),
     ("house-banner", "house/_banner.html"),
     ("checkin-note", "house/_checkin_note.html"),
     ("checkin-add", "house/_checkin_add.html"),
@@ -168,7 +170,13 @@ HOUSE_SECTIONS = (
 
 def house_context(event: Event, dashboard: selectors.Dashboard) -> dict[str, Any]:
     """What House's live part is rendered from, for every House page of the event."""
-    return {"event": event, "live_socket": True, "inline_messages": False, **dashboard}
+    return {
+        "event": event,
+        "live_socket": True,
+        "inline_messages": False,
+        **dashboard,
+        **tools(event),
+    }
 
 
 def house_html(event: Event, dashboard: selectors.Dashboard) -> str:
@@ -189,6 +197,7 @@ def house_cut(event: Event, dashboard: selectors.Dashboard) -> Cut:
     checking = dashboard["started"] and not dashboard["finalized"]
     absent = {
         "start": not dashboard["start"],
+        "house-tools": event.phase in ("draft", "finalized"),
         "checkin-note": event.phase == "draft",
         "checkin-add": event.phase == "draft",
         "finalize-status": not checking,

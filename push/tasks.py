@@ -7,7 +7,7 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
-from push import reminders
+from push import announcements, reminders
 
 log = logging.getLogger(__name__)
 
@@ -50,3 +50,30 @@ def sweep_reminders() -> int:
         deliver.delay(delivery_id)
         count += 1
     return count
+
+
+def queue_announcement(announcement_id: int) -> None:
+    """Queue House's announcement for Poker push (called after commit)."""
+    try:
+        send_announcement.delay(announcement_id)
+    except Exception:  # the open pages have it already; push is best effort
+        log.exception("Could not queue Poker push for announcement %s", announcement_id)
+
+
+@shared_task(ignore_result=True)
+def send_announcement(announcement_id: int) -> int:
+    """Queue one delivery per device of the event's players with Poker push on."""
+    from events.models import Announcement
+
+    announcement = Announcement.objects.filter(pk=announcement_id).first()
+    if announcement is None:
+        return 0
+    devices = announcements.subscriptions(announcement)
+    for subscription_id in devices:
+        deliver_announcement.delay(announcement_id, subscription_id)
+    return len(devices)
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def deliver_announcement(announcement_id: int, subscription_id: int) -> str:
+    return announcements.deliver(announcement_id, subscription_id)

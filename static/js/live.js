@@ -413,6 +413,11 @@
     } catch (error) {
       return;
     }
+    if (message && message.type === "announcement") {
+      // House's announcement (live/announcements.py): no stream state, the page shows it.
+      document.dispatchEvent(new CustomEvent("live:announcement", { detail: message }));
+      return;
+    }
     if (!message || typeof message.stream !== "string" || typeof message.version !== "number") {
       return;
     }

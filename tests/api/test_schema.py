@@ -205,6 +205,19 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
         f"/api/registrations/{table.rid(table.players[0])}/wild-reveal/"
     )
 
+    # House's tools: self check-in, everyone at once, paid flags, announcements.
+    tools = make_table("league", players=1)
+    staff = Recorder(seen, tools.house)
+    t = f"/api/events/{tools.event.pk}"
+    code = staff.post(f"{t}/self-check-in/", {"enabled": True}).json()["code"]
+    dee, eve = Recorder(seen, make_user("Dee")), Recorder(seen, make_user("Eve"))
+    dee.post(f"{t}/register/")
+    eve.post(f"{t}/register/")
+    dee.post(f"{t}/check-in/", {"code": code})
+    staff.post(f"{t}/check-in-all/")
+    staff.post(f"/api/registrations/{tools.rid(tools.players[0])}/payment/", {"paid": True})
+    staff.post(f"{t}/announcements/", {"text": "Round 2 at 8:30"})
+
     # And one refusal of each status.
     a.post(f"/api/registrations/{ra}/results/", {"game": "x", "outcome": "loss"})  # 400
     a.post(f"{e}/finalize/")  # 403

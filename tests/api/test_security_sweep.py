@@ -70,6 +70,10 @@ HOUSE = [
     Call("review-resolve", "POST", "/api/reviews/{review}/resolve/", {"reason": "x"}),
     Call("wild-reveal", "POST", "/api/registrations/{target}/wild-reveal/"),
     Call("access-reset", "POST", "/api/registrations/{target}/access-reset/", {"reason": "x"}),
+    Call("self-check-in-switch", "POST", "/api/events/{event}/self-check-in/", {"enabled": True}),
+    Call("check-in-all", "POST", "/api/events/{event}/check-in-all/"),
+    Call("payment", "POST", "/api/registrations/{target}/payment/", {"paid": True}),
+    Call("announcements", "POST", "/api/events/{event}/announcements/", {"text": "Mine now"}),
 ]
 STAFF = [
     Call(
@@ -93,6 +97,7 @@ PUBLIC = [
 SIGNED_IN = [
     Call("register", "POST", "/api/events/{event}/register/"),
     Call("me", "GET", "/api/events/{event}/me/"),
+    Call("self-check-in", "POST", "/api/events/{event}/check-in/", {"code": "ABCDEF"}),
 ]
 
 

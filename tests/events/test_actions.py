@@ -156,6 +156,20 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
             {"review_id": s.reviews[0], "reason": "Fine"},
             {"review_id": s.reviews[1], "reason": "Checked"},
         ),
+        "self_check_in_switch": (
+            {"event_id": e, "enabled": True},
+            {"event_id": e2, "enabled": False},
+        ),
+        "self_check_in": ({"event_id": e, "code": "ABCDEF"}, {"event_id": e2, "code": "GHJKMN"}),
+        "check_in_all": ({"event_id": e}, {"event_id": e2}),
+        "payment_mark": (
+            {"registration_id": r, "paid": True},
+            {"registration_id": r2, "paid": False},
+        ),
+        "announcement_send": (
+            {"event_id": e, "text": "Round 2 at 8:30"},
+            {"event_id": e2, "text": "Food is here"},
+        ),
     }
 
 

@@ -116,6 +116,17 @@ def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], o
         "access_reset": lambda: services.access_reset(registration_id=a, by=house, reason=REASON),
         "pool_confirm": lambda: services.pool_confirm(event_id=event_id, by=house),
         "event_finalize": lambda: services.event_finalize(event_id=event_id, by=house),
+        "self_check_in_switch": lambda: services.self_check_in_switch(
+            event_id=event_id, by=house, enabled=True
+        ),
+        "self_check_in": lambda: services.self_check_in(
+            event_id=event_id, by=registered, code="ABCDEF"
+        ),
+        "check_in_all": lambda: services.check_in_all(event_id=event_id, by=house),
+        "payment_mark": lambda: services.payment_mark(registration_id=a, by=house, paid=True),
+        "announcement_send": lambda: services.announcement_send(
+            event_id=event_id, by=house, text="Thanks for playing"
+        ),
     }
     assert set(calls) == set(services.__all__) - {"event_create"}
     return event_id, calls

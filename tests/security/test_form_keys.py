@@ -36,6 +36,8 @@ UNKEYED = {
     "house:audit_json",
     "house:scoreholio_upload",
     "house:scoreholio_clear",
+    "house:results_sheet",
+    "house:tonight",
 }
 FORMS: dict[str, dict[str, str]] = {
     "web:report": {"game": "1", "outcome": "loss"},
@@ -61,6 +63,10 @@ FORMS: dict[str, dict[str, str]] = {
     },
 }
 FORMS["house:event_new"] = FORMS["house:event_edit"]
+FORMS["web:self_check_in"] = {"code": "ABCDEF"}
+FORMS["house:announcement_send"] = {"text": "Round 2 at 8:30"}
+FORMS["house:self_check_in_switch"] = {"enabled": "1"}
+FORMS["house:payment_mark"] = {"paid": "1"}
 
 
 def page_routes() -> list[str]:

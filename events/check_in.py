@@ -1,0 +1,232 @@
+"""Checking players in beyond House's one tap: self check-in with the event's code, everyone at
+once, and the paid flag House keeps for each player's contribution.
+
+A paid entry is a registration House marked paid. Once one exists the contribution and the
+remainder policy are locked (the rules: the policy is announced before paid entries are
+accepted; `events.lifecycle.event_update` refuses the change).
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+
+from django.core.cache import cache
+from django.db.models import Max
+from django.urls import reverse
+
+from accounts.models import User
+from events import answers
+from events.actions import Change, action
+from events.errors import (
+    NotFound,
+    SelfCheckInOff,
+    TooManyGuesses,
+    WrongCheckInCode,
+    WrongPhase,
+    WrongState,
+)
+from events.limits import CHECK_IN_CODE_LENGTH, check_text
+from events.models import Event, Phase, Registration, RegistrationStatus
+from events.registration import check_in
+
+# Letters and digits no one misreads on a projector (no 0/O, 1/I/L).
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+# Wrong codes one account may try in one event before it waits.
+GUESSES = 5
+GUESS_WINDOW = 15 * 60
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalised_code(code: str) -> str:
+    """As typed on a phone: any case, spaces and dashes ignored."""
+    return "".join(ch for ch in code.upper() if ch not in " -")
+
+
+def self_check_in_url(event: Event) -> str:
+    """The stable address a player opens to check in (the board links to it with the code)."""
+    return reverse("web:self_check_in", kwargs={"event_id": event.pk})
+
+
+def board_check_in(event: Event) -> dict[str, str] | None:
+    """What the board shows for self check-in: the code and the address, or None when off."""
+    if not (event.self_check_in and event.check_in_code) or event.phase == Phase.FINALIZED:
+        return None
+    return {
+        "code": event.check_in_code,
+        "url": self_check_in_url(event),
+        "url_with_code": f"{self_check_in_url(event)}?code={event.check_in_code}",
+    }
+
+
+def collected(event: Event) -> int:
+    """The dollars House has marked as taken: contribution times the registrations marked paid."""
+    return event.contribution * event.registrations.filter(paid=True).count()
+
+
+def has_paid_entries(event: Event) -> bool:
+    return event.registrations.filter(paid=True).exists()
+
+
+def _guess_key(event_id: int, user_id: int) -> str:
+    return f"check-in-guesses:{event_id}:{user_id}"
+
+
+@action("self_check_in_switch")
+def self_check_in_switch(
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    enabled: bool,
+    idempotency_key: str | None = None,
+) -> answers.SelfCheckInSwitched:
+    """House switches self check-in on (with a new code) or off."""
+    change.require_house()
+    change.refuse_if_finalized()
+    event = change.event
+    if enabled and event.phase == Phase.DRAFT:
+        raise WrongPhase("Open registration first: nobody can register for a draft.")
+    if enabled != event.self_check_in:
+        event.self_check_in = enabled
+        event.check_in_code = new_code() if enabled else ""
+        event.save(update_fields=["self_check_in", "check_in_code"])
+        # The code stays out of the audit: it proves presence at the venue, not a result.
+        change.audit("self_check_in_switched", details={"enabled": enabled})
+    return answers.SelfCheckInSwitched(
+        event_id=event.pk, self_check_in=enabled, code=event.check_in_code or None
+    )
+
+
+@action("self_check_in")
+def self_check_in(
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    code: str,
+    idempotency_key: str | None = None,
+) -> answers.SelfCheckedIn:
+    """A registered player at the venue checks in with the event's code; after the start the
+    late-entry conditions apply as for House's check-in."""
+    change.refuse_if_finalized()
+    event = change.event
+    if not (event.self_check_in and event.check_in_code):
+        raise SelfCheckInOff()
+    key = _guess_key(event.pk, by.pk)
+    if (cache.get(key) or 0) >= GUESSES:
+        raise TooManyGuesses()
+    typed = normalised_code(check_text(code, label="The code", max_length=CHECK_IN_CODE_LENGTH))
+    if not hmac.compare_digest(typed.encode(), event.check_in_code.encode()):
+        cache.add(key, 0, GUESS_WINDOW)
+        cache.incr(key)
+        raise WrongCheckInCode()
+    registration = Registration.objects.filter(event=event, player=by).first()
+    if registration is None or registration.status == RegistrationStatus.CANCELLED:
+        raise NotFound("You are not registered for this event: register first.")
+    if registration.status == RegistrationStatus.CHECKED_IN:
+        raise WrongState("You are already checked in.")
+    if registration.status != RegistrationStatus.REGISTERED:
+        raise WrongState(f"Your registration is {registration.get_status_display()}: ask House.")
+    change.house = False  # a player checking themself in, even when also House
+    registration.event = event
+    change.know(registration)
+    check_in(change, registration, added_by_house=False, self_check_in=True)
+    return answers.SelfCheckedIn(
+        registration_id=registration.pk, status=RegistrationStatus(registration.status)
+    )
+
+
+@action("check_in_all")
+def check_in_all(
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    idempotency_key: str | None = None,
+) -> answers.EveryoneCheckedIn:
+    """House checks in every registered player at once, before the start."""
+    change.require_house()
+    change.refuse_if_finalized()
+    event = change.event
+    if event.phase != Phase.OPEN:
+        raise WrongPhase(
+            "Everyone is checked in at once before the start; after it each late entry is "
+            "checked in on its own."
+        )
+    waiting = list(
+        event.registrations.filter(status=RegistrationStatus.REGISTERED).order_by(
+            "registered_at", "id"
+        )
+    )
+    if not waiting:
+        raise WrongState("Nobody is waiting to be checked in.")
+    # Before the start a check-in is never late and the pool is never confirmed (it is confirmed
+    # after the start): what `check_in` does for one player, written for all in one statement.
+    order = event.registrations.aggregate(last=Max("check_in_order"))["last"] or 0
+    for place, registration in enumerate(waiting, start=order + 1):
+        registration.status = RegistrationStatus.CHECKED_IN
+        registration.checked_in_at = change.now
+        registration.check_in_order = place
+        registration.late = False
+    Registration.objects.bulk_update(
+        waiting, ["status", "checked_in_at", "check_in_order", "late"], batch_size=500
+    )
+    for registration in waiting:
+        change.know(registration)
+        change.audit(
+            "player_checked_in",
+            player=registration.label,
+            details={"late": False, "added_by_house": False, "pool_unconfirmed": False},
+        )
+    return answers.EveryoneCheckedIn(event_id=event.pk, checked_in=[r.pk for r in waiting])
+
+
+# A contribution is recorded for a player who takes part, or took part (it stays in the pool).
+_PAYABLE = (
+    RegistrationStatus.REGISTERED,
+    RegistrationStatus.CHECKED_IN,
+    RegistrationStatus.WITHDRAWN,
+)
+
+
+@action("payment_mark")
+def payment_mark(
+    change: Change,
+    *,
+    registration_id: int,
+    by: User,
+    paid: bool,
+    idempotency_key: str | None = None,
+) -> answers.PaymentMarked:
+    """House marks a player's contribution as paid or not paid."""
+    if not change.house:
+        raise NotFound("No such registration.")
+    change.refuse_if_finalized()
+    event = change.event
+    registration = Registration.objects.filter(pk=registration_id, event=event).first()
+    if registration is None:
+        raise NotFound("No such registration.")
+    if event.contribution == 0:
+        raise WrongState("A free event takes no contributions.")
+    if paid and registration.status not in _PAYABLE:
+        raise WrongState(
+            f"{registration.label} is {registration.get_status_display()}: "
+            "only a participant's contribution is recorded."
+        )
+    if registration.paid != paid:
+        registration.paid = paid
+        registration.save(update_fields=["paid"])
+        change.know(registration)
+        change.audit(
+            "payment_marked",
+            player=registration.label,
+            details={"paid": paid, "amount": event.contribution},
+        )
+    return answers.PaymentMarked(
+        registration_id=registration.pk, paid=paid, collected=collected(event)
+    )

@@ -1,0 +1,160 @@
+"""House pages to read and print: the results and payout sheet, and tonight's events at a glance."""
+
+from __future__ import annotations
+
+import datetime
+import zoneinfo
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.http import require_GET
+
+from audit.export import final_result
+from cards.dealing import seed_hex
+from cards.models import Offer, pending_offer
+from events.check_in import collected
+from events.models import Event, Phase, RegistrationStatus, Review
+from events.snapshots import event_summary, pool_summary
+from house.selectors import house_events
+from house.views import _house_event, _user
+from payouts.allocation import allocate
+
+
+def results(event: Event) -> dict[str, Any]:
+    """What the printed sheet shows: standings, awards, the pool's arithmetic, the proofs."""
+    pool = pool_summary(event)
+    sheet: dict[str, Any] = {
+        "event": event,
+        "summary": event_summary(event),
+        "pool": pool,
+        "adjusted": sum(a["amount"] for a in pool["adjustments"]),
+        "collected": collected(event),
+        "final": event.phase == Phase.FINALIZED,
+        "commitment": event.commitment,
+        "seed": seed_hex(event.pk) if event.phase == Phase.FINALIZED else None,
+        "head": {"seq": event.audit_seq, "hash": event.audit_hash},
+        "printed_at": timezone.now(),
+    }
+    if not sheet["final"]:
+        return sheet
+    result = final_result(event)
+    players = result["players"]
+    eligible = [p for p in players if p["status"] == "eligible" and p["high_place"] is not None]
+    high = sorted(eligible, key=lambda p: (p["high_place"], p["player"]))
+    low = sorted(
+        (p for p in eligible if p["low_place"] is not None),
+        key=lambda p: (p["low_place"], p["player"]),
+    )
+    high_winners = [p["player"] for p in high if p["high_place"] == 1]
+    low_winners = [p["player"] for p in low if p["low_place"] == 1]
+    split = allocate(result["pool"] or 0, high_winners, low_winners)
+    awards = [
+        {
+            "player": name,
+            "amount": amount,
+            "for": " and ".join(
+                what
+                for what, winners in (("High", high_winners), ("Low", low_winners))
+                if name in winners
+            ),
+        }
+        for name, amount in split.awards.items()
+    ]
+    sheet.update(
+        high=high,
+        low=low,
+        withdrawn=[p for p in players if p["status"] == "withdrawn"],
+        awards=awards,
+        split=split,
+        high_base=(result["pool"] or 0) - split.low_share,
+        high_winners=high_winners,
+        low_winners=low_winners,
+        confirmed_pool=result["pool"],
+        unallocated=result["unallocated"],
+    )
+    return sheet
+
+
+@login_required
+@require_GET
+def results_sheet(request: HttpRequest, event_id: int) -> HttpResponse:
+    """The results and payout sheet, laid out for print (File > Print, or save as PDF)."""
+    event = _house_event(request, event_id)
+    return render(request, "house/sheet.html", results(event))
+
+
+def tonight_events(events: list[Event]) -> list[dict[str, Any]]:
+    """Each event's phase, players, pending choices, open reviews and pool, in a few queries."""
+    ids = [e.pk for e in events]
+    pending = dict(
+        Offer.objects.filter(pending_offer(), registration__event_id__in=ids)
+        .values_list("registration__event_id")
+        .annotate(n=Count("id"))
+        .values_list("registration__event_id", "n")
+    )
+    reviews = dict(
+        Review.objects.filter(resolved_at__isnull=True, registration__event_id__in=ids)
+        .values_list("registration__event_id")
+        .annotate(n=Count("id"))
+        .values_list("registration__event_id", "n")
+    )
+    counted = {
+        row["pk"]: row
+        for row in Event.objects.filter(pk__in=ids)
+        .annotate(
+            checked_in=Count(
+                "registrations", filter=Q(registrations__status=RegistrationStatus.CHECKED_IN)
+            ),
+            registered=Count(
+                "registrations", filter=Q(registrations__status=RegistrationStatus.REGISTERED)
+            ),
+            withdrawn=Count(
+                "registrations", filter=Q(registrations__status=RegistrationStatus.WITHDRAWN)
+            ),
+            paid=Count("registrations", filter=Q(registrations__paid=True)),
+        )
+        .values("pk", "checked_in", "registered", "withdrawn", "paid")
+    }
+    rows = []
+    for event in events:
+        count = counted[event.pk]
+        participants = count["checked_in"] + count["registered"] + count["withdrawn"]
+        base = event.contribution * participants
+        rows.append(
+            {
+                "event": event,
+                "checked_in": count["checked_in"],
+                "registered": count["registered"],
+                "withdrawn": count["withdrawn"],
+                "pending": pending.get(event.pk, 0),
+                "reviews": reviews.get(event.pk, 0),
+                "pool": event.confirmed_pool if event.pool_confirmed else base,
+                "pool_confirmed": event.pool_confirmed,
+                "collected": event.contribution * count["paid"],
+            }
+        )
+    return rows
+
+
+def is_today(event: Event, now: datetime.datetime) -> bool:
+    """The event's date is today where it is played."""
+    try:
+        zone = zoneinfo.ZoneInfo(event.time_zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        zone = zoneinfo.ZoneInfo("UTC")
+    return event.date == now.astimezone(zone).date()
+
+
+@login_required
+@require_GET
+def tonight(request: HttpRequest) -> HttpResponse:
+    """Every event this House runs today, one line each, linking to its dashboard."""
+    now = timezone.now()
+    window = (now - datetime.timedelta(days=1)).date(), (now + datetime.timedelta(days=1)).date()
+    near = house_events(_user(request)).filter(date__range=window)
+    events = [e for e in near if is_today(e, now)]
+    return render(request, "house/tonight.html", {"rows": tonight_events(events), "now": now})

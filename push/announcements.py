@@ -1,0 +1,84 @@
+"""House's announcements by Poker push: one message to each device of the players taking part.
+
+Sent by a Celery task after the commit (`push.tasks.queue_announcement`); each device is tried once
+(an announcement is for now: a late retry helps no one). A subscription the push service says is
+gone is deleted, as for reminders.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import requests
+from django.conf import settings
+
+from events.announcements import LISTENING
+from events.models import Announcement
+from push.keys import vapid_keys
+from push.models import PushSubscription
+from push.subscriptions import endpoint_allowed
+
+log = logging.getLogger(__name__)
+
+
+def payload(announcement: Announcement) -> dict[str, Any]:
+    event = announcement.event
+    return {
+        "title": f"{event.name}: House says",
+        "body": announcement.text,
+        "url": f"/events/{event.pk}/",
+        "tag": f"announcement-{announcement.pk}",
+    }
+
+
+def subscriptions(announcement: Announcement) -> list[int]:
+    """Every device of the event's players still taking part who turned Poker push on."""
+    return list(
+        PushSubscription.objects.filter(
+            user__registrations__event_id=announcement.event_id,
+            user__registrations__status__in=LISTENING,
+        )
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+
+
+def deliver(announcement_id: int, subscription_id: int) -> str:
+    """Send one announcement to one device: "sent", "gone", "failed" or "skipped"."""
+    from pywebpush import WebPushException, webpush
+
+    announcement = Announcement.objects.select_related("event").filter(pk=announcement_id).first()
+    subscription = PushSubscription.objects.filter(pk=subscription_id).first()
+    if announcement is None or subscription is None:
+        return "skipped"
+    if not endpoint_allowed(subscription.endpoint):
+        subscription.delete()
+        return "failed"
+    keys = vapid_keys()
+    session = requests.Session()
+    session.max_redirects = 0
+    try:
+        webpush(
+            subscription_info=subscription.info(),
+            data=json.dumps(payload(announcement)),
+            vapid_private_key=keys.private_key,
+            vapid_claims={"sub": settings.VAPID_SUBJECT},
+            ttl=600,
+            timeout=(settings.PUSH_CONNECT_TIMEOUT, settings.PUSH_READ_TIMEOUT),
+            requests_session=session,
+        )
+    except WebPushException as error:
+        status = error.response.status_code if error.response is not None else None
+        if status in (404, 410):
+            subscription.delete()
+            return "gone"
+        log.warning("Announcement %s to device %s: %s", announcement_id, subscription_id, status)
+        return "failed"
+    except Exception as error:  # network errors and timeouts: logged, the page still shows it
+        log.warning("Announcement %s to device %s: %s", announcement_id, subscription_id, error)
+        return "failed"
+    finally:
+        session.close()
+    return "sent"

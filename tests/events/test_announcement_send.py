@@ -1,0 +1,106 @@
+"""`announcement_send`: House sends a short line to every player of an event, audited."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pytest
+
+from events import services
+from events.errors import EventFinalized, Invalid, NotAllowed, WrongPhase
+from events.limits import ANNOUNCEMENT_LENGTH
+from events.models import Announcement
+from tests.events.support import create_event, finalized_table, last, refused
+from tests.factories import make_table, make_user
+
+
+@pytest.mark.django_db
+def test_it_stores_and_audits_the_announcement():
+    table = make_table(players=2)
+    table.register(make_user("Wes"))  # registered, not yet checked in: told too
+    gone = make_user("Gus")
+    services.registration_cancel(registration_id=table.register(gone), by=gone)
+    answer = services.announcement_send(
+        event_id=table.event.pk, by=table.house, text="  Round 2 starts at 8:30.  "
+    )
+    assert answer.recipients == 3
+    announcement = Announcement.objects.get(pk=answer.announcement_id)
+    assert (announcement.text, announcement.sent_by) == ("Round 2 starts at 8:30.", "House: House")
+    entry = last(table.event, "announcement_sent")
+    assert (entry.actor, entry.actor_kind, entry.player) == ("House: House", "house", None)
+    assert entry.details == {
+        "announcement": announcement.pk,
+        "text": "Round 2 starts at 8:30.",
+        "recipients": 3,
+    }
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "x" * (ANNOUNCEMENT_LENGTH + 1),
+        "line one\nline two",
+        "bell\x07",
+        "nul\x00",
+        "\u202eevil",
+    ],
+)
+def test_it_refuses_empty_long_or_control_text(text: str):
+    table = make_table(players=1)
+    refused(
+        Invalid,
+        table.event,
+        lambda: services.announcement_send(event_id=table.event.pk, by=table.house, text=text),
+    )
+
+
+@pytest.mark.django_db
+def test_it_takes_the_longest_allowed_line():
+    table = make_table(players=1)
+    services.announcement_send(
+        event_id=table.event.pk, by=table.house, text="é" * ANNOUNCEMENT_LENGTH
+    )
+
+
+@pytest.mark.django_db
+def test_only_this_events_house_announces():
+    table = make_table(players=1)
+    for who in (table.players[0], make_table().house):
+        refused(
+            NotAllowed,
+            table.event,
+            partial(services.announcement_send, event_id=table.event.pk, by=who, text="Hi"),
+        )
+
+
+@pytest.mark.django_db
+def test_a_draft_or_a_finalized_event_takes_no_announcement():
+    house = make_user("House", staff=True)
+    draft = create_event(house)
+    refused(
+        WrongPhase,
+        draft,
+        lambda: services.announcement_send(event_id=draft, by=house, text="Hello"),
+    )
+    table = finalized_table()
+    refused(
+        EventFinalized,
+        table.event,
+        lambda: services.announcement_send(event_id=table.event.pk, by=table.house, text="Hi"),
+    )
+
+
+@pytest.mark.django_db
+def test_a_double_tap_sends_once():
+    table = make_table(players=1)
+    first = services.announcement_send(
+        event_id=table.event.pk, by=table.house, text="Food is here", idempotency_key="tap"
+    )
+    again = services.announcement_send(
+        event_id=table.event.pk, by=table.house, text="Food is here", idempotency_key="tap"
+    )
+    assert again == first
+    assert Announcement.objects.filter(event=table.event).count() == 1
