@@ -161,6 +161,22 @@ def test_the_page_shows_a_qr_code_of_the_event_address_and_no_sign_in_link(clien
 
 
 @pytest.mark.django_db
+def test_while_players_check_themselves_in_the_qr_leads_to_check_in_with_the_code(client: Client):
+    table = make_table("league", players=2)
+    services.self_check_in_switch(event_id=table.event.pk, by=table.house, enabled=True)
+    code = table.refresh().check_in_code
+    page = client.get(reverse("web:board", args=[table.event.pk])).content.decode()
+    here = f"http://testserver/events/{table.event.pk}/check-in"
+    assert str(qr_svg(f"{here}?code={code}")) in page
+    assert f"testserver/events/{table.event.pk}/check-in</strong>" in page
+    assert f'class="check-in-code">{code}</strong>' in page
+    services.self_check_in_switch(event_id=table.event.pk, by=table.house, enabled=False)
+    page = client.get(reverse("web:board", args=[table.event.pk])).content.decode()
+    assert str(qr_svg(f"http://testserver/events/{table.event.pk}/")) in page
+    assert "check-in-code" not in page
+
+
+@pytest.mark.django_db
 def test_a_signed_in_visitor_sees_no_account_links_either(client: Client):
     table = make_table("league", players=2, start=True)
     client.force_login(table.house)
