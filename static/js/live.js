@@ -169,6 +169,38 @@
     navigating = false;
   });
 
+  // An htmx request sent from inside a live element (House's check-in button, a player's tap)
+  // must find its form still in the page when its answer comes: htmx places the answer's
+  // out-of-band parts (the action's message) from there. Fragments for that element wait until
+  // the answer is in, then go in after it, so the newest state still wins.
+  var sending = new Set(); // elements whose htmx request is on its way
+  var waiting = new Set(); // live elements whose fragments wait for one of them
+
+  function sendingFrom(el) {
+    var found = false;
+    sending.forEach(function (elt) {
+      if (el.contains && el.contains(elt)) {
+        found = true;
+      }
+    });
+    return found;
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (!event.defaultPrevented && event.detail && event.detail.elt) {
+      sending.add(event.detail.elt);
+    }
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    sending.delete(event.detail && event.detail.elt);
+    waiting.forEach(function (el) {
+      if (!sendingFrom(el)) {
+        waiting.delete(el);
+        release(el);
+      }
+    });
+  });
+
   function swap(el, change) {
     var queue = change.html !== undefined ? [] : held.get(el) || [];
     queue.push(change);
@@ -176,7 +208,15 @@
     if (navigating) {
       return;
     }
-    if (!notify(el, "live:beforeswap", true)) {
+    if (sendingFrom(el)) {
+      waiting.add(el);
+      return;
+    }
+    release(el);
+  }
+
+  function release(el) {
+    if (!held.has(el) || !notify(el, "live:beforeswap", true)) {
       return; // held until the page calls swapHeld
     }
     swapHeld(el);
