@@ -14,6 +14,7 @@ urlpatterns = [
     path("events/<int:event_id>/report", views.report, name="report"),
     path("events/<int:event_id>/keep", views.keep, name="keep"),
     path("events/<int:event_id>/leave", views.leave, name="leave"),
+    path("events/<int:event_id>/cancel", views.cancel, name="cancel"),
     path("board/<int:event_id>/", views.board, name="board"),
     path("board/<int:event_id>/partial", views.board_partial, name="board_partial"),
     path("board/<int:event_id>/snapshot", views.board_json, name="board_snapshot"),
