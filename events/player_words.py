@@ -55,7 +55,7 @@ def wild_effect(cards: Sequence[str], wild_rank: str | None) -> str | None:
     natural = evaluate_high(cards)
     wild = evaluate_high(cards, wild_rank)
     if wild.substitutions == 0:
-        return f"Your {plural} count as printed: the wild adds nothing to your High hand."
+        return f"Your best High hand, {wild.description}, needs no wild {plural}."
     return (
         f"Your wild {plural} make{'' if held > 1 else 's'} your High hand {wild.description}; "
         f"without the wild it would be {natural.description}."

@@ -87,12 +87,12 @@ def _player_context(
 ELSEWHERE = {
     NothingPending.code: "Not saved: that choice was already made, in another tab or by House. "
     "What was kept is shown below.",
-    OutOfOrder.code: "Not saved: that game is no longer the next one to report (it was "
-    "reported in another tab, or by House).",
 }
 
 
 def _refusal_words(error: DomainError) -> str:
+    if error.code == OutOfOrder.code:
+        return f"Not saved: {error.message} It may have been reported in another tab, or by House."
     return ELSEWHERE.get(error.code, f"Not saved: {error.message}")
 
 

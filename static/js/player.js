@@ -332,13 +332,25 @@
     });
   }
 
-  document.addEventListener("live:update", function () {
-    if (!everLive) {
-      everLive = true;
+  // live.js shows its state on the connection dot; "live" means the server is reachable (and
+  // after a reconnect, its snapshot is already swapped in): send a kept tap now.
+  function onConnection() {
+    var dot = document.querySelector(".conn");
+    if (!dot || dot.getAttribute("data-state") !== "live") {
+      return;
     }
+    everLive = true;
     workOffline(panel());
-    replay(); // the socket is live again: the server is reachable
-  });
+    replay();
+  }
+  var dot = document.querySelector(".conn");
+  if (dot && "MutationObserver" in window) {
+    new MutationObserver(onConnection).observe(dot, {
+      attributes: true,
+      attributeFilter: ["data-state"],
+    });
+    onConnection();
+  }
 
   // A live update must not undo what the player is in the middle of: an open report sheet, or
   // cards picked but not confirmed yet. Such an update keeps the page as it is, and the newest
