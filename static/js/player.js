@@ -26,6 +26,8 @@
   var replaying = false;
   var refusal = null; // {text, until}
   var checking = false; // a "Check again" fetch is on its way
+  var deferred = false; // a refetch held back while the player is mid-choice
+  var held = false; // a pushed panel held back (live.js keeps it)
 
   function panel() {
     return document.getElementById("player");
@@ -219,6 +221,7 @@
       return;
     }
     refusal = null;
+    held = false; // a panel held back from before this tap is older than its answer
     if (navigator.onLine === false) {
       event.preventDefault(); // not sent: kept, and sent with its key when the socket is back
       keepForLater(form);
@@ -356,8 +359,6 @@
   // cards picked but not confirmed yet. Such an update keeps the page as it is, and the newest
   // panel is swapped in once the player is done (the sheet closed, or every pick undone). A form
   // that was sent is no longer in the middle of anything.
-  var deferred = false; // a refetch held back
-  var held = false; // a pushed panel held back (live.js keeps it)
 
   function midChoice() {
     return Boolean(
@@ -400,8 +401,50 @@
     }
   });
 
+  // The panel's own version (the player's stream version it was rendered at).
+  function versionIn(html) {
+    var found = /data-version="(\d+)"/.exec(html || "");
+    return found ? Number(found[1]) : null;
+  }
+
+  function shownVersion() {
+    var where = step();
+    return where ? Number(where.getAttribute("data-version")) : null;
+  }
+
+  function showRefusal(text) {
+    var where = step();
+    if (!where || where.querySelector("[data-refusal]")) {
+      return;
+    }
+    var p = document.createElement("p");
+    p.className = "action-note error-box";
+    p.setAttribute("role", "alert");
+    p.setAttribute("data-refusal", "");
+    p.textContent = text;
+    where.querySelector(".what").after(p);
+  }
+
   document.addEventListener("htmx:beforeSwap", function (event) {
     var config = event.detail.requestConfig;
+    if (event.detail.target && event.detail.target.id === "player" && event.detail.shouldSwap) {
+      // A pushed panel may have got here first (the socket is often faster than the answer):
+      // an answer no newer than what is shown must not take away a choice begun on it.
+      var answer = versionIn(event.detail.serverResponse);
+      var shown = shownVersion();
+      if (answer !== null && shown !== null && (answer < shown || (answer === shown && midChoice()))) {
+        event.detail.shouldSwap = false;
+        checking = false;
+        var said = /data-refusal>([^<]*)</.exec(event.detail.serverResponse || "");
+        if (said) {
+          var words = document.createElement("textarea"); // decodes the escaped words only
+          words.innerHTML = said[1];
+          refusal = { text: words.value, until: Date.now() + REFUSAL_SHOWN };
+          showRefusal(refusal.text);
+        }
+        return;
+      }
+    }
     if (config && config.verb === "get" && midChoice() && !checking) {
       event.detail.shouldSwap = false;
       deferred = true;
@@ -435,15 +478,7 @@
     if (shown) {
       refusal = { text: shown.textContent, until: Date.now() + REFUSAL_SHOWN };
     } else if (!fromServerAnswer && refusal && Date.now() < refusal.until) {
-      var where = step();
-      if (where) {
-        var p = document.createElement("p");
-        p.className = "action-note error-box";
-        p.setAttribute("role", "alert");
-        p.setAttribute("data-refusal", "");
-        p.textContent = refusal.text;
-        where.querySelector(".what").after(p);
-      }
+      showRefusal(refusal.text);
     }
     workOffline(root);
     notKeptLeave(root);
