@@ -22,7 +22,7 @@
   }
 
   var everLive = false; // the socket has been live once: actions work offline from then on
-  var queued = null; // a tap made offline: {path, values}
+  var queued = null; // a tap made offline: {path, values, what}
   var replaying = false;
   var refusal = null; // {text, until}
   var checking = false; // a "Check again" fetch is on its way
@@ -209,10 +209,25 @@
     return navigator.onLine === false || (everLive && state !== "live");
   }
 
+  function whatIsKept(form) {
+    if (form.classList.contains("start-form")) {
+      return "Your starting choice";
+    }
+    if (form.classList.contains("keep-form")) {
+      return "Your card choice";
+    }
+    var game = form.querySelector('input[name="game"]');
+    return game ? "Your game " + game.value + " result" : "Your tap";
+  }
+
+  function keptNote() {
+    note(queued.what + " is kept on this phone and sent once the connection is back.", false);
+  }
+
   function keepForLater(form) {
-    queued = { path: form.getAttribute("hx-post"), values: new FormData(form) };
+    queued = { path: form.getAttribute("hx-post"), values: new FormData(form), what: whatIsKept(form) };
     setAside(form);
-    note("You are offline. This tap is kept on this phone and sent once the connection is back.", false);
+    keptNote();
   }
 
   document.addEventListener("htmx:beforeRequest", function (event) {
@@ -238,7 +253,7 @@
   document.addEventListener("htmx:sendError", function (event) {
     if (replaying && !formOf(event)) {
       replaying = false; // still unreachable: the tap stays kept for the next live moment
-      note("You are offline. This tap is kept on this phone and sent once the connection is back.", false);
+      keptNote();
       return;
     }
     if (verbOf(event) === "get") {
@@ -307,7 +322,7 @@
       return;
     }
     replaying = true;
-    note("Back online: sending your tap…", false);
+    note("Back online: sending it now…", false);
     window.htmx.ajax("POST", queued.path, {
       target: "#player",
       swap: "innerHTML",

@@ -19,6 +19,7 @@ from accounts.models import User
 from audit.models import AuditEntry
 from cards.models import CardState, DealtCard, Offer
 from events.models import GameResult
+from tests.browser.conftest import ARTIFACTS
 from tests.browser.test_event_flow import PHONE, WAIT
 from tests.factories import Table, make_table
 
@@ -191,6 +192,7 @@ def test_a_report_tapped_offline_is_sent_once_with_its_key_when_back_online(
     page.fill("#opponent", "Rita Rival")
     page.locator("dialog.report-sheet button[type=submit]").click()
     expect(step(page)).to_contain_text("kept on this phone", timeout=WAIT)
+    page.screenshot(path=str(ARTIFACTS / "phone-offline-tap-kept.png"))
     assert not GameResult.objects.filter(registration=table.registration(player)).exists()
 
     context.set_offline(False)

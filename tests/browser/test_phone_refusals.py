@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 
 from events import services
 from events.models import GameResult
+from tests.browser.conftest import ARTIFACTS
 from tests.browser.test_event_flow import WAIT
 from tests.browser.test_phone_connection import open_live, phone, step
 from tests.factories import make_table, make_user
@@ -45,7 +46,7 @@ def test_a_choice_made_in_another_tab_is_refused_next_to_the_action(
     expect(step(second)).to_have_attribute("data-step", "report")
     expect(second.locator(".player-hand .card:not(.slot)")).to_have_count(3)
     assert len(table.kept(player)) == 3  # the first tab's three, nothing more
-    second.screenshot(path="artifacts/screenshots/phone-refused-in-second-tab.png")
+    second.screenshot(path=str(ARTIFACTS / "phone-refused-in-second-tab.png"))
 
     # Nothing piled up for the next full page load.
     second.reload()
@@ -72,7 +73,7 @@ def test_a_server_error_shows_a_retry_note_not_a_blank_sheet(server: str, browse
     expect(step(page)).to_contain_text("The server could not answer (error 502)", timeout=WAIT)
     expect(page.locator("dialog.report-sheet")).not_to_be_visible()
     expect(step(page).locator(".what")).to_have_text("Report game 1")
-    page.screenshot(path="artifacts/screenshots/phone-server-error.png")
+    page.screenshot(path=str(ARTIFACTS / "phone-server-error.png"))
 
     page.unroute(re.compile(r"/report$"))
     page.get_by_role("button", name="Check again").click()
