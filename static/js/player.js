@@ -101,8 +101,30 @@
     var again = event.target.closest("[data-check-again]");
     if (again) {
       checkAgain(again);
+      return;
+    }
+    var game = event.target.closest(".games .game");
+    if (game) {
+      showGame(game);
     }
   });
+
+  // A game chip tapped shows its details (result, opponent, score) under the chips.
+  function showGame(chip) {
+    var details = document.getElementById("game-details");
+    if (!details) {
+      return;
+    }
+    var open = chip.getAttribute("aria-expanded") === "true";
+    chip.closest(".games").querySelectorAll(".game").forEach(function (other) {
+      other.setAttribute("aria-expanded", "false");
+    });
+    details.hidden = open;
+    if (!open) {
+      chip.setAttribute("aria-expanded", "true");
+      details.textContent = chip.getAttribute("data-details");
+    }
+  }
 
   // A sent keep-form keeps its radio as sent.
   document.addEventListener(

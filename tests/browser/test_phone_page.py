@@ -58,6 +58,8 @@ def test_the_hand_in_words_and_a_correction_that_changes_them(
         "Reason: Scoreholio shows a loss"
     )
     expect(page.locator(".game").first).to_contain_text("G1 L")
+    page.locator(".game").first.click()
+    expect(page.locator("#game-details")).to_have_text("Game 1: lost.")
     expect(page.locator(".standing")).to_contain_text("Out of the standings while House reviews")
     assert "You won game 1" not in page.locator("#player").inner_text()
     shot(page, "phone-corrected")
@@ -136,14 +138,17 @@ def test_a_reload_does_not_restart_the_not_kept_cards_stay(server: str, browser:
 
 
 def _too_small(page: Any, selector: str, width: float, height: float) -> list[str]:
-    small = []
-    for element in page.locator(selector).all():
-        if not element.is_visible():
-            continue
-        box = element.bounding_box()
-        if box is None or box["width"] < width or box["height"] < height:
-            small.append(f"{element.evaluate('e => e.outerHTML')[:80]} {box}")
-    return small
+    """The visible elements smaller than width x height CSS px, measured in one go (a pushed
+    panel cannot swap them away between two measurements)."""
+    boxes = page.evaluate(
+        """(selector) => [...document.querySelectorAll(selector)]
+            .map((e) => [e.outerHTML.slice(0, 80), e.getBoundingClientRect(), e.checkVisibility()])
+            .filter(([, , visible]) => visible)
+            .map(([html, r]) => [html, r.width, r.height])""",
+        selector,
+    )
+    assert boxes, f"nothing matches {selector}"
+    return [f"{html} {w}x{h}" for html, w, h in boxes if w < width or h < height]
 
 
 TAPPABLE = "#player button, #player a, #player label.choice, header a, header button"
