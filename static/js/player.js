@@ -273,7 +273,7 @@
   });
 
   document.addEventListener("htmx:sendError", function (event) {
-    if (replaying && !formOf(event)) {
+    if (replaying && verbOf(event) === "post" && !formOf(event)) {
       replaying = false; // still unreachable: the tap stays kept for the next live moment
       keptNote();
       return;
