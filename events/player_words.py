@@ -7,6 +7,7 @@ wild rank once it is revealed. A pending offer's cards never do.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypedDict
 
 from events.models import Outcome, Review
 from scoring.evaluator import evaluate_high, evaluate_low
@@ -62,7 +63,14 @@ def wild_effect(cards: Sequence[str], wild_rank: str | None) -> str | None:
     )
 
 
-def review_words(review: Review | None) -> dict[str, object] | None:
+class ReviewWords(TypedDict):
+    """What House is reviewing and why, for the paused player."""
+
+    game: int | None
+    text: str
+
+
+def review_words(review: Review | None) -> ReviewWords | None:
     """What House is reviewing and why, for the paused player; None without an open review."""
     if review is None:
         return None

@@ -20,7 +20,7 @@ from cards.models import Offer
 from events import services
 from events.models import Registration, RegistrationStatus
 from events.player_words import hand_names, wild_effect
-from events.snapshots import player_snapshot
+from events.snapshots import PlayerState, player_snapshot
 from scoring.evaluator import evaluate_high, evaluate_low
 from tests.events.support import snapshot
 from tests.factories import Table, make_table, make_user
@@ -81,7 +81,7 @@ def test_a_pending_offer_never_reaches_the_words(client):
     assert me["wild_effect"] is None
 
 
-def services_snapshot(table: Table, player: User) -> dict[str, Any]:
+def services_snapshot(table: Table, player: User) -> PlayerState:
     return player_snapshot(table.registration(player))
 
 
@@ -115,6 +115,7 @@ def test_it_says_what_the_revealed_wild_does(client):
     me = services_snapshot(table, ann)
     assert me["hand_names"]["high"] == evaluate_high(held, wild).description
     effect = me["wild_effect"]
+    assert effect is not None
     holding = [card for card in held if card[0] == wild]
     if not holding:
         assert effect.startswith("You hold no ")
