@@ -216,6 +216,21 @@ class RevealCard(CardFace):
 
 class Reveal(Doc):
     cards = RevealCard(many=True)
+    at = serializers.DateTimeField(
+        allow_null=True, help_text="When the confirmation revealed them (Not kept leave 3 s on)."
+    )
+
+
+class HandNames(Doc):
+    high = serializers.CharField(
+        allow_null=True, help_text="'Three of a Kind, twos'; the wild counts once revealed."
+    )
+    low = serializers.CharField(allow_null=True)
+
+
+class ReviewWords(Doc):
+    game = serializers.IntegerField(allow_null=True)
+    text = serializers.CharField(help_text="What House is reviewing and why, in words.")
 
 
 class GameRow(Doc):
@@ -253,6 +268,11 @@ class PlayerSnapshot(Doc):
     ranked = serializers.IntegerField()
     award = serializers.IntegerField(allow_null=True)
     final = serializers.BooleanField()
+    hand_names = HandNames(help_text="The kept cards' High and Low names (null before any).")
+    wild_effect = serializers.CharField(
+        allow_null=True, help_text="What the revealed wild does to the High hand."
+    )
+    review = ReviewWords(allow_null=True, help_text="While paused: the open review.")
 
 
 # --- House ----------------------------------------------------------------------------------

@@ -23,7 +23,16 @@ from audit.models import AuditEntry
 from cards.models import CardState, DealtCard, Offer, OfferKind, pending_offer
 from cards.names import card_face
 from events.formats import Format
-from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
+from events.models import (
+    Event,
+    GameResult,
+    Outcome,
+    Phase,
+    Registration,
+    RegistrationStatus,
+    Review,
+)
+from events.player_words import ReviewWords, hand_names, review_words, wild_effect
 from events.progress import (
     blockers,
     hands,
@@ -168,6 +177,10 @@ class PlayerState(TypedDict):
     ranked: int
     award: int | None
     final: bool
+    # The page's words (events.player_words): only kept cards and a revealed wild go into them.
+    hand_names: dict[str, str | None]
+    wild_effect: str | None
+    review: ReviewWords | None
 
 
 class PendingChoice(TypedDict):
@@ -563,6 +576,16 @@ def player_snapshots(
         results[registration_id].append(
             {"game": game, "outcome": outcome, "opponent": opponent, "score": score}
         )
+    reviews: dict[int, Review] = {}
+    paused = [r.pk for r in registrations if r.paused]
+    if paused:
+        for review in (
+            Review.objects.open()
+            .filter(registration_id__in=paused)
+            .select_related("result")
+            .order_by("registration_id", "-id")
+        ):
+            reviews.setdefault(review.registration_id, review)
     table = (
         standings
         if standings is not None
@@ -579,6 +602,7 @@ def player_snapshots(
             offer_cards=offer_cards,
             results=results[r.pk],
             table=table,
+            review=reviews.get(r.pk),
         )
         for r in registrations
     }
@@ -595,6 +619,7 @@ def _player(
     offer_cards: dict[int, list[DealtCard]],
     results: list[dict[str, Any]],
     table: Standings[int] | None,
+    review: Review | None = None,
 ) -> PlayerState:
     event = registration.event
     pending = None
@@ -624,10 +649,15 @@ def _player(
             "cards": [
                 {**card_face(c.card), "kept": c.state == CardState.KEPT}
                 for c in offer_cards[recent.pk]
-            ]
+            ],
+            "at": recent.resolved_at.isoformat() if recent.resolved_at else None,
         }
     )
     in_play = len([e for e in (table.high if table else ())])
+    pending_game = pending["game"] if pending else None
+    pending_outcome = next((r["outcome"] for r in results if r["game"] == pending_game), None)
+    wild_rank = registration.wild_rank or None
+    held = [c.card for c in kept]
     return {
         "registration_id": registration.pk,
         "label": registration.label,
@@ -635,7 +665,9 @@ def _player(
         "paused": registration.paused,
         "version": registration.version,
         "event_version": event.version,
-        "next_step": next_step(registration, rules, len(kept), len(results), pending),
+        "next_step": next_step(
+            registration, rules, len(kept), len(results), pending, pending_outcome=pending_outcome
+        ),
         "hand": [
             {
                 **card_face(c.card),
@@ -672,6 +704,10 @@ def _player(
         "ranked": in_play,
         "award": registration.award if event.phase == Phase.FINALIZED else None,
         "final": event.phase == Phase.FINALIZED,
+        # The page's words: only the kept cards and a revealed wild go into them.
+        "hand_names": hand_names(held, wild_rank),
+        "wild_effect": wild_effect(held, wild_rank),
+        "review": review_words(review) if registration.paused else None,
     }
 
 
@@ -681,8 +717,11 @@ def next_step(
     kept: int,
     reported: int,
     pending: dict[str, Any] | None,
+    *,
+    pending_outcome: str | None = None,
 ) -> dict[str, str]:
-    """The one thing to do now, in the rules' words."""
+    """The one thing to do now, in the rules' words (`pending_outcome`: the game result, as
+    recorded now, that the pending win choice came from)."""
     event = registration.event
     status = registration.status
     if event.phase == Phase.FINALIZED:
@@ -699,6 +738,12 @@ def next_step(
         return {
             "code": "choose_start",
             "text": f"Choose {pending['keep']} of {pending['offered']} starting cards",
+        }
+    if pending and pending_outcome == Outcome.LOSS:
+        # A Win -> Loss correction leaves the choice in place (SPEC section 5).
+        return {
+            "code": "choose_win",
+            "text": f"Game {pending['game']} is now a loss, but its choice stays: keep one card",
         }
     if pending:
         return {"code": "choose_win", "text": f"You won game {pending['game']}: keep one card"}

@@ -20,7 +20,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from cards.models import Offer, OfferKind, pending_offer
-from events.models import Phase, RegistrationStatus
+from events.models import Outcome, Phase, RegistrationStatus
 from push.keys import vapid_keys
 from push.models import DeliveryStatus, PushDelivery, PushSubscription
 from push.subscriptions import endpoint_allowed
@@ -96,6 +96,11 @@ def payload(offer: Offer) -> dict[str, Any]:
     event = offer.registration.event
     if offer.kind == OfferKind.STARTING:
         body = f"Your starting cards are waiting: choose {offer.keep} to keep."
+    elif offer.result is not None and offer.result.outcome == Outcome.LOSS:
+        # Corrected Win -> Loss after the deal: the choice stays (SPEC section 5).
+        body = (
+            f"Game {offer.result.game} is now a loss, but its choice stays: keep one of two cards."
+        )
     else:
         body = f"You won game {offer.result.game if offer.result else ''}: keep one of two cards."
     return {

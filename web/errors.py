@@ -32,9 +32,14 @@ def form_key(request: HttpRequest) -> str:
     return key
 
 
-def refuse(request: HttpRequest, error: DomainError) -> None:
+def log_refused(request: HttpRequest, error: DomainError) -> None:
+    """A refusal that may be someone probing (not allowed, not found) goes to the security log."""
     if isinstance(error, NotAllowed | NotFound):
         security.log_refusal(request, code=error.code, status=error.status)
+
+
+def refuse(request: HttpRequest, error: DomainError) -> None:
+    log_refused(request, error)
     messages.error(request, error.message)
 
 

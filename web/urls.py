@@ -15,6 +15,7 @@ urlpatterns = [
     path("events/<int:event_id>/keep", views.keep, name="keep"),
     path("events/<int:event_id>/leave", views.leave, name="leave"),
     path("events/<int:event_id>/check-in", check_in.self_check_in, name="self_check_in"),
+    path("events/<int:event_id>/cancel", views.cancel, name="cancel"),
     path("board/<int:event_id>/", views.board, name="board"),
     path("board/<int:event_id>/partial", views.board_partial, name="board_partial"),
     path("board/<int:event_id>/final/", views.board_final, name="board_final"),

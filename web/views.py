@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from accounts.models import User
 from api import serializers as body
 from events import services
-from events.errors import DomainError
+from events.errors import DomainError, NothingPending, OutOfOrder
 from events.models import Event, Phase, Registration
 from events.selectors import event_list_public, events_of
 from events.snapshots import (
@@ -24,7 +24,7 @@ from events.snapshots import (
     final_results,
     player_snapshot,
 )
-from web.errors import checked, form_key, fresh_key, refuse
+from web.errors import checked, form_key, fresh_key, log_refused, refuse
 from web.follow import follow
 
 PAGE_SECONDS = 8  # how long the board shows each page of a long standings list
@@ -78,7 +78,9 @@ def event_partial(request: HttpRequest, event_id: int) -> HttpResponse:
     return render(request, "web/_player.html", _player_context(event, registration))
 
 
-def _player_context(event: Event, registration: Registration) -> dict[str, Any]:
+def _player_context(
+    event: Event, registration: Registration, refusal: str | None = None
+) -> dict[str, Any]:
     registration.event = event
     return {
         "event": event,
@@ -86,15 +88,38 @@ def _player_context(event: Event, registration: Registration) -> dict[str, Any]:
         "registration": registration,
         "me": player_snapshot(registration),
         "key": fresh_key(),
+        "refusal": refusal,
     }
 
 
-def _after(request: HttpRequest, event: Event) -> HttpResponse:
-    """Answer an action: the fresh partial for htmx, else back to the event page."""
+# A refusal that means "this was already done elsewhere" (another tab, or House) says so.
+ELSEWHERE = {
+    NothingPending.code: "Not saved: that choice was already made, in another tab or by House. "
+    "What was kept is shown below.",
+}
+
+
+def _refusal_words(error: DomainError) -> str:
+    if error.code == OutOfOrder.code:
+        return f"Not saved: {error.message} It may have been reported in another tab, or by House."
+    return ELSEWHERE.get(error.code, f"Not saved: {error.message}")
+
+
+def _after(request: HttpRequest, event: Event, refused: DomainError | None = None) -> HttpResponse:
+    """Answer an action: the fresh partial for htmx, a refusal written next to the action in it;
+    else back to the event page, a refusal in the page's messages."""
     if getattr(request, "htmx", False):
         registration = _registration(request, event)
         if registration is not None:
-            return render(request, "web/_player.html", _player_context(event, registration))
+            refusal = None
+            if refused is not None:
+                log_refused(request, refused)
+                refusal = _refusal_words(refused)
+            return render(
+                request, "web/_player.html", _player_context(event, registration, refusal)
+            )
+    if refused is not None:
+        refuse(request, refused)
     return redirect("web:event", event_id=event.pk)
 
 
@@ -104,10 +129,10 @@ def register(request: HttpRequest, event_id: int) -> HttpResponse:
     event = _event(event_id)
     assert isinstance(request.user, User)
     try:
+        # No message: the page's next step says "Check in with House", and it moves on by itself.
         services.player_register(
             event_id=event.pk, by=request.user, idempotency_key=form_key(request)
         )
-        messages.success(request, "You are registered. Check in with House when you arrive.")
     except DomainError as error:
         refuse(request, error)
     return redirect("web:event", event_id=event.pk)
@@ -174,9 +199,20 @@ def _act(request: HttpRequest, event_id: int, action: str) -> HttpResponse:
             messages.info(
                 request, "You have left the event. You are no longer eligible for a prize."
             )
+        elif action == "cancel":
+            services.registration_cancel(
+                registration_id=registration.pk, by=request.user, idempotency_key=key
+            )
+            messages.info(request, _cancelled_words(event))
     except DomainError as error:
-        refuse(request, error)
+        return _after(request, event, error)
     return _after(request, event)
+
+
+def _cancelled_words(event: Event) -> str:
+    if event.registration_open:
+        return "Your registration is cancelled. You can register again while registration is open."
+    return "Your registration is cancelled."
 
 
 @login_required
@@ -208,6 +244,22 @@ def leave(request: HttpRequest, event_id: int) -> HttpResponse:
     return render(
         request,
         "web/leave.html",
+        {"event": event, "registration": registration, "key": fresh_key()},
+    )
+
+
+@login_required
+def cancel(request: HttpRequest, event_id: int) -> HttpResponse:
+    """Cancel one's own registration before check-in (the service the API's cancel uses)."""
+    if request.method == "POST":
+        return _act(request, event_id, "cancel")
+    event = _event(event_id)
+    registration = _registration(request, event)
+    if registration is None or registration.status != "registered":
+        return redirect("web:event", event_id=event.pk)
+    return render(
+        request,
+        "web/cancel.html",
         {"event": event, "registration": registration, "key": fresh_key()},
     )
 

@@ -393,12 +393,19 @@
     });
   }
 
+  function ordinal(place) {
+    var tens = place % 100;
+    var suffix = tens >= 10 && tens <= 20 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[place % 10] || "th";
+    return place + suffix;
+  }
+
+  // The same words as web/_player.html: "High 3rd of 12 · Low 5th of 12 (provisional)".
   function placeText(data) {
     var p = document.createElement("p");
     if (data.high) {
       p.textContent =
-        "High: " + data.high + " of " + data.ranked + " · Low: " + data.low + " of " + data.ranked +
-        " (provisional)";
+        "High " + ordinal(data.high) + " of " + data.ranked + " · Low " + ordinal(data.low) +
+        " of " + data.ranked + " (provisional)";
     } else {
       p.className = "muted";
       p.textContent = "Standings begin with your first kept card.";

@@ -74,7 +74,10 @@ def test_player_pages_and_the_board_show_every_change_without_refetching(
         )
         for page in phones[:n]:
             expect(page.locator("[data-place-line]")).to_contain_text(
-                re.compile(rf"High: \d of {n} · Low: \d of {n} \(provisional\)"), timeout=WAIT
+                re.compile(
+                    rf"High \d(st|nd|rd|th) of {n} · Low \d(st|nd|rd|th) of {n} \(provisional\)"
+                ),
+                timeout=WAIT,
             )
     # A player's report moves their own panel (a pending win choice, two face-up cards).
     table.report(table.players[0], 1, "win")

@@ -199,10 +199,10 @@ const checks = {
     s.receive({ type: "snapshot", stream: "places", version: 3, data: { high: 1, low: 2, ranked: 3, final: false } });
     assert.deepStrictEqual(w.placeLine.children, [], "the panel shows version 3 already");
     s.receive({ type: "snapshot", stream: "places", version: 6, data: { high: 2, low: 1, ranked: 4, final: false } });
-    assert.strictEqual(w.placeLine.children[0].textContent, "High: 2 of 4 · Low: 1 of 4 (provisional)");
+    assert.strictEqual(w.placeLine.children[0].textContent, "High 2nd of 4 · Low 1st of 4 (provisional)");
     assert.strictEqual(w.placeLine.getAttribute("data-event-version"), "6");
     s.receive({ type: "snapshot", stream: "places", version: 5, data: { high: 9, low: 9, ranked: 9, final: false } });
-    assert.strictEqual(w.placeLine.children[0].textContent, "High: 2 of 4 · Low: 1 of 4 (provisional)");
+    assert.strictEqual(w.placeLine.children[0].textContent, "High 2nd of 4 · Low 1st of 4 (provisional)");
     assert.deepStrictEqual(w.triggered, []);
   },
 

@@ -88,7 +88,7 @@ def test_it_sends_the_players_own_changes_in_version_order() -> None:
         assert mine["type"] == "update" and mine["version"] == own + 1
         assert mine["data"]["pending"] is None and len(mine["data"]["hand"]) == 1
         assert mine["data"]["next_step"]["code"] == "report"
-        assert 'data-step="report"' in mine["html"] and "High: 1 of 1" in mine["html"]
+        assert 'data-step="report"' in mine["html"] and "High 1st of 1" in mine["html"]
 
         await database_sync_to_async(table.report)(player, 1, "win")
         streams = await by_stream(socket, 2)

@@ -11,6 +11,7 @@ from django.db import connection
 from django.utils import timezone
 
 from cards.models import Offer
+from events import services
 from push.keys import generate
 from push.models import DeliveryStatus, PushDelivery, PushSubscription
 from push.subscriptions import subscription_save
@@ -134,6 +135,27 @@ def test_it_reminds_about_a_win_choice(push_service: PushService) -> None:
 
     (received,) = push_service.wait_for(1)
     assert received.payload["body"] == "You won game 1: keep one of two cards."
+
+
+@pytest.mark.django_db
+def test_a_win_corrected_to_a_loss_is_not_called_a_win(push_service: PushService) -> None:
+    table = make_table("league", players=2, start=True)
+    player = table.players[0]
+    subscribe(table, 0, push_service.device("phone"))
+    table.choose_start(player)
+    table.report(player, 1, "win")
+    services.result_correct(
+        registration_id=table.rid(player), by=table.house, game=1, outcome="loss", reason="Misread"
+    )
+    offer = pending_offer(table, 0)
+    make_due(offer)
+
+    send_reminder(offer.pk)
+
+    (received,) = push_service.wait_for(1)
+    assert received.payload["body"] == (
+        "Game 1 is now a loss, but its choice stays: keep one of two cards."
+    )
 
 
 @pytest.mark.django_db

@@ -1,0 +1,32 @@
+"""Filters of the player's page: places in words, and how long the Not kept cards still show."""
+
+from __future__ import annotations
+
+import datetime
+
+from django import template
+from django.utils import timezone
+
+register = template.Library()
+
+NOT_KEPT_MS = 3000  # "shown about three seconds, then hidden" (DESIGN, starting selection)
+
+
+@register.filter
+def ordinal(place: int | None) -> str:
+    """3 -> '3rd', 11 -> '11th', 22 -> '22nd'."""
+    if place is None:
+        return "—"
+    teens = 10 <= place % 100 <= 20
+    suffix = "th" if teens else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}"
+
+
+@register.filter
+def not_kept_left_ms(revealed_at: str | None) -> int:
+    """Milliseconds the Not kept cards still show, counted from the confirmation itself, so a
+    refresh or a reload never starts the three seconds again."""
+    if not revealed_at:
+        return 0
+    shown = timezone.now() - datetime.datetime.fromisoformat(revealed_at)
+    return max(0, NOT_KEPT_MS - int(shown.total_seconds() * 1000))
