@@ -16,6 +16,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
@@ -328,8 +329,8 @@ def registration_close(request: HttpRequest, event: Event, user: User, key: str 
 def event_start(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
     answer = services.event_start(event_id=event.pk, by=user, idempotency_key=key)
     return Done(
-        f"The event has started: {answer.decks} decks in the stock, "
-        f"{answer.supported_places} supported places.",
+        f"The event has started: {answer.decks} deck{pluralize(answer.decks)} in the stock, "
+        f"{answer.supported_places} supported place{pluralize(answer.supported_places)}.",
         "players",
     )
 
