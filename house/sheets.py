@@ -122,8 +122,7 @@ def tonight_events(events: list[Event]) -> list[dict[str, Any]]:
     rows = []
     for event in events:
         count = counted[event.pk]
-        participants = count["checked_in"] + count["registered"] + count["withdrawn"]
-        base = event.contribution * participants
+        pool = pool_summary(event)  # as the dashboard shows it: adjustments in force included
         rows.append(
             {
                 "event": event,
@@ -132,8 +131,8 @@ def tonight_events(events: list[Event]) -> list[dict[str, Any]]:
                 "withdrawn": count["withdrawn"],
                 "pending": pending.get(event.pk, 0),
                 "reviews": reviews.get(event.pk, 0),
-                "pool": event.confirmed_pool if event.pool_confirmed else base,
-                "pool_confirmed": event.pool_confirmed,
+                "pool": pool["pool"],
+                "pool_confirmed": pool["confirmed"],
                 "collected": event.contribution * count["paid"],
             }
         )
@@ -152,9 +151,12 @@ def is_today(event: Event, now: datetime.datetime) -> bool:
 @login_required
 @require_GET
 def tonight(request: HttpRequest) -> HttpResponse:
-    """Every event this House runs today, one line each, linking to its dashboard."""
+    """Every event this House runs today, one line each, linking to its dashboard: those dated
+    today where they are played, and any event open or in play whatever its date (a night that
+    runs past midnight, an event dated wrongly)."""
     now = timezone.now()
     window = (now - datetime.timedelta(days=1)).date(), (now + datetime.timedelta(days=1)).date()
-    near = house_events(_user(request)).filter(date__range=window)
-    events = [e for e in near if is_today(e, now)]
+    running = Q(phase__in=[Phase.OPEN, Phase.STARTED])
+    near = house_events(_user(request)).filter(Q(date__range=window) | running)
+    events = [e for e in near if is_today(e, now) or e.phase in (Phase.OPEN, Phase.STARTED)]
     return render(request, "house/tonight.html", {"rows": tonight_events(events), "now": now})

@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from events import services
-from events.models import Announcement, Event, Registration
+from events.models import Announcement, Event, PoolAdjustment, Registration
 from tests.events.support import finalized_table
 from tests.factories import make_table, make_user
 from tests.house.support import house_client, post, refused_by_page, said, url
@@ -200,3 +200,17 @@ def test_tonight_counts_players_choices_reviews_and_pool(client):
     response = client.get(url("tonight"))
     row = response.context["rows"][0]
     assert (row["checked_in"], row["pending"], row["reviews"], row["pool"]) == (3, 3, 1, 30)
+
+
+@pytest.mark.django_db
+def test_tonight_keeps_an_event_in_play_whatever_its_date_and_shows_the_pool_house_sees(client):
+    table = make_table(players=3, start=True, contribution=10)
+    last_week = timezone.now().date() - datetime.timedelta(days=7)
+    Event.objects.filter(pk=table.event.pk).update(date=last_week)
+    PoolAdjustment.objects.create(
+        event=table.event, amount=5, explanation="Sponsor", created_by="House"
+    )
+    house_client(client, table)
+    rows = client.get(url("tonight")).context["rows"]
+    assert [row["event"].pk for row in rows] == [table.event.pk]
+    assert (rows[0]["pool"], rows[0]["pool_confirmed"]) == (35, False)
