@@ -9,7 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from accounts.models import User
 from api import serializers as body
@@ -276,6 +276,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     return render(request, "web/settings.html", {})
 
 
+@require_safe
 def board(request: HttpRequest, event_id: int) -> HttpResponse:
     """The projector view; `?kiosk=1` hides the chrome, `?seconds=N` (2-60) sets the paging."""
     event = _event(event_id)
@@ -300,11 +301,13 @@ def _page_seconds(asked: str | None) -> int:
     return min(max(int(asked), 2), 60)
 
 
+@require_safe
 def board_partial(request: HttpRequest, event_id: int) -> HttpResponse:
     event = _event(event_id)
     return render(request, "web/_board.html", {"event": event, "view": board_view(event)})
 
 
+@require_safe
 def board_final(request: HttpRequest, event_id: int) -> HttpResponse:
     """Final results: winners, payouts, the pool's arithmetic, the commitment and the seed."""
     event = _event(event_id)
@@ -315,6 +318,7 @@ def board_final(request: HttpRequest, event_id: int) -> HttpResponse:
     )
 
 
+@require_safe
 def board_json(request: HttpRequest, event_id: int) -> JsonResponse:
     """The public snapshot, for clients that reload after a gap."""
     return JsonResponse(board_snapshot(_event(event_id)))

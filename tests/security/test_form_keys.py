@@ -29,6 +29,7 @@ UNKEYED = {
     "web:board",
     "web:board_partial",
     "web:board_snapshot",
+    "web:board_final",
     "house:events",
     "house:dashboard",
     "house:dashboard_partial",
