@@ -1,13 +1,14 @@
 """Announcements: House sends a short message to every player of an event.
 
-It reaches open player pages at once (over their socket, `live.announcements`) and the phones of
-players with Poker push on (`push.announcements`), both after the commit.
+It reaches open player pages at once (handed to `events.changes`, which `live.announcements`
+listens to) and the phones of players with Poker push on (`push.announcements`), both after the
+commit.
 """
 
 from __future__ import annotations
 
 from accounts.models import User
-from events import answers
+from events import answers, changes
 from events.actions import Change, action
 from events.errors import Invalid, WrongPhase
 from events.limits import ANNOUNCEMENT_LENGTH, check_text
@@ -49,17 +50,16 @@ def announcement_send(
         "announcement_sent",
         details={"announcement": announcement.pk, "text": message, "recipients": recipients},
     )
-    announcement_id = announcement.pk
-    change.after_commit(lambda: _deliver(announcement_id))
+    announced = changes.Announced(event_id=event.pk, announcement_id=announcement.pk)
+    change.after_commit(lambda: _deliver(announced))
     return answers.AnnouncementSent(
         announcement_id=announcement.pk, event_id=event.pk, recipients=recipients
     )
 
 
-def _deliver(announcement_id: int) -> None:
-    # Imported here: the engine does not depend on the live pages or push at import time.
-    from live.announcements import broadcast
+def _deliver(announced: changes.Announced) -> None:
+    # Imported here: push's tasks need the app registry, which this module's importers may not.
     from push.tasks import queue_announcement
 
-    broadcast(announcement_id)
-    queue_announcement(announcement_id)
+    changes.announced(announced)
+    queue_announcement(announced.announcement_id)

@@ -1,4 +1,5 @@
-"""What a committed change touched, handed to whoever listens (live pages, in `live/`).
+"""What a committed change touched, and House's announcements, handed to whoever listens (live
+pages, in `live/`).
 
 The engine imports nothing from the code that shows its state: `live` subscribes here when its
 app is ready, and `events.actions` calls `committed` after each commit.
@@ -39,3 +40,32 @@ def committed(change: Change) -> None:
             listener(change)
         except Exception:
             logger.exception("A listener of event %s's changes failed.", change.event_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Announced:
+    """House's announcement, committed: for the open pages of its event."""
+
+    event_id: int
+    announcement_id: int
+
+
+AnnouncementListener = Callable[[Announced], None]
+_announcement_listeners: list[AnnouncementListener] = []
+
+
+def subscribe_announcements(listener: AnnouncementListener) -> None:
+    if listener not in _announcement_listeners:
+        _announcement_listeners.append(listener)
+
+
+def announced(announcement: Announced) -> None:
+    """Tell every listener of announcements; call only after the commit. A failing listener never
+    fails the announcement, which is already saved (pages show it on their next load)."""
+    for listener in list(_announcement_listeners):
+        try:
+            listener(announcement)
+        except Exception:
+            logger.exception(
+                "A listener of event %s's announcements failed.", announcement.event_id
+            )

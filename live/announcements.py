@@ -18,6 +18,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
+from events.changes import Announced
 from events.models import Announcement
 from live.publisher import OFF, mode, places_group
 
@@ -64,3 +65,8 @@ def broadcast(announcement_id: int) -> None:
         )
     except Exception:  # the pages show it on their next load; push still goes out
         log.exception("Announcement %s did not reach the open pages", announcement_id)
+
+
+def on_announced(announced: Announced) -> None:
+    """The engine's hand-over after an announcement commits (subscribed in `live.apps`)."""
+    broadcast(announced.announcement_id)

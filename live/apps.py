@@ -7,8 +7,10 @@ class LiveConfig(AppConfig):
     def ready(self) -> None:
         from events import changes
         from live import (
+            announcements,
             checks,  # noqa: F401 - registers the system check
             publisher,
         )
 
         changes.subscribe(publisher.on_change)
+        changes.subscribe_announcements(announcements.on_announced)
