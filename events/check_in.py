@@ -97,6 +97,8 @@ def self_check_in_switch(
         event.save(update_fields=["self_check_in", "check_in_code"])
         # The code stays out of the audit: it proves presence at the venue, not a result.
         change.audit("self_check_in_switched", details={"enabled": enabled})
+        # Every open player page shows (or stops showing) the way to check in.
+        change.touches_everyone = True
     return answers.SelfCheckInSwitched(
         event_id=event.pk, self_check_in=enabled, code=event.check_in_code or None
     )

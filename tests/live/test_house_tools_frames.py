@@ -8,8 +8,8 @@ from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 
 from events import services
-from tests.factories import make_table
-from tests.live.sockets import by_stream, open_socket, session_cookie
+from tests.factories import make_table, make_user
+from tests.live.sockets import TIMEOUT, by_stream, open_socket, session_cookie
 from tests.live.test_targeted_frames import forget_what_was_sent, house_path
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -55,6 +55,29 @@ def test_switching_self_check_in_moves_the_tools_section() -> None:
         parts = house["parts"]
         assert f"data-check-in-code>{answer.code}</code>" in parts["house-tools"]
         assert not [id for id in parts if id.startswith("house-row-")]
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_switching_self_check_in_on_shows_the_way_in_on_open_player_pages() -> None:
+    table = make_table(players=1)
+    walk_in = make_user("Walk In")
+    table.register(walk_in)
+    cookie = session_cookie(walk_in)
+
+    async def scenario() -> None:
+        socket = await open_socket(f"/ws/events/{table.event.pk}/player/", cookie=cookie)
+        start = await by_stream(socket, 2)
+        assert "Check in with the board" not in start["player"][0]["html"]
+        await database_sync_to_async(services.self_check_in_switch)(
+            event_id=table.event.pk, by=table.house, enabled=True
+        )
+        received = await socket.receive_json_from(timeout=TIMEOUT)
+        while received.get("stream") != "player":
+            received = await socket.receive_json_from(timeout=TIMEOUT)
+        assert "Check in with the board" in received["html"]
+        assert f"/events/{table.event.pk}/check-in" in received["html"]
         await socket.disconnect()
 
     async_to_sync(scenario)()
