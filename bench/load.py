@@ -908,6 +908,7 @@ async def run(
                     deadline=deadline,
                 )
             else:
+                until = min(deadline, began + args.duration) if args.duration else deadline
                 players = [
                     play(
                         sessions[n % len(servers)],
@@ -915,7 +916,7 @@ async def run(
                         player,
                         traffic,
                         args.seed,
-                        deadline,
+                        until,
                         args.pace,
                     )
                     for plan in plans
@@ -1378,9 +1379,9 @@ def report(
         f"- every socket's last version equals the database's: "
         f"{'met' if final_seen == len(outcome.final_seen) else 'NOT met'}"
     )
-    if traffic.stopped and args.rate and args.duration:
+    if traffic.stopped and args.duration:
         lines.append(
-            f"- note: arrivals stopped after {args.duration:g} s, as asked: {traffic.stopped} "
+            f"- note: no write started after {args.duration:g} s, as asked: {traffic.stopped} "
             "players had changes left to make (their hands are checked against their answers)"
         )
     elif traffic.stopped:
@@ -1522,7 +1523,8 @@ def arguments() -> argparse.Namespace:
         type=float,
         default=0.0,
         metavar="SECONDS",
-        help="open loop: arrivals stop after this long (0: when every player is done)",
+        help="writes start only this long (0: until every player is done); in the closed loop, "
+        "the throughput at saturation over that time",
     )
     parser.add_argument(
         "--compare-no-pages",
