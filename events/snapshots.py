@@ -1,11 +1,17 @@
 """What the board, a player and House see: JSON-ready snapshots shared by pages, API and sockets.
 
+The snapshots are typed (`Board`, `PlayerState`, `HouseTable`): TypedDicts, so what the API and
+the sockets send stays plain JSON while mypy checks every reader. The board's read model
+(`BoardView`) adds whose each row is, for the pages' row ids; the player's is `PlayerState`;
+House's dashboard is built on `HouseTable` (`house.selectors.dashboard`).
+
 Nothing here ever carries a face-down card's identity, an email or a push endpoint.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NotRequired, TypedDict
 
 from django.db.models import Q
 from django.utils import timezone
@@ -28,8 +34,165 @@ from scoring.standings import Hand, Place, Standings
 BOARD_ROWS = 10
 REVEAL_SECONDS = 10  # how long a page load still shows the revealed starting offer
 
+# A card as every page and snapshot shows it (`cards.names.card_face`): code, rank, suit, symbol,
+# name; some carry more (a slot, where it came from, whether it is wild or kept).
+CardFace = dict[str, Any]
 
-def event_summary(event: Event) -> dict[str, Any]:
+
+class EventSummary(TypedDict):
+    id: int
+    name: str
+    venue: str
+    date: str
+    time_zone: str
+    format: str
+    format_label: str
+    games: int
+    offered: int
+    starting: int
+    kept: int
+    contribution: int
+    remainder_policy: str
+    phase: str
+    registration_open: bool
+    commitment: str | None
+    version: int
+
+
+class Adjustment(TypedDict):
+    amount: int
+    explanation: str
+
+
+class PoolSummary(TypedDict):
+    contribution: int
+    participants: int
+    base: int
+    confirmed: bool
+    pool: int | None
+    adjustments: list[Adjustment]
+    unallocated: int | None
+
+
+class BoardRow(TypedDict):
+    """One place on the board: the player's label (public), never who they are otherwise."""
+
+    place: int
+    player: str
+    cards: list[CardFace]
+    held: int
+    wild_rank: str | None
+    category: str
+    description: str
+    award: NotRequired[int | None]  # once the event is final
+
+
+class BoardProgress(TypedDict):
+    players: int
+    kept: int
+    to_keep: int
+
+
+class Board(TypedDict):
+    """The public board's snapshot."""
+
+    event: EventSummary
+    version: int
+    progress: BoardProgress
+    high: list[BoardRow]
+    low: list[BoardRow]
+    final: bool
+    pool: PoolSummary
+
+
+@dataclass(frozen=True, slots=True)
+class BoardEntry:
+    """A board row and whose it is (the page's row id; not in the public snapshot)."""
+
+    registration_id: int
+    row: BoardRow
+
+
+@dataclass(frozen=True, slots=True)
+class BoardView:
+    """The board's read model: the snapshot, whose each row is, and the standings it shows.
+
+    The board page's first render and every pushed board fragment are rendered from it.
+    """
+
+    data: Board
+    high: tuple[BoardEntry, ...]
+    low: tuple[BoardEntry, ...]
+    standings: Standings[int] | None  # None once the event is final
+
+    @property
+    def version(self) -> int:
+        return self.data["version"]
+
+
+class PlayerState(TypedDict):
+    """One player's own state: the player page's panel, the API's and the socket's snapshot."""
+
+    registration_id: int
+    label: str
+    status: str
+    paused: bool
+    version: int
+    event_version: int
+    next_step: dict[str, str]
+    hand: list[CardFace]
+    slots: int
+    wild_rank: str | None
+    wild_indicator: CardFace | None
+    pending: dict[str, Any] | None  # face-down cards are slots only
+    reveal: dict[str, Any] | None
+    empty: list[int]
+    games: list[dict[str, Any]]
+    high_place: int | None
+    low_place: int | None
+    ranked: int
+    award: int | None
+    final: bool
+
+
+class PendingChoice(TypedDict):
+    kind: str
+    since: str
+    waited_seconds: int
+    reminded_at: str | None
+
+
+class HouseRow(TypedDict):
+    """One player in House's table."""
+
+    registration_id: int
+    label: str
+    status: str
+    late: bool
+    paused: bool
+    games: int
+    kept: int
+    open_reviews: int
+    wild_rank: str | None
+    pending: PendingChoice | None
+    high_place: int | None
+    low_place: int | None
+    award: int | None
+
+
+class HouseTable(TypedDict):
+    """House's snapshot: every player, the counts, the pool and what finalizing waits for."""
+
+    event: EventSummary
+    version: int
+    players: list[HouseRow]
+    counts: dict[str, int]
+    pool: PoolSummary
+    blockers: list[str]
+    supported_places: int | None
+
+
+def event_summary(event: Event) -> EventSummary:
     rules = event.rules
     return {
         "id": event.pk,
@@ -52,13 +215,19 @@ def event_summary(event: Event) -> dict[str, Any]:
     }
 
 
-def board_snapshot(event: Event) -> dict[str, Any]:
+def board_snapshot(event: Event) -> Board:
     """The public board: live High and Low standings and progress. Public state only."""
-    return board_with_standings(event)[0]
+    return board_view(event).data
 
 
-def board_with_standings(event: Event) -> tuple[dict[str, Any], Standings[int] | None]:
+def board_with_standings(event: Event) -> tuple[Board, Standings[int] | None]:
     """The board, and the provisional standings it shows (None once the event is final)."""
+    view = board_view(event)
+    return view.data, view.standings
+
+
+def board_view(event: Event) -> BoardView:
+    """The board's read model (see `BoardView`)."""
     players = list(
         event.registrations.filter(status=RegistrationStatus.CHECKED_IN).order_by("check_in_order")
     )
@@ -72,7 +241,7 @@ def board_with_standings(event: Event) -> tuple[dict[str, Any], Standings[int] |
         table = standings_of(players, held)
         high = _rows(table.high[:BOARD_ROWS], labels, held, low=False)
         low = _rows(table.low[:BOARD_ROWS], labels, held, low=True)
-    board = {
+    board: Board = {
         "event": event_summary(event),
         "version": event.version,
         "progress": {
@@ -80,15 +249,15 @@ def board_with_standings(event: Event) -> tuple[dict[str, Any], Standings[int] |
             "kept": sum(len(hand.cards) for hand in held.values()),
             "to_keep": len(players) * event.rules.kept,
         },
-        "high": high,
-        "low": low,
+        "high": [entry.row for entry in high],
+        "low": [entry.row for entry in low],
         "final": event.phase == Phase.FINALIZED,
         "pool": pool_summary(event),
     }
-    return board, table
+    return BoardView(board, tuple(high), tuple(low), table)
 
 
-def pool_summary(event: Event) -> dict[str, Any]:
+def pool_summary(event: Event) -> PoolSummary:
     count = participants(event)
     base = event.contribution * count
     return {
@@ -107,28 +276,25 @@ def pool_summary(event: Event) -> dict[str, Any]:
 
 def _rows(
     places: tuple[Place[int], ...], labels: dict[int, str], held: dict[int, Hand], *, low: bool
-) -> list[dict[str, Any]]:
+) -> list[BoardEntry]:
     rows = []
     for entry in places:
         hand = held[entry.player]
         shown = low_five(hand.cards) if low else best_five(hand.cards, hand.wild_rank)
-        rows.append(
-            {
-                "place": entry.place,
-                "player": labels[entry.player],
-                "cards": [card_face(c) for c in shown],
-                "held": len(hand.cards),
-                "wild_rank": hand.wild_rank,
-                "category": entry.value.category,
-                "description": entry.value.description,
-            }
-        )
+        row: BoardRow = {
+            "place": entry.place,
+            "player": labels[entry.player],
+            "cards": [card_face(c) for c in shown],
+            "held": len(hand.cards),
+            "wild_rank": hand.wild_rank,
+            "category": entry.value.category,
+            "description": entry.value.description,
+        }
+        rows.append(BoardEntry(entry.player, row))
     return rows
 
 
-def _final_rows(
-    players: list[Registration], held: dict[int, Hand], field: str
-) -> list[dict[str, Any]]:
+def _final_rows(players: list[Registration], held: dict[int, Hand], field: str) -> list[BoardEntry]:
     rows = []
     placed = sorted((p for p in players if getattr(p, field)), key=lambda p: getattr(p, field))
     for r in placed[:BOARD_ROWS]:
@@ -136,29 +302,28 @@ def _final_rows(
         is_low = field == "low_place"
         value = evaluate_low(hand.cards) if is_low else evaluate_high(hand.cards, hand.wild_rank)
         shown = low_five(hand.cards) if is_low else best_five(hand.cards, hand.wild_rank)
-        rows.append(
-            {
-                "place": getattr(r, field),
-                "player": r.label,
-                "cards": [card_face(c) for c in shown],
-                "held": len(hand.cards),
-                "wild_rank": hand.wild_rank,
-                "category": value.category,
-                "description": value.description,
-                "award": r.award,
-            }
-        )
+        final: BoardRow = {
+            "place": getattr(r, field),
+            "player": r.label,
+            "cards": [card_face(c) for c in shown],
+            "held": len(hand.cards),
+            "wild_rank": hand.wild_rank,
+            "category": value.category,
+            "description": value.description,
+            "award": r.award,
+        }
+        rows.append(BoardEntry(r.pk, final))
     return rows
 
 
-def player_snapshot(registration: Registration) -> dict:
+def player_snapshot(registration: Registration) -> PlayerState:
     """One player's own page: next step, hand, pending choice, games, places."""
     return player_snapshots([registration])[registration.pk]
 
 
 def player_snapshots(
     registrations: list[Registration], standings: Standings[int] | None = None
-) -> dict[int, dict[str, Any]]:
+) -> dict[int, PlayerState]:
     """`player_snapshot` for several players of one event, in four queries whatever their number.
 
     Each registration's `event` must be loaded; `standings`, when given, are the event's
@@ -243,7 +408,7 @@ def _player(
     offer_cards: dict[int, list[DealtCard]],
     results: list[dict[str, Any]],
     table: Standings[int] | None,
-) -> dict[str, Any]:
+) -> PlayerState:
     event = registration.event
     pending = None
     if offer is not None:
@@ -368,7 +533,7 @@ def _rank_word(rank: str) -> str:
     return {"T": "10"}.get(rank, rank)
 
 
-def house_snapshot(event: Event) -> dict[str, Any]:
+def house_snapshot(event: Event) -> HouseTable:
     """House's players table and checklist. House sees no face-down card either."""
     now = timezone.now()
     registrations = list(event.registrations.order_by("status", "check_in_order", "id"))
@@ -376,7 +541,7 @@ def house_snapshot(event: Event) -> dict[str, Any]:
     offers = {
         o.registration_id: o for o in Offer.objects.pending().filter(registration__event=event)
     }
-    rows = []
+    rows: list[HouseRow] = []
     for r in registrations:
         offer = offers.get(r.pk)
         rows.append(

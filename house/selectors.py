@@ -1,5 +1,8 @@
 """What House pages read: the House snapshot shaped for the dashboard, and what its dialogs show.
 
+`Dashboard` is House's read model: the dashboard's first render and every pushed House fragment
+(`live.fragments`) are rendered from it.
+
 No face-down card identity is read here. Win choices are dealt face up; reviews show the face-up
 cards the reviewed game dealt; starting selections are slots only.
 """
@@ -9,7 +12,7 @@ from __future__ import annotations
 import datetime
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypedDict
 
 from django.db.models import Count, Q, QuerySet
 
@@ -21,11 +24,18 @@ from cards.names import card_face
 from events import scoreholio
 from events.models import Event, GameResult, Phase, RegistrationStatus, Review
 from events.progress import kept_cards
-from events.snapshots import house_snapshot
+from events.snapshots import (
+    EventSummary,
+    HouseRow,
+    HouseTable,
+    PendingChoice,
+    PoolSummary,
+    house_snapshot,
+)
 
 OVERDUE_SECONDS = 180  # a pending selection is highlighted past three minutes
 RESOLVED_SHOWN = 10
-STATUS_ORDER = {
+STATUS_ORDER: dict[str, int] = {  # RegistrationStatus values
     RegistrationStatus.CHECKED_IN: 0,
     RegistrationStatus.REGISTERED: 1,
     RegistrationStatus.WITHDRAWN: 2,
@@ -33,6 +43,53 @@ STATUS_ORDER = {
     RegistrationStatus.CANCELLED: 4,
 }
 STATUS_LABELS = dict(RegistrationStatus.choices)
+
+
+class PlayerRow(TypedDict):
+    """One player as the dashboard shows them: the House snapshot's row, shaped, and what House
+    may do for them now (`can`)."""
+
+    registration_id: int
+    label: str
+    status: str
+    late: bool
+    paused: bool
+    games: int
+    kept: int
+    open_reviews: int
+    wild_rank: str | None
+    pending: dict[str, Any] | None
+    high_place: int | None
+    low_place: int | None
+    award: int | None
+    anchor: str
+    status_label: str
+    played: list[tuple[int, str]]
+    next_game: int | None
+    complete: bool
+    can: dict[str, bool]
+
+
+class Dashboard(TypedDict):
+    """Everything the dashboard's live part shows."""
+
+    summary: EventSummary
+    rules: Any
+    started: bool
+    finalized: bool
+    players: list[PlayerRow]
+    check_in: list[PlayerRow]
+    counts: list[dict[str, Any]]
+    checked_in: int
+    pending_count: int
+    paused_count: int
+    pool: dict[str, Any]
+    checklist: list[dict[str, str]]
+    start: dict[str, Any] | None
+    stock: dict[str, Any] | None
+    reviews: dict[str, Any]
+    statuses: list[tuple[str, str]]
+    start_slots: list[int]
 
 
 def house_events(user: User) -> QuerySet[Event]:
@@ -56,7 +113,7 @@ def house_members(event: Event) -> list[User]:
     return list(event.house.order_by("display_name", "pk"))
 
 
-def dashboard(event: Event, snapshot: dict[str, Any] | None = None) -> dict[str, Any]:
+def dashboard(event: Event, snapshot: HouseTable | None = None) -> Dashboard:
     """Everything the dashboard shows, from one House snapshot plus a few set-wide queries.
 
     `snapshot`, when the caller has read it, is `house_snapshot(event)`.
@@ -102,7 +159,7 @@ def dashboard(event: Event, snapshot: dict[str, Any] | None = None) -> dict[str,
         else None,
         "stock": _stock(event, counts) if event.phase != Phase.DRAFT else None,
         "reviews": reviews(event),
-        "statuses": [(status.value, status.label) for status in STATUS_ORDER],
+        "statuses": [(status, STATUS_LABELS[status]) for status in STATUS_ORDER],
         "start_slots": list(range(rules.offered)),
     }
 
@@ -124,7 +181,7 @@ def start_preview(event: Event, checked_in: int) -> dict[str, Any]:
     }
 
 
-def checklist(blockers: Iterable[str], players: list[dict[str, Any]]) -> list[dict[str, str]]:
+def checklist(blockers: Iterable[str], players: list[PlayerRow]) -> list[dict[str, str]]:
     """The finalization blockers in plain words, each with a link to what it concerns."""
     labels = sorted(
         ((p["label"], p["anchor"]) for p in players if p["status"] == "checked_in"),
@@ -259,7 +316,7 @@ def scoreholio_check(event: Event, log_text: str) -> dict[str, Any]:
 
 
 def _player_row(
-    row: dict[str, Any],
+    row: HouseRow,
     event: Event,
     games: dict[int, list[tuple[int, str]]],
     win_offers: dict[int, dict[str, Any]],
@@ -267,7 +324,7 @@ def _player_row(
     *,
     started: bool,
     live: bool,
-) -> dict[str, Any]:
+) -> PlayerRow:
     rules = event.rules
     rid = row["registration_id"]
     status = row["status"]
@@ -323,7 +380,7 @@ def _player_row(
 
 
 def _pending(
-    pending: dict[str, Any] | None, win: dict[str, Any] | None, offered: int, keep: int
+    pending: PendingChoice | None, win: dict[str, Any] | None, offered: int, keep: int
 ) -> dict[str, Any] | None:
     if pending is None:
         return None
@@ -380,7 +437,7 @@ def _games(event: Event) -> dict[int, list[tuple[int, str]]]:
     return played
 
 
-def _pool(event: Event, pool: dict[str, Any]) -> dict[str, Any]:
+def _pool(event: Event, pool: PoolSummary) -> dict[str, Any]:
     adjusted = sum(a["amount"] for a in pool["adjustments"])
     reconfirm = (
         not event.pool_confirmed

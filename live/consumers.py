@@ -8,6 +8,12 @@ what the groups carry. Every frame a client receives is one JSON object:
      "version": <int>, "data": <the stream's full snapshot, see events.snapshots>,
      "html": <board, player and House: the fragment the page swaps in, see live.fragments>}
 
+The board's and House's updates are targeted: instead of "html" they carry "base" (the version
+they build on), "parts" ({element id: its HTML}, only the pieces that changed) and "order"
+({list id: [element ids]}, for the lists whose order changed); a House update's "data" holds
+only the players whose row changed. A page that does not hold "base" sends a reload. A House
+frame sent while no House page listened carries the version alone (the page reloads).
+
 A player socket hears its own state ("player") and its own places ("places": {"high", "low",
 "ranked", "final"}, always a whole "snapshot", at the event's version), not the board.
 
@@ -37,6 +43,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocke
 from accounts import revocation
 from events.actions import is_house
 from events.models import Event, Phase, Registration
+from events.snapshots import player_snapshot
 from live import publisher as live
 
 CLOSE_SIGN_IN = 4401
@@ -234,8 +241,8 @@ class PlayerConsumer(LiveConsumer):
             registration = Registration.objects.select_related("event").get(
                 pk=access.registration_id
             )
-            own = live.player(registration)
-            return [own, live.own_places(registration, own.data)]
+            me = player_snapshot(registration)
+            return [live.player(registration, me), live.own_places(registration, me)]
 
 
 class HouseConsumer(LiveConsumer):

@@ -1,46 +1,131 @@
 """The HTML a live page swaps in: rendered once per audience, for the first page and for pushes.
 
+Each audience's live part is rendered from its read model (`events.snapshots.BoardView`, the
+player's `PlayerState`, House's `house.selectors.Dashboard`), the same one the page's first
+render uses. The board's and House's parts are also cut into pieces (`Cut`): elements with an id
+(a board row, a House row, a section) that a pushed update replaces one by one, and the lists
+whose order it keeps. Each piece carries a key, a digest of what it shows, so the publisher can
+tell which pieces changed since the version a page holds (`live.publisher`) and render only
+those: a row's key is a digest of the row's data, so an unchanged row is not even rendered.
+
 A pushed fragment is rendered outside any request, so it carries no CSRF token: the page's
 `hx-headers` (base.html) sends the token with every htmx request the fragment's forms make.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.template.loader import render_to_string
 
 from events.models import Event
+from events.snapshots import BoardView, PlayerState
 from house import selectors
 from web.errors import fresh_key
 
 
-def board_html(event: Event, board: dict[str, Any]) -> str:
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One element of a live part, found on the page by its id.
+
+    `key` changes whenever what the element shows changes; `render` gives its HTML.
+    """
+
+    id: str
+    key: str
+    render: Callable[[], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """An audience's live part as pieces a pushed update replaces by their ids.
+
+    `layout` names the part's shape (which sections and lists it has): when it changes, a page
+    takes the whole part instead. `lists` gives, per list element id, the ids of its pieces in
+    order; `whole` renders the whole part, as the page's first render shows it.
+    """
+
+    layout: str
+    pieces: tuple[Piece, ...]
+    lists: Mapping[str, tuple[str, ...]]
+    whole: Callable[[], str]
+
+
+def digest(value: Any) -> str:
+    """A short digest of JSON-ready data (dates and datetimes as text)."""
+    text = json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+# A form's fresh idempotency key differs at every render: it is not a change of what it shows.
+_KEYS = re.compile(r'(name="idempotency_key" value="|data-key=")[0-9a-f]{32}"')
+
+
+def html_piece(id: str, html: str) -> Piece:
+    """A piece whose key is its HTML (without its fresh idempotency keys)."""
+    return Piece(id, digest(_KEYS.sub(r'\1"', html)), lambda: html)
+
+
+def data_piece(id: str, data: Any, render: Callable[[], str]) -> Piece:
+    """A piece whose key is the data it is rendered from: rendered only when asked."""
+    return Piece(id, digest(data), render)
+
+
+def _renderer(template: str, context: dict[str, Any]) -> Callable[[], str]:
+    return lambda: render_to_string(template, context)
+
+
+# --- the board ------------------------------------------------------------------------------------
+
+
+def board_html(event: Event, view: BoardView) -> str:
     """The board's rows, progress and head (`web/_board.html`)."""
-    return render_to_string("web/_board.html", {"board": board, "event": event})
+    return render_to_string("web/_board.html", {"view": view, "event": event})
 
 
-def player_html(event: Event, me: dict[str, Any]) -> str:
+def board_cut(event: Event, view: BoardView) -> Cut:
+    """The board as pieces: its head, and each row of the High and the Low list."""
+    pieces = [
+        html_piece(
+            "board-head",
+            render_to_string("web/_board_head.html", {"board": view.data, "event": event}),
+        )
+    ]
+    lists: dict[str, tuple[str, ...]] = {}
+    for side, entries in (("high", view.high), ("low", view.low)):
+        ids = []
+        for entry in entries:
+            suffix = "-low" if side == "low" else ""
+            id = f"board-row-{entry.registration_id}{suffix}"
+            ids.append(id)
+            context = {"entry": entry, "side": side}
+            pieces.append(
+                data_piece(
+                    id,
+                    [side, entry.registration_id, entry.row],
+                    _renderer("web/_board_row.html", context),
+                )
+            )
+        if ids:
+            lists[f"board-{side}"] = tuple(ids)
+    layout = f"board final={view.data['final']} high={bool(view.high)} low={bool(view.low)}"
+    return Cut(layout, tuple(pieces), lists, lambda: board_html(event, view))
+
+
+# --- a player -------------------------------------------------------------------------------------
+
+
+def player_html(event: Event, me: PlayerState) -> str:
     """One player's own panel (`web/_player.html`), with fresh idempotency keys in its forms."""
     return render_to_string("web/_player.html", {"event": event, "me": me, "key": fresh_key()})
 
 
-def house_html(event: Event, house: dict[str, Any]) -> str:
-    """House's live part of the dashboard (`house/_live.html`), for every House page of the event.
-
-    What one House member's session holds (a Scoreholio comparison) is not in it: the page keeps
-    its own ([data-live-keep], live.js).
-    """
-    context = {
-        "event": event,
-        "live_socket": True,
-        "inline_messages": False,
-        **selectors.dashboard(event, house),
-    }
-    return render_to_string("house/_live.html", context)
-
-
-def places_of(me: dict[str, Any]) -> dict[str, Any]:
+def places_of(me: PlayerState) -> dict[str, Any]:
     """A player's place line as the page renders it itself (see live.js, "places")."""
     return {
         "high": me.get("high_place"),
@@ -48,3 +133,91 @@ def places_of(me: dict[str, Any]) -> dict[str, Any]:
         "ranked": me.get("ranked"),
         "final": bool(me.get("final")),
     }
+
+
+# --- House ----------------------------------------------------------------------------------------
+
+# House's sections that change with the event, each one piece, in page order (the check-in list
+# and the players' table are cut further, one piece per player).
+HOUSE_SECTIONS = (
+    ("registration", "house/_registration.html"),
+    ("house-banner", "house/_banner.html"),
+    ("checkin-note", "house/_checkin_note.html"),
+    ("checkin-add", "house/_checkin_add.html"),
+    ("start", "house/_start.html"),
+    ("players-note", "house/_players_note.html"),
+    ("reviews", "house/_reviews.html"),
+    ("pool", "house/_pool.html"),
+    ("finalize", "house/_finalize.html"),
+)
+
+
+def house_context(event: Event, dashboard: selectors.Dashboard) -> dict[str, Any]:
+    """What House's live part is rendered from, for every House page of the event."""
+    return {"event": event, "live_socket": True, "inline_messages": False, **dashboard}
+
+
+def house_html(event: Event, dashboard: selectors.Dashboard) -> str:
+    """House's live part of the dashboard (`house/_live.html`), for every House page of the event.
+
+    What one House member's session holds (a Scoreholio comparison) is not in it: the page keeps
+    its own ([data-live-keep], live.js).
+    """
+    return render_to_string("house/_live.html", house_context(event, dashboard))
+
+
+def house_cut(event: Event, dashboard: selectors.Dashboard) -> Cut:
+    """House's live part as pieces: its sections, and each player's check-in entry and row."""
+    context = house_context(event, dashboard)
+    pieces: list[Piece] = []
+    for id, template in HOUSE_SECTIONS:
+        if id == "start" and not dashboard["start"]:
+            continue
+        if id in ("checkin-note", "checkin-add") and event.phase == "draft":
+            continue
+        pieces.append(html_piece(id, render_to_string(template, context)))
+    # What every row shows beside its own data.
+    stock = dashboard["stock"]
+    shared = {
+        "event": event.pk,
+        "games": event.rules.games,
+        "kept": event.rules.kept,
+        "finalized": dashboard["finalized"],
+        "late_entry": None if not stock else stock["late_entry_open"],
+        "time_zone": dashboard["summary"]["time_zone"],
+    }
+
+    check_in = []
+    for row in dashboard["check_in"]:
+        check_in.append(f"checkin-row-{row['registration_id']}")
+        # A check-in entry shows who, their status and what House may do at check-in.
+        shown: dict[str, Any] = {
+            "who": [row["registration_id"], row["label"], row["late"], row["status"]],
+            "can": [row["can"][k] for k in ("check_in", "undo", "add_back")],
+        }
+        render = _renderer("house/_checkin_row.html", {**context, "p": row})
+        pieces.append(data_piece(check_in[-1], [shared, shown], render))
+    players = []
+    for row in dashboard["players"]:
+        players.append(f"house-row-{row['registration_id']}")
+        shown = {**row, "pending": _steady(row["pending"])}
+        render = _renderer("house/_player_row.html", {**context, "p": row})
+        pieces.append(data_piece(players[-1], [shared, shown], render))
+    lists: dict[str, tuple[str, ...]] = {}
+    if check_in:
+        lists["checkin-list"] = tuple(check_in)
+    if players:
+        lists["house-rows"] = tuple(players)
+    layout = (
+        f"house phase={event.phase} check-in={bool(check_in)} players={bool(players)}"
+        f" start={bool(dashboard['start'])}"
+    )
+    return Cut(layout, tuple(pieces), lists, lambda: house_html(event, dashboard))
+
+
+def _steady(pending: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A pending choice without its waiting time, which grows by the second: the page ages it
+    itself (house.js), so a longer wait alone is no change to send."""
+    if pending is None:
+        return None
+    return {k: v for k, v in pending.items() if k not in ("waited_seconds", "overdue")}

@@ -53,13 +53,23 @@ from events.changes import Change
 from events.models import Event, Phase, Registration
 from events.progress import provisional_standings
 from events.snapshots import (
-    board_snapshot,
-    board_with_standings,
+    BoardView,
+    PlayerState,
+    board_view,
     house_snapshot,
     player_snapshot,
     player_snapshots,
 )
-from live.fragments import board_html, house_html, places_of, player_html
+from house import selectors
+from live.fragments import (
+    Cut,
+    board_cut,
+    board_html,
+    house_cut,
+    house_html,
+    places_of,
+    player_html,
+)
 from scoring.standings import Standings
 
 logger = logging.getLogger(__name__)
@@ -105,25 +115,45 @@ def interval() -> float:
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """One stream's full state at one version, and the group that hears about it."""
+    """One stream's state at one version, and the group that hears about it.
+
+    A full frame carries the whole fragment (`html`) and the stream's data; a targeted update of
+    the board or House carries, from the version `base` a page holds, only the pieces that changed
+    (`parts`, by element id) and the new order of the lists whose order changed (`order`).
+    """
 
     group: str
     stream: str
     version: int
-    data: dict[str, Any]
+    data: Any | None
     # "update": the stream's next version; "snapshot": versions were merged on the way, so this
     # replaces what the client holds (what it would otherwise reload after seeing the gap).
     kind: str = "update"
     # The fragment the page swaps in for this stream, rendered once for every socket.
     html: str | None = None
+    base: int | None = None
+    parts: dict[str, str] | None = None
+    order: dict[str, list[str]] | None = None
 
     def frame(self) -> dict[str, Any]:
         """What a socket receives."""
-        frame = {"type": self.kind, "stream": self.stream, "version": self.version}
-        frame["data"] = self.data
+        frame: dict[str, Any] = {"type": self.kind, "stream": self.stream, "version": self.version}
+        if self.base is not None:
+            frame["base"] = self.base
+        if self.data is not None:
+            frame["data"] = self.data
         if self.html is not None:
             frame["html"] = self.html
+        if self.parts is not None:
+            frame["parts"] = self.parts
+        if self.order:
+            frame["order"] = self.order
         return frame
+
+    @property
+    def fragment(self) -> bool:
+        """Whether the frame carries what the page shows (a House frame may not)."""
+        return self.html is not None or self.parts is not None
 
     def message(self) -> dict[str, Any]:
         """As sent through the channel layer: the socket frame encoded once, for every socket."""
@@ -141,16 +171,113 @@ class Snapshot:
             "stream": self.stream,
             "version": self.version,
             "frame": json.dumps(self.frame()),
-            "fragment": self.html is not None,
+            "fragment": self.fragment,
         }
 
 
-def board(event: Event, data: dict[str, Any] | None = None) -> Snapshot:
-    """The board's snapshot; `data`, when the caller has computed it, is `board_snapshot(event)`."""
-    shown = board_snapshot(event) if data is None else data
+def board(event: Event, view: BoardView | None = None) -> Snapshot:
+    """The board's whole snapshot, as a socket starts from it."""
+    view = board_view(event) if view is None else view
+    remember(event, event_group(event.pk), board_cut(event, view))
     return Snapshot(
-        event_group(event.pk), "board", event.version, shown, html=board_html(event, shown)
+        event_group(event.pk), "board", event.version, view.data, html=board_html(event, view)
     )
+
+
+# --- targeted updates ----------------------------------------------------------------------------
+# What the pieces of a group's fragment showed at the last version sent (from any process: two
+# servers each run a publisher) is kept in the cache: an update carries the pieces whose key
+# changed since then, with that version as its `base`; a page that holds another version asks
+# for the whole snapshot. A change of layout, or no record, sends the whole fragment.
+SHOWN_SECONDS = 24 * 3600
+
+
+def _shown_key(group: str) -> str:
+    return f"live:shown:{group}"
+
+
+def _event_stamp(event: Event) -> str:
+    """Which event this is, beyond its id (ids repeat when a database is made again)."""
+    return f"{event.pk}:{event.created_at.isoformat()}"
+
+
+def _record(event: Event, cut: Cut) -> dict[str, Any]:
+    return {
+        "event": _event_stamp(event),
+        "version": event.version,
+        "layout": cut.layout,
+        "keys": {piece.id: piece.key for piece in cut.pieces},
+        "lists": {list_id: list(ids) for list_id, ids in cut.lists.items()},
+    }
+
+
+def _last_shown(group: str) -> Any:
+    try:
+        return cache.get(_shown_key(group))
+    except Exception:
+        logger.warning("Could not read what %s was last sent.", group)
+        return None
+
+
+def _keep_shown(group: str, shown: Any, record: dict[str, Any]) -> None:
+    """Keep `record` unless the cache already holds a newer version of the same event."""
+    if (
+        isinstance(shown, dict)
+        and shown.get("event") == record["event"]
+        and isinstance(shown.get("version"), int)
+        and shown["version"] >= record["version"]
+    ):
+        return
+    try:
+        cache.set(_shown_key(group), record, timeout=SHOWN_SECONDS)
+    except Exception:
+        logger.warning("Could not keep what %s was sent.", group)
+
+
+def remember(event: Event, group: str, cut: Cut) -> None:
+    """A page starts from the whole fragment at this version: later updates may build on it."""
+    _keep_shown(group, _last_shown(group), _record(event, cut))
+
+
+def targeted(
+    event: Event, group: str, stream: str, cut: Cut, data: Any | None
+) -> tuple[Snapshot, set[str]]:
+    """The stream's update from what its pages were last sent, and the ids of the pieces it
+    carries (all of them when it carries the whole fragment)."""
+    shown = _last_shown(group)
+    record = _record(event, cut)
+    usable = (
+        isinstance(shown, dict)
+        and shown.get("event") == record["event"]
+        and shown.get("layout") == cut.layout
+        and isinstance(shown.get("version"), int)
+        and shown["version"] < event.version
+    )
+    if usable:
+        assert isinstance(shown, dict)
+        was: dict[str, str] = shown.get("keys") or {}
+        parts = {p.id: p.render() for p in cut.pieces if was.get(p.id) != p.key}
+        old_lists = shown.get("lists") or {}
+        order = {
+            list_id: ids
+            for list_id, ids in record["lists"].items()
+            if old_lists.get(list_id) != ids
+        }
+        snapshot = Snapshot(
+            group, stream, event.version, data, base=shown["version"], parts=parts, order=order
+        )
+        changed = set(parts)
+    else:
+        snapshot = Snapshot(group, stream, event.version, data, html=cut.whole())
+        changed = set(record["keys"])
+    _keep_shown(group, shown, record)
+    return snapshot, changed
+
+
+def board_update(event: Event, view: BoardView) -> Snapshot:
+    """The board after a change: the rows and head that changed, with the board's data."""
+    snapshot, _ = targeted(event, event_group(event.pk), "board", board_cut(event, view), view.data)
+    return snapshot
 
 
 def places(event: Event, table: Standings[int]) -> Snapshot:
@@ -163,7 +290,7 @@ def places(event: Event, table: Standings[int]) -> Snapshot:
     return Snapshot(places_group(event.pk), "places", event.version, shown, kind="snapshot")
 
 
-def own_places(registration: Registration, me: dict[str, Any]) -> Snapshot:
+def own_places(registration: Registration, me: PlayerState) -> Snapshot:
     """One player's places, as their socket starts from them (read with their own state)."""
     event = registration.event
     return Snapshot(places_group(event.pk), "places", event.version, places_of(me), kind="snapshot")
@@ -197,14 +324,43 @@ def house_listens(event_id: int) -> bool:
         return True  # unknown: render, as a page may be waiting
 
 
-def house(event: Event, *, html: bool = True) -> Snapshot:
-    """House's table; its fragment too when `html` (a House page listens)."""
-    shown = house_snapshot(event)
-    fragment = house_html(event, shown) if html else None
-    return Snapshot(house_group(event.pk), "house", event.version, shown, html=fragment)
+def house(event: Event) -> Snapshot:
+    """House's whole snapshot, as a House socket starts from it: the table and the live part."""
+    table = house_snapshot(event)
+    dashboard = selectors.dashboard(event, table)
+    remember(event, house_group(event.pk), house_cut(event, dashboard))
+    fragment = house_html(event, dashboard)
+    return Snapshot(house_group(event.pk), "house", event.version, table, html=fragment)
 
 
-def player(registration: Registration, data: dict[str, Any] | None = None) -> Snapshot:
+def house_update(event: Event, *, listening: bool = True) -> Snapshot:
+    """House after a change: the rows and sections that changed, and in the data the table with
+    only the players whose row changed.
+
+    While no House page listens nothing is read: the frame carries the version alone, and a page
+    that hears it asks for the whole snapshot.
+    """
+    if not listening:
+        return Snapshot(house_group(event.pk), "house", event.version, None)
+    table = house_snapshot(event)
+    snapshot, changed = targeted(
+        event,
+        house_group(event.pk),
+        "house",
+        house_cut(event, selectors.dashboard(event, table)),
+        None,
+    )
+    if snapshot.base is not None:
+        table = {
+            **table,
+            "players": [
+                r for r in table["players"] if f"house-row-{r['registration_id']}" in changed
+            ],
+        }
+    return replace(snapshot, data=table)
+
+
+def player(registration: Registration, data: PlayerState | None = None) -> Snapshot:
     """A player's snapshot; `data`, when the caller has computed it, is `player_snapshot`'s."""
     own = player_snapshot(registration) if data is None else data
     return Snapshot(
@@ -247,8 +403,12 @@ def change_snapshots(
         found = []
         table = None
         if fresh(event_group(event.pk), event.version):
-            shown, table = board_with_standings(event)
-            found += [board(event, shown), house(event, html=house_listens(event.pk))]
+            view = board_view(event)
+            table = view.standings
+            found += [
+                board_update(event, view),
+                house_update(event, listening=house_listens(event.pk)),
+            ]
             if event.phase == Phase.STARTED and table is not None:
                 found.append(places(event, table))
         registrations = [
@@ -425,7 +585,12 @@ class _Worker:
     def label(self, snapshot: Snapshot, changes: int, committed: int | None) -> Snapshot:
         """An update when it is the next version of what this worker sent the group, or carries
         exactly the one change it announces; otherwise a snapshot, which clients take whole
-        instead of each asking for a reload after the gap."""
+        instead of each asking for a reload after the gap.
+
+        A targeted update names the version it builds on (`base`), and a House frame without its
+        fragment makes a page ask for the snapshot: both stay as they are."""
+        if snapshot.base is not None or (snapshot.stream == "house" and not snapshot.fragment):
+            return snapshot
         last = self.sent.get(snapshot.group)
         if last is not None:
             follows = snapshot.version == last + 1

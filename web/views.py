@@ -17,7 +17,7 @@ from events import services
 from events.errors import DomainError
 from events.models import Event, Phase, Registration
 from events.selectors import event_list_public, events_of
-from events.snapshots import board_snapshot, event_summary, player_snapshot
+from events.snapshots import board_snapshot, board_view, event_summary, player_snapshot
 from web.errors import checked, form_key, fresh_key, refuse
 
 
@@ -217,12 +217,13 @@ def settings_page(request: HttpRequest) -> HttpResponse:
 
 def board(request: HttpRequest, event_id: int) -> HttpResponse:
     event = _event(event_id)
-    return render(request, "web/board.html", {"event": event, "board": board_snapshot(event)})
+    view = board_view(event)
+    return render(request, "web/board.html", {"event": event, "board": view.data, "view": view})
 
 
 def board_partial(request: HttpRequest, event_id: int) -> HttpResponse:
     event = _event(event_id)
-    return render(request, "web/_board.html", {"event": event, "board": board_snapshot(event)})
+    return render(request, "web/_board.html", {"event": event, "view": board_view(event)})
 
 
 def board_json(request: HttpRequest, event_id: int) -> JsonResponse:

@@ -7,6 +7,13 @@
  * carry the next version of its stream. A gap means a message was lost, so we ask the server for
  * the snapshots again ({"type": "reload"}) rather than trust what we hold.
  *
+ * The board's and House's updates are targeted: {"type": "update", "base": n, "parts": {id: html},
+ * "order": {list id: [ids]}} builds on version `base` (not necessarily version - 1: the server may
+ * merge changes): each part replaces the element with its id, and each list in "order" gets its
+ * children in that order (new ones from the parts, those not listed removed). A page that does not
+ * hold exactly `base` asks for the snapshots instead; so does one that cannot place a part, and
+ * one that hears a frame with neither its fragment nor its parts (House's, while no page listened).
+ *
  * Each accepted message fires `live:update` on document (detail: {stream, version, data}) and
  * updates every element whose data-live-stream lists that stream:
  *   - with data-live-swap, the frame's "html" (rendered once on the server for every page of the
@@ -138,7 +145,9 @@
 
   // --- swapping in pushed fragments ------------------------------------------------------------
 
-  var held = new WeakMap(); // element -> the newest fragment a page asked to hold back
+  // element -> what a page asked to hold back, in order: {html} (the whole fragment, which makes
+  // what came before it moot) or {parts, order} (a targeted update).
+  var held = new WeakMap();
   var places = null; // the newest places frame: {version, data}
 
   function notify(el, type, cancelable) {
@@ -159,8 +168,10 @@
     navigating = false;
   });
 
-  function swap(el, html) {
-    held.set(el, html);
+  function swap(el, change) {
+    var queue = change.html !== undefined ? [] : held.get(el) || [];
+    queue.push(change);
+    held.set(el, queue);
     if (navigating) {
       return;
     }
@@ -171,35 +182,125 @@
   }
 
   function swapHeld(el) {
-    var html = held.get(el);
-    if (html === undefined || navigating) {
+    var queue = held.get(el);
+    if (queue === undefined || navigating) {
       return;
     }
     held.delete(el);
-    // What belongs to this page alone survives the swap: [data-live-keep] (what the session
-    // shows) and hx-preserve (a chosen file) elements with an id stay as they are.
+    var placed = true;
+    queue.forEach(function (change) {
+      if (change.html !== undefined) {
+        var kept = keepers(el);
+        el.innerHTML = change.html;
+        restore(kept);
+        prepare(el);
+        placed = true;
+      } else if (!applyParts(el, change)) {
+        placed = false;
+      }
+    });
+    showPlaces();
+    notify(el, "live:swapped", false);
+    if (!placed) {
+      // A part found no place: what the page shows is not what the server built on.
+      delete live.versions[queue[queue.length - 1].stream];
+      askReload();
+    }
+  }
+  live.swapHeld = swapHeld;
+
+  // What belongs to this page alone survives a swap: [data-live-keep] (what the session shows)
+  // and hx-preserve (a typed search, a chosen file) elements with an id stay as they are.
+  function keepers(el) {
     var kept = [];
     if (el.querySelectorAll) {
       el.querySelectorAll("[data-live-keep][id], [hx-preserve][id]").forEach(function (old) {
         kept.push(old);
       });
     }
-    el.innerHTML = html;
+    return kept;
+  }
+
+  function restore(kept) {
     kept.forEach(function (old) {
       var fresh = document.getElementById(old.id);
       if (fresh && fresh !== old) {
         fresh.replaceWith(old);
       }
     });
+  }
+
+  function prepare(el) {
     addCsrf(el);
     if (window.htmx && window.htmx.process) {
       window.htmx.process(el);
     }
     guardActions(el);
-    showPlaces();
-    notify(el, "live:swapped", false);
   }
-  live.swapHeld = swapHeld;
+
+  function parse(html) {
+    var template = document.createElement("template");
+    template.innerHTML = html.trim();
+    return template.content.firstElementChild;
+  }
+
+  function byId(el, id) {
+    return el.querySelector("#" + CSS.escape(id));
+  }
+
+  // A targeted update: replace each part by its id, then put each listed list in order. False
+  // when a part or a list found no place (the page then asks for the snapshots).
+  function applyParts(el, change) {
+    var placed = true;
+    var loose = {}; // new pieces, placed by their list's order
+    Object.keys(change.parts || {}).forEach(function (id) {
+      var node = parse(change.parts[id]);
+      if (!node) {
+        return;
+      }
+      var old = byId(el, id);
+      if (old) {
+        var kept = keepers(old);
+        old.replaceWith(node);
+        restore(kept);
+        prepare(node);
+      } else {
+        loose[id] = node;
+      }
+    });
+    Object.keys(change.order || {}).forEach(function (listId) {
+      var list = byId(el, listId);
+      if (!list) {
+        placed = false;
+        return;
+      }
+      var wanted = change.order[listId];
+      var listed = {};
+      wanted.forEach(function (id) {
+        listed[id] = true;
+      });
+      Array.prototype.slice.call(list.children).forEach(function (child) {
+        if (!listed[child.id]) {
+          child.remove();
+        }
+      });
+      wanted.forEach(function (id, index) {
+        var node = loose[id] || byId(list, id);
+        if (!node) {
+          placed = false;
+          return;
+        }
+        if (loose[id]) {
+          delete loose[id];
+          prepare(node);
+        }
+        if (list.children[index] !== node) {
+          list.insertBefore(node, list.children[index] || null);
+        }
+      });
+    });
+    return placed && Object.keys(loose).length === 0;
+  }
 
   // A pushed fragment was rendered outside any request, so its forms carry no CSRF token: the
   // page's own (base.html's hx-headers) goes into each form that posts without htmx.
@@ -227,15 +328,23 @@
     });
   }
 
-  function swapStream(message) {
+  function swapped(stream) {
+    var found = [];
     document.querySelectorAll("[data-live-stream]").forEach(function (el) {
       var streams = el.getAttribute("data-live-stream").split(/\s+/);
-      if (el.hasAttribute("data-live-swap") && streams.indexOf(message.stream) !== -1) {
-        if (typeof message.html === "string") {
-          swap(el, message.html);
-        } else {
-          refresh(el); // a frame without its fragment (House's, after a quiet spell): fetch once
-        }
+      if (el.hasAttribute("data-live-swap") && streams.indexOf(stream) !== -1) {
+        found.push(el);
+      }
+    });
+    return found;
+  }
+
+  function swapStream(message) {
+    swapped(message.stream).forEach(function (el) {
+      if (typeof message.html === "string") {
+        swap(el, { html: message.html, stream: message.stream });
+      } else if (message.parts) {
+        swap(el, { parts: message.parts, order: message.order, stream: message.stream });
       }
     });
   }
@@ -315,6 +424,23 @@
       resyncing = false;
     }
 
+    var shown = typeof message.html === "string" || Boolean(message.parts);
+    if (!shown && swapped(message.stream).length) {
+      // House's frame while no House page listened: it carries neither; the snapshots do.
+      if (last === undefined || message.version > last) {
+        askReload();
+      }
+      return;
+    }
+    if (typeof message.base === "number") {
+      if (last === message.base) {
+        accept(message);
+        show(message);
+      } else if (last === undefined || message.version > last) {
+        askReload(); // built on a version this page does not hold
+      }
+      return;
+    }
     if (snapshot && resyncing) {
       // After a reconnect: take the server's word; fragments without one refetch once.
       var first = Object.keys(live.versions).length === 0;

@@ -27,7 +27,7 @@ from tests.faults.processes import Processes, app_env, report
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def as_sent(value: dict[str, Any]) -> Any:
+def as_sent(value: Any) -> Any:
     """A snapshot as a socket carries it (JSON)."""
     return json.loads(json.dumps(value))
 

@@ -52,7 +52,7 @@ def push_service(vapid: VapidKeys) -> Iterator[PushService]:
         yield service
 
 
-def as_sent(value: dict[str, Any]) -> Any:
+def as_sent(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 

@@ -12,7 +12,7 @@ from cards.models import CardState, DealtCard
 from events import services
 from events.errors import OutOfOrder
 from events.models import Event
-from events.snapshots import board_snapshot
+from events.snapshots import board_snapshot, board_view
 from live.fragments import board_html
 from tests.factories import make_table, make_user
 from tests.live.sockets import TIMEOUT, card_faces, communicator, open_socket, refusal
@@ -28,6 +28,7 @@ def test_it_sends_a_snapshot_with_the_version_on_connect() -> None:
     table = make_table(players=2, start=True)
     event = table.refresh()
     expected = board_snapshot(event)
+    html = board_html(event, board_view(event))
 
     async def scenario() -> None:
         socket = await open_socket(path(event.pk))
@@ -37,7 +38,7 @@ def test_it_sends_a_snapshot_with_the_version_on_connect() -> None:
             "stream": "board",
             "version": event.version,
             "data": expected,
-            "html": board_html(event, expected),
+            "html": html,
         }
         assert await socket.receive_nothing(timeout=0.2)
         await socket.disconnect()

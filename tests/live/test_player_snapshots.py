@@ -34,6 +34,7 @@ def test_snapshots_taken_together_equal_those_taken_one_by_one() -> None:
 
     assert together == {r.pk: player_snapshot(r) for r in registrations}
     pending_win, plain, done, waiting = (together[r.pk] for r in registrations)
+    assert pending_win["pending"] is not None and waiting["pending"] is not None
     assert pending_win["pending"]["kind"] == "win" and pending_win["reveal"] is not None
     assert plain["pending"] is None
     assert [card["code"] for card in plain["hand"]] == table.kept(table.players[1])

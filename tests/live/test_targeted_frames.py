@@ -1,0 +1,254 @@
+"""Targeted updates: board and House frames carry only the pieces that changed, on a base version.
+
+Real sockets on the ASGI application, the Redis channel layer and cache, real transactions.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from django.core.cache import cache
+
+from cards.models import CardState, DealtCard
+from cards.names import card_name
+from events.models import Event
+from events.snapshots import board_view, house_snapshot
+from house import selectors
+from live import publisher as live
+from live.fragments import house_cut, house_html
+from tests.factories import make_table
+from tests.live.sockets import TIMEOUT, by_stream, card_faces, open_socket, session_cookie
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CARD_NAME = re.compile(r'role="img" aria-label="([^",]+)')
+
+
+def board_path(event_id: int) -> str:
+    return f"/ws/events/{event_id}/board/"
+
+
+def house_path(event_id: int) -> str:
+    return f"/ws/events/{event_id}/house/"
+
+
+def board_rows(event: Event) -> dict[str, Any]:
+    """Each board row's element id and what it shows."""
+    view = board_view(event)
+    rows: dict[str, Any] = {}
+    for side, entries in (("high", view.high), ("low", view.low)):
+        for entry in entries:
+            suffix = "-low" if side == "low" else ""
+            rows[f"board-row-{entry.registration_id}{suffix}"] = entry.row
+    return rows
+
+
+def forget_what_was_sent(event_id: int) -> None:
+    """Event ids repeat across tests: no record of another test's event may serve as a base."""
+    for group in (live.event_group(event_id), live.house_group(event_id)):
+        cache.delete(live._shown_key(group))
+    cache.delete(f"live:house-listening:{event_id}")
+
+
+def shown_cards(frame: dict[str, Any]) -> set[str]:
+    """The names of the face-up cards a frame's HTML shows, whole or in parts."""
+    html = (frame.get("html") or "") + "".join((frame.get("parts") or {}).values())
+    return set(CARD_NAME.findall(html)) - {"Empty card slot"}
+
+
+def test_a_board_update_carries_the_head_and_only_the_rows_that_changed() -> None:
+    table = make_table(players=4, start=True)
+    first, second, third, _ = table.players
+    forget_what_was_sent(table.event.pk)
+    table.choose_start(first)  # the lists have rows from now on: the layout stays
+
+    async def scenario() -> list[dict[str, Any]]:
+        socket = await open_socket(board_path(table.event.pk))
+        held = await socket.receive_json_from(timeout=TIMEOUT)
+        assert held["type"] == "snapshot" and "html" in held and "parts" not in held
+        seen = [held]
+        for player in (second, third):
+            before = await database_sync_to_async(lambda: board_rows(table.refresh()))()
+            await database_sync_to_async(table.choose_start)(player)
+            after = await database_sync_to_async(lambda: board_rows(table.refresh()))()
+            frame = await socket.receive_json_from(timeout=TIMEOUT)
+            changed = {id for id, row in after.items() if before.get(id) != row}
+            rid = await database_sync_to_async(table.rid)(player)
+            assert f"board-row-{rid}" in changed
+            assert frame["type"] == "update"
+            assert frame["base"] == seen[-1]["version"]
+            assert frame["version"] == frame["base"] + 1
+            assert "html" not in frame
+            # Exactly the head and the rows whose place or hand moved, nothing else.
+            assert set(frame["parts"]) == {"board-head"} | changed
+            assert len(changed) < len(after)
+            # A new row comes with its place in the list.
+            assert frame["order"]["board-high"] == [id for id in after if not id.endswith("-low")]
+            assert frame["data"]["version"] == frame["version"]
+            seen.append(frame)
+        assert await socket.receive_nothing(timeout=0.2)
+        await socket.disconnect()
+        return seen
+
+    seen = async_to_sync(scenario)()
+    kept = set(DealtCard.objects.filter(state=CardState.KEPT).values_list("card", flat=True))
+    # Still face down (the fourth player's starting offer); a card of the same name kept by
+    # another player (several decks) may show.
+    hidden = set(DealtCard.objects.filter(face_down=True).values_list("card", flat=True)) - kept
+    assert hidden
+    for frame in seen:
+        assert {face["code"] for face in card_faces(frame)} <= kept
+        assert shown_cards(frame)
+        assert not shown_cards(frame) & {card_name(code) for code in hidden}
+
+
+def test_a_house_update_carries_only_the_rows_and_sections_that_changed() -> None:
+    table = make_table(players=4, start=True)
+    first, second = table.players[:2]
+    forget_what_was_sent(table.event.pk)
+    cookie = session_cookie(table.house)
+    others = {f"house-row-{table.rid(p)}" for p in table.players[2:]}
+
+    async def scenario() -> None:
+        socket = await open_socket(house_path(table.event.pk), cookie=cookie)
+        start = await by_stream(socket, 2)
+        version = start["house"][0]["version"]
+        assert "html" in start["house"][0]
+        for player in (first, second):
+            await database_sync_to_async(table.choose_start)(player)
+            house = (await by_stream(socket, 2))["house"][0]
+            rid = await database_sync_to_async(table.rid)(player)
+            assert house["type"] == "update" and house["base"] == version
+            assert house["version"] == version + 1
+            assert "html" not in house
+            assert f"house-row-{rid}" in house["parts"]
+            # The other players' rows did not change, nor did anyone's check-in entry.
+            assert not others & set(house["parts"])
+            assert not [id for id in house["parts"] if id.startswith("checkin-row-")]
+            assert [row["registration_id"] for row in house["data"]["players"]] == [rid]
+            # The row shows the kept card.
+            kept = table.event.rules.starting
+            assert f">{kept}/{table.event.rules.kept}</td>" in house["parts"][f"house-row-{rid}"]
+            version = house["version"]
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_what_a_house_row_is_rendered_from_is_what_the_page_shows_first() -> None:
+    """One read model: the pushed row is the row of the page's first render."""
+    table = make_table(players=2, start=True)
+    event = table.refresh()
+    dashboard = selectors.dashboard(event, house_snapshot(event))
+    rid = table.rid(table.players[0])
+    cut = house_cut(event, dashboard)
+    (row,) = [p for p in cut.pieces if p.id == f"house-row-{rid}"]
+    blank = re.compile(r'(value|data-key)="[0-9a-f]{32}"')
+    assert blank.sub("", row.render().strip()) in blank.sub("", house_html(event, dashboard))
+
+
+def test_a_page_that_holds_another_version_gets_a_whole_snapshot_on_reload() -> None:
+    table = make_table(players=3, start=True)
+    forget_what_was_sent(table.event.pk)
+    table.choose_start(table.players[0])
+
+    async def scenario() -> None:
+        socket = await open_socket(board_path(table.event.pk))
+        first = await socket.receive_json_from(timeout=TIMEOUT)
+        # Two changes; the page keeps only the second (as if the first were lost on the way):
+        # it builds on a version the page does not hold, so the page asks for the snapshot.
+        await database_sync_to_async(table.choose_start)(table.players[1])
+        lost = await socket.receive_json_from(timeout=TIMEOUT)
+        await database_sync_to_async(table.choose_start)(table.players[2])
+        kept = await socket.receive_json_from(timeout=TIMEOUT)
+        assert lost["base"] == first["version"] and kept["base"] == lost["version"]
+        await socket.send_json_to({"type": "reload"})
+        whole = await socket.receive_json_from(timeout=TIMEOUT)
+        assert whole["type"] == "snapshot" and whole["version"] == kept["version"]
+        assert "html" in whole and "parts" not in whole and "base" not in whole
+        expected = await database_sync_to_async(lambda: board_rows(table.refresh()))()
+        for id in expected:
+            assert f'id="{id}"' in whole["html"]
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_without_a_record_of_what_was_sent_an_update_carries_the_whole_fragment() -> None:
+    table = make_table(players=3, start=True)
+    forget_what_was_sent(table.event.pk)
+    table.choose_start(table.players[0])
+
+    async def scenario() -> None:
+        socket = await open_socket(board_path(table.event.pk))
+        version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
+        # Another process's record, or none (the cache lost it): the whole fragment, no base.
+        await database_sync_to_async(forget_what_was_sent)(table.event.pk)
+        await database_sync_to_async(table.choose_start)(table.players[1])
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        assert frame["type"] == "update" and frame["version"] == version + 1
+        assert "html" in frame and "base" not in frame and "parts" not in frame
+        # From then on, targeted again.
+        await database_sync_to_async(table.choose_start)(table.players[2])
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        assert frame["base"] == version + 1 and "parts" in frame
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_a_record_of_another_event_with_the_same_id_is_no_base() -> None:
+    table = make_table(players=3, start=True)
+    forget_what_was_sent(table.event.pk)
+    table.choose_start(table.players[0])
+    group = live.event_group(table.event.pk)
+    cache.set(
+        live._shown_key(group),
+        {"event": f"{table.event.pk}:2001-01-01", "version": 1, "layout": "x", "keys": {}},
+    )
+    (board,) = [s for s in live.change_snapshots(table.event.pk, []) if s.stream == "board"]
+    assert board.base is None and board.html is not None
+
+
+def test_frames_on_one_socket_come_in_order_each_on_the_one_before() -> None:
+    table = make_table(players=3, start=True)
+    forget_what_was_sent(table.event.pk)
+    first, second, third = table.players
+    cookie = session_cookie(table.house)
+
+    async def scenario() -> None:
+        socket = await open_socket(house_path(table.event.pk), cookie=cookie)
+        held = {s: f[0]["version"] for s, f in (await by_stream(socket, 2)).items()}
+        steps = [
+            lambda: table.choose_start(first),
+            lambda: table.choose_start(second),
+            lambda: table.choose_start(third),
+            lambda: table.report(first, 1, "loss"),
+            lambda: table.report(second, 1, "win"),
+            lambda: table.choose_win(second),
+        ]
+        for step in steps:
+            await database_sync_to_async(step)()
+            for stream, frames in (await by_stream(socket, 2)).items():
+                (frame,) = frames
+                assert frame["version"] == held[stream] + 1
+                if "base" in frame:
+                    assert frame["base"] == held[stream]
+                held[stream] = frame["version"]
+        assert await socket.receive_nothing(timeout=0.2)
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_while_no_house_page_listens_house_is_not_even_read() -> None:
+    table = make_table(players=2, start=True)
+    forget_what_was_sent(table.event.pk)
+    table.choose_start(table.players[0])
+    (house,) = [s for s in live.change_snapshots(table.event.pk, []) if s.stream == "house"]
+    assert (house.data, house.html, house.parts) == (None, None, None)
+    assert house.frame() == {"type": "update", "stream": "house", "version": house.version}
