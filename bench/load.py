@@ -806,7 +806,6 @@ def pages_config(
                 "origin": server.base,
                 "event": plan.event_id,
                 "cookie": f"sessionid={plan.house_sessionid}",
-                "fetch": f"{server.base}/house/events/{plan.event_id}/live",
             }
         )
     return pages

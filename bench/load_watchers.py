@@ -7,18 +7,19 @@ thousands of frames does not delay the players' HTTP timings in the other one; b
 with `time.monotonic()`, one clock for the whole machine on Linux.
 
 CONFIG names the pages (`kind`: "board", "phone" or "house"; `url`, `origin`, `event`, and for a
-signed-in page `cookie`; for House, `fetch`: the URL its live part is refetched from), a hard
-deadline in seconds and the output file. Each page behaves like `static/js/live.js` on its page:
+signed-in page `cookie`), a hard deadline in seconds and the output file. Each page behaves like
+`static/js/live.js` on its page:
 
 - it keeps a version per stream; it takes a frame if it is its stream's first, a newer snapshot or
-  the next version, and on a gap asks for `{"type": "reload"}` (at most once per 3 s while no
-  snapshot has answered); after a reconnect it starts afresh;
+  the next version; a targeted update (board, House: `base` and `parts`) only if it holds exactly
+  `base`; on a gap, an update on a base it does not hold, or a frame with neither fragment nor
+  parts for the part it swaps in (House's, sent while no House page listened), it asks for
+  `{"type": "reload"}` (at most once per 3 s while no snapshot has answered); after a reconnect it
+  starts afresh;
 - the version it shows is the event's version of its page's main stream: the board's ("board"),
   a phone's place line ("places", beside its own "player" panel), House's live part ("house");
-- a House frame without its fragment (sent when no House page was marked as listening) makes the
-  page refetch its live part over HTTP (`hx-get`, after live.js's 50 ms coalescing), counted; the
-  page shows that version when the answer arrives. Board and phone pages make no HTTP request
-  (their frames carry their fragments), as on the real pages.
+- like the real pages (live.js swaps in what frames carry), it makes no HTTP request; the browser
+  check (`bench/browser_pages.py`) counts the real pages' requests.
 
 Standard input takes one command a line; each answer is one JSON line on standard output:
 `status` gives every page's event, highest version shown and version accepted; `stop` closes
@@ -41,7 +42,6 @@ from typing import Any
 import aiohttp
 
 RELOAD_RETRY = 3.0  # as live.js: seconds before asking again when a reload gets no answer
-COALESCE = 0.05  # as live.js: a refetch waits this long, so two streams' frames cost one
 CONNECTING_AT_ONCE = 20  # sockets between their handshake and their first snapshot
 FIRST_DELAY = 0.5
 MAX_DELAY = 10.0
@@ -50,8 +50,11 @@ SHOWN = {"board": "board", "phone": "places", "house": "house"}
 
 # channels' send_json is json.dumps with its default separators, keys in this order: reading the
 # head of the frame spares parsing every board for a number.
-HEAD = re.compile(r'\{"type": "(\w+)", "stream": "(\w+)", "version": (\d+)')
+HEAD = re.compile(r'\{"type": "(\w+)", "stream": "(\w+)", "version": (\d+)(?:, "base": (\d+))?')
 HTML_KEY = '"html": '  # a key at the top of the frame (a string inside data would be escaped)
+PARTS_KEY = '"parts": '
+# The stream each page swaps in from frames (its fragment, or a targeted update's parts).
+SWAPPED = {"board": "board", "phone": "player", "house": "house"}
 
 
 @dataclass
@@ -64,7 +67,6 @@ class Page:
     origin: str
     event: int
     cookie: str | None = None
-    fetch: str | None = None
     versions: dict[str, int] = field(default_factory=dict)
     shown: list[tuple[float, int]] = field(default_factory=list)  # (when, event version shown)
     seen: int = -1  # the highest version of the main stream received
@@ -76,10 +78,7 @@ class Page:
     stale_updates: int = 0
     unreadable: int = 0
     connects: int = 0
-    requests: int = 0
-    request_bytes: int = 0
-    request_failures: int = 0
-    fetching: bool = False
+    requests: int = 0  # HTTP requests the page made (none: see above)
     closes: list[str] = field(default_factory=list)
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     bytes: int = 0
@@ -88,20 +87,36 @@ class Page:
     def main(self) -> str:
         return SHOWN[self.kind]
 
-    def take(self, text: str, arrived: float) -> tuple[bool, bool]:
-        """Take one frame as live.js would: (ask for a reload now, refetch the live part)."""
+    def read(self, text: str) -> tuple[str, str, int, int | None, bool] | None:
+        """(type, stream, version, base, whether it carries what the page swaps in)."""
+        head = HEAD.match(text) if self.kind == "phone" else None
+        if head is not None:
+            base = head.group(4)
+            fragment = HTML_KEY in text or PARTS_KEY in text
+            return head.group(1), head.group(2), int(head.group(3)), base and int(base), fragment
+        try:
+            message = json.loads(text)
+            base = message.get("base")
+            fragment = isinstance(message.get("html"), str) or bool(message.get("parts"))
+            return (
+                str(message["type"]),
+                str(message["stream"]),
+                int(message["version"]),
+                base if isinstance(base, int) else None,
+                fragment,
+            )
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def take(self, text: str, arrived: float) -> bool:
+        """Take one frame as live.js would; True when the page asks for a reload now."""
         self.bytes += len(text)
         self.frames += 1
-        head = HEAD.match(text)
-        if head is None:
-            try:
-                message = json.loads(text)
-                kind, stream, version = message["type"], message["stream"], int(message["version"])
-            except (ValueError, KeyError, TypeError):
-                self.unreadable += 1
-                return False, False
-        else:
-            kind, stream, version = head.group(1), head.group(2), int(head.group(3))
+        read = self.read(text)
+        if read is None:
+            self.unreadable += 1
+            return False
+        kind, stream, version, base, fragment = read
         snapshot = kind == "snapshot"
         if snapshot:
             self.snapshots += 1
@@ -112,49 +127,34 @@ class Page:
             self.seen = max(self.seen, version)
             if not snapshot and version <= self.accepted:
                 self.stale_updates += 1
+        if stream == SWAPPED[self.kind] and not fragment:
+            # House's frame while no House page listened: neither fragment nor parts.
+            return (last is None or version > last) and self.may_ask(arrived)
+        if base is not None:
+            if last == base:
+                self.show(stream, version, arrived)
+                return False
+            return (last is None or version > last) and self.may_ask(arrived)
         if last is None or (snapshot and version > last) or version == last + 1:
-            self.versions[stream] = version
-            if main:
-                self.ready.set()
-                if self.kind == "house" and HTML_KEY not in text:
-                    return False, True  # shown once the refetch answers
-                self.accepted = max(self.accepted, version)
-                self.shown.append((arrived, version))
-            return False, False
+            self.show(stream, version, arrived)
+            return False
         if version > last + 1:
-            ask = not self.reload_asked_at or arrived - self.reload_asked_at >= RELOAD_RETRY
-            return ask, False
-        return False, False
+            return self.may_ask(arrived)
+        return False
 
-    async def refetch(self, session: aiohttp.ClientSession) -> None:
-        """House's live part over HTTP, as htmx fetches it; shows the version it was asked for."""
-        if self.fetching or self.fetch is None:
-            return
-        self.fetching = True
-        try:
-            await asyncio.sleep(COALESCE)
-            version = self.versions.get(self.main, -1)
-            self.requests += 1
-            try:
-                async with session.get(
-                    self.fetch, headers={"Cookie": self.cookie or "", "HX-Request": "true"}
-                ) as response:
-                    body = await response.read()
-                    self.request_bytes += len(body)
-                    ok = response.status == 200
-            except (aiohttp.ClientError, OSError, TimeoutError):
-                ok = False
-            if ok:
-                self.accepted = max(self.accepted, version)
-                self.shown.append((time.monotonic(), version))
-            else:
-                self.request_failures += 1
-        finally:
-            self.fetching = False
+    def may_ask(self, now: float) -> bool:
+        """live.js asks for one reload at a time: again only after RELOAD_RETRY unanswered."""
+        return not self.reload_asked_at or now - self.reload_asked_at >= RELOAD_RETRY
+
+    def show(self, stream: str, version: int, arrived: float) -> None:
+        self.versions[stream] = version
+        if stream == self.main:
+            self.ready.set()
+            self.accepted = max(self.accepted, version)
+            self.shown.append((arrived, version))
 
     async def run(self, session: aiohttp.ClientSession, gate: asyncio.Semaphore) -> None:
         delay = FIRST_DELAY
-        fetches: set[asyncio.Task[None]] = set()
         while True:
             # A connection holds its place in the gate until its first snapshot: the server
             # computes the snapshots per connect, and daphne drops a handshake that waits 5 s.
@@ -180,15 +180,10 @@ class Page:
                         if opening:
                             opening = False
                             gate.release()
-                        reload, fetch = self.take(message.data, now)
-                        if reload:
+                        if self.take(message.data, now):
                             self.reload_asked_at = now
                             self.reloads += 1
                             await socket.send_str('{"type": "reload"}')
-                        if fetch:
-                            task = asyncio.create_task(self.refetch(session))
-                            fetches.add(task)
-                            task.add_done_callback(fetches.discard)
                 self.closes.append(f"closed {socket.close_code}")
             except (aiohttp.ClientError, OSError, TimeoutError) as error:
                 self.closes.append(f"{type(error).__name__}: {error}"[:200])
@@ -215,8 +210,6 @@ class Page:
             "closes": self.closes,
             "bytes": self.bytes,
             "requests": self.requests,
-            "request_bytes": self.request_bytes,
-            "request_failures": self.request_failures,
         }
 
 
@@ -241,7 +234,6 @@ async def watch(config: dict[str, Any]) -> None:
             origin=s["origin"],
             event=s["event"],
             cookie=s.get("cookie"),
-            fetch=s.get("fetch"),
         )
         for n, s in enumerate(config["sockets"])
     ]
