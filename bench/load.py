@@ -1819,6 +1819,15 @@ def main() -> None:
             sys.exit(
                 f"Redis database {args.redis_db} is not empty: choose another with --redis-db."
             )
+        # Whatever any run left under the benchmark's prefixes (this process's cache writes use
+        # the first run's prefix) goes at the end: the database was empty at the start.
+        stack.callback(
+            lambda: (
+                redis_client.delete(*keys)
+                if (keys := redis_keys(redis_client, ["benchload-"]))
+                else 0
+            )
+        )
         folder = Path(tempfile.mkdtemp(prefix="bench-load."))
         stack.callback(shutil.rmtree, folder, True)
         summaries = []
