@@ -8,9 +8,12 @@ database (`bench_live_pages`, dropped at the end) and played part-way (every sta
 one result each). Then `--changes` changes are made, each a result or a card choice of a random
 player (seeded), with live updates off; after each, in this process and on the same data:
 
-- pushed (what the pages get now): `live.publisher.change_snapshots` for the change, the board,
-  House and the touched player's panel rendered once, and the places frame; then each phone's
-  own places frame as its socket cuts it;
+- targeted (what the pages get now): `live.publisher.change_snapshots` for the change: the board's
+  and House's pieces that changed since the last change (rendered once, for every page), the
+  touched player's panel and the places frame; then each phone's own places frame as its socket
+  cuts it;
+- whole fragments (what the pages got before targeted updates): the same, but the board's and
+  House's whole fragments rendered and sent at every change, with their full data;
 - refetched (the reference, what the pages did before): the same snapshots without HTML, and,
   for every phone page (each refetched its panel after a board change, at most every 1.5 s), the
   player's snapshot with the event's standings and `web/_player.html`, as the refetch computed
@@ -40,6 +43,7 @@ from django.template.loader import render_to_string
 from events import services
 from events.models import Event, Registration
 from events.snapshots import (
+    board_view,
     board_with_standings,
     house_snapshot,
     player_snapshot,
@@ -47,6 +51,7 @@ from events.snapshots import (
 )
 from house import selectors
 from live import publisher as live
+from live.fragments import board_html, house_html
 from web.errors import fresh_key
 
 THROTTLE_SECONDS = 1.5  # the old player page's refetch throttle
@@ -108,6 +113,41 @@ def pushed(event_id: int, rid: int, phones: int) -> tuple[float, dict[str, float
     sizes["phone_other_change"] = statistics.mean(phone_frames)
     sizes["board"] = len(json.dumps(by_stream["board"].frame()))
     sizes["house"] = len(json.dumps(by_stream["house"].frame())) + sizes["board"]
+    return spent, sizes
+
+
+def whole(event_id: int, rid: int) -> tuple[float, dict[str, float]]:
+    """Before targeted updates: the board's and House's whole fragments and data, every change
+    (the touched player's panel and the places as now)."""
+    began = time.perf_counter()
+    with live.consistent_read():
+        event = Event.objects.get(pk=event_id)
+        view = board_view(event)
+        board = live.Snapshot(
+            live.event_group(event_id),
+            "board",
+            event.version,
+            view.data,
+            html=board_html(event, view),
+        )
+        table = house_snapshot(event)
+        house = live.Snapshot(
+            live.house_group(event_id),
+            "house",
+            event.version,
+            table,
+            html=house_html(event, selectors.dashboard(event, table)),
+        )
+        touched = list(Registration.objects.filter(pk=rid))
+        for r in touched:
+            r.event = event
+        own = player_snapshots(touched, view.standings)
+        player = live.player(touched[0], own[rid])
+        if view.standings is not None:
+            live.places(event, view.standings)
+        frames = [json.dumps(s.frame()) for s in (board, house, player)]
+    spent = time.perf_counter() - began
+    sizes = {"board": len(frames[0]), "house": len(frames[0]) + len(frames[1])}
     return spent, sizes
 
 
@@ -177,18 +217,32 @@ def main() -> None:
                 registration_id=rid, by=user, slots=list(range(keep))
             )
         live.house_listening(event_id)  # a House page is open: its fragment is rendered
+        # The pages open: each starts from the whole board and House (what later updates build on).
+        with live.consistent_read():
+            opened = Event.objects.get(pk=event_id)
+            live.board(opened)
+            live.house(opened)
         # A throttled phone refetches on one change in (rate x throttle), at most every change.
         share = min(1.0, 1.0 / (args.rate * THROTTLE_SECONDS))
-        new_ms, old_ms, old_all_ms = [], [], []
+        new_ms, whole_ms, old_ms, old_all_ms = [], [], [], []
         new_sizes: list[dict[str, float]] = []
+        whole_sizes: list[dict[str, float]] = []
         old_sizes: list[dict[str, float]] = []
         for _ in range(args.changes):
             rid = act(rng, seated)
             if rid is None:
                 break
+            live.house_listening(event_id)
+            # Both ways on the same state, in turns first (the first reads a colder database).
+            if len(new_ms) % 2:
+                spent_whole, sizes_whole = whole(event_id, rid)
             spent, sizes = pushed(event_id, rid, args.players)
+            if not len(new_ms) % 2:
+                spent_whole, sizes_whole = whole(event_id, rid)
             new_ms.append(spent * 1000)
             new_sizes.append(sizes)
+            whole_ms.append(spent_whole * 1000)
+            whole_sizes.append(sizes_whole)
             (sockets, phones, house), sizes = refetched(event_id, rid, args.players, share)
             old_ms.append((sockets + share * phones + house) * 1000)
             old_all_ms.append((sockets + phones + house) * 1000)
@@ -199,22 +253,28 @@ def main() -> None:
 
         print(f"{args.players} players, {len(new_ms)} changes, {args.rate} writes/s in the event")
         print(
-            f"| per change | pushed (now) | refetched at {args.rate}/s | refetched, every change |"
+            f"| per change | targeted (now) | whole fragments | refetched at {args.rate}/s "
+            "| refetched, every change |"
         )
-        print("|---|---|---|---|")
+        print("|---|---|---|---|---|")
         print(
             f"| server work, median ms | {statistics.median(new_ms):.1f} | "
+            f"{statistics.median(whole_ms):.1f} | "
             f"{statistics.median(old_ms):.1f} | {statistics.median(old_all_ms):.1f} |"
         )
         for key in ("phone", "board", "house"):
+            before = f"{med(whole_sizes, key):,.0f}" if key != "phone" else "(same)"
             print(
-                f"| bytes to a {key} page, median | {med(new_sizes, key):,.0f} | "
+                f"| bytes to a {key} page, median | {med(new_sizes, key):,.0f} | {before} | "
                 f"{med(old_sizes, key):,.0f} | |"
             )
+        for key in ("board", "house"):
+            mean = statistics.mean(row[key] for row in new_sizes)
+            print(f"| bytes to a {key} page, mean | {mean:,.0f} | | | |")
         print(
             f"| phone: bytes when the change is its own / another's | "
             f"{med(new_sizes, 'phone_own_change'):,.0f} / "
-            f"{med(new_sizes, 'phone_other_change'):,.0f} | | |"
+            f"{med(new_sizes, 'phone_other_change'):,.0f} | | | |"
         )
         print(
             f"ratio of server work (refetched at rate / pushed): "

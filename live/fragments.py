@@ -66,14 +66,24 @@ def digest(value: Any) -> str:
 _KEYS = re.compile(r'(name="idempotency_key" value="|data-key=")[0-9a-f]{32}"')
 
 
+# A template's indentation: a browser shows a line break and the spaces after it as one space, so
+# a pushed piece goes without them (pieces hold no <pre> nor <textarea>).
+_INDENT = re.compile(r"\n\s+")
+
+
+def compact(html: str) -> str:
+    return _INDENT.sub("\n", html.strip())
+
+
 def html_piece(id: str, html: str) -> Piece:
     """A piece whose key is its HTML (without its fresh idempotency keys)."""
-    return Piece(id, digest(_KEYS.sub(r'\1"', html)), lambda: html)
+    shown = compact(html)
+    return Piece(id, digest(_KEYS.sub(r'\1"', shown)), lambda: shown)
 
 
 def data_piece(id: str, data: Any, render: Callable[[], str]) -> Piece:
     """A piece whose key is the data it is rendered from: rendered only when asked."""
-    return Piece(id, digest(data), render)
+    return Piece(id, digest(data), lambda: compact(render()))
 
 
 def _renderer(template: str, context: dict[str, Any]) -> Callable[[], str]:
@@ -137,6 +147,8 @@ def places_of(me: PlayerState) -> dict[str, Any]:
 
 # --- House ----------------------------------------------------------------------------------------
 
+CHECKLIST_SHOWN = 25  # checklist items shown before "more" (house/_finalize.html)
+
 # House's sections that change with the event, each one piece, in page order (the check-in list
 # and the players' table are cut further, one piece per player).
 HOUSE_SECTIONS = (
@@ -148,7 +160,9 @@ HOUSE_SECTIONS = (
     ("players-note", "house/_players_note.html"),
     ("reviews", "house/_reviews.html"),
     ("pool", "house/_pool.html"),
-    ("finalize", "house/_finalize.html"),
+    ("finalize-status", "house/_finalize_status.html"),
+    ("checklist-more-count", "house/_checklist_more.html"),
+    ("finalize-form", "house/_finalize_form.html"),
 )
 
 
@@ -169,13 +183,30 @@ def house_html(event: Event, dashboard: selectors.Dashboard) -> str:
 def house_cut(event: Event, dashboard: selectors.Dashboard) -> Cut:
     """House's live part as pieces: its sections, and each player's check-in entry and row."""
     context = house_context(event, dashboard)
+    checklist = dashboard["checklist"]
+    # The checklist while the event is started: its status line and form, and one piece per item
+    # (the first 25 shown, the others behind "more").
+    checking = dashboard["started"] and not dashboard["finalized"]
+    absent = {
+        "start": not dashboard["start"],
+        "checkin-note": event.phase == "draft",
+        "checkin-add": event.phase == "draft",
+        "finalize-status": not checking,
+        "finalize-form": not checking,
+        "checklist-more-count": not checking or len(checklist) <= CHECKLIST_SHOWN,
+    }
     pieces: list[Piece] = []
     for id, template in HOUSE_SECTIONS:
-        if id == "start" and not dashboard["start"]:
-            continue
-        if id in ("checkin-note", "checkin-add") and event.phase == "draft":
-            continue
-        pieces.append(html_piece(id, render_to_string(template, context)))
+        if not absent.get(id, False):
+            pieces.append(html_piece(id, render_to_string(template, context)))
+    lists: dict[str, tuple[str, ...]] = {}
+    if checking and checklist:
+        for item in checklist:
+            render = _renderer("house/_check_item.html", {"item": item})
+            pieces.append(data_piece(item["id"], item, render))
+        lists["checklist"] = tuple(item["id"] for item in checklist[:CHECKLIST_SHOWN])
+        if len(checklist) > CHECKLIST_SHOWN:
+            lists["checklist-more"] = tuple(item["id"] for item in checklist[CHECKLIST_SHOWN:])
     # What every row shows beside its own data.
     stock = dashboard["stock"]
     shared = {
@@ -203,14 +234,14 @@ def house_cut(event: Event, dashboard: selectors.Dashboard) -> Cut:
         shown = {**row, "pending": _steady(row["pending"])}
         render = _renderer("house/_player_row.html", {**context, "p": row})
         pieces.append(data_piece(players[-1], [shared, shown], render))
-    lists: dict[str, tuple[str, ...]] = {}
     if check_in:
         lists["checkin-list"] = tuple(check_in)
     if players:
         lists["house-rows"] = tuple(players)
     layout = (
         f"house phase={event.phase} check-in={bool(check_in)} players={bool(players)}"
-        f" start={bool(dashboard['start'])}"
+        f" start={bool(dashboard['start'])} checklist={bool(checklist)}"
+        f" more={len(checklist) > CHECKLIST_SHOWN}"
     )
     return Cut(layout, tuple(pieces), lists, lambda: house_html(event, dashboard))
 

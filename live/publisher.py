@@ -334,8 +334,8 @@ def house(event: Event) -> Snapshot:
 
 
 def house_update(event: Event, *, listening: bool = True) -> Snapshot:
-    """House after a change: the rows and sections that changed, and in the data the table with
-    only the players whose row changed.
+    """House after a change: the rows and sections that changed, and as data the players whose
+    row changed (the whole table when the frame carries the whole fragment).
 
     While no House page listens nothing is read: the frame carries the version alone, and a page
     that hears it asks for the whole snapshot.
@@ -350,14 +350,11 @@ def house_update(event: Event, *, listening: bool = True) -> Snapshot:
         house_cut(event, selectors.dashboard(event, table)),
         None,
     )
-    if snapshot.base is not None:
-        table = {
-            **table,
-            "players": [
-                r for r in table["players"] if f"house-row-{r['registration_id']}" in changed
-            ],
-        }
-    return replace(snapshot, data=table)
+    if snapshot.base is None:
+        return replace(snapshot, data=table)
+    # The rest of the table shows in the parts: the data carries the players whose row changed.
+    players = [r for r in table["players"] if f"house-row-{r['registration_id']}" in changed]
+    return replace(snapshot, data={"players": players})
 
 
 def player(registration: Registration, data: PlayerState | None = None) -> Snapshot:

@@ -253,6 +253,7 @@
   function applyParts(el, change) {
     var placed = true;
     var loose = {}; // new pieces, placed by their list's order
+    var spare = {}; // pieces taken out of a list, which another list may take in
     Object.keys(change.parts || {}).forEach(function (id) {
       var node = parse(change.parts[id]);
       if (!node) {
@@ -282,10 +283,11 @@
       Array.prototype.slice.call(list.children).forEach(function (child) {
         if (!listed[child.id]) {
           child.remove();
+          spare[child.id] = child; // it may have moved to another list
         }
       });
       wanted.forEach(function (id, index) {
-        var node = loose[id] || byId(list, id);
+        var node = loose[id] || byId(list, id) || spare[id] || byId(el, id);
         if (!node) {
           placed = false;
           return;
@@ -294,6 +296,7 @@
           delete loose[id];
           prepare(node);
         }
+        delete spare[id];
         if (list.children[index] !== node) {
           list.insertBefore(node, list.children[index] || null);
         }

@@ -104,3 +104,65 @@ def test_player_pages_and_the_board_show_every_change_without_refetching(
     assert refetched == [[]] * (PHONES + 2), "a page fetched over HTTP to show an update"
     for context in [*contexts, board_context, house_context]:
         context.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_board_and_house_replace_only_what_changed_and_catch_up_after_being_offline(
+    server: str, browser: Any, settings: Any
+) -> None:
+    settings.LIVE_UPDATES = "background"
+    table = make_table("league", players=4, start=True)
+    first, second, third, fourth = table.players
+    table.choose_start(first)  # the board's lists have rows from here on
+    board_context = browser.new_context()
+    board = board_context.new_page()
+    board.goto(f"{server}/board/{table.event.pk}/")
+    house_context = logged_in(browser, server, table.house)
+    house = house_context.new_page()
+    house.goto(f"{server}/house/events/{table.event.pk}/")
+    for page in (board, house):
+        expect(page.locator(".conn")).to_have_attribute("data-state", "live", timeout=WAIT)
+    made = [requests_of(page) for page in (board, house)]
+    # Elements a targeted update leaves alone stay the very same nodes.
+    untouched = f"house-row-{table.rid(fourth)}"
+    house.evaluate(f"document.getElementById('{untouched}').dataset.seen = 'before'")
+    board.evaluate("document.getElementById('board-high').dataset.seen = 'before'")
+    kept = table.event.rules.kept
+
+    table.choose_start(second)
+    changed = house.locator(f"#house-row-{table.rid(second)} td.num").nth(1)
+    expect(changed).to_have_text(f"1/{kept}", timeout=WAIT)
+    expect(board.locator(".board-head .muted")).to_contain_text(
+        re.compile(r"^\s*2 of \d+ cards kept"), timeout=WAIT
+    )
+    expect(board.locator(f"#board-row-{table.rid(second)}")).to_have_count(1, timeout=WAIT)
+    assert house.evaluate(f"document.getElementById('{untouched}').dataset.seen") == "before"
+    assert board.evaluate("document.getElementById('board-high').dataset.seen") == "before"
+    assert made == [[], []], "a page fetched over HTTP to show an update"
+
+    # Both pages go offline; two changes happen; back online, each shows them.
+    for context, page in ((board_context, board), (house_context, house)):
+        context.set_offline(True)
+        expect(page.locator(".conn")).not_to_have_attribute("data-state", "live", timeout=WAIT)
+    table.choose_start(third)
+    table.choose_start(fourth)
+    for context in (board_context, house_context):
+        context.set_offline(False)
+    for page in (board, house):
+        expect(page.locator(".conn")).to_have_attribute("data-state", "live", timeout=WAIT)
+    expect(board.locator(".board-head .muted")).to_contain_text(
+        re.compile(r"^\s*4 of \d+ cards kept"), timeout=WAIT
+    )
+    for player in (third, fourth):
+        row = house.locator(f"#house-row-{table.rid(player)} td.num").nth(1)
+        expect(row).to_have_text(f"1/{kept}", timeout=WAIT)
+        expect(board.locator(f"#board-row-{table.rid(player)}")).to_have_count(1, timeout=WAIT)
+    # And the next change is shown as before.
+    table.report(first, 1, "loss")
+    row = house.locator(f"#house-row-{table.rid(first)} td.num").nth(0)
+    expect(row).to_contain_text(f"1/{table.event.rules.games}", timeout=WAIT)
+    expect(board.locator(".board-head .muted")).to_contain_text(
+        re.compile(r"^\s*5 of \d+ cards kept"), timeout=WAIT
+    )
+    for context in (board_context, house_context):
+        context.close()

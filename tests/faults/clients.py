@@ -197,10 +197,16 @@ class LiveSocket:
                 await asyncio.sleep(backoff(failures))
 
     async def _check_gap(self, ws: aiohttp.ClientWebSocketResponse, frame: dict[str, Any]) -> None:
-        """live.js: an update that skips a version means one was lost; ask for the snapshots."""
+        """live.js: an update that skips a version means one was lost, and a targeted update
+        that builds on a version this socket does not hold cannot be shown; ask for the
+        snapshots."""
         stream, version = frame["stream"], frame["version"]
         last = self.versions.get(stream)
-        if frame["type"] == "update" and last is not None and version > last + 1:
+        if "base" in frame:
+            gap = last is not None and frame["base"] != last and version > last
+        else:
+            gap = frame["type"] == "update" and last is not None and version > last + 1
+        if gap:
             self.reloads += 1
             await ws.send_str(json.dumps({"type": "reload"}))
             return

@@ -40,6 +40,7 @@ function world(options) {
   const swapPart = makeElement({ "data-live-stream": "board", "data-live-swap": "" });
   swapPart.innerHTML = "";
   swapPart.querySelectorAll = () => [];
+  swapPart.querySelector = () => null;
   const swapEvents = [];
   swapPart.dispatchEvent = (event) => { swapEvents.push(event.type); if (opts.holdSwap && event.type === "live:beforeswap") return false; return true; };
   const placeLine = makeElement({ "data-event-version": "3" });
@@ -138,6 +139,43 @@ const checks = {
     s.receive(Object.assign(update("board", 7), { html: "<p>seven</p>" }));
     assert.strictEqual(w.swapPart.innerHTML, "<p>five</p>", "a gap is not shown");
     assert.deepStrictEqual(s.sent, [{ type: "reload" }]);
+  },
+
+  "a targeted update builds only on the version the page holds"() {
+    const w = world({ swap: true });
+    const s = w.socket();
+    s.open();
+    s.receive(Object.assign(snapshot("board", 4), { html: "<p>four</p>" }));
+    // Merged changes: version 6 on base 4 is taken (no reload), with its parts.
+    s.receive({ type: "update", stream: "board", version: 6, base: 4, parts: {} });
+    assert.strictEqual(w.live.versions.board, 6);
+    assert.deepStrictEqual(s.sent, []);
+    assert.deepStrictEqual(w.swapEvents.slice(-2), ["live:beforeswap", "live:swapped"]);
+    // Built on a version this page never held: not shown, the snapshots asked for instead.
+    s.receive({ type: "update", stream: "board", version: 8, base: 7, parts: {} });
+    assert.strictEqual(w.live.versions.board, 6);
+    assert.deepStrictEqual(s.sent, [{ type: "reload" }]);
+    // An old one (already covered) is ignored.
+    w.advance(5000);
+    s.receive({ type: "update", stream: "board", version: 5, base: 4, parts: {} });
+    assert.strictEqual(w.live.versions.board, 6);
+    assert.deepStrictEqual(s.sent, [{ type: "reload" }]);
+    s.receive(Object.assign(snapshot("board", 8), { html: "<p>eight</p>" }));
+    assert.strictEqual(w.swapPart.innerHTML, "<p>eight</p>");
+    assert.deepStrictEqual(w.triggered, [], "no refetch");
+  },
+
+  "a frame with neither its fragment nor its parts asks for the snapshots, not over HTTP"() {
+    const w = world({ swap: true });
+    const s = w.socket();
+    s.open();
+    s.receive(Object.assign(snapshot("board", 4), { html: "<p>four</p>" }));
+    s.receive({ type: "update", stream: "board", version: 5 });
+    w.advance(5000);
+    assert.strictEqual(w.live.versions.board, 4, "nothing to show: the version is not taken");
+    assert.deepStrictEqual(s.sent, [{ type: "reload" }]);
+    assert.deepStrictEqual(w.triggered, [], "no refetch");
+    assert.strictEqual(w.swapPart.innerHTML, "<p>four</p>");
   },
 
   "it holds a fragment the page holds back until asked"() {

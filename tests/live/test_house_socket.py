@@ -123,6 +123,8 @@ def test_houses_fragment_is_rendered_only_while_a_house_page_listens() -> None:
     event_id = table.event.pk
     cache.delete(f"live:house-listening:{event_id}")  # event ids repeat across tests
     cookie = session_cookie(table.house)
+    second = table.rid(table.players[1])
+    label = table.registration(table.players[1]).label
 
     def house_frame() -> live.Snapshot:
         (house,) = [s for s in live.change_snapshots(event_id, []) if s.stream == "house"]
@@ -137,7 +139,8 @@ def test_houses_fragment_is_rendered_only_while_a_house_page_listens() -> None:
         assert "html" in streams["house"][0]
         await database_sync_to_async(table.choose_start)(table.players[1])
         changed = await by_stream(socket, 2)
-        assert "Players" in changed["house"][0]["html"]
+        # The update carries the fragment's pieces that changed: the player's row.
+        assert label in changed["house"][0]["parts"][f"house-row-{second}"]
         await socket.disconnect()
 
     async_to_sync(scenario)()
