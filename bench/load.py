@@ -929,6 +929,8 @@ async def run(
             await asyncio.gather(*probe_tasks)
             found = await pg_statements(scratch_url, args.database) if statements else []
             print(f"load done in {load_seconds:.1f} s; waiting for the sockets", flush=True)
+            for (kind, status), group in _grouped(traffic.failures).items():
+                print(f"  errors: {kind} HTTP {status} x{len(group)}: {group[0].body[:200]}")
 
             versions = await current_versions(db, event_ids)
             settle = await watchers.caught_up(versions, wait(hard_end), accepted=False)
