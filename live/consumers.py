@@ -9,11 +9,11 @@ what the groups carry. Every frame a client receives is one JSON object:
      "html": <board, player and House: the fragment the page swaps in, see live.fragments>}
 
 The board's and House's updates are targeted: instead of "html" they carry "base" (the version
-they build on), "parts" ({element id: its HTML}, only the pieces that changed) and "order"
-({list id: [element ids]}, for the lists whose order changed); a targeted House update's
-"data" is {"players": [the rows of the players whose row changed]}. A page that does not hold
-"base" sends a reload. A House frame sent while no House page listened carries the version alone
-(the page reloads).
+they build on; "bases" when they also bring later versions up to date), "parts" ({element id:
+its HTML}, only the pieces that changed) and "order" ({list id: [element ids]}, for the lists
+whose order changed); a targeted House update's "data" is {"players": [the rows of the players
+whose row changed]}. A page that holds none of those versions sends a reload. A House frame sent
+while no House page listened carries the version alone (the page reloads).
 
 A player socket hears its own state ("player") and its own places ("places": {"high", "low",
 "ranked", "final"}, always a whole "snapshot", at the event's version), not the board.

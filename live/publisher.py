@@ -132,6 +132,7 @@ class Snapshot:
     # The fragment the page swaps in for this stream, rendered once for every socket.
     html: str | None = None
     base: int | None = None
+    bases: tuple[int, ...] = ()
     parts: dict[str, str] | None = None
     order: dict[str, list[str]] | None = None
 
@@ -140,6 +141,8 @@ class Snapshot:
         frame: dict[str, Any] = {"type": self.kind, "stream": self.stream, "version": self.version}
         if self.base is not None:
             frame["base"] = self.base
+        if len(self.bases) > 1:
+            frame["bases"] = list(self.bases)
         if self.data is not None:
             frame["data"] = self.data
         if self.html is not None:
@@ -185,11 +188,15 @@ def board(event: Event, view: BoardView | None = None) -> Snapshot:
 
 
 # --- targeted updates ----------------------------------------------------------------------------
-# What the pieces of a group's fragment showed at the last version sent (from any process: two
-# servers each run a publisher) is kept in the cache: an update carries the pieces whose key
-# changed since then, with that version as its `base`; a page that holds another version asks
-# for the whole snapshot. A change of layout, or no record, sends the whole fragment.
+# What the pieces of a group's fragment showed at its last few versions sent or started from (by
+# any process: two servers each run a publisher) is kept in the cache: an update carries the
+# pieces whose key changed since the last version sent (its `base`), and names every kept
+# version it also brings up to date (`bases`); a page that holds another version asks for the
+# whole snapshot. A change of layout, or no record, sends the whole fragment.
 SHOWN_SECONDS = 24 * 3600
+# How many recent versions are kept: a page that started from a snapshot while a change was on
+# its way holds a version no update was sent for, and still applies the next update.
+SHOWN_VERSIONS = 4
 
 
 def _shown_key(group: str) -> str:
@@ -201,33 +208,38 @@ def _event_stamp(event: Event) -> str:
     return f"{event.pk}:{event.created_at.isoformat()}"
 
 
-def _record(event: Event, cut: Cut) -> dict[str, Any]:
+def _shown(event: Event, cut: Cut) -> dict[str, Any]:
+    """What a page holding this version of the fragment shows, piece by piece."""
     return {
-        "event": _event_stamp(event),
-        "version": event.version,
         "layout": cut.layout,
         "keys": {piece.id: piece.key for piece in cut.pieces},
         "lists": {list_id: list(ids) for list_id, ids in cut.lists.items()},
     }
 
 
-def _last_shown(group: str) -> Any:
+def _last_shown(group: str, event: Event) -> dict[int, dict[str, Any]]:
+    """The versions of the group's fragment recently sent or started from, newest last."""
     try:
-        return cache.get(_shown_key(group))
+        record = cache.get(_shown_key(group))
     except Exception:
         logger.warning("Could not read what %s was last sent.", group)
-        return None
+        return {}
+    if not isinstance(record, dict) or record.get("event") != _event_stamp(event):
+        return {}  # none, or another event's with the same id
+    shown = record.get("versions")
+    return shown if isinstance(shown, dict) else {}
 
 
-def _keep_shown(group: str, shown: Any, record: dict[str, Any]) -> None:
-    """Keep `record` unless the cache already holds a newer version of the same event."""
-    if (
-        isinstance(shown, dict)
-        and shown.get("event") == record["event"]
-        and isinstance(shown.get("version"), int)
-        and shown["version"] >= record["version"]
-    ):
+def _keep_shown(
+    group: str, event: Event, history: dict[int, dict[str, Any]], shown: dict[str, Any]
+) -> None:
+    """Add this version to the group's recent versions (the last SHOWN_VERSIONS); a version
+    sent as an update replaces the same version a page started from."""
+    if event.version in history and (history[event.version].get("sent") or not shown.get("sent")):
         return
+    versions = {**history, event.version: shown}
+    kept = dict(sorted(versions.items())[-SHOWN_VERSIONS:])
+    record = {"event": _event_stamp(event), "versions": kept}
     try:
         cache.set(_shown_key(group), record, timeout=SHOWN_SECONDS)
     except Exception:
@@ -236,41 +248,64 @@ def _keep_shown(group: str, shown: Any, record: dict[str, Any]) -> None:
 
 def remember(event: Event, group: str, cut: Cut) -> None:
     """A page starts from the whole fragment at this version: later updates may build on it."""
-    _keep_shown(group, _last_shown(group), _record(event, cut))
+    _keep_shown(group, event, _last_shown(group, event), _shown(event, cut))
 
 
 def targeted(
     event: Event, group: str, stream: str, cut: Cut, data: Any | None
 ) -> tuple[Snapshot, set[str]]:
-    """The stream's update from what its pages were last sent, and the ids of the pieces it
-    carries (all of them when it carries the whole fragment)."""
-    shown = _last_shown(group)
-    record = _record(event, cut)
-    usable = (
-        isinstance(shown, dict)
-        and shown.get("event") == record["event"]
-        and shown.get("layout") == cut.layout
-        and isinstance(shown.get("version"), int)
-        and shown["version"] < event.version
-    )
-    if usable:
-        assert isinstance(shown, dict)
-        was: dict[str, str] = shown.get("keys") or {}
-        parts = {p.id: p.render() for p in cut.pieces if was.get(p.id) != p.key}
-        old_lists = shown.get("lists") or {}
-        order = {
-            list_id: ids
-            for list_id, ids in record["lists"].items()
-            if old_lists.get(list_id) != ids
-        }
+    """The stream's update from the version its pages were last sent, and the ids of the pieces
+    it carries (all of them when it carries the whole fragment).
+
+    The update carries the pieces that differ from the last version sent (`base`). A page that
+    started from a snapshot of a later version (made while this change was on its way) applies
+    it too when every piece it would get wrong is in the update: those versions are `bases`.
+    """
+    history = _last_shown(group, event)
+    now = _shown(event, cut)
+    held = {
+        version: was
+        for version, was in history.items()
+        if version < event.version and was.get("layout") == cut.layout
+    }
+    sent = [version for version, was in held.items() if was.get("sent")]
+    if held:
+        base = max(sent) if sent else max(held)
+        was_keys = held[base].get("keys") or {}
+        was_lists = held[base].get("lists") or {}
+        parts = {p.id: p.render() for p in cut.pieces if was_keys.get(p.id) != p.key}
+        order = {i: ids for i, ids in now["lists"].items() if was_lists.get(i) != ids}
+        bases = sorted(
+            version
+            for version, was in held.items()
+            if version == base
+            or (
+                version > base
+                and all(
+                    (was.get("keys") or {}).get(i) == key or i in parts
+                    for i, key in now["keys"].items()
+                )
+                and all(
+                    (was.get("lists") or {}).get(i) == ids or i in order
+                    for i, ids in now["lists"].items()
+                )
+            )
+        )
         snapshot = Snapshot(
-            group, stream, event.version, data, base=shown["version"], parts=parts, order=order
+            group,
+            stream,
+            event.version,
+            data,
+            base=base,
+            bases=tuple(bases),
+            parts=parts,
+            order=order,
         )
         changed = set(parts)
     else:
         snapshot = Snapshot(group, stream, event.version, data, html=cut.whole())
-        changed = set(record["keys"])
-    _keep_shown(group, shown, record)
+        changed = set(now["keys"])
+    _keep_shown(group, event, history, {**now, "sent": True})
     return snapshot, changed
 
 

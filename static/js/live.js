@@ -9,7 +9,8 @@
  *
  * The board's and House's updates are targeted: {"type": "update", "base": n, "parts": {id: html},
  * "order": {list id: [ids]}} builds on version `base` (not necessarily version - 1: the server may
- * merge changes): each part replaces the element with its id, and each list in "order" gets its
+ * merge changes), or on any of "bases" when it lists several (the versions recently sent or started
+ * from): each part replaces the element with its id, and each list in "order" gets its
  * children in that order (new ones from the parts, those not listed removed). A page that does not
  * hold exactly `base` asks for the snapshots instead; so does one that cannot place a part, and
  * one that hears a frame with neither its fragment nor its parts (House's, while no page listened).
@@ -436,7 +437,8 @@
       return;
     }
     if (typeof message.base === "number") {
-      if (last === message.base) {
+      var bases = Array.isArray(message.bases) ? message.bases : [message.base];
+      if (last !== undefined && bases.indexOf(last) !== -1) {
         accept(message);
         show(message);
       } else if (last === undefined || message.version > last) {

@@ -203,7 +203,8 @@ class LiveSocket:
         stream, version = frame["stream"], frame["version"]
         last = self.versions.get(stream)
         if "base" in frame:
-            gap = last is not None and frame["base"] != last and version > last
+            bases = frame.get("bases") or [frame["base"]]
+            gap = last is not None and last not in bases and version > last
         else:
             gap = frame["type"] == "update" and last is not None and version > last + 1
         if gap:

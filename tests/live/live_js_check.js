@@ -155,10 +155,14 @@ const checks = {
     s.receive({ type: "update", stream: "board", version: 8, base: 7, parts: {} });
     assert.strictEqual(w.live.versions.board, 6);
     assert.deepStrictEqual(s.sent, [{ type: "reload" }]);
+    // One that builds on any of several versions, this page's among them, is taken.
+    s.receive({ type: "update", stream: "board", version: 7, base: 6, bases: [5, 6], parts: {} });
+    assert.strictEqual(w.live.versions.board, 7);
+    assert.deepStrictEqual(s.sent, [{ type: "reload" }], "no second reload");
     // An old one (already covered) is ignored.
     w.advance(5000);
     s.receive({ type: "update", stream: "board", version: 5, base: 4, parts: {} });
-    assert.strictEqual(w.live.versions.board, 6);
+    assert.strictEqual(w.live.versions.board, 7);
     assert.deepStrictEqual(s.sent, [{ type: "reload" }]);
     s.receive(Object.assign(snapshot("board", 8), { html: "<p>eight</p>" }));
     assert.strictEqual(w.swapPart.innerHTML, "<p>eight</p>");

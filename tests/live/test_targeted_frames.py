@@ -252,3 +252,35 @@ def test_while_no_house_page_listens_house_is_not_even_read() -> None:
     (house,) = [s for s in live.change_snapshots(table.event.pk, []) if s.stream == "house"]
     assert (house.data, house.html, house.parts) == (None, None, None)
     assert house.frame() == {"type": "update", "stream": "house", "version": house.version}
+
+
+def test_a_page_that_started_while_a_change_was_on_its_way_applies_the_next_update(
+    settings: Any,
+) -> None:
+    table = make_table(players=4, start=True)
+    forget_what_was_sent(table.event.pk)
+    first, second, third, _ = table.players
+    table.choose_start(first)
+    sent = table.refresh().version  # what the pages were sent last
+
+    async def scenario() -> None:
+        earlier = await open_socket(board_path(table.event.pk))
+        assert (await earlier.receive_json_from(timeout=TIMEOUT))["version"] == sent
+        # A change whose update has not gone out yet when a second page opens.
+        settings.LIVE_UPDATES = "off"
+        await database_sync_to_async(table.choose_start)(second)
+        later = await open_socket(board_path(table.event.pk))
+        started = await later.receive_json_from(timeout=TIMEOUT)
+        assert started["version"] == sent + 1
+        settings.LIVE_UPDATES = "inline"
+        await database_sync_to_async(table.choose_start)(third)
+        # One update, for both: built on what was sent, and on what the second page started from.
+        for socket in (earlier, later):
+            frame = await socket.receive_json_from(timeout=TIMEOUT)
+            assert frame["version"] == sent + 2
+            assert frame["base"] == sent and frame["bases"] == [sent, sent + 1]
+            rids = await database_sync_to_async(lambda: [table.rid(second), table.rid(third)])()
+            assert {f"board-row-{rid}" for rid in rids} <= set(frame["parts"])
+            await socket.disconnect()
+
+    async_to_sync(scenario)()
