@@ -11,11 +11,11 @@ signed-in page `cookie`), a hard deadline in seconds and the output file. Each p
 `static/js/live.js` on its page:
 
 - it keeps a version per stream; it takes a frame if it is its stream's first, a newer snapshot or
-  the next version; a targeted update (board, House: `base` and `parts`) only if it holds exactly
-  `base`; on a gap, an update on a base it does not hold, or a frame with neither fragment nor
-  parts for the part it swaps in (House's, sent while no House page listened), it asks for
-  `{"type": "reload"}` (at most once per 3 s while no snapshot has answered); after a reconnect it
-  starts afresh;
+  the next version; a targeted update (board, House: `base` and `parts`) only if it holds `base`
+  (or one of `bases`, when the update lists several); on a gap, an update on a base it does not
+  hold, or a frame with neither fragment nor parts for the part it swaps in (House's, sent while
+  no House page listened), it asks for `{"type": "reload"}` (at most once per 3 s while no
+  snapshot has answered); after a reconnect it starts afresh;
 - the version it shows is the event's version of its page's main stream: the board's ("board"),
   a phone's place line ("places", beside its own "player" panel), House's live part ("house");
 - like the real pages (live.js swaps in what frames carry), it makes no HTTP request; the browser
@@ -53,6 +53,7 @@ SHOWN = {"board": "board", "phone": "places", "house": "house"}
 HEAD = re.compile(r'\{"type": "(\w+)", "stream": "(\w+)", "version": (\d+)(?:, "base": (\d+))?')
 HTML_KEY = '"html": '  # a key at the top of the frame (a string inside data would be escaped)
 PARTS_KEY = '"parts": '
+BASES_KEY = '"bases": '
 # The stream each page swaps in from frames (its fragment, or a targeted update's parts).
 SWAPPED = {"board": "board", "phone": "player", "house": "house"}
 
@@ -87,22 +88,28 @@ class Page:
     def main(self) -> str:
         return SHOWN[self.kind]
 
-    def read(self, text: str) -> tuple[str, str, int, int | None, bool] | None:
-        """(type, stream, version, base, whether it carries what the page swaps in)."""
-        head = HEAD.match(text) if self.kind == "phone" else None
+    def read(self, text: str) -> tuple[str, str, int, list[int], bool] | None:
+        """(type, stream, version, the bases a targeted update builds on, whether it carries
+        what the page swaps in)."""
+        head = HEAD.match(text) if self.kind == "phone" and BASES_KEY not in text else None
         if head is not None:
-            base = head.group(4)
+            bases = [int(head.group(4))] if head.group(4) else []
             fragment = HTML_KEY in text or PARTS_KEY in text
-            return head.group(1), head.group(2), int(head.group(3)), base and int(base), fragment
+            return head.group(1), head.group(2), int(head.group(3)), bases, fragment
         try:
             message = json.loads(text)
             base = message.get("base")
+            listed = message.get("bases")
+            if isinstance(base, int):
+                bases = [int(b) for b in listed] if isinstance(listed, list) else [base]
+            else:
+                bases = []
             fragment = isinstance(message.get("html"), str) or bool(message.get("parts"))
             return (
                 str(message["type"]),
                 str(message["stream"]),
                 int(message["version"]),
-                base if isinstance(base, int) else None,
+                bases,
                 fragment,
             )
         except (ValueError, KeyError, TypeError, AttributeError):
@@ -116,7 +123,7 @@ class Page:
         if read is None:
             self.unreadable += 1
             return False
-        kind, stream, version, base, fragment = read
+        kind, stream, version, bases, fragment = read
         snapshot = kind == "snapshot"
         if snapshot:
             self.snapshots += 1
@@ -130,8 +137,8 @@ class Page:
         if stream == SWAPPED[self.kind] and not fragment:
             # House's frame while no House page listened: neither fragment nor parts.
             return (last is None or version > last) and self.may_ask(arrived)
-        if base is not None:
-            if last == base:
+        if bases:
+            if last is not None and last in bases:
                 self.show(stream, version, arrived)
                 return False
             return (last is None or version > last) and self.may_ask(arrived)
