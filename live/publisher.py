@@ -4,11 +4,13 @@ The engine hands every committed change to `on_change` (through `events.changes`
 `live.apps`): its event, the players it touched and the event version it made. What the change
 calls for is read and rendered here once, whoever listens, and sent to four kinds of groups:
 
-- `event.<id>`: the public board (stream "board", version `Event.version`), with its HTML;
+- `event.<id>`: the public board (stream "board", version `Event.version`), with the pieces of
+  its HTML that changed (`targeted`);
 - `places.<id>`: every player's High and Low place (stream "places", version `Event.version`);
   each player socket passes on only its own few bytes, so a phone's place line stays current
   without a render per phone;
-- `house.<id>`: House's table (stream "house", version `Event.version`);
+- `house.<id>`: House's table (stream "house", version `Event.version`), with the pieces of its
+  live part that changed, rendered only while a House page listens;
 - `player.<registration id>`: one player's own state and panel HTML (stream "player", version
   `Registration.version`), only for the players the change touched.
 
