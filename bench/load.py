@@ -396,8 +396,11 @@ async def write(
     path: str,
     body: dict[str, Any],
     game: int | None = None,
+    began: float | None = None,
 ) -> tuple[dict[str, Any] | None, Sent]:
-    """POST one change and wait for its answer; a 5xx or lost connection is retried, same key."""
+    """POST one change and wait for its answer; a 5xx or lost connection is retried, same key.
+
+    `began`: when the write was due (an open-loop arrival), if it was sent later than that."""
     headers = {
         "Cookie": f"sessionid={player.sessionid}; csrftoken={player.csrftoken}",
         "X-CSRFToken": player.csrftoken,
@@ -405,7 +408,7 @@ async def write(
         "Content-Type": "application/json",
     }
     payload = json.dumps(body)
-    sent = Sent(kind, player.label, game, time.monotonic())
+    sent = Sent(kind, player.label, game, time.monotonic() if began is None else began)
     traffic.sent.append(sent)
     for attempt in range(1, TRIES + 1):
         sent.tries = attempt
@@ -473,6 +476,7 @@ async def step(
     game: int | None,
     choice: Any,
     prefix: str = "",
+    began: float | None = None,
 ) -> Sent | None:
     """One change; keeps the player's hand as the answers tell it. None if it failed."""
     rid = player.registration_id
@@ -483,7 +487,9 @@ async def step(
         path, body = f"/api/registrations/{rid}/results/", {"game": game, "outcome": choice}
     else:
         path, body = f"/api/registrations/{rid}/win-choice/", {"slot": choice}
-    answer, sent = await write(session, base, player, traffic, prefix + kind, path, body, game)
+    answer, sent = await write(
+        session, base, player, traffic, prefix + kind, path, body, game, began
+    )
     if answer is None:
         return None
     if kind == "start":
@@ -518,6 +524,87 @@ async def play(
             traffic.abandoned += 1
             return
     traffic.finished.add(player.registration_id)
+
+
+@dataclass
+class Writer:
+    """A player in the open loop: the changes still to make, and whether one is on its way."""
+
+    player: Player
+    session: aiohttp.ClientSession
+    base: str
+    todo: list[tuple[str, int | None, Any]]
+    done: int = 0
+    gave_up: bool = False
+
+
+@dataclass
+class Arrivals:
+    """The open loop's arrivals: how many came, and how many found no player ready to write."""
+
+    due: int = 0
+    nobody_ready: int = 0
+    seconds: float = 0.0
+
+
+async def open_loop(
+    writers: list[Writer],
+    traffic: Traffic,
+    *,
+    rate: float,
+    seed: int,
+    duration: float,
+    deadline: float,
+) -> Arrivals:
+    """Writes arrive at `rate` a second in all (Poisson: exponential gaps, fixed seed), whatever
+    the answers: each arrival is the next change of a random player who has one to make and is
+    not waiting for an answer. A write's latency counts from its arrival, so queueing shows.
+    Arrivals stop after `duration` seconds (0: when every player has made every change)."""
+    gaps = random.Random(f"{seed}-arrivals")
+    pick = random.Random(f"{seed}-pick")
+    ready = [w for w in writers if w.todo]
+    left = len(ready)  # players with changes still to make, ready or waiting for an answer
+    arrivals = Arrivals()
+    running: set[asyncio.Task[None]] = set()
+    began = time.monotonic()
+    due = began
+
+    async def one(writer: Writer, at: float) -> None:
+        nonlocal left
+        kind, game, choice = writer.todo[writer.done]
+        sent = await step(
+            writer.session, writer.base, writer.player, traffic, kind, game, choice, began=at
+        )
+        if sent is None:
+            traffic.abandoned += 1
+            writer.gave_up = True
+            left -= 1
+            return
+        writer.done += 1
+        if writer.done == len(writer.todo):
+            traffic.finished.add(writer.player.registration_id)
+            left -= 1
+        else:
+            ready.append(writer)
+
+    while left:
+        due += gaps.expovariate(rate)
+        if (duration and due - began > duration) or due > deadline:
+            break
+        await asyncio.sleep(max(0.0, due - time.monotonic()))
+        arrivals.due += 1
+        if not ready:
+            arrivals.nobody_ready += 1
+            continue
+        index = pick.randrange(len(ready))
+        ready[index], ready[-1] = ready[-1], ready[index]
+        task = asyncio.create_task(one(ready.pop(), due))
+        running.add(task)
+        task.add_done_callback(running.discard)
+    arrivals.seconds = time.monotonic() - began
+    await asyncio.gather(*running)
+    traffic.stopped += sum(w.done < len(w.todo) and not w.gave_up for w in writers)
+    return arrivals
 
 
 # --- the references ------------------------------------------------------------------------------
@@ -579,12 +666,14 @@ async def probe_database(url: str, database: str, probes: Probes, stop: asyncio.
 class Watchers:
     """Talks to `bench/load_watchers.py` over its standard input and output."""
 
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
+    def __init__(self, process: asyncio.subprocess.Process | None) -> None:
         self.process = process
         self.lock = asyncio.Lock()
 
     @classmethod
-    async def start(cls, config: Path, log: Path) -> Watchers:
+    async def start(cls, config: Path, log: Path, pages: int) -> Watchers:
+        if not pages:
+            return cls(None)  # no page open: nothing to start, every page "caught up"
         with log.open("wb") as err:
             process = await asyncio.create_subprocess_exec(
                 PYTHON,
@@ -598,7 +687,13 @@ class Watchers:
             )
         return cls(process)
 
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
     async def read(self, timeout: float) -> dict[str, Any]:
+        if self.process is None:
+            return {"ready": True, "seconds": 0.0, "sockets": [], "done": True}
         assert self.process.stdout is not None
         line = await asyncio.wait_for(self.process.stdout.readline(), timeout)
         if not line:
@@ -607,6 +702,8 @@ class Watchers:
         return answer
 
     async def command(self, line: str, timeout: float = 30.0) -> dict[str, Any]:
+        if self.process is None:
+            return await self.read(timeout)
         assert self.process.stdin is not None
         async with self.lock:
             self.process.stdin.write(line.encode() + b"\n")
@@ -666,6 +763,52 @@ class Outcome:
     watchers_connect: float
     pg_statements: list[tuple[str, int, float, float]]
     frames: list[dict[str, Any]]
+    arrivals: Arrivals | None = None
+
+
+def pages_config(
+    args: argparse.Namespace, plans: list[EventPlan], servers: list[Daphne]
+) -> list[dict[str, Any]]:
+    """The open pages: boards, every player's phone (the first `--phones` of each event) and
+    House dashboards, spread over the events and the daphne processes."""
+    pages: list[dict[str, Any]] = []
+    events = len(plans)
+    for n in range(args.watchers):
+        server = servers[(n // events) % len(servers)]
+        plan = plans[n % events]
+        pages.append(
+            {
+                "kind": "board",
+                "url": f"ws://127.0.0.1:{server.port}/ws/events/{plan.event_id}/board/",
+                "origin": server.base,
+                "event": plan.event_id,
+            }
+        )
+    for plan in plans:
+        for n, player in enumerate(plan.players[: args.phones]):
+            server = servers[n % len(servers)]  # the server its player writes to
+            pages.append(
+                {
+                    "kind": "phone",
+                    "url": f"ws://127.0.0.1:{server.port}/ws/events/{plan.event_id}/player/",
+                    "origin": server.base,
+                    "event": plan.event_id,
+                    "cookie": f"sessionid={player.sessionid}",
+                }
+            )
+    for n in range(args.house):
+        server = servers[(n // events) % len(servers)]
+        plan = plans[n % events]
+        pages.append(
+            {
+                "kind": "house",
+                "url": f"ws://127.0.0.1:{server.port}/ws/events/{plan.event_id}/house/",
+                "origin": server.base,
+                "event": plan.event_id,
+                "cookie": f"sessionid={plan.house_sessionid}",
+            }
+        )
+    return pages
 
 
 async def pg_statements(
@@ -696,48 +839,25 @@ async def run(
     hard_end: float,
 ) -> Outcome:
     event_ids = [plan.event_id for plan in plans]
-    sockets = []
-    for n in range(args.watchers):
-        server = servers[(n // len(plans)) % len(servers)]
-        event_id = event_ids[n % len(plans)]
-        sockets.append(
-            {
-                "url": f"ws://127.0.0.1:{server.port}/ws/events/{event_id}/board/",
-                "origin": server.base,
-                "event": event_id,
-            }
-        )
-    # Phones: the player page's socket of the first `--phones` players of each event.
-    for plan in plans:
-        for n, player in enumerate(plan.players[: args.phones]):
-            server = servers[n % len(servers)]
-            sockets.append(
-                {
-                    "url": f"ws://127.0.0.1:{server.port}/ws/events/{plan.event_id}/player/",
-                    "origin": server.base,
-                    "event": plan.event_id,
-                    "stream": "places",
-                    "cookie": f"sessionid={player.sessionid}",
-                }
-            )
     config = folder / "watchers.json"
     output = folder / "frames.json"
+    sockets = pages_config(args, plans, servers)
     config.write_text(
         json.dumps(
             {
                 "sockets": sockets,
-                "connect_timeout": 180,
+                "connect_timeout": 300,
                 "deadline": args.timeout,
                 "output": str(output),
             }
         )
     )
-    watchers = await Watchers.start(config, folder / "watchers.log")
+    watchers = await Watchers.start(config, folder / "watchers.log", len(sockets))
     try:
-        ready = await watchers.read(timeout=200)
+        ready = await watchers.read(timeout=320)
         if not ready.get("ready"):
-            raise RuntimeError(f"the watchers did not all connect: {ready}")
-        print(f"{args.watchers} sockets connected in {ready['seconds']:.1f} s", flush=True)
+            raise RuntimeError(f"the pages did not all connect: {ready}")
+        print(f"{len(sockets)} pages connected in {ready['seconds']:.1f} s", flush=True)
 
         traffic, probes, stop = Traffic(), Probes(), asyncio.Event()
         timeout = aiohttp.ClientTimeout(total=REQUEST_TIMEOUT)
@@ -763,29 +883,54 @@ async def run(
             probe_tasks.append(
                 asyncio.create_task(probe_database(scratch_url, args.database, probes, stop))
             )
-            before = cpu_sample(servers, watchers.process.pid, pg_data, redis_client)
+            before = cpu_sample(servers, watchers.pid, pg_data, redis_client)
             began = time.monotonic()
-            players = [
-                play(
-                    sessions[n % len(servers)],
-                    servers[n % len(servers)].base,
-                    player,
+            arrivals = None
+            if args.rate:
+                writers = [
+                    Writer(
+                        player,
+                        sessions[n % len(servers)],
+                        servers[n % len(servers)].base,
+                        steps(random.Random(f"{args.seed}-{player.label}")),
+                    )
+                    for plan in plans
+                    for n, player in enumerate(plan.players)
+                ]
+                print(f"{len(writers)} players, writes arriving at {args.rate:g}/s ...", flush=True)
+                arrivals = await open_loop(
+                    writers,
                     traffic,
-                    args.seed,
-                    deadline,
-                    args.pace,
+                    rate=args.rate,
+                    seed=args.seed,
+                    duration=args.duration,
+                    deadline=deadline,
                 )
-                for plan in plans
-                for n, player in enumerate(plan.players)
-            ]
-            print(f"{len(players)} players playing ...", flush=True)
-            await asyncio.gather(*players)
+            else:
+                until = min(deadline, began + args.duration) if args.duration else deadline
+                players = [
+                    play(
+                        sessions[n % len(servers)],
+                        servers[n % len(servers)].base,
+                        player,
+                        traffic,
+                        args.seed,
+                        until,
+                        args.pace,
+                    )
+                    for plan in plans
+                    for n, player in enumerate(plan.players)
+                ]
+                print(f"{len(players)} players playing ...", flush=True)
+                await asyncio.gather(*players)
             load_seconds = time.monotonic() - began
-            after = cpu_sample(servers, watchers.process.pid, pg_data, redis_client)
+            after = cpu_sample(servers, watchers.pid, pg_data, redis_client)
             stop.set()
             await asyncio.gather(*probe_tasks)
             found = await pg_statements(scratch_url, args.database) if statements else []
             print(f"load done in {load_seconds:.1f} s; waiting for the sockets", flush=True)
+            for (kind, status), group in _grouped(traffic.failures).items():
+                print(f"  errors: {kind} HTTP {status} x{len(group)}: {group[0].body[:200]}")
 
             versions = await current_versions(db, event_ids)
             settle = await watchers.caught_up(versions, wait(hard_end), accepted=False)
@@ -832,13 +977,14 @@ async def run(
             await watchers.caught_up(final, wait(hard_end, after=30), accepted=False)
             accepted = await watchers.caught_up(final, wait(hard_end, after=30), accepted=True)
             final_seen = await watchers.status()
-        await watchers.command("stop", timeout=60)
-        await watchers.process.wait()
+        await watchers.command("stop", timeout=120)
+        if watchers.process is not None:
+            await watchers.process.wait()
     finally:
-        if watchers.process.returncode is None:
+        if watchers.process is not None and watchers.process.returncode is None:
             watchers.process.terminate()
             await watchers.process.wait()
-    frames = json.loads(output.read_text())
+    frames = json.loads(output.read_text()) if sockets else []
     return Outcome(
         traffic=traffic,
         probes=probes,
@@ -852,6 +998,7 @@ async def run(
         watchers_connect=float(ready["seconds"]),
         pg_statements=found,
         frames=frames,
+        arrivals=arrivals,
     )
 
 
@@ -903,9 +1050,10 @@ def shown(values: list[float]) -> str:
 
 @dataclass
 class Socket:
-    """One socket's frames in arrival order, with the running highest version."""
+    """One page: the moments it showed a new version of its event, with the running highest."""
 
     event: int
+    kind: str
     times: list[float]
     highest: list[int]
 
@@ -914,14 +1062,17 @@ class Socket:
         return self.times[index] if index < len(self.highest) else None
 
 
+KINDS = ("phone", "board", "house")
+
+
 def bytes_per_change(frames: list[dict[str, Any]]) -> dict[str, list[float]]:
-    """Per kind of socket (board, places: a phone), each socket's bytes over the versions it saw."""
+    """Per kind of page, each page's bytes received over the changes of its event it showed."""
     found: dict[str, list[float]] = {}
     for record in frames:
-        versions = [version for _arrived, _kind, version in record["frames"]]
+        versions = [version for _at, version in record["shown"]]
         if len(versions) > 1 and max(versions) > min(versions):
             span = max(versions) - min(versions)
-            found.setdefault(record.get("stream", "board"), []).append(record["bytes"] / span)
+            found.setdefault(record["kind"], []).append(record["bytes"] / span)
     return found
 
 
@@ -929,18 +1080,19 @@ def sockets_of(frames: list[dict[str, Any]]) -> list[Socket]:
     found = []
     for record in frames:
         times, highest, top = [], [], -1
-        for arrived, _kind, version in record["frames"]:
+        for arrived, version in record["shown"]:
             top = max(top, version)
             times.append(arrived)
             highest.append(top)
-        found.append(Socket(record["event"], times, highest))
+        found.append(Socket(record["event"], record["kind"], times, highest))
     return found
 
 
 def lags(sockets: list[Socket], targets: list[tuple[int, int, float]]) -> tuple[list[float], int]:
-    """For each (event, version, answered) and each socket of that event: the delivery lag.
+    """For each (event, version, answered) and each page of that event: the time until the page
+    showed that version or a later one.
 
-    Returns the lags and how many socket-version pairs never arrived.
+    Returns the times and how many page-version pairs never showed.
     """
     by_event: dict[int, list[Socket]] = {}
     for s in sockets:
@@ -1024,7 +1176,8 @@ def report(
     checks: Checks,
     changes: dict[int, list[Change] | None],
     servers: list[Daphne],
-) -> str:
+) -> tuple[str, dict[str, Any]]:
+    """The run's report, and its headline figures (for the comparison with no page open)."""
     traffic, probes = outcome.traffic, outcome.probes
     load = [s for s in traffic.sent if not s.kind.startswith("marker-")]
     done = [s for s in load if s.answered is not None]
@@ -1063,8 +1216,25 @@ def report(
 
     final_seen = sum(s[1] == checks.versions[s[0]] for s in outcome.final_seen)
     final_accepted = sum(s[2] == checks.versions[s[0]] for s in outcome.final_seen)
-    received = sum(len(r["frames"]) for r in frames)
-    snapshots = sum(1 for r in frames for f in r["frames"] if f[1] == 0)
+    received = sum(r["frames"] for r in frames)
+    snapshots = sum(r["snapshots"] for r in frames)
+    all_writes = [s.answered - s.began for s in done if s.answered]
+    requests = sum(r["requests"] for r in frames)
+    per_kind: dict[str, dict[str, Any]] = {}
+    per_bytes = bytes_per_change(frames)
+    for kind in KINDS:
+        of_kind = [s for s in sockets if s.kind == kind]
+        if not of_kind:
+            continue
+        shows, never = lags(of_kind, targets)
+        per_kind[kind] = {
+            "pages": len(of_kind),
+            "show": shows,
+            "never": never,
+            "bytes": per_bytes.get(kind, []),
+            "requests": sum(r["requests"] for r in frames if r["kind"] == kind),
+        }
+    lost = sum(1 for k, _n in traffic.replays.items() if not k.split()[-1].startswith("2"))
     server_tracebacks = [server_errors(s.log) for s in servers]
 
     settled = " / ".join(
@@ -1076,15 +1246,31 @@ def report(
     lines = [
         f"Machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average "
         f"{os.getloadavg()[0]:.1f} at the end; {args.events} events x {args.players} players "
-        f"(+1 marker each), {args.watchers} sockets, 2 daphne processes, seed {args.seed}, "
+        f"(+1 marker each), {args.watchers} boards, {args.phones} phones per event, "
+        f"{args.house} House pages, {len(servers)} daphne processes, seed {args.seed}, "
         f"database pool {args.pool or 'off'}, "
-        + (f"a {args.pace:g} s pause on average before each write." if args.pace else "no pause."),
+        + (
+            f"writes arriving at {args.rate:g}/s (Poisson, open loop)."
+            if args.rate
+            else f"a {args.pace:g} s pause on average before each write."
+            if args.pace
+            else "each player's next write as soon as the last is answered."
+        ),
         "",
         "| Measure | Value |",
         "|---|---:|",
         f"| writes answered 2xx / sent | {len(done)} / {len(load)} |",
         f"| load wall time (s) | {outcome.load_seconds:.1f} |",
         f"| throughput (writes/s) | {len(done) / outcome.load_seconds:.1f} |",
+        *(
+            [
+                f"| arrivals (open loop) / found no player ready | {outcome.arrivals.due} / "
+                f"{outcome.arrivals.nobody_ready} |"
+            ]
+            if outcome.arrivals
+            else []
+        ),
+        f"| every write, from its arrival, p50 / p95 / p99 / max (ms) | {shown(all_writes)} |",
         f"| time between two changes of one event, p50 / p95 / p99 / max (ms) | {shown(gaps)} |",
         f"| result submissions p50 / p95 / p99 / max (ms) | {shown(results)} |",
         f"| win card choices p50 / p95 / p99 / max (ms) | {shown(choices)} |",
@@ -1098,13 +1284,27 @@ def report(
         f"| /healthz failures | {len(probes.health_failures)} |",
         f"| PostgreSQL connections to the scratch database, max seen | "
         f"{max(probes.connections, default=0)} |",
-        f"| sockets (s to connect all) | {len(frames)} ({outcome.watchers_connect:.1f}) |",
+        f"| pages open (s to connect all) | {len(frames)} ({outcome.watchers_connect:.1f}) |",
         f"| websocket frames received (snapshots) | {received} ({snapshots}) |",
         f"| websocket data received (MB) | {sum(r['bytes'] for r in frames) / 1e6:.1f} |",
+        f"| HTTP requests made by the pages / per write | {requests} / "
+        f"{requests / max(len(done), 1):.3f} |",
         *(
-            f"| {kind} sockets: bytes per socket per change of its event, median | "
-            f"{statistics.median(per):,.0f} |"
-            for kind, per in bytes_per_change(frames).items()
+            line
+            for kind, figures in per_kind.items()
+            for line in (
+                f"| {kind} pages ({figures['pages']}): shows a change, from its answer, "
+                f"p50 / p95 / p99 / max (ms) | {shown(figures['show'])} |",
+                f"| {kind} pages: page-change pairs shown / never shown | "
+                f"{len(figures['show'])} / {figures['never']} |",
+                f"| {kind} pages: bytes per page per change of its event, mean / median | "
+                + (
+                    f"{statistics.mean(figures['bytes']):,.0f} / "
+                    f"{statistics.median(figures['bytes']):,.0f} |"
+                    if figures["bytes"]
+                    else "n/a |"
+                ),
+            )
         ),
         f"| reloads asked after a version gap | {sum(r['reloads'] for r in frames)} |",
         f"| reconnects / stale or repeated updates | "
@@ -1150,10 +1350,10 @@ def report(
             sums = named.setdefault(statement(query), [0, 0.0])
             sums[0] += calls
             sums[1] += total
-        for name, (calls, total) in sorted(named.items(), key=lambda i: -i[1][1])[:12]:
+        for name, (count, spent) in sorted(named.items(), key=lambda i: -i[1][1])[:12]:
             lines.append(
-                f"| {name} | {calls:.0f} | {calls / max(len(done), 1):.1f} "
-                f"| {total / 1000:.1f} | {total / calls:.2f} |"
+                f"| {name} | {count:.0f} | {count / max(len(done), 1):.1f} "
+                f"| {spent / 1000:.1f} | {spent / count:.2f} |"
             )
     lines += ["", "Goals:"]
     lines.append(
@@ -1180,7 +1380,12 @@ def report(
         f"- every socket's last version equals the database's: "
         f"{'met' if final_seen == len(outcome.final_seen) else 'NOT met'}"
     )
-    if traffic.stopped:
+    if traffic.stopped and args.duration:
+        lines.append(
+            f"- note: no write started after {args.duration:g} s, as asked: {traffic.stopped} "
+            "players had changes left to make (their hands are checked against their answers)"
+        )
+    elif traffic.stopped:
         lines.append(
             f"- note: the time limit cut the load short ({traffic.stopped} players stopped "
             "before their last game): the figures cover the part that ran"
@@ -1203,7 +1408,39 @@ def report(
     closes = Counter(c for r in frames for c in r["closes"])
     if closes:
         lines += ["", "Socket closes: " + ", ".join(f"{c} x{n}" for c, n in closes.most_common(5))]
-    return "\n".join(lines)
+    before, after = outcome.cpu
+    writes = max(len(done), 1)
+    cpu = {
+        name: (value - before.parts[name]) * 1000 / writes for name, value in after.parts.items()
+    }
+    summary: dict[str, Any] = {
+        "writes": len(done),
+        "sent": len(load),
+        "seconds": outcome.load_seconds,
+        "throughput": len(done) / outcome.load_seconds,
+        "latency": quantiles_ms(all_writes),
+        "cpu_ms_per_write": cpu,
+        "machine_ms_per_write": (after.busy - before.busy) * 1000 / writes,
+        "errors": len(failures) + len(marker_failures),
+        "lost": lost,
+        "nobody_ready": outcome.arrivals.nobody_ready if outcome.arrivals else None,
+        "arrivals": outcome.arrivals.due if outcome.arrivals else None,
+        "requests_per_write": requests / writes,
+        "show": {k: quantiles_ms(f["show"]) for k, f in per_kind.items()},
+        "never_shown": {k: f["never"] for k, f in per_kind.items()},
+        "bytes": {
+            k: statistics.mean(f["bytes"]) if f["bytes"] else None for k, f in per_kind.items()
+        },
+        "pages": {k: f["pages"] for k, f in per_kind.items()},
+        "final_pages": f"{final_seen} / {len(outcome.final_seen)}",
+        "problems": len(checks.problems),
+        "hands": f"{checks.hands_matching_answers} / {checks.hands_checked}",
+        "audit": f"{checks.audit_ok} / {len(checks.versions)}",
+        "stock_dealt": checks.stock_dealt,
+        "tracebacks": sum(t for t, _ in server_tracebacks),
+        "load_average": os.getloadavg(),
+    }
+    return "\n".join(lines), summary
 
 
 def samples(files: list[Path], top: int = 12) -> str:
@@ -1266,18 +1503,43 @@ def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--events", type=int, default=4)
     parser.add_argument("--players", type=int, default=128, help="per event (plus one marker)")
-    parser.add_argument("--watchers", type=int, default=500, help="board sockets in all")
     parser.add_argument(
-        "--phones", type=int, default=0, help="player page sockets per event (the first players)"
+        "--watchers", "--boards", type=int, default=500, help="board pages in all", dest="watchers"
+    )
+    parser.add_argument(
+        "--phones", type=int, default=0, help="player pages per event (the first players)"
+    )
+    parser.add_argument("--house", type=int, default=0, help="House dashboards in all")
+    parser.add_argument("--daphne", type=int, default=2, help="daphne processes")
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        metavar="WRITES",
+        help="open loop: writes arriving per second in all (Poisson); 0: each player writes "
+        "again as soon as answered (closed loop)",
+    )
+    parser.add_argument(
+        "--duration",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="writes start only this long (0: until every player is done); in the closed loop, "
+        "the throughput at saturation over that time",
+    )
+    parser.add_argument(
+        "--compare-no-pages",
+        action="store_true",
+        help="then the same writes again with no page open, on a fresh scratch database",
     )
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--timeout", type=int, default=600, help="hard limit of the run, seconds")
+    parser.add_argument("--timeout", type=int, default=600, help="hard limit of one run, seconds")
     parser.add_argument(
         "--pace",
         type=float,
         default=0.0,
         metavar="SECONDS",
-        help="players pause this long on average before each write (0: none, as fast as answered)",
+        help="closed loop: players pause this long on average before each write",
     )
     parser.add_argument(
         "--pool",
@@ -1327,58 +1589,31 @@ def raise_exit(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def main() -> None:
-    args = arguments()
-    signal.signal(signal.SIGALRM, raise_timeout)
-    signal.signal(signal.SIGTERM, raise_exit)
-    signal.alarm(args.timeout)
+def without_pages(args: argparse.Namespace) -> argparse.Namespace:
+    """The same writes with no page open: the reference of `--compare-no-pages`."""
+    return argparse.Namespace(**{**vars(args), "watchers": 0, "phones": 0, "house": 0})
+
+
+def one_run(
+    args: argparse.Namespace,
+    *,
+    number: int,
+    server_url: str,
+    pg_data: Path | None,
+    redis_url: str,
+    redis_client: redis.Redis,
+    folder: Path,
+) -> tuple[str, dict[str, Any]]:
+    """Scratch database, seed, servers, the load, the checks: one report and its figures."""
     started = time.monotonic()
-    # Two daphne processes, each with its pool (or a connection per request), the references.
-    needed = 2 * args.pool + 40 if args.pool else args.events * args.players + 60
+    tag = uuid.uuid4().hex[:8]
+    prefix = f"benchload-{tag}"
     with contextlib.ExitStack() as stack:
-        pg_data: Path | None = None
-        if args.private_postgres:
-            # Room for every try of every player: a timed-out request keeps its connection.
-            size = args.events * args.players * TRIES + 200
-            server_url, pg_data = stack.enter_context(private_postgres(size))
-        else:
-            server_url = os.environ.get("DATABASE_URL", "")
-            if not server_url.startswith(("postgres://", "postgresql://")):
-                sys.exit("This benchmark runs on PostgreSQL only: set DATABASE_URL=postgres://...")
-        if urlsplit(server_url).path.lstrip("/") == args.database:
-            sys.exit(f"DATABASE_URL names {args.database!r}: point it at another database.")
-        with psycopg.connect(server_url, autocommit=True) as server:
-            row = server.execute("SHOW max_connections").fetchone()
-            limit = int(row[0]) if row else 0
-        if limit < needed and not args.allow_few_connections:
-            sys.exit(
-                f"The server allows {limit} connections; this load may need about {needed}. "
-                "Use --private-postgres, or "
-                "--allow-few-connections to see what happens."
-            )
-        redis_url = urlunsplit(
-            urlsplit(os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0")._replace(
-                path=f"/{args.redis_db}"
-            )
-        )
-        tag = uuid.uuid4().hex[:8]
-        prefix = f"benchload-{tag}"
-        redis_client = redis.Redis.from_url(redis_url)
-        if redis_client.dbsize():
-            sys.exit(
-                f"Redis database {args.redis_db} is not empty: choose another with --redis-db."
-            )
         stack.callback(
             lambda: (
                 redis_client.delete(*keys) if (keys := redis_keys(redis_client, [prefix])) else 0
             )
         )
-        folder = Path(tempfile.mkdtemp(prefix="bench-load."))
-        stack.callback(shutil.rmtree, folder, True)
-        stack.push(lambda kind, error, trace: show_logs(folder) if kind else None)
-        if args.keep_logs:
-            stack.callback(keep_logs, folder, Path(args.keep_logs))
-
         create_scratch(server_url, args.database)
         stack.callback(drop_scratch, server_url, args.database)
         scratch_url = with_database(server_url, args.database)
@@ -1410,14 +1645,16 @@ def main() -> None:
             if statements:
                 scratch.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
         # This process only seeds and checks: no live updates (nobody listens yet).
-        os.environ.update({**env, "LIVE_UPDATES": "off"})
-        import django
+        if number == 1:
+            os.environ.update({**env, "LIVE_UPDATES": "off"})
+            import django
 
-        sys.path.insert(1, str(ROOT))  # the project, after bench/ (this script's folder)
-        django.setup()
+            sys.path.insert(1, str(ROOT))  # the project, after bench/ (this script's folder)
+            django.setup()
         import load_seed
         from django.db import connections
 
+        connections.close_all()  # a fresh scratch database of the same name
         stack.callback(connections.close_all)
         load_seed.prepare_reference()
         plans = load_seed.seed(events=args.events, players=args.players, tag=tag)
@@ -1434,9 +1671,16 @@ def main() -> None:
             "DATABASE_CONN_MAX_AGE": "0",
             "DATABASE_POOL_SIZE": str(args.pool),
         }
-        servers = [start_daphne(daphne_env, folder, n, args.sample) for n in (1, 2)]
+        run_folder = folder / f"run{number}"
+        run_folder.mkdir()
+        servers = [
+            start_daphne(daphne_env, run_folder, n, args.sample) for n in range(1, args.daphne + 1)
+        ]
         for server in servers:
             stack.callback(stop_process, server.process)
+        stack.push(lambda kind, error, trace: show_logs(run_folder) if kind else None)
+        if args.keep_logs:
+            stack.callback(keep_logs, run_folder, Path(args.keep_logs) / f"run{number}")
         asyncio.run(wait_healthy(servers))
         outcome = asyncio.run(
             run(
@@ -1444,7 +1688,7 @@ def main() -> None:
                 plans=plans,
                 servers=servers,
                 scratch_url=scratch_url,
-                folder=folder,
+                folder=run_folder,
                 pg_data=pg_data,
                 redis_client=redis_client,
                 statements=statements,
@@ -1457,12 +1701,155 @@ def main() -> None:
         changes = {plan.event_id: load_seed.changes_by_version(plan.event_id) for plan in plans}
         checks = load_seed.check(plans, outcome.traffic.hands, outcome.traffic.finished)
         checks.snapshot_ms = load_seed.snapshot_cost([plan.event_id for plan in plans])
-        signal.alarm(0)
-        print()
-        print(report(args, outcome, checks, changes, servers))
+        text, summary = report(args, outcome, checks, changes, servers)
         if args.sample:
-            print()
-            print(samples([folder / f"sample{n}.json" for n in (1, 2)]))
+            files = [run_folder / f"sample{n}.json" for n in range(1, args.daphne + 1)]
+            text += "\n\n" + samples(files)
+        return text, summary
+
+
+def comparison(runs: list[tuple[str, dict[str, Any]]]) -> str:
+    """The headline figures side by side, with pages open against none."""
+    names = [name for name, _ in runs]
+    lines = [
+        "| Measure | " + " | ".join(names) + " | ratio |",
+        "|---|" + "---:|" * (len(names) + 1),
+    ]
+    first, last = runs[0][1], runs[-1][1]
+
+    def row(label: str, values: list[float | None], fmt: str = "{:.1f}") -> None:
+        shown = ["n/a" if v is None else fmt.format(v) for v in values]
+        ratio = (
+            f"{values[0] / values[-1]:.2f}x"
+            if len(values) > 1 and values[0] is not None and values[-1]
+            else ""
+        )
+        lines.append(f"| {label} | " + " | ".join(shown) + f" | {ratio} |")
+
+    row("writes answered", [r["writes"] for _, r in runs], "{:.0f}")
+    row("throughput (writes/s)", [r["throughput"] for _, r in runs])
+    for name in first["cpu_ms_per_write"]:
+        row(f"CPU per write, {name} (ms)", [r["cpu_ms_per_write"].get(name) for _, r in runs])
+    daphne = [
+        sum(v for k, v in r["cpu_ms_per_write"].items() if k.startswith("daphne")) for _, r in runs
+    ]
+    row("CPU per write, all daphne processes (ms)", list(daphne))
+    servers = [
+        sum(
+            v
+            for k, v in r["cpu_ms_per_write"].items()
+            if k.startswith(("daphne", "PostgreSQL", "Redis"))
+        )
+        for _, r in runs
+    ]
+    row("CPU per write, every server process (ms)", list(servers))
+    row("CPU per write, whole machine (ms)", [r["machine_ms_per_write"] for _, r in runs])
+    for index, cut in ((0, "p50"), (1, "p95"), (2, "p99")):
+        row(
+            f"write latency from arrival, {cut} (ms)",
+            [r["latency"][index] if r["latency"] else None for _, r in runs],
+            "{:.0f}",
+        )
+    for kind in KINDS:
+        if kind in first["show"]:
+            cuts = first["show"][kind] or (None, None, None)
+            lines.append(
+                f"| {kind} pages ({first['pages'][kind]}): shows a change within, "
+                f"p50 / p95 / p99 (ms) | "
+                + " / ".join("n/a" if c is None else f"{c:.0f}" for c in cuts[:3])
+                + " |" * len(runs)
+            )
+            lines.append(
+                f"| {kind} pages: bytes per page per change, mean | "
+                f"{first['bytes'][kind] or 0:,.0f} |" + " |" * (len(runs) - 1)
+            )
+    row("errors", [r["errors"] for _, r in runs], "{:.0f}")
+    row("writes never answered, after the replay", [r["lost"] for _, r in runs], "{:.0f}")
+    row(
+        "arrivals that found no player ready",
+        [r["nobody_ready"] for _, r in runs],
+        "{:.0f}",
+    )
+    row("HTTP requests by pages per write", [r["requests_per_write"] for _, r in runs], "{:.3f}")
+    lines.append(
+        "| load average at the end | "
+        + " | ".join(f"{r['load_average'][0]:.1f}" for _, r in runs)
+        + " | |"
+    )
+    del last
+    return "\n".join(lines)
+
+
+def main() -> None:
+    args = arguments()
+    runs = [("pages open", args)]
+    if args.compare_no_pages:
+        runs.append(("no page open", without_pages(args)))
+    signal.signal(signal.SIGALRM, raise_timeout)
+    signal.signal(signal.SIGTERM, raise_exit)
+    signal.alarm(args.timeout * len(runs))
+    # The daphne processes, each with its pool (or a connection per request), the references.
+    needed = args.daphne * args.pool + 40 if args.pool else args.events * args.players + 60
+    with contextlib.ExitStack() as stack:
+        pg_data: Path | None = None
+        if args.private_postgres:
+            # Room for every try of every player: a timed-out request keeps its connection.
+            size = args.events * args.players * TRIES + 200
+            server_url, pg_data = stack.enter_context(private_postgres(size))
+        else:
+            server_url = os.environ.get("DATABASE_URL", "")
+            if not server_url.startswith(("postgres://", "postgresql://")):
+                sys.exit("This benchmark runs on PostgreSQL only: set DATABASE_URL=postgres://...")
+        if urlsplit(server_url).path.lstrip("/") == args.database:
+            sys.exit(f"DATABASE_URL names {args.database!r}: point it at another database.")
+        with psycopg.connect(server_url, autocommit=True) as server:
+            row = server.execute("SHOW max_connections").fetchone()
+            limit = int(row[0]) if row else 0
+        if limit < needed and not args.allow_few_connections:
+            sys.exit(
+                f"The server allows {limit} connections; this load may need about {needed}. "
+                "Use --private-postgres, or "
+                "--allow-few-connections to see what happens."
+            )
+        redis_url = urlunsplit(
+            urlsplit(os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0")._replace(
+                path=f"/{args.redis_db}"
+            )
+        )
+        redis_client = redis.Redis.from_url(redis_url)
+        if redis_client.dbsize():
+            sys.exit(
+                f"Redis database {args.redis_db} is not empty: choose another with --redis-db."
+            )
+        # Whatever any run left under the benchmark's prefixes (this process's cache writes use
+        # the first run's prefix) goes at the end: the database was empty at the start.
+        stack.callback(
+            lambda: (
+                redis_client.delete(*keys)
+                if (keys := redis_keys(redis_client, ["benchload-"]))
+                else 0
+            )
+        )
+        folder = Path(tempfile.mkdtemp(prefix="bench-load."))
+        stack.callback(shutil.rmtree, folder, True)
+        summaries = []
+        for number, (name, run_args) in enumerate(runs, start=1):
+            print(f"=== {name}", flush=True)
+            text, summary = one_run(
+                run_args,
+                number=number,
+                server_url=server_url,
+                pg_data=pg_data,
+                redis_url=redis_url,
+                redis_client=redis_client,
+                folder=folder,
+            )
+            print(f"\n## {name}\n\n{text}\n", flush=True)
+            summaries.append((name, summary))
+        signal.alarm(0)
+        if len(summaries) > 1:
+            print(comparison(summaries))
+        print("\nFigures (JSON): " + json.dumps(dict(summaries), default=str))
 
 
 if __name__ == "__main__":

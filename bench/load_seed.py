@@ -47,6 +47,7 @@ class EventPlan:
     event_id: int
     players: list[Player]  # the load
     marker: Player  # held back: plays after the load, one change at a time
+    house_sessionid: str = ""  # the House member who created the event, signed in
 
 
 @dataclass
@@ -112,7 +113,15 @@ def seed(*, events: int, players: int, tag: str) -> list[EventPlan]:
                 Player(event_id, answer.registration_id, answer.label, sessionid, csrftoken)
             )
         services.event_start(event_id=event_id, by=house)
-        plans.append(EventPlan(event_id=event_id, players=seated[:-1], marker=seated[-1]))
+        house_session, _ = sign_in(house)
+        plans.append(
+            EventPlan(
+                event_id=event_id,
+                players=seated[:-1],
+                marker=seated[-1],
+                house_sessionid=house_session,
+            )
+        )
     return plans
 
 

@@ -1,21 +1,31 @@
-"""The websocket side of `bench/load.py`: board watchers in a process of their own.
+"""The page side of `bench/load.py`: the open pages' sockets, in a process of their own.
 
     .venv/bin/python bench/load_watchers.py CONFIG.json
 
-Run by `bench/load.py`, not by hand. The watchers live in their own process so that reading
-hundreds of board frames does not delay the players' HTTP timings in the other one; both stamp
-events with `time.monotonic()`, one clock for the whole machine on Linux.
+Run by `bench/load.py`, not by hand. The pages live in their own process so that reading
+thousands of frames does not delay the players' HTTP timings in the other one; both stamp events
+with `time.monotonic()`, one clock for the whole machine on Linux.
 
-CONFIG names the sockets (`url`, `origin`, `event`, and for a phone `cookie` and `stream`:
-"places", the player page's stream at the event's version), a hard deadline in seconds and the
-output file. Each socket behaves like `static/js/live.js`: it holds the version it accepted, takes
-an update only if it is the next version, and on a gap asks for `{"type": "reload"}` (at most
-once per 3 s while no snapshot has answered). A socket closed by the server reconnects with backoff.
+CONFIG names the pages (`kind`: "board", "phone" or "house"; `url`, `origin`, `event`, and for a
+signed-in page `cookie`), a hard deadline in seconds and the output file. Each page behaves like
+`static/js/live.js` on its page:
+
+- it keeps a version per stream; it takes a frame if it is its stream's first, a newer snapshot or
+  the next version; a targeted update (board, House: `base` and `parts`) only if it holds `base`
+  (or one of `bases`, when the update lists several); on a gap, an update on a base it does not
+  hold, or a frame with neither fragment nor parts for the part it swaps in (House's, sent while
+  no House page listened), it asks for `{"type": "reload"}` (at most once per 3 s while no
+  snapshot has answered); after a reconnect it starts afresh;
+- the version it shows is the event's version of its page's main stream: the board's ("board"),
+  a phone's place line ("places", beside its own "player" panel), House's live part ("house");
+- like the real pages (live.js swaps in what frames carry), it makes no HTTP request; the browser
+  check (`bench/browser_pages.py`) counts the real pages' requests.
 
 Standard input takes one command a line; each answer is one JSON line on standard output:
-`status` gives every socket's event, highest version seen and version accepted; `stop` closes
-the sockets, writes every frame's (arrival, kind, version) to the output file and exits.
-The process also stops by itself at the deadline or when its standard input closes.
+`status` gives every page's event, highest version shown and version accepted; `stop` closes
+the sockets, writes every page's record (shown versions with their times, bytes, requests) to the
+output file and exits. The process also stops by itself at the deadline or when its standard
+input closes.
 """
 
 from __future__ import annotations
@@ -36,77 +46,125 @@ CONNECTING_AT_ONCE = 20  # sockets between their handshake and their first snaps
 FIRST_DELAY = 0.5
 MAX_DELAY = 10.0
 WS_TIMEOUT = aiohttp.ClientWSTimeout(ws_receive=None, ws_close=5.0)
-SNAPSHOT = 0
-UPDATE = 1
+SHOWN = {"board": "board", "phone": "places", "house": "house"}
 
 # channels' send_json is json.dumps with its default separators, keys in this order: reading the
 # head of the frame spares parsing every board for a number.
-HEAD = re.compile(r'\{"type": "(snapshot|update)", "stream": "(\w+)", "version": (\d+)')
+HEAD = re.compile(r'\{"type": "(\w+)", "stream": "(\w+)", "version": (\d+)(?:, "base": (\d+))?')
+HTML_KEY = '"html": '  # a key at the top of the frame (a string inside data would be escaped)
+PARTS_KEY = '"parts": '
+BASES_KEY = '"bases": '
+# The stream each page swaps in from frames (its fragment, or a targeted update's parts).
+SWAPPED = {"board": "board", "phone": "player", "house": "house"}
 
 
 @dataclass
-class Watcher:
-    """One board socket and everything it received."""
+class Page:
+    """One open page: its socket, the versions it holds, what it received and showed."""
 
     index: int
+    kind: str
     url: str
     origin: str
     event: int
-    stream: str = "board"  # the stream whose versions follow the event's
     cookie: str | None = None
-    frames: list[tuple[float, int, int]] = field(default_factory=list)
-    seen: int = -1  # the highest version received
-    accepted: int = -1  # the version the page would show (live.js rules)
+    versions: dict[str, int] = field(default_factory=dict)
+    shown: list[tuple[float, int]] = field(default_factory=list)  # (when, event version shown)
+    seen: int = -1  # the highest version of the main stream received
+    accepted: int = -1  # the version of the main stream the page shows
+    frames: int = 0
+    snapshots: int = 0
     reload_asked_at: float = 0.0
     reloads: int = 0
-    stale_updates: int = 0  # an update not newer than one already received
-    other_streams: int = 0
+    stale_updates: int = 0
     unreadable: int = 0
     connects: int = 0
+    requests: int = 0  # HTTP requests the page made (none: see above)
     closes: list[str] = field(default_factory=list)
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     bytes: int = 0
 
+    @property
+    def main(self) -> str:
+        return SHOWN[self.kind]
+
+    def read(self, text: str) -> tuple[str, str, int, list[int], bool] | None:
+        """(type, stream, version, the bases a targeted update builds on, whether it carries
+        what the page swaps in)."""
+        head = HEAD.match(text) if self.kind == "phone" and BASES_KEY not in text else None
+        if head is not None:
+            bases = [int(head.group(4))] if head.group(4) else []
+            fragment = HTML_KEY in text or PARTS_KEY in text
+            return head.group(1), head.group(2), int(head.group(3)), bases, fragment
+        try:
+            message = json.loads(text)
+            base = message.get("base")
+            listed = message.get("bases")
+            if isinstance(base, int):
+                bases = [int(b) for b in listed] if isinstance(listed, list) else [base]
+            else:
+                bases = []
+            fragment = isinstance(message.get("html"), str) or bool(message.get("parts"))
+            return (
+                str(message["type"]),
+                str(message["stream"]),
+                int(message["version"]),
+                bases,
+                fragment,
+            )
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
+
     def take(self, text: str, arrived: float) -> bool:
-        """Record one frame; True when the page would ask for a reload now."""
+        """Take one frame as live.js would; True when the page asks for a reload now."""
         self.bytes += len(text)
-        head = HEAD.match(text)
-        if head is None:
-            try:
-                message = json.loads(text)
-                kind, stream, version = message["type"], message["stream"], int(message["version"])
-            except (ValueError, KeyError, TypeError):
-                self.unreadable += 1
-                return False
-        else:
-            kind, stream, version = head.group(1), head.group(2), int(head.group(3))
-        if stream != self.stream:
-            self.other_streams += 1
+        self.frames += 1
+        read = self.read(text)
+        if read is None:
+            self.unreadable += 1
             return False
+        kind, stream, version, bases, fragment = read
         snapshot = kind == "snapshot"
-        if not snapshot and version <= self.seen:
-            self.stale_updates += 1
-        self.frames.append((arrived, SNAPSHOT if snapshot else UPDATE, version))
-        self.seen = max(self.seen, version)
         if snapshot:
+            self.snapshots += 1
             self.reload_asked_at = 0.0
-            self.ready.set()
-        if (
-            self.accepted < 0
-            or (snapshot and version > self.accepted)
-            or version == self.accepted + 1
-        ):
-            self.accepted = version
+        last = self.versions.get(stream)
+        main = stream == self.main
+        if main:
+            self.seen = max(self.seen, version)
+            if not snapshot and version <= self.accepted:
+                self.stale_updates += 1
+        if stream == SWAPPED[self.kind] and not fragment:
+            # House's frame while no House page listened: neither fragment nor parts.
+            return (last is None or version > last) and self.may_ask(arrived)
+        if bases:
+            if last is not None and last in bases:
+                self.show(stream, version, arrived)
+                return False
+            return (last is None or version > last) and self.may_ask(arrived)
+        if last is None or (snapshot and version > last) or version == last + 1:
+            self.show(stream, version, arrived)
             return False
-        if version > self.accepted + 1:
-            return not self.reload_asked_at or arrived - self.reload_asked_at >= RELOAD_RETRY
+        if version > last + 1:
+            return self.may_ask(arrived)
         return False
+
+    def may_ask(self, now: float) -> bool:
+        """live.js asks for one reload at a time: again only after RELOAD_RETRY unanswered."""
+        return not self.reload_asked_at or now - self.reload_asked_at >= RELOAD_RETRY
+
+    def show(self, stream: str, version: int, arrived: float) -> None:
+        self.versions[stream] = version
+        if stream == self.main:
+            self.ready.set()
+            self.accepted = max(self.accepted, version)
+            self.shown.append((arrived, version))
 
     async def run(self, session: aiohttp.ClientSession, gate: asyncio.Semaphore) -> None:
         delay = FIRST_DELAY
         while True:
             # A connection holds its place in the gate until its first snapshot: the server
-            # computes one snapshot per connect, and daphne drops a handshake that waits 5 s.
+            # computes the snapshots per connect, and daphne drops a handshake that waits 5 s.
             await gate.acquire()
             opening = True
             try:
@@ -119,6 +177,7 @@ class Watcher:
                     headers={"Cookie": self.cookie} if self.cookie else None,
                 )
                 self.connects += 1
+                self.versions = {}  # a new connection starts afresh (live.js after a reconnect)
                 delay = FIRST_DELAY
                 async with socket:
                     async for message in socket:
@@ -146,16 +205,18 @@ class Watcher:
 
     def record(self) -> dict[str, Any]:
         return {
+            "kind": self.kind,
             "event": self.event,
-            "stream": self.stream,
+            "shown": self.shown,
             "frames": self.frames,
+            "snapshots": self.snapshots,
             "reloads": self.reloads,
             "stale_updates": self.stale_updates,
-            "other_streams": self.other_streams,
             "unreadable": self.unreadable,
             "connects": self.connects,
             "closes": self.closes,
             "bytes": self.bytes,
+            "requests": self.requests,
         }
 
 
@@ -172,13 +233,13 @@ async def commands() -> asyncio.StreamReader:
 
 
 async def watch(config: dict[str, Any]) -> None:
-    watchers = [
-        Watcher(
+    pages = [
+        Page(
             index=n,
+            kind=s.get("kind", "board"),
             url=s["url"],
             origin=s["origin"],
             event=s["event"],
-            stream=s.get("stream", "board"),
             cookie=s.get("cookie"),
         )
         for n, s in enumerate(config["sockets"])
@@ -186,22 +247,24 @@ async def watch(config: dict[str, Any]) -> None:
     gate = asyncio.Semaphore(CONNECTING_AT_ONCE)
     connector = aiohttp.TCPConnector(limit=0)
     timeout = aiohttp.ClientTimeout(total=None, sock_connect=30)
-    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
-        tasks = [asyncio.create_task(w.run(session, gate)) for w in watchers]
+    async with aiohttp.ClientSession(
+        connector=connector, timeout=timeout, cookie_jar=aiohttp.DummyCookieJar()
+    ) as session:
+        tasks = [asyncio.create_task(p.run(session, gate)) for p in pages]
         started = time.monotonic()
         try:
             async with asyncio.timeout(config["connect_timeout"]):
-                await asyncio.gather(*(w.ready.wait() for w in watchers))
+                await asyncio.gather(*(p.ready.wait() for p in pages))
             answer({"ready": True, "seconds": time.monotonic() - started})
         except TimeoutError:
-            waiting = sum(not w.ready.is_set() for w in watchers)
+            waiting = sum(not p.ready.is_set() for p in pages)
             answer({"ready": False, "waiting": waiting})
         reader = await commands()
         try:
             async with asyncio.timeout(config["deadline"]):
                 while line := (await reader.readline()).decode().strip():
                     if line == "status":
-                        answer({"sockets": [w.status() for w in watchers]})
+                        answer({"sockets": [p.status() for p in pages]})
                     elif line == "stop":
                         break
         except TimeoutError:
@@ -212,7 +275,7 @@ async def watch(config: dict[str, Any]) -> None:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
     with open(config["output"], "w") as out:
-        json.dump([w.record() for w in watchers], out, separators=(",", ":"))
+        json.dump([p.record() for p in pages], out, separators=(",", ":"))
     answer({"done": True})
 
 
