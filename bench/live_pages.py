@@ -112,7 +112,10 @@ def pushed(event_id: int, rid: int, phones: int) -> tuple[float, dict[str, float
     sizes["phone_own_change"] = player_frame + statistics.mean(phone_frames)
     sizes["phone_other_change"] = statistics.mean(phone_frames)
     sizes["board"] = len(json.dumps(by_stream["board"].frame()))
-    sizes["house"] = len(json.dumps(by_stream["house"].frame())) + sizes["board"]
+    house_frame = by_stream["house"].frame()
+    sizes["house_alone"] = len(json.dumps(house_frame))
+    sizes["house_parts"] = len(house_frame.get("parts") or {})
+    sizes["house"] = sizes["house_alone"] + sizes["board"]
     return spent, sizes
 
 
@@ -271,6 +274,11 @@ def main() -> None:
         for key in ("board", "house"):
             mean = statistics.mean(row[key] for row in new_sizes)
             print(f"| bytes to a {key} page, mean | {mean:,.0f} | | | |")
+        print(
+            f"| House frame alone: bytes, median / mean | {med(new_sizes, 'house_alone'):,.0f} / "
+            f"{statistics.mean(row['house_alone'] for row in new_sizes):,.0f} | | | |"
+        )
+        print(f"| House parts per change, median | {med(new_sizes, 'house_parts'):.0f} | | | |")
         print(
             f"| phone: bytes when the change is its own / another's | "
             f"{med(new_sizes, 'phone_own_change'):,.0f} / "

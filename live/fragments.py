@@ -168,6 +168,64 @@ HOUSE_SECTIONS = (
 )
 
 
+# What each section is rendered from besides the event's own fields and the summary: the part of
+# House's context (`house_context`) its template shows. A section's key is a digest of this, so a
+# section whose data did not change is not rendered.
+def _registration(c: dict[str, Any]) -> Any:
+    event = c["event"]
+    return [
+        [event.audit_seq, event.audit_hash],
+        c["finalized"],
+        c["pool"],
+        c["counts"],
+        c["pending_count"],
+        c["paused_count"],
+    ]
+
+
+def _tools(c: dict[str, Any]) -> Any:
+    shown = dict(c["tools"])
+    shown["announcements"] = [[a.pk, a.sent_at, a.text] for a in shown["announcements"]]
+    return shown
+
+
+def _stock(c: dict[str, Any], *names: str) -> Any:
+    stock = c["stock"]
+    return None if stock is None else [stock[name] for name in names]
+
+
+SECTION_DATA: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "registration": _registration,
+    "house-tools": _tools,
+    "house-banner": lambda c: c["pool"]["changed"],
+    "checkin-note": lambda c: [
+        _stock(c, "late_entry_open", "left", "round_two"),
+        c["finalized"],
+    ],
+    "checkin-add": lambda c: c["finalized"],
+    "start": lambda c: c["start"],
+    "players-note": lambda c: _stock(c, "decks", "dealt", "cards", "placed", "supported_places"),
+    "reviews": lambda c: [c["reviews"], c["finalized"]],
+    "pool": lambda c: [c["pool"], c["started"], c["finalized"]],
+    "finalize-status": lambda c: len(c["checklist"]),
+    "checklist-more-count": lambda c: len(c["checklist"]),
+    "finalize-form": lambda c: bool(c["checklist"]),
+}
+
+# Event fields no section shows as they are: the version moves with every change, and the audit
+# head shows only in the status header.
+_UNSHOWN_FIELDS = frozenset({"version", "audit_seq", "audit_hash"})
+
+
+def event_facts(event: Event) -> dict[str, Any]:
+    """The event's own fields a section may show."""
+    return {
+        field.attname: getattr(event, field.attname)
+        for field in event._meta.concrete_fields
+        if field.attname not in _UNSHOWN_FIELDS
+    }
+
+
 def house_context(event: Event, dashboard: selectors.Dashboard) -> dict[str, Any]:
     """What House's live part is rendered from, for every House page of the event."""
     return {
@@ -204,10 +262,15 @@ def house_cut(event: Event, dashboard: selectors.Dashboard) -> Cut:
         "finalize-form": not checking,
         "checklist-more-count": not checking or len(checklist) <= CHECKLIST_SHOWN,
     }
+    # Every section shows the event's own fields and its summary (not the version nor the audit
+    # head, which move with every change); each also shows its own part of the dashboard.
+    summary = {k: v for k, v in dashboard["summary"].items() if k != "version"}
+    facts = [event_facts(event), summary]
     pieces: list[Piece] = []
     for id, template in HOUSE_SECTIONS:
         if not absent.get(id, False):
-            pieces.append(html_piece(id, render_to_string(template, context)))
+            data = [id, facts, SECTION_DATA[id](context)]
+            pieces.append(data_piece(id, data, _renderer(template, context)))
     lists: dict[str, tuple[str, ...]] = {}
     if checking and checklist:
         for item in checklist:

@@ -15,12 +15,13 @@ from django.core.cache import cache
 
 from cards.models import CardState, DealtCard
 from cards.names import card_name
+from events import services
 from events.models import Event
 from events.snapshots import board_view, house_snapshot
 from house import selectors
 from live import publisher as live
-from live.fragments import compact, house_cut, house_html
-from tests.factories import make_table
+from live.fragments import HOUSE_SECTIONS, compact, house_cut, house_html
+from tests.factories import make_table, make_user
 from tests.live.sockets import TIMEOUT, by_stream, card_faces, open_socket, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -284,3 +285,64 @@ def test_a_page_that_started_while_a_change_was_on_its_way_applies_the_next_upda
             await socket.disconnect()
 
     async_to_sync(scenario)()
+
+
+def test_a_house_section_is_rendered_again_only_when_what_it_shows_changed() -> None:
+    """A section's key is a digest of its data: through an event's life, whenever a section's
+    HTML changes its key changes too, and each section is the one the page's first render shows."""
+    table = make_table(players=3)
+    blank = re.compile(r'(value|data-key)="[0-9a-f]{32}"')
+    before: dict[str, tuple[str, str]] = {}
+    rendered_again: set[str] = set()
+
+    def look() -> dict[str, str]:
+        event = table.refresh()
+        dashboard = selectors.dashboard(event, house_snapshot(event))
+        cut = house_cut(event, dashboard)
+        whole = blank.sub("", compact(house_html(event, dashboard)))
+        ids = {id for id, _ in HOUSE_SECTIONS}
+        for piece in cut.pieces:
+            if piece.id not in ids:
+                continue
+            html = blank.sub("", piece.render())
+            assert html in whole, piece.id
+            if piece.id in before:
+                key, shown = before[piece.id]
+                if html != shown:
+                    assert piece.key != key, f"{piece.id} changed under the same key"
+                    rendered_again.add(piece.id)
+            before[piece.id] = (piece.key, html)
+        return {id: key for id, (key, _) in before.items()}
+
+    look()
+    waiting = make_user()
+    table.register(waiting)
+    look()
+    table.check_in(waiting)
+    look()
+    services.self_check_in_switch(event_id=table.event.pk, by=table.house, enabled=True)
+    look()
+    services.announcement_send(event_id=table.event.pk, by=table.house, text="Boards 3 and 4")
+    look()
+    table.start()
+    look()
+    keys = look()
+    for player in table.players:
+        table.choose_start(player)
+        # A starting choice moves the status header (its audit head) and the checklist, not the
+        # pool, the stock, the tools nor the reviews: those are not even rendered.
+        now = look()
+        moved = {id for id in keys if now[id] != keys[id]}
+        assert moved <= {"registration", "finalize-status", "finalize-form"}, moved
+        keys = now
+    services.registration_close(event_id=table.event.pk, by=table.house)
+    look()
+    services.pool_confirm(event_id=table.event.pk, by=table.house, adjustments=[(-5, "Refund")])
+    look()
+    services.participant_add(event_id=table.event.pk, by=table.house, player=make_user())
+    look()
+    for player in table.players:
+        table.play_out(player)
+        look()
+    # The changes above moved the sections that show them.
+    assert {"registration", "house-tools", "house-banner", "pool", "players-note"} <= rendered_again
