@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -21,6 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from events.errors import DomainError, Invalid, NotAllowed, NotFound
+from syndicate import busy
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +69,12 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
         return Response(
             error_body(str(exc.default_code), _plain(exc.detail)), status=exc.status_code
         )
+    if busy.pool_exhausted(exc):
+        response = Response(error_body(busy.UNAVAILABLE, busy.MESSAGE), status=503)
+        request = context.get("request")
+        if request is not None:
+            return cast(Response, busy.answered(request, response))
+        return response
     logger.exception("API request failed", exc_info=exc)
     return Response(
         error_body(SERVER_ERROR, "The server could not complete this request."), status=500

@@ -24,12 +24,14 @@ from events.answers import Answer, Described
 from events.errors import ALL_ERRORS
 from events.formats import FormatName
 from events.models import Outcome, Phase, RegistrationStatus
+from syndicate.busy import UNAVAILABLE
 
 ERROR_CODES = [error.code for error in ALL_ERRORS] + [
     METHOD_NOT_ALLOWED,
     SERVER_ERROR,
     THROTTLED,
     TOO_LARGE,
+    UNAVAILABLE,
 ]
 
 IDEMPOTENCY_KEY = OpenApiParameter(

@@ -89,6 +89,8 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    # Last, so its process_exception is the first to see a view's exception.
+    "syndicate.busy.BusyMiddleware",
 ]
 
 ROOT_URLCONF = "syndicate.urls"
@@ -146,7 +148,8 @@ if DATABASE_POOL_SIZE > 0:
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": min(2, DATABASE_POOL_SIZE),
         "max_size": DATABASE_POOL_SIZE,
-        "timeout": 30,  # seconds a request waits for a free connection before failing
+        # Seconds a request waits for a free connection before it is answered 503 (syndicate.busy).
+        "timeout": float(os.environ.get("DATABASE_POOL_TIMEOUT", "30")),
     }
 if os.environ.get("TEST_DATABASE_NAME"):
     # Separate test runs (unit, browser) each create their own test database.

@@ -1,0 +1,120 @@
+"""Every pooled database connection taken: a request is answered 503 with Retry-After, in the
+API's error shape or as a plain page, with one warning line and no traceback.
+
+A small real pool (two connections, half a second's wait) on the test database, and real threads
+holding both of its connections while the requests come.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client
+
+from tests.factories import make_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CONNECTIONS = 2
+POOL = {"min_size": 1, "max_size": CONNECTIONS, "timeout": 0.5}
+
+
+@pytest.fixture
+def small_pool() -> Iterator[None]:
+    """The default database through a pool of two connections, for this test only."""
+    shared = connection.settings_dict  # the one dict every thread's connection is made from
+    saved = shared["OPTIONS"], shared["CONN_MAX_AGE"]
+    connection.close()
+    shared["OPTIONS"] = {**saved[0], "pool": POOL}
+    shared["CONN_MAX_AGE"] = 0
+    try:
+        yield
+    finally:
+        connection.close()
+        connection.close_pool()  # type: ignore[attr-defined]
+        shared["OPTIONS"], shared["CONN_MAX_AGE"] = saved
+
+
+class Holders:
+    """Threads that each take a pooled connection and hold it until released."""
+
+    def __init__(self, count: int) -> None:
+        self.release = threading.Event()
+        self.ready = threading.Barrier(count + 1, timeout=10)
+        self.errors: list[BaseException] = []
+        self.threads = [threading.Thread(target=self.hold) for _ in range(count)]
+
+    def hold(self) -> None:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+            self.ready.wait()
+            self.release.wait(timeout=30)
+        except BaseException as exc:  # reported by the test
+            self.errors.append(exc)
+            self.ready.abort()
+        finally:
+            connection.close()  # back to the pool
+
+    def __enter__(self) -> Holders:
+        for thread in self.threads:
+            thread.start()
+        self.ready.wait()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release.set()
+        for thread in self.threads:
+            thread.join(timeout=10)
+        assert not self.errors
+
+
+def test_with_every_connection_taken_the_api_answers_503_with_retry_after(
+    small_pool: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    event_id = make_table(players=2, start=True).event.pk
+    connection.close()
+    client = Client(raise_request_exception=False)
+    with caplog.at_level(logging.INFO), Holders(CONNECTIONS):
+        response = client.get(f"/api/events/{event_id}/board/")
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    assert response.json() == {
+        "error": {
+            "code": "unavailable",
+            "message": "The server is busy: try again in 5 seconds. Nothing was changed.",
+        }
+    }
+    failures = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert [(r.name, r.levelname, r.exc_info) for r in failures] == [
+        ("syndicate.busy", "WARNING", None)
+    ]
+    assert f"GET /api/events/{event_id}/board/" in failures[0].getMessage()
+    # Connections free again: the same request is answered.
+    assert client.get(f"/api/events/{event_id}/board/").status_code == 200
+
+
+def test_with_every_connection_taken_a_page_answers_a_plain_503(
+    small_pool: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    event_id = make_table(players=2, start=True).event.pk
+    connection.close()
+    client = Client(raise_request_exception=False)
+    with caplog.at_level(logging.INFO), Holders(CONNECTIONS):
+        response = client.get(f"/board/{event_id}/")
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    assert response["Content-Type"].startswith("text/html")
+    page = response.content.decode()
+    assert "The server is busy: try again in 5 seconds. Nothing was changed." in page
+    assert "Traceback" not in page
+    failures = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert [(r.name, r.levelname, r.exc_info) for r in failures] == [
+        ("syndicate.busy", "WARNING", None)
+    ]
+    assert client.get(f"/board/{event_id}/").status_code == 200
