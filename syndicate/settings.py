@@ -78,6 +78,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Before anything may wait (a database connection): the body may be closed by then.
+    "syndicate.bodies.ReadBodyFirst",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "syndicate.security.RefusalLogMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

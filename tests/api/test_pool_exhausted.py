@@ -7,16 +7,24 @@ holding both of its connections while the requests come.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from asgiref.sync import async_to_sync
+from asgiref.testing import ApplicationCommunicator
+from django.core.asgi import get_asgi_application
 from django.db import connection
 from django.test import Client
 
-from tests.factories import make_table
+from events.models import Registration
+from tests.factories import make_table, make_user
+from tests.live.sockets import session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,13 +32,13 @@ CONNECTIONS = 2
 POOL = {"min_size": 1, "max_size": CONNECTIONS, "timeout": 0.5}
 
 
-@pytest.fixture
-def small_pool() -> Iterator[None]:
-    """The default database through a pool of two connections, for this test only."""
+@contextlib.contextmanager
+def pooled(pool: dict[str, Any]) -> Iterator[None]:
+    """The default database through a pool of two connections, for one test only."""
     shared = connection.settings_dict  # the one dict every thread's connection is made from
     saved = shared["OPTIONS"], shared["CONN_MAX_AGE"]
     connection.close()
-    shared["OPTIONS"] = {**saved[0], "pool": POOL}
+    shared["OPTIONS"] = {**saved[0], "pool": pool}
     shared["CONN_MAX_AGE"] = 0
     try:
         yield
@@ -38,6 +46,12 @@ def small_pool() -> Iterator[None]:
         connection.close()
         connection.close_pool()  # type: ignore[attr-defined]
         shared["OPTIONS"], shared["CONN_MAX_AGE"] = saved
+
+
+@pytest.fixture
+def small_pool() -> Iterator[None]:
+    with pooled(POOL):
+        yield
 
 
 class Holders:
@@ -118,3 +132,56 @@ def test_with_every_connection_taken_a_page_answers_a_plain_503(
         ("syndicate.busy", "WARNING", None)
     ]
     assert client.get(f"/board/{event_id}/").status_code == 200
+
+
+def test_a_write_whose_client_left_while_it_waited_for_a_connection_still_reads_its_body(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The server closes a request's body when its client goes away; a JSON write that was still
+    waiting for a database connection then read a closed file (ValueError, a traceback)."""
+    table = make_table(players=0)
+    player = make_user()
+    cookie = session_cookie(player).decode()
+    token = "a" * 32  # a CSRF secret, sent as cookie and header
+    path = f"/api/events/{table.event.pk}/register/"
+    body = b"{}"
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+        "headers": [
+            (b"host", b"testserver"),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"cookie", f"{cookie}; csrftoken={token}".encode()),
+            (b"x-csrftoken", token.encode()),
+            (b"idempotency-key", b"client-gone-1"),
+        ],
+    }
+    holders = Holders(CONNECTIONS)
+
+    async def scenario() -> None:
+        request = ApplicationCommunicator(get_asgi_application(), scope)
+        await request.send_input({"type": "http.request", "body": body, "more_body": False})
+        await asyncio.sleep(1)  # the request waits for a connection
+        await request.send_input({"type": "http.disconnect"})
+        await request.wait(timeout=5)  # the server let go of the request (and closed its body)
+        holders.release.set()  # the request's thread goes on
+
+    with pooled({**POOL, "timeout": 10}), caplog.at_level(logging.INFO), holders:
+        async_to_sync(scenario)()
+        for _ in range(100):  # the request's thread finishes on its own
+            if Registration.objects.filter(event=table.event, player=player).exists():
+                break
+            time.sleep(0.1)
+    failures = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert failures == []
+    assert Registration.objects.filter(event=table.event, player=player).exists()
