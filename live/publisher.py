@@ -22,8 +22,9 @@ The consumers in `live.consumers` only subscribe sockets to those groups and rel
   request that made the change never waits for snapshots or the channel layer. It sends at most one
   set of snapshots per event every `LIVE_UPDATES_INTERVAL` seconds: the changes that arrive in
   between are merged, so a busy event costs a few snapshot sets a second, not one per change.
-  When the process is busy and a delivery takes long, the event's next one waits `REST_PER_WORK`
-  times as long, so live updates never crowd out the requests that make the changes;
+  When the process is busy and a delivery takes long, the event's next one waits
+  `LIVE_UPDATES_REST_PER_WORK` times as long, so live updates never crowd out the requests that
+  make the changes;
 - "inline": right away in the caller's thread (tests);
 - "off": nothing is sent.
 """
@@ -85,8 +86,6 @@ MODES = (BACKGROUND, INLINE, OFF)
 MESSAGE_TYPE = "live.snapshot"
 # The handler for the places of every player of an event: `live_places`, which picks its own.
 PLACES_TYPE = "live.places"
-# From one delivery of an event's snapshots to the next, at least this many times what it took.
-REST_PER_WORK = 4
 
 
 def event_group(event_id: int) -> str:
@@ -113,6 +112,12 @@ def mode() -> str:
 def interval() -> float:
     """The background worker's shortest time between two deliveries, in seconds."""
     return float(getattr(settings, "LIVE_UPDATES_INTERVAL", 0.25))
+
+
+def rest_per_work() -> float:
+    """From one delivery of an event's snapshots to the next, at least this many times what it
+    took (`settings.LIVE_UPDATES_REST_PER_WORK`)."""
+    return float(getattr(settings, "LIVE_UPDATES_REST_PER_WORK", 4))
 
 
 @dataclass(frozen=True, slots=True)
@@ -567,7 +572,7 @@ class _Worker:
                     # waits the interval, or longer in proportion when this one took long (a
                     # busy process), so live updates never crowd out the requests.
                     spent = time.monotonic() - started
-                    self.due[event_id] = started + max(interval(), REST_PER_WORK * spent)
+                    self.due[event_id] = started + max(interval(), rest_per_work() * spent)
                     for _ in jobs:
                         self.queue.task_done()
             if not waiting and self.queue.empty():

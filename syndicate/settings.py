@@ -190,6 +190,9 @@ CELERY_TASK_ALWAYS_EAGER = env_flag("CELERY_TASK_ALWAYS_EAGER")
 LIVE_UPDATES = os.environ.get("LIVE_UPDATES", "background")
 # The background worker sends at most one snapshot set per event this often (seconds).
 LIVE_UPDATES_INTERVAL = float(os.environ.get("LIVE_UPDATES_INTERVAL", "0.25"))
+# After a delivery that took T seconds, the event's next one waits this many times T (when longer
+# than the interval), so live updates never crowd out the requests that make the changes.
+LIVE_UPDATES_REST_PER_WORK = float(os.environ.get("LIVE_UPDATES_REST_PER_WORK", "4"))
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

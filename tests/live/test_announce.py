@@ -164,7 +164,7 @@ def test_after_a_slow_delivery_the_worker_rests_in_proportion(
         return real(event_id, registration_ids, *rest)
 
     monkeypatch.setattr(live, "change_snapshots", slow)
-    time.sleep(live.REST_PER_WORK * 0.5)  # past any rest owed from earlier tests
+    time.sleep(live.rest_per_work() * 0.5)  # past any rest owed from earlier tests
 
     first, second = table.players
     table.choose_start(first)
@@ -173,7 +173,7 @@ def test_after_a_slow_delivery_the_worker_rests_in_proportion(
 
     assert live.wait_until_idle()
     assert len(starts) == 2
-    assert starts[1] - starts[0] >= live.REST_PER_WORK * 0.2 * 0.95
+    assert starts[1] - starts[0] >= live.rest_per_work() * 0.2 * 0.95
 
 
 def test_a_failed_update_is_logged_and_the_next_one_is_sent(
