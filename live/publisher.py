@@ -18,15 +18,21 @@ The consumers in `live.consumers` only subscribe sockets to those groups and rel
 (the frames a client receives are described there).
 
 `settings.LIVE_UPDATES` chooses how `announce` delivers:
-- "background" (default): a daemon thread per process computes and sends, in arrival order, so the
-  request that made the change never waits for snapshots or the channel layer. It sends at most one
-  set of snapshots per event every `LIVE_UPDATES_INTERVAL` seconds: the changes that arrive in
-  between are merged, so a busy event costs a few snapshot sets a second, not one per change.
-  When the process is busy and a delivery takes long, the event's next one waits
-  `LIVE_UPDATES_REST_PER_WORK` times as long, so live updates never crowd out the requests that
-  make the changes;
+- "process": each change is one entry on a Redis list, and the publisher, a process of its own
+  (`manage.py publish_live`), computes and sends. The servers that answer requests spend nothing on
+  live pages but the relay to their own sockets, and every server's changes to an event are merged
+  in one place. While no publisher answers (its heartbeat is older than HEARTBEAT_SECONDS), each
+  server delivers its own changes as in "background", so pages never stop following;
+- "background" (default): a daemon thread per server process computes and sends;
 - "inline": right away in the caller's thread (tests);
 - "off": nothing is sent.
+
+The worker ("process" and "background") sends in arrival order, so the request that made the
+change never waits for snapshots or the channel layer. It sends at most one set of snapshots per
+event every `LIVE_UPDATES_INTERVAL` seconds: the changes that arrive in between are merged, so a
+busy event costs a few snapshot sets a second, not one per change. When a delivery takes long, the
+event's next one waits `LIVE_UPDATES_REST_PER_WORK` times as long, so live updates never crowd out
+the requests that make the changes.
 """
 
 from __future__ import annotations
@@ -43,8 +49,9 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
+import redis
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -78,9 +85,10 @@ from scoring.standings import Standings
 logger = logging.getLogger(__name__)
 
 BACKGROUND = "background"
+PROCESS = "process"
 INLINE = "inline"
 OFF = "off"
-MODES = (BACKGROUND, INLINE, OFF)
+MODES = (BACKGROUND, PROCESS, INLINE, OFF)
 
 # The handler a consumer needs for these messages: `live_snapshot`.
 MESSAGE_TYPE = "live.snapshot"
@@ -503,10 +511,13 @@ def announce(*, event_id: int, registration_ids: list[int], version: int | None 
         except Exception:
             logger.exception("Live update for event %s failed.", event_id)
         return
-    if chosen != BACKGROUND:
+    if chosen not in (BACKGROUND, PROCESS):
         logger.error("Unknown LIVE_UPDATES %r: no live update sent.", chosen)
         return
-    _worker().queue.put(_Job(event_id, tuple(registration_ids), version))
+    job = _Job(event_id, tuple(registration_ids), version)
+    if chosen == PROCESS and _changes().hand_over(job):
+        return
+    _worker().local().put(job)
 
 
 def wait_until_idle(timeout: float = 5.0) -> bool:
@@ -514,8 +525,11 @@ def wait_until_idle(timeout: float = 5.0) -> bool:
     worker = _current
     if worker is None or worker.pid != os.getpid():
         return True
+    source = worker.source
+    if not isinstance(source, _LocalQueue):
+        return True
     deadline = time.monotonic() + timeout
-    while worker.queue.unfinished_tasks:
+    while source.queue.unfinished_tasks:
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.01)
@@ -531,36 +545,231 @@ class _Job:
     registration_ids: tuple[int, ...]
     version: int | None = None  # the event's version this change committed
 
+    def encoded(self) -> str:
+        return json.dumps([self.event_id, list(self.registration_ids), self.version])
 
-class _Worker:
-    """One daemon thread per process: computes and sends announcements in arrival order."""
+    @classmethod
+    def decoded(cls, raw: bytes | str) -> _Job | None:
+        try:
+            event_id, registration_ids, version = json.loads(raw)
+            return cls(int(event_id), tuple(int(pk) for pk in registration_ids), version)
+        except (ValueError, TypeError):
+            logger.warning("A queued live update could not be read: %r", raw[:200])
+            return None
+
+
+class _Source(Protocol):
+    """Where a worker takes the changes it delivers from."""
+
+    def take(self, timeout: float | None) -> list[_Job]:
+        """What has arrived, oldest first, waiting at most `timeout` seconds for the first."""
+        ...
+
+    def done(self, count: int) -> None:
+        """`count` of the changes taken have been delivered (or given up on)."""
+        ...
+
+    def idle(self) -> bool:
+        """Nothing is waiting to be taken."""
+        ...
+
+
+class _LocalQueue:
+    """The changes this process made, for its own worker thread ("background")."""
 
     def __init__(self) -> None:
+        self.queue: queue.Queue[_Job] = queue.Queue()
+
+    def put(self, job: _Job) -> None:
+        self.queue.put(job)
+
+    def take(self, timeout: float | None) -> list[_Job]:
+        jobs: list[_Job] = []
+        with contextlib.suppress(queue.Empty):
+            jobs.append(self.queue.get(timeout=timeout))
+            while True:
+                jobs.append(self.queue.get_nowait())
+        return jobs
+
+    def done(self, count: int) -> None:
+        for _ in range(count):
+            self.queue.task_done()
+
+    def idle(self) -> bool:
+        return self.queue.empty()
+
+
+# --- the publisher process ("process") -----------------------------------------------------------
+# Every server process appends its committed changes to one Redis list; the publisher takes them
+# in order. It marks itself alive every HEARTBEAT_EVERY seconds, for HEARTBEAT_SECONDS: a server
+# that finds no mark delivers its own changes (as "background") until a publisher is back. The
+# list is capped at QUEUE_LIMIT changes and expires a day after the last one: a change left behind
+# by a publisher that is gone only costs a read of the newest state when one starts again.
+HEARTBEAT_SECONDS = 5.0
+HEARTBEAT_EVERY = 1.0
+QUEUE_LIMIT = 100_000
+QUEUE_SECONDS = 24 * 3600
+# How many changes the publisher takes from the list at once.
+TAKE_AT_MOST = 1_000
+
+
+def _redis_key(name: str) -> str:
+    """A key beside the channel layer's own (its prefix: CHANNELS_PREFIX)."""
+    layer = settings.CHANNEL_LAYERS.get("default", {}).get("CONFIG", {})
+    return f"{layer.get('prefix', 'asgi')}:live:{name}"
+
+
+class _Changes:
+    """The Redis list between the servers and the publisher, as both sides use it."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.url = str(settings.REDIS_URL)
+        self.client = redis.Redis.from_url(self.url, socket_timeout=5, socket_connect_timeout=2)
+        self.queue_key = _redis_key("changes")
+        self.heartbeat_key = _redis_key("publisher")
+        # A server's knowledge of the publisher's heartbeat, read again after HEARTBEAT_EVERY.
+        self.alive = False
+        self.checked = float("-inf")
+        self.beaten = float("-inf")
+        # The publisher: its last take waited and found nothing.
+        self.quiet = False
+
+    def publisher_alive(self) -> bool:
+        now = time.monotonic()
+        if now - self.checked >= HEARTBEAT_EVERY:
+            self.checked = now
+            try:
+                self.alive = bool(self.client.exists(self.heartbeat_key))
+            except redis.RedisError:
+                self.alive = False
+        return self.alive
+
+    def hand_over(self, job: _Job) -> bool:
+        """Queue the change for the publisher; False when no publisher answers (the caller then
+        delivers it itself)."""
+        if not self.publisher_alive():
+            return False
+        try:
+            with self.client.pipeline(transaction=False) as pipe:
+                pipe.rpush(self.queue_key, job.encoded())
+                pipe.ltrim(self.queue_key, -QUEUE_LIMIT, -1)
+                pipe.expire(self.queue_key, QUEUE_SECONDS)
+                pipe.execute()
+        except redis.RedisError:
+            logger.warning("Could not hand event %s's change to the publisher.", job.event_id)
+            self.alive = False
+            return False
+        return True
+
+    def beat(self) -> None:
+        """The publisher: still alive."""
+        now = time.monotonic()
+        if now - self.beaten >= HEARTBEAT_EVERY:
+            try:
+                self.client.set(self.heartbeat_key, os.getpid(), ex=int(HEARTBEAT_SECONDS))
+                self.beaten = self.checked = now
+                self.alive = True
+            except redis.RedisError:
+                logger.warning("Could not mark the publisher alive.")
+
+    def stop_beating(self) -> None:
+        with contextlib.suppress(redis.RedisError):
+            if self.client.get(self.heartbeat_key) == str(os.getpid()).encode():
+                self.client.delete(self.heartbeat_key)
+
+    # As a worker's source (`_Source`).
+    def take(self, timeout: float | None) -> list[_Job]:
+        self.beat()
+        # Wake at least every HEARTBEAT_EVERY to keep the mark alive.
+        wait = HEARTBEAT_EVERY if timeout is None else min(timeout, HEARTBEAT_EVERY)
+        self.quiet = False
+        try:
+            raw: list[bytes | str] = []
+            if wait > 0:
+                first = self.client.blpop([self.queue_key], timeout=wait)
+                if first is None:
+                    self.quiet = timeout is None
+                    return []
+                raw.append(first[1])
+            rest = self.client.lpop(self.queue_key, TAKE_AT_MOST)
+            raw += rest if isinstance(rest, list) else []
+        except redis.RedisError:
+            logger.warning("Could not read the live updates' list; trying again.")
+            time.sleep(HEARTBEAT_EVERY)
+            return []
+        return [job for job in map(_Job.decoded, raw) if job is not None]
+
+    def done(self, count: int) -> None:
+        pass
+
+    def idle(self) -> bool:
+        return self.quiet  # a whole wait went by with nothing to deliver
+
+
+_changes_client: _Changes | None = None
+
+
+def _changes() -> _Changes:
+    """This process's handle on the list (again after a fork, or when REDIS_URL changed)."""
+    global _changes_client
+    current = _changes_client
+    if (
+        current is None
+        or current.pid != os.getpid()
+        or current.url != settings.REDIS_URL
+        or current.queue_key != _redis_key("changes")
+    ):
+        current = _changes_client = _Changes()
+    return current
+
+
+def serve(stop: threading.Event | None = None) -> None:
+    """The publisher process's loop (`manage.py publish_live`): until `stop` is set, deliver
+    what every server's committed changes call for."""
+    source = _changes()
+    source.beat()
+    logger.info("Live updates: the publisher is serving.")
+    try:
+        _Worker(source).run(stop)
+    finally:
+        source.stop_beating()
+        _close_connection()
+
+
+class _Worker:
+    """Computes and sends announcements in arrival order: a daemon thread per server process
+    ("background"), or the publisher process's main loop ("process")."""
+
+    def __init__(self, source: _Source | None = None) -> None:
         self.pid = os.getpid()
         # The worker's own event loop for the channel layer: its Redis connections stay open
         # between changes, and it still works while the interpreter exits (`async_to_sync` needs
         # a thread pool, which refuses work by then).
         self.loop = asyncio.new_event_loop()
-        self.queue: queue.Queue[_Job] = queue.Queue()
+        self.source: _Source = _LocalQueue() if source is None else source
         # The last version sent per group: what a newer read already covered is skipped.
         self.sent: dict[str, int] = {}
         # Per event, when its next delivery may start.
         self.due: dict[int, float] = {}
         self.thread = threading.Thread(target=self.run, name="live-updates", daemon=True)
 
-    def run(self) -> None:
+    def local(self) -> _LocalQueue:
+        """This server's own queue (a "background" worker's source)."""
+        if not isinstance(self.source, _LocalQueue):
+            raise RuntimeError("This worker takes its changes from the publisher's list.")
+        return self.source
+
+    def run(self, stop: threading.Event | None = None) -> None:
         waiting: dict[int, list[_Job]] = {}  # per event, the changes held until it is due
-        while True:
+        while stop is None or not stop.is_set():
             timeout = None
             if waiting:
                 soonest = min(self.due.get(event_id, 0.0) for event_id in waiting)
                 timeout = max(0.0, soonest - time.monotonic())
             # Take what has arrived: the changes of one event held together cost one snapshot set.
-            with contextlib.suppress(queue.Empty):
-                job = self.queue.get(timeout=timeout)
-                while True:
-                    waiting.setdefault(job.event_id, []).append(job)
-                    job = self.queue.get_nowait()
+            for job in self.source.take(timeout):
+                waiting.setdefault(job.event_id, []).append(job)
             now = time.monotonic()
             for event_id in [e for e in waiting if self.due.get(e, 0.0) <= now]:
                 jobs = waiting.pop(event_id)
@@ -573,9 +782,8 @@ class _Worker:
                     # busy process), so live updates never crowd out the requests.
                     spent = time.monotonic() - started
                     self.due[event_id] = started + max(interval(), rest_per_work() * spent)
-                    for _ in jobs:
-                        self.queue.task_done()
-            if not waiting and self.queue.empty():
+                    self.source.done(len(jobs))
+            if not waiting and self.source.idle():
                 _close_connection()  # idle: hold no connection (nor a test database) open
                 if len(self.due) > 10_000:
                     self.due.clear()  # only the events of the last few seconds matter

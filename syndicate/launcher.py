@@ -1,8 +1,9 @@
-"""`make run`: the embedded servers, migrations, the demo, a Celery worker and daphne.
+"""`make run`: the embedded servers, migrations, the demo, a Celery worker, the live-updates
+publisher and daphne.
 
 With DATABASE_URL / REDIS_URL unset it starts (or finds) the embedded PostgreSQL and Valkey under
-`var/` and holds them; Ctrl-C (or SIGTERM) stops daphne and the worker, then the servers unless
-another `make run` on the same folder still holds them. Their data stays in `var/`.
+`var/` and holds them; Ctrl-C (or SIGTERM) stops daphne, the worker and the publisher, then the
+servers unless another `make run` on the same folder still holds them. Their data stays in `var/`.
 HOST (default 127.0.0.1) and PORT (default 8000) choose where daphne listens.
 """
 
@@ -14,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from types import FrameType
 
@@ -52,6 +54,20 @@ def _prepare() -> int | None:
     event = Event.objects.filter(name=seed_demo.EVENT_NAME).order_by("pk").first()
     connections.close_all()
     return event.pk if event else None
+
+
+class Helper:
+    """A process `make run` keeps running beside daphne, its output in a log under var/."""
+
+    def __init__(self, name: str, argv: list[str], log: Path, env: Mapping[str, str]) -> None:
+        self.name, self.argv, self.log, self.env = name, argv, log, dict(env)
+        self.process: subprocess.Popen[bytes]
+
+    def start(self) -> None:
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                self.argv, stdout=log, stderr=subprocess.STDOUT, env=self.env
+            )
 
 
 def _stop(process: subprocess.Popen[bytes], name: str) -> None:
@@ -103,15 +119,21 @@ def main() -> int:
             # No mail leaves this laptop: sign-up codes would never arrive (syndicate/settings.py).
             web_env.setdefault("SIGNUP_EMAIL_CODE", "0")
         var_dir.mkdir(parents=True, exist_ok=True)
+        # Live pages are served by a publisher of their own (live.publisher, "process"): daphne
+        # only relays its frames. LIVE_UPDATES=background keeps them inside daphne instead.
+        web_env.setdefault("LIVE_UPDATES", "process")
         worker_argv = [str(BIN / "celery"), "-A", "syndicate", "worker", "--beat"]
         worker_argv += ["--loglevel=INFO", "--concurrency=1"]
         worker_argv += ["--schedule", str(var_dir / "celerybeat-schedule")]
-
-        def start_worker() -> subprocess.Popen[bytes]:
-            with (var_dir / "celery.log").open("ab") as log:
-                return subprocess.Popen(worker_argv, stdout=log, stderr=subprocess.STDOUT)
-
-        children.append((start_worker(), "The Celery worker"))
+        helpers = [Helper("The Celery worker", worker_argv, var_dir / "celery.log", os.environ)]
+        if web_env["LIVE_UPDATES"] == "process":
+            publisher_argv = [sys.executable, str(ROOT / "manage.py"), "publish_live"]
+            helpers.append(
+                Helper("The publisher", publisher_argv, var_dir / "publisher.log", web_env)
+            )
+        for helper in helpers:
+            helper.start()
+            children.append((helper.process, helper.name))
         web = subprocess.Popen(
             [str(BIN / "daphne"), "-b", host, "-p", str(port), "syndicate.asgi:application"],
             env=web_env,
@@ -127,13 +149,15 @@ def main() -> int:
             if web.poll() is not None:
                 print(f"daphne exited ({web.returncode}): stopping.", file=sys.stderr)
                 return 1
-            worker = children[0][0]
-            if worker.poll() is not None:
-                # As docker-compose.yml's restart policy does: the worker exits on a Redis
-                # restart while it holds a message (docs/reliability.md, D2).
-                print(f"The Celery worker exited ({worker.returncode}): starting it again.")
-                time.sleep(2)
-                children[0] = (start_worker(), "The Celery worker")
+            for helper in helpers:
+                if helper.process.poll() is not None:
+                    # As docker-compose.yml's restart policy does: the worker exits on a Redis
+                    # restart while it holds a message (docs/reliability.md, D2).
+                    print(f"{helper.name} exited ({helper.process.returncode}): starting it again.")
+                    time.sleep(2)
+                    children.remove((helper.process, helper.name))
+                    helper.start()
+                    children.append((helper.process, helper.name))
             time.sleep(0.5)
     except (KeyboardInterrupt, Stop):
         print("\nStopping ...", file=sys.stderr)
@@ -179,6 +203,7 @@ def _print_addresses(
         lines.append(f"Valkey on 127.0.0.1:{status['valkey']}, data in {var_dir / 'valkey'}/")
     lines += [
         f"Celery worker log: {var_dir / 'celery.log'}",
+        f"Live-updates publisher log: {var_dir / 'publisher.log'}",
         "Ctrl-C stops everything; the data stays for the next `make run`.",
         "",
     ]

@@ -186,9 +186,10 @@ CELERY_BROKER_URL = REDIS_URL
 # sweep's five-minute rescue of stranded deliveries stay well inside it.
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 900}
 CELERY_TASK_ALWAYS_EAGER = env_flag("CELERY_TASK_ALWAYS_EAGER")
-# How committed changes reach live views: "background" (a worker thread), "inline" or "off".
+# How committed changes reach live views: "process" (the publisher, `manage.py publish_live`),
+# "background" (a worker thread in each server process), "inline" or "off".
 LIVE_UPDATES = os.environ.get("LIVE_UPDATES", "background")
-# The background worker sends at most one snapshot set per event this often (seconds).
+# The publisher (or worker thread) sends at most one snapshot set per event this often (seconds).
 LIVE_UPDATES_INTERVAL = float(os.environ.get("LIVE_UPDATES_INTERVAL", "0.25"))
 # After a delivery that took T seconds, the event's next one waits this many times T (when longer
 # than the interval), so live updates never crowd out the requests that make the changes.
@@ -222,7 +223,8 @@ ACCOUNT_PASSWORD_RESET_BY_CODE_ENABLED = False
 # (SIGNUP_EMAIL_CODE=0): with no mail to carry the codes, nobody could sign up at the venue.
 SIGNUP_EMAIL_CODE = PRODUCTION or env_flag("SIGNUP_EMAIL_CODE", default=True)
 ACCOUNT_EMAIL_VERIFICATION = "mandatory" if SIGNUP_EMAIL_CODE else "none"
-ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED = True
+# allauth refuses codes without mandatory verification (a system check).
+ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED = SIGNUP_EMAIL_CODE
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None
 # allauth counts attempts in the default cache, Redis: every web process shares the counts.

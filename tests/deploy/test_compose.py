@@ -158,6 +158,20 @@ def test_worker_and_a_single_beat(services: dict[str, dict[str, Any]]) -> None:
     assert schedule and schedule[0].startswith("--schedule=/tmp/"), "beat's schedule file"
 
 
+def test_exactly_one_publisher_and_web_processes_hand_it_their_changes(
+    services: dict[str, dict[str, Any]],
+) -> None:
+    publishers = {
+        n: s for n, s in services.items() if command_of(s)[1:3] == ["manage.py", "publish_live"]
+    }
+    assert len(publishers) == 1, f"exactly one live-updates publisher, found {sorted(publishers)}"
+    (publisher,) = publishers.values()
+    assert publisher["environment"]["LIVE_UPDATES"] == "process"
+    assert publisher["restart"] == "unless-stopped"
+    for name, service in web_services(services).items():
+        assert service["environment"]["LIVE_UPDATES"] == "process", name
+
+
 def test_database_and_redis(compose: dict[str, Any], services: dict[str, dict[str, Any]]) -> None:
     db, redis = services["db"], services["redis"]
     assert str(db["image"]).startswith("postgres:16")

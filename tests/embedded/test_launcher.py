@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
 from syndicate import embedded
 
@@ -158,6 +159,15 @@ def test_make_run_serves_stops_on_ctrl_c_and_keeps_the_data(folder: Path) -> Non
         assert "House:   house@example.com / cornhole-demo-7" in run.output
         ports = embedded.status(folder / "var")
         assert ports["postgres"] and ports["valkey"]
+        # The live-updates publisher runs beside daphne and marks itself alive in Valkey.
+        assert f"publisher log: {folder / 'var' / 'publisher.log'}" in run.output
+        secret = (folder / "var" / "embedded" / "secret").read_text().strip()
+        valkey = redis.Redis(port=ports["valkey"], password=secret)
+        deadline = time.monotonic() + 30
+        while not valkey.exists("asgi:live:publisher"):
+            assert time.monotonic() < deadline, (folder / "var" / "publisher.log").read_text()
+            time.sleep(0.2)
+        valkey.close()
 
         house = Browser(base)
         assert house.open(f"/board/{event_id}/")[0] == 200

@@ -1,0 +1,215 @@
+"""LIVE_UPDATES=process: the servers hand each committed change to the publisher's process
+through Redis, and deliver it themselves while no publisher answers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+import redis
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from django.conf import settings as django_settings
+from django.db import connection
+
+from live import publisher as live
+from tests.factories import make_table
+from tests.live.sockets import TIMEOUT, open_socket
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def board(event_id: int) -> str:
+    return f"/ws/events/{event_id}/board/"
+
+
+@pytest.fixture
+def process_mode(settings: Any) -> Iterator[redis.Redis]:
+    settings.LIVE_UPDATES = "process"
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    yield client
+    client.delete(live._redis_key("changes"), live._redis_key("publisher"))
+    client.close()
+
+
+@pytest.fixture
+def publisher() -> Iterator[threading.Thread]:
+    """The publisher's loop on a thread of its own (a process of its own in production)."""
+    stop = threading.Event()
+    thread = threading.Thread(target=live.serve, args=(stop,), name="publisher", daemon=True)
+    thread.start()
+    yield thread
+    stop.set()
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+
+
+def queued(client: redis.Redis) -> list[list[Any]]:
+    return [json.loads(raw) for raw in client.lrange(live._redis_key("changes"), 0, -1)]
+
+
+def wait_for(condition: Any, timeout: float = TIMEOUT) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_a_change_waits_on_the_list_for_the_publisher_and_reaches_the_board(
+    process_mode: redis.Redis,
+) -> None:
+    table = make_table(players=2, start=True)
+    assert live.wait_until_idle()  # the set-up's own changes, delivered here (no publisher yet)
+    client = process_mode
+    live._changes().beat()  # a publisher was seen alive: the servers hand their changes over
+    player = table.players[0]
+    registration = table.rid(player)
+
+    async def scenario() -> None:
+        socket = await open_socket(board(table.event.pk))
+        version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
+        await database_sync_to_async(table.choose_start)(player)
+        # Handed over, not delivered here: no frame until a publisher takes it.
+        assert await socket.receive_nothing(timeout=0.3)
+        assert queued(client) == [[table.event.pk, [registration], version + 1]]
+
+        stop = threading.Event()
+        thread = threading.Thread(target=live.serve, args=(stop,), daemon=True)
+        thread.start()
+        try:
+            frame = await socket.receive_json_from(timeout=TIMEOUT)
+        finally:
+            stop.set()
+            await database_sync_to_async(thread.join)(10)
+        assert (frame["type"], frame["stream"], frame["version"]) == (
+            "update",
+            "board",
+            version + 1,
+        )
+        assert queued(client) == []
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_the_publisher_merges_the_changes_of_every_server(
+    process_mode: redis.Redis, publisher: threading.Thread
+) -> None:
+    table = make_table(players=3, start=True)
+    assert live.wait_until_idle()
+    assert wait_for(lambda: process_mode.exists(live._redis_key("publisher")))
+
+    async def scenario() -> None:
+        socket = await open_socket(board(table.event.pk))
+        version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
+        for player in table.players:
+            await database_sync_to_async(table.choose_start)(player)
+        seen = version
+        while seen < version + 3:
+            frame = await socket.receive_json_from(timeout=TIMEOUT)
+            assert frame["version"] > seen
+            seen = frame["version"]
+        assert seen == version + 3
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+    # This server computed nothing: its own worker never took a change.
+    worker = live._current
+    assert worker is None or worker.pid != os.getpid() or worker.local().idle()
+
+
+def test_without_a_publisher_the_server_delivers_its_own_changes(
+    process_mode: redis.Redis,
+) -> None:
+    table = make_table(players=2, start=True)
+    assert live.wait_until_idle()
+    process_mode.delete(live._redis_key("publisher"))
+    live._changes().checked = float("-inf")  # read the heartbeat again, as a second later
+
+    async def scenario() -> None:
+        socket = await open_socket(board(table.event.pk))
+        version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
+        await database_sync_to_async(table.choose_start)(table.players[0])
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        assert (frame["stream"], frame["version"]) == ("board", version + 1)
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+    assert live.wait_until_idle()
+    assert queued(process_mode) == []
+
+
+def test_a_queued_entry_that_is_not_a_change_is_skipped(
+    process_mode: redis.Redis, publisher: threading.Thread
+) -> None:
+    table = make_table(players=2, start=True)
+    assert live.wait_until_idle()
+    key = live._redis_key("changes")
+
+    async def scenario() -> None:
+        socket = await open_socket(board(table.event.pk))
+        version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
+        process_mode.rpush(key, b"not json", b'["x", [], null]')
+        live._changes().beat()
+        await database_sync_to_async(table.choose_start)(table.players[0])
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        assert frame["version"] == version + 1
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+    assert queued(process_mode) == []
+
+
+def test_the_command_serves_until_sigterm_and_then_clears_its_heartbeat(
+    process_mode: redis.Redis,
+) -> None:
+    table = make_table(players=2, start=True)
+    assert live.wait_until_idle()
+    database = connection.settings_dict
+    user = quote(database["USER"]) + (
+        f":{quote(database['PASSWORD'])}" if database["PASSWORD"] else ""
+    )
+    url = f"postgres://{user}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "REDIS_URL": django_settings.REDIS_URL,
+        "CHANNELS_PREFIX": django_settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
+        "DATABASE_POOL_SIZE": "0",
+    }
+    command = [sys.executable, "manage.py", "publish_live", "--nice", "5"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE)
+    heartbeat = live._redis_key("publisher")
+    try:
+        assert wait_for(lambda: process_mode.get(heartbeat) == str(process.pid).encode(), 30)
+        live._changes().checked = float("-inf")
+
+        async def scenario() -> None:
+            socket = await open_socket(board(table.event.pk))
+            version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
+            await database_sync_to_async(table.choose_start)(table.players[0])
+            frame = await socket.receive_json_from(timeout=TIMEOUT)
+            assert (frame["stream"], frame["version"]) == ("board", version + 1)
+            await socket.disconnect()
+
+        async_to_sync(scenario)()
+        assert queued(process_mode) == []
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, errors = process.communicate(timeout=15)
+    assert process.returncode == 0, errors.decode()
+    assert not process_mode.exists(heartbeat)
