@@ -27,7 +27,9 @@ daphne processes and end-to-end latency are measured by `bench/load.py`.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import pstats
 import random
 import statistics
 import sys
@@ -205,7 +207,11 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=5.0, help="writes/s in the event")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--database", default="bench_live_pages")
+    parser.add_argument(
+        "--profile", type=int, default=0, help="print the N costliest functions of the targeted path"
+    )
     args = parser.parse_args()
+    profile = cProfile.Profile() if args.profile else None
     settings.LIVE_UPDATES = "off"
     db = settings.DATABASES["default"]
     engine.create_scratch(args.database)
@@ -239,7 +245,11 @@ def main() -> None:
             # Both ways on the same state, in turns first (the first reads a colder database).
             if len(new_ms) % 2:
                 spent_whole, sizes_whole = whole(event_id, rid)
+            if profile:
+                profile.enable()
             spent, sizes = pushed(event_id, rid, args.players)
+            if profile:
+                profile.disable()
             if not len(new_ms) % 2:
                 spent_whole, sizes_whole = whole(event_id, rid)
             new_ms.append(spent * 1000)
@@ -288,6 +298,9 @@ def main() -> None:
             f"ratio of server work (refetched at rate / pushed): "
             f"{statistics.median(old_ms) / statistics.median(new_ms):.2f}"
         )
+        if profile:
+            print(f"\nThe targeted path's {args.profile} costliest functions (cumulative):")
+            pstats.Stats(profile).sort_stats("cumulative").print_stats(args.profile)
     finally:
         engine.drop_scratch(args.database)
 

@@ -10,9 +10,11 @@ Everything runs on loopback and stops by itself (`--timeout`, 10 minutes by defa
   fits the load, see below), migrated with `manage.py migrate`, dropped at the end;
 - a Redis database of its own on REDIS_URL's server (`--redis-db`, refused unless empty) and
   key prefixes of its own, deleted at the end;
-- two daphne processes (`syndicate.asgi:application`, LIVE_UPDATES=background,
-  DATABASE_CONN_MAX_AGE=0 and a connection pool of `--pool` connections each, 12 as in
-  docker-compose.yml; `--pool 0` opens a connection per request);
+- two daphne processes (`syndicate.asgi:application`, DATABASE_CONN_MAX_AGE=0 and a connection
+  pool of `--pool` connections each, 12 as in docker-compose.yml; `--pool 0` opens a connection
+  per request) and, as docker-compose.yml and `make run` run them, the live-updates publisher
+  (`manage.py publish_live`, LIVE_UPDATES=process); `--live background` runs the live updates in
+  a thread of each daphne process instead;
 - `--events` League events of `--players` players each, seeded through the services in this
   process, plus one more player per event held back as the marker; players are signed in with
   database sessions (no password, no login form);
@@ -225,6 +227,30 @@ def start_daphne(env: dict[str, str], folder: Path, number: int, sample: bool) -
     return Daphne(port, process, log)
 
 
+def start_publisher(env: dict[str, str], folder: Path, nice: int) -> subprocess.Popen[bytes]:
+    """The live-updates publisher (`manage.py publish_live`), as `make run` starts it."""
+    with (folder / "publisher.log").open("wb") as out:
+        return subprocess.Popen(
+            [PYTHON, "manage.py", "publish_live", f"--nice={nice}"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            preexec_fn=die_with_parent,
+        )
+
+
+def wait_publisher(
+    client: redis.Redis, prefix: str, process: subprocess.Popen[bytes], folder: Path
+) -> None:
+    """Until the publisher marks itself alive (the servers hand it their changes from then)."""
+    deadline = time.monotonic() + 60
+    while not client.exists(f"{prefix}:live:publisher"):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the publisher did not start: see {folder / 'publisher.log'}")
+        time.sleep(0.1)
+
+
 async def wait_healthy(servers: list[Daphne], timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     async with aiohttp.ClientSession() as session:
@@ -327,9 +353,15 @@ class CpuSample:
 
 
 def cpu_sample(
-    servers: list[Daphne], watchers_pid: int | None, pg_data: Path | None, client: redis.Redis
+    servers: list[Daphne],
+    watchers_pid: int | None,
+    pg_data: Path | None,
+    client: redis.Redis,
+    publisher_pid: int | None = None,
 ) -> CpuSample:
     parts = {f"daphne {n}": process_cpu(s.process.pid) for n, s in enumerate(servers, start=1)}
+    if publisher_pid is not None:
+        parts["publisher"] = process_cpu(publisher_pid)
     parts["watchers (client)"] = process_cpu(watchers_pid) if watchers_pid else 0.0
     parts["players (client)"] = process_cpu(os.getpid())
     parts["PostgreSQL" + ("" if pg_data else " (all servers)")] = postgres_cpu(pg_data)
@@ -837,6 +869,7 @@ async def run(
     statements: bool,
     deadline: float,
     hard_end: float,
+    publisher_pid: int | None = None,
 ) -> Outcome:
     event_ids = [plan.event_id for plan in plans]
     config = folder / "watchers.json"
@@ -883,7 +916,7 @@ async def run(
             probe_tasks.append(
                 asyncio.create_task(probe_database(scratch_url, args.database, probes, stop))
             )
-            before = cpu_sample(servers, watchers.pid, pg_data, redis_client)
+            before = cpu_sample(servers, watchers.pid, pg_data, redis_client, publisher_pid)
             began = time.monotonic()
             arrivals = None
             if args.rate:
@@ -924,7 +957,7 @@ async def run(
                 print(f"{len(players)} players playing ...", flush=True)
                 await asyncio.gather(*players)
             load_seconds = time.monotonic() - began
-            after = cpu_sample(servers, watchers.pid, pg_data, redis_client)
+            after = cpu_sample(servers, watchers.pid, pg_data, redis_client, publisher_pid)
             stop.set()
             await asyncio.gather(*probe_tasks)
             found = await pg_statements(scratch_url, args.database) if statements else []
@@ -1512,6 +1545,15 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--house", type=int, default=0, help="House dashboards in all")
     parser.add_argument("--daphne", type=int, default=2, help="daphne processes")
     parser.add_argument(
+        "--live",
+        choices=["process", "background"],
+        default="process",
+        help="LIVE_UPDATES: the publisher in its own process, or a thread in each daphne",
+    )
+    parser.add_argument(
+        "--publisher-nice", type=int, default=0, help="the publisher's niceness (publish_live)"
+    )
+    parser.add_argument(
         "--rate",
         type=float,
         default=0.0,
@@ -1667,12 +1709,17 @@ def one_run(
 
         daphne_env = {
             **env,
-            "LIVE_UPDATES": "background",
+            "LIVE_UPDATES": args.live,
             "DATABASE_CONN_MAX_AGE": "0",
             "DATABASE_POOL_SIZE": str(args.pool),
         }
         run_folder = folder / f"run{number}"
         run_folder.mkdir()
+        publisher = None
+        if args.live == "process":
+            publisher = start_publisher(daphne_env, run_folder, args.publisher_nice)
+            stack.callback(stop_process, publisher)
+            wait_publisher(redis_client, prefix, publisher, run_folder)
         servers = [
             start_daphne(daphne_env, run_folder, n, args.sample) for n in range(1, args.daphne + 1)
         ]
@@ -1694,10 +1741,12 @@ def one_run(
                 statements=statements,
                 deadline=started + args.timeout - RESERVE,
                 hard_end=started + args.timeout,
+                publisher_pid=publisher.pid if publisher else None,
             )
         )
         for server in servers:
             stop_process(server.process)
+        stop_process(publisher)
         changes = {plan.event_id: load_seed.changes_by_version(plan.event_id) for plan in plans}
         checks = load_seed.check(plans, outcome.traffic.hands, outcome.traffic.finished)
         checks.snapshot_ms = load_seed.snapshot_cost([plan.event_id for plan in plans])
@@ -1738,7 +1787,7 @@ def comparison(runs: list[tuple[str, dict[str, Any]]]) -> str:
         sum(
             v
             for k, v in r["cpu_ms_per_write"].items()
-            if k.startswith(("daphne", "PostgreSQL", "Redis"))
+            if k.startswith(("daphne", "publisher", "PostgreSQL", "Redis"))
         )
         for _, r in runs
     ]

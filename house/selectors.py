@@ -186,13 +186,7 @@ def start_preview(event: Event, checked_in: int) -> dict[str, Any]:
 def checklist(blockers: Iterable[str], players: list[PlayerRow]) -> list[dict[str, str]]:
     """The finalization blockers in plain words, each with a link to what it concerns and an id
     that stays with it while it stays on the list (its anchor and how many came before it)."""
-    # By first word, longest label first: "Ann #2 has ..." belongs to "Ann #2", not to "Ann".
-    labels: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for p in players:
-        if p["status"] == "checked_in":
-            labels[p["label"].split(" ", 1)[0]].append((p["label"], p["anchor"]))
-    for named in labels.values():
-        named.sort(key=lambda pair: len(pair[0]), reverse=True)
+    anchors = {p["label"]: p["anchor"] for p in players if p["status"] == "checked_in"}
     items = []
     seen: dict[str, int] = defaultdict(int)
     for text in blockers:
@@ -203,9 +197,12 @@ def checklist(blockers: Iterable[str], players: list[PlayerRow]) -> list[dict[st
         elif text.startswith("The pool"):
             anchor = "pool"
         else:
-            for label, target in labels.get(text.split(" ", 1)[0], ()):
-                if text.startswith(label + " "):
-                    anchor, player = target, label
+            # The longest label the text starts with: "Ann #2 has ..." belongs to "Ann #2", not
+            # to "Ann". One look-up per word, whatever the number of players.
+            end = len(text)
+            while (end := text.rfind(" ", 0, end)) > 0:
+                if text[:end] in anchors:
+                    anchor, player = anchors[text[:end]], text[:end]
                     break
         seen[anchor] += 1
         item_id = f"check-{anchor or 'event'}-{seen[anchor]}"

@@ -615,8 +615,9 @@ TAKE_AT_MOST = 1_000
 
 def _redis_key(name: str) -> str:
     """A key beside the channel layer's own (its prefix: CHANNELS_PREFIX)."""
-    layer = settings.CHANNEL_LAYERS.get("default", {}).get("CONFIG", {})
-    return f"{layer.get('prefix', 'asgi')}:live:{name}"
+    layers: dict[str, Any] = settings.CHANNEL_LAYERS
+    prefix = layers.get("default", {}).get("CONFIG", {}).get("prefix", "asgi")
+    return f"{prefix}:live:{name}"
 
 
 class _Changes:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime
 import re
 import zoneinfo
+from typing import Any
 
 import pytest
 from django.utils import timezone
@@ -266,4 +267,32 @@ def test_each_review_shows_the_cards_its_own_game_dealt():
     assert shown[2] == [
         {**card_face(offered[0]), "note": "kept"},
         {**card_face(offered[1]), "note": "not kept"},
+    ]
+
+
+def test_a_checklist_item_links_to_the_player_with_the_longest_matching_name() -> None:
+    from house.selectors import checklist
+
+    def row(label: str, pk: int, status: str = "checked_in") -> Any:
+        return {"label": label, "anchor": f"player-{pk}", "status": status}
+
+    players = [row("Ann", 1), row("Ann #2", 2), row("Ann B", 3), row("Bo", 4, "registered")]
+    items = checklist(
+        [
+            "Ann #2 has 2 cards to keep.",
+            "Ann has 1 card to keep.",
+            "Ann B has a game to report.",
+            "Bo has 3 cards to keep.",
+            "The pool is not confirmed.",
+            "Ann #2 has a review open.",
+        ],
+        players,
+    )
+    assert [(i["anchor"], i["player"], i["id"]) for i in items] == [
+        ("player-2", "Ann #2", "check-player-2-1"),
+        ("player-1", "Ann", "check-player-1-1"),
+        ("player-3", "Ann B", "check-player-3-1"),
+        ("", "", "check-event-1"),
+        ("pool", "", "check-pool-1"),
+        ("player-2", "Ann #2", "check-player-2-2"),
     ]

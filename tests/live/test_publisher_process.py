@@ -188,7 +188,7 @@ def test_the_command_serves_until_sigterm_and_then_clears_its_heartbeat(
         **os.environ,
         "DATABASE_URL": url,
         "REDIS_URL": django_settings.REDIS_URL,
-        "CHANNELS_PREFIX": django_settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
+        "CHANNELS_PREFIX": live._redis_key("x").removesuffix(":live:x"),
         "DATABASE_POOL_SIZE": "0",
     }
     command = [sys.executable, "manage.py", "publish_live", "--nice", "5"]
