@@ -208,7 +208,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--database", default="bench_live_pages")
     parser.add_argument(
-        "--profile", type=int, default=0, help="print the N costliest functions of the targeted path"
+        "--profile", type=int, default=0, help="print the targeted path's N costliest functions"
     )
     args = parser.parse_args()
     profile = cProfile.Profile() if args.profile else None
