@@ -2,9 +2,11 @@
 
 import os
 
-from django.core.asgi import get_asgi_application
+from syndicate.abandoned import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "syndicate.settings")
+# Django's handler, which finishes a request the server gave up on, so its thread gives its
+# database connection back (syndicate.abandoned).
 django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
