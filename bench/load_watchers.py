@@ -11,7 +11,8 @@ signed-in page `cookie`), a hard deadline in seconds and the output file. Each p
 `static/js/live.js` on its page:
 
 - it keeps a version per stream; it takes a frame if it is its stream's first, a newer snapshot or
-  the next version; a targeted update (board, House: `base` and `parts`) only if it holds `base`
+  the next version; a targeted update (board, House: `base`, and `parts` or the board's `places`,
+  any of which may be empty, as live.js reads them) only if it holds `base`
   (or one of `bases`, when the update lists several); on a gap, an update on a base it does not
   hold, or a frame with neither fragment nor parts for the part it swaps in (House's, sent while
   no House page listened), it asks for `{"type": "reload"}` (at most once per 3 s while no
@@ -53,6 +54,7 @@ SHOWN = {"board": "board", "phone": "places", "house": "house"}
 HEAD = re.compile(r'\{"type": "(\w+)", "stream": "(\w+)", "version": (\d+)(?:, "base": (\d+))?')
 HTML_KEY = '"html": '  # a key at the top of the frame (a string inside data would be escaped)
 PARTS_KEY = '"parts": '
+PLACES_KEY = '"places": '
 BASES_KEY = '"bases": '
 # The stream each page swaps in from frames (its fragment, or a targeted update's parts).
 SWAPPED = {"board": "board", "phone": "player", "house": "house"}
@@ -94,7 +96,7 @@ class Page:
         head = HEAD.match(text) if self.kind == "phone" and BASES_KEY not in text else None
         if head is not None:
             bases = [int(head.group(4))] if head.group(4) else []
-            fragment = HTML_KEY in text or PARTS_KEY in text
+            fragment = HTML_KEY in text or PARTS_KEY in text or PLACES_KEY in text
             return head.group(1), head.group(2), int(head.group(3)), bases, fragment
         try:
             message = json.loads(text)
@@ -104,7 +106,12 @@ class Page:
                 bases = [int(b) for b in listed] if isinstance(listed, list) else [base]
             else:
                 bases = []
-            fragment = isinstance(message.get("html"), str) or bool(message.get("parts"))
+            # live.js takes an empty object of parts or places as something to show.
+            fragment = (
+                isinstance(message.get("html"), str)
+                or isinstance(message.get("parts"), dict)
+                or isinstance(message.get("places"), dict)
+            )
             return (
                 str(message["type"]),
                 str(message["stream"]),

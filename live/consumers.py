@@ -10,10 +10,12 @@ what the groups carry. Every frame a client receives is one JSON object:
 
 The board's and House's updates are targeted: instead of "html" they carry "base" (the version
 they build on; "bases" when they also bring later versions up to date), "parts" ({element id:
-its HTML}, only the pieces that changed) and "order" ({list id: [element ids]}, for the lists
-whose order changed); a targeted House update's "data" is {"players": [the rows of the players
-whose row changed]}. A page that holds none of those versions sends a reload. A House frame sent
-while no House page listened carries the version alone (the page reloads).
+its HTML}, only the pieces that changed), "order" ({list id: [element ids]}, for the lists
+whose order changed) and "places" ({row id: the place its place cell shows}, for the board's rows
+whose place moved or that came in "parts", which come without it); a targeted House update's
+"data" is {"players": [the rows of the players whose row changed]}. A page that holds none of
+those versions sends a reload. A House frame sent while no House page listened carries the
+version alone (the page reloads).
 
 A player socket hears its own state ("player") and its own places ("places": {"high", "low",
 "ranked", "final"}, always a whole "snapshot", at the event's version), not the board.

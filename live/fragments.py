@@ -6,7 +6,9 @@ render uses. The board's and House's parts are also cut into pieces (`Cut`): ele
 (a board row, a House row, a section) that a pushed update replaces one by one, and the lists
 whose order it keeps. Each piece carries a key, a digest of what it shows, so the publisher can
 tell which pieces changed since the version a page holds (`live.publisher`) and render only
-those: a row's key is a digest of the row's data, so an unchanged row is not even rendered.
+those: a row's key is a digest of the row's data, so an unchanged row is not even rendered. A
+board row's place is not in its piece: it follows from the other rows, so the cut gives the
+places apart (`Cut.places`) and an update carries the places that moved, not the rows.
 
 A pushed fragment is rendered outside any request, so it carries no CSRF token: the page's
 `hx-headers` (base.html) sends the token with every htmx request the fragment's forms make.
@@ -18,7 +20,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.template.loader import render_to_string
@@ -49,12 +51,18 @@ class Cut:
     `layout` names the part's shape (which sections and lists it has): when it changes, a page
     takes the whole part instead. `lists` gives, per list element id, the ids of its pieces in
     order; `whole` renders the whole part, as the page's first render shows it.
+
+    `places` gives, per piece id, the place the piece's place cell ([data-place]) shows. A place
+    follows from the rows around it, so a piece neither renders it nor has it in its key: one
+    change moves the places of many rows, and a pushed update carries those places, a few bytes
+    each, instead of the rows. The whole part shows them as they are.
     """
 
     layout: str
     pieces: tuple[Piece, ...]
     lists: Mapping[str, tuple[str, ...]]
     whole: Callable[[], str]
+    places: Mapping[str, str] = field(default_factory=dict)
 
 
 def digest(value: Any) -> str:
@@ -99,8 +107,15 @@ def board_html(event: Event, view: BoardView) -> str:
     return render_to_string("web/_board.html", {"view": view, "event": event})
 
 
+def board_place(place: int) -> str:
+    """A board row's place as its place cell shows it (web/_board_row.html): players who tie
+    share the place (two 2s, then 4)."""
+    return str(place)
+
+
 def board_cut(event: Event, view: BoardView) -> Cut:
-    """The board as pieces: its head, and each row of the High and the Low list."""
+    """The board as pieces: its head, and each row of the High and the Low list, without its
+    place (the cut's `places`)."""
     pieces = [
         html_piece(
             "board-head",
@@ -108,24 +123,27 @@ def board_cut(event: Event, view: BoardView) -> Cut:
         )
     ]
     lists: dict[str, tuple[str, ...]] = {}
+    places: dict[str, str] = {}
     for side, entries in (("high", view.high), ("low", view.low)):
         ids = []
         for entry in entries:
             suffix = "-low" if side == "low" else ""
             id = f"board-row-{entry.registration_id}{suffix}"
             ids.append(id)
-            context = {"entry": entry, "side": side}
+            places[id] = board_place(entry.row["place"])
+            shown = {k: v for k, v in entry.row.items() if k != "place"}
+            context = {"entry": entry, "side": side, "place": ""}
             pieces.append(
                 data_piece(
                     id,
-                    [side, entry.registration_id, entry.row, entry.prize, entry.stands_for],
+                    [side, entry.registration_id, shown, entry.prize, entry.stands_for],
                     _renderer("web/_board_row.html", context),
                 )
             )
         if ids:
             lists[f"board-{side}"] = tuple(ids)
     layout = f"board final={view.data['final']} high={bool(view.high)} low={bool(view.low)}"
-    return Cut(layout, tuple(pieces), lists, lambda: board_html(event, view))
+    return Cut(layout, tuple(pieces), lists, lambda: board_html(event, view), places)
 
 
 # --- a player -------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ The engine hands every committed change to `on_change` (through `events.changes`
 calls for is read and rendered here once, whoever listens, and sent to four kinds of groups:
 
 - `event.<id>`: the public board (stream "board", version `Event.version`), with the pieces of
-  its HTML that changed (`targeted`);
+  its HTML that changed and the rows' places that moved (`targeted`);
 - `places.<id>`: every player's High and Low place (stream "places", version `Event.version`);
   each player socket passes on only its own few bytes, so a phone's place line stays current
   without a render per phone;
@@ -134,7 +134,8 @@ class Snapshot:
 
     A full frame carries the whole fragment (`html`) and the stream's data; a targeted update of
     the board or House carries, from the version `base` a page holds, only the pieces that changed
-    (`parts`, by element id) and the new order of the lists whose order changed (`order`).
+    (`parts`, by element id), the new order of the lists whose order changed (`order`) and the
+    places that changed or that a pushed piece leaves to it (`places`, by element id).
     """
 
     group: str
@@ -150,6 +151,7 @@ class Snapshot:
     bases: tuple[int, ...] = ()
     parts: dict[str, str] | None = None
     order: dict[str, list[str]] | None = None
+    places: dict[str, str] | None = None
 
     def frame(self) -> dict[str, Any]:
         """What a socket receives."""
@@ -166,6 +168,8 @@ class Snapshot:
             frame["parts"] = self.parts
         if self.order:
             frame["order"] = self.order
+        if self.places:
+            frame["places"] = self.places
         return frame
 
     @property
@@ -229,6 +233,7 @@ def _shown(event: Event, cut: Cut) -> dict[str, Any]:
         "layout": cut.layout,
         "keys": {piece.id: piece.key for piece in cut.pieces},
         "lists": {list_id: list(ids) for list_id, ids in cut.lists.items()},
+        "places": dict(cut.places),
     }
 
 
@@ -272,9 +277,10 @@ def targeted(
     """The stream's update from the version its pages were last sent, and the ids of the pieces
     it carries (all of them when it carries the whole fragment).
 
-    The update carries the pieces that differ from the last version sent (`base`). A page that
-    started from a snapshot of a later version (made while this change was on its way) applies
-    it too when every piece it would get wrong is in the update: those versions are `bases`.
+    The update carries the pieces that differ from the last version sent (`base`), and the
+    places that differ or that a piece it carries leaves to it. A page that started from a
+    snapshot of a later version (made while this change was on its way) applies it too when
+    every piece, order and place it would get wrong is in the update: those versions are `bases`.
     """
     history = _last_shown(group, event)
     now = _shown(event, cut)
@@ -288,23 +294,28 @@ def targeted(
         base = max(sent) if sent else max(held)
         was_keys = held[base].get("keys") or {}
         was_lists = held[base].get("lists") or {}
+        was_places = held[base].get("places") or {}
         parts = {p.id: p.render() for p in cut.pieces if was_keys.get(p.id) != p.key}
         order = {i: ids for i, ids in now["lists"].items() if was_lists.get(i) != ids}
+        # A pushed piece comes without its place: its place goes too, changed or not.
+        places = {
+            i: place
+            for i, place in now["places"].items()
+            if was_places.get(i) != place or i in parts
+        }
+
+        def brought_up_to_date(was: dict[str, Any]) -> bool:
+            keys, lists, shown = (was.get(k) or {} for k in ("keys", "lists", "places"))
+            return (
+                all(keys.get(i) == key or i in parts for i, key in now["keys"].items())
+                and all(lists.get(i) == ids or i in order for i, ids in now["lists"].items())
+                and all(shown.get(i) == place or i in places for i, place in now["places"].items())
+            )
+
         bases = sorted(
             version
             for version, was in held.items()
-            if version == base
-            or (
-                version > base
-                and all(
-                    (was.get("keys") or {}).get(i) == key or i in parts
-                    for i, key in now["keys"].items()
-                )
-                and all(
-                    (was.get("lists") or {}).get(i) == ids or i in order
-                    for i, ids in now["lists"].items()
-                )
-            )
+            if version == base or (version > base and brought_up_to_date(was))
         )
         snapshot = Snapshot(
             group,
@@ -315,6 +326,7 @@ def targeted(
             bases=tuple(bases),
             parts=parts,
             order=order,
+            places=places,
         )
         changed = set(parts)
     else:

@@ -101,21 +101,42 @@
     return found;
   }
 
+  function placeOf(row) {
+    const cell = row.querySelector("[data-place]");
+    return cell ? cell.textContent : "";
+  }
+
+  function shows(row) {
+    return row.dataset.sig + " " + placeOf(row);
+  }
+
   // Rows arrive whole (a snapshot) or one by one (an update replaces a row by its id, inserts,
-  // removes or moves rows): lay out again before the page is painted, and let a row whose place,
-  // hand or prize changed glow.
+  // removes or moves rows, and sets the places that moved in the rows' place cells): lay out
+  // again before the page is painted, and let a row whose place, hand or prize changed glow.
   const observer = new MutationObserver((mutations) => {
     const before = new Map();
     const added = [];
+    const placed = new Map(); // a row whose place cell was set -> the place it showed before
     mutations.forEach((m) => {
-      rowsIn(m.removedNodes).forEach((row) => before.set(row.id, row.dataset.sig));
+      const cell = m.target;
+      if (cell.nodeType === 1 && cell.matches("[data-place]")) {
+        const row = cell.closest(".board-row");
+        const was = Array.from(m.removedNodes, (node) => node.textContent).join("");
+        // A pushed row's empty cell getting its place is no change.
+        if (row && was && !placed.has(row)) placed.set(row, was);
+        return;
+      }
+      rowsIn(m.removedNodes).forEach((row) => before.set(row.id, shows(row)));
       added.push(...rowsIn(m.addedNodes));
     });
-    if (!before.size && !added.length) return;
+    if (!before.size && !added.length && !placed.size) return;
     layout();
     added.forEach((row) => {
       const was = before.get(row.id);
-      if (was !== undefined && was !== row.dataset.sig) row.classList.add("changed");
+      if (was !== undefined && was !== shows(row)) row.classList.add("changed");
+    });
+    placed.forEach((was, row) => {
+      if (row.isConnected && placeOf(row) !== was) row.classList.add("changed");
     });
   });
   observer.observe(root, { childList: true, subtree: true });

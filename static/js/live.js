@@ -10,10 +10,13 @@
  * The board's and House's updates are targeted: {"type": "update", "base": n, "parts": {id: html},
  * "order": {list id: [ids]}} builds on version `base` (not necessarily version - 1: the server may
  * merge changes), or on any of "bases" when it lists several (the versions recently sent or started
- * from): each part replaces the element with its id, and each list in "order" gets its
- * children in that order (new ones from the parts, those not listed removed). A page that does not
- * hold exactly `base` asks for the snapshots instead; so does one that cannot place a part, and
- * one that hears a frame with neither its fragment nor its parts (House's, while no page listened).
+ * from): each part replaces the element with its id, each list in "order" gets its
+ * children in that order (new ones from the parts, those not listed removed), and then each row
+ * named in "places" ({id: text}) gets that text in its place cell ([data-place]): a board row's
+ * place follows from the rows around it, so a pushed row comes without it and one change moves
+ * many places, not many rows. A page that does not hold exactly `base` asks for the snapshots
+ * instead; so does one that cannot place a part or a place, and one that hears a frame with
+ * neither its fragment nor its parts (House's, while no page listened).
  *
  * Each accepted message fires `live:update` on document (detail: {stream, version, data}) and
  * updates every element whose data-live-stream lists that stream:
@@ -147,7 +150,7 @@
   // --- swapping in pushed fragments ------------------------------------------------------------
 
   // element -> what a page asked to hold back, in order: {html} (the whole fragment, which makes
-  // what came before it moot) or {parts, order} (a targeted update).
+  // what came before it moot) or {parts, order, places} (a targeted update).
   var held = new WeakMap();
   var places = null; // the newest places frame: {version, data}
 
@@ -289,8 +292,9 @@
     return el.querySelector("#" + CSS.escape(id));
   }
 
-  // A targeted update: replace each part by its id, then put each listed list in order. False
-  // when a part or a list found no place (the page then asks for the snapshots).
+  // A targeted update: replace each part by its id, put each listed list in order, then set each
+  // listed place. False when a part, a list or a place found no element (the page then asks for
+  // the snapshots).
   function applyParts(el, change) {
     var placed = true;
     var loose = {}; // new pieces, placed by their list's order
@@ -343,6 +347,17 @@
         }
       });
     });
+    Object.keys(change.places || {}).forEach(function (id) {
+      var row = byId(el, id);
+      var cell = row && row.querySelector("[data-place]");
+      if (!cell) {
+        placed = false;
+        return;
+      }
+      if (cell.textContent !== change.places[id]) {
+        cell.textContent = change.places[id];
+      }
+    });
     return placed && Object.keys(loose).length === 0;
   }
 
@@ -387,8 +402,13 @@
     swapped(message.stream).forEach(function (el) {
       if (typeof message.html === "string") {
         swap(el, { html: message.html, stream: message.stream });
-      } else if (message.parts) {
-        swap(el, { parts: message.parts, order: message.order, stream: message.stream });
+      } else if (message.parts || message.places) {
+        swap(el, {
+          parts: message.parts,
+          order: message.order,
+          places: message.places,
+          stream: message.stream,
+        });
       }
     });
   }
@@ -480,7 +500,8 @@
       resyncing = false;
     }
 
-    var shown = typeof message.html === "string" || Boolean(message.parts);
+    var shown =
+      typeof message.html === "string" || Boolean(message.parts) || Boolean(message.places);
     if (!shown && swapped(message.stream).length) {
       // House's frame while no House page listened: it carries neither; the snapshots do.
       if (last === undefined || message.version > last) {

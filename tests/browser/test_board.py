@@ -48,6 +48,15 @@ def visible(page: Any, column: str) -> list[str]:
     return list(page.locator(f"#board-{column} .board-row:not([hidden]) .who").all_inner_texts())
 
 
+def places(page: Any) -> dict[str, str]:
+    """Each row's place as the page shows it, by row id (both columns)."""
+    return dict(
+        page.locator(".board-row").evaluate_all(
+            "rows => rows.map(r => [r.id, r.querySelector('[data-place]').textContent])"
+        )
+    )
+
+
 def pager(page: Any) -> tuple[int, int]:
     found = re.fullmatch(r"Page (\d+) of (\d+)", page.locator(".pager").inner_text())
     assert found, page.locator(".pager").inner_text()
@@ -179,6 +188,14 @@ def test_a_live_update_while_paging_keeps_the_page_and_every_row(
     per = len(indexes) - 3
     assert indexes[3:] == sorted(indexes[3:])
     assert indexes[3] == 3 + per * (at - 1)
+    # The places the update set are those a page loaded now shows, row by row.
+    fresh = board_page(browser, f"{server}/board/{table.event.pk}/?seconds=60")
+    assert places(page) == places(fresh)
+    assert all(place.isdigit() for place in places(page).values())
+    order = "rows => rows.map(r => r.id)"
+    for column in ("high", "low"):
+        rows = f"#board-{column} .board-row"
+        assert page.locator(rows).evaluate_all(order) == fresh.locator(rows).evaluate_all(order)
 
 
 @pytest.mark.django_db(transaction=True)

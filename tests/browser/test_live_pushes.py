@@ -36,6 +36,15 @@ def requests_of(page: Any) -> list[str]:
     return made
 
 
+def board_places(page: Any) -> list[list[str]]:
+    """Each board row's id and place as the page shows it, in the order of its column."""
+    return list(
+        page.locator(".board-row").evaluate_all(
+            "rows => rows.map(r => [r.id, r.querySelector('[data-place]').textContent])"
+        )
+    )
+
+
 @pytest.mark.django_db(transaction=True)
 def test_player_pages_and_the_board_show_every_change_without_refetching(
     server: str, browser: Any, settings: Any
@@ -79,6 +88,12 @@ def test_player_pages_and_the_board_show_every_change_without_refetching(
                 ),
                 timeout=WAIT,
             )
+    # Each start moved the places of the rows it passed: the board shows the places a page
+    # loaded now shows, in the same order.
+    fresh = board_context.new_page()
+    fresh.goto(f"{server}/board/{table.event.pk}/")
+    assert board_places(board) == board_places(fresh)
+    fresh.close()
     # A player's report moves their own panel (a pending win choice, two face-up cards).
     table.report(table.players[0], 1, "win")
     expect(phones[0].locator(".next-step")).to_have_attribute(

@@ -91,7 +91,7 @@ function world(options) {
   if (!opts.noWebSocket) window.WebSocket = FakeSocket;
   const context = {
     window, document, navigator, WebSocket: FakeSocket, WeakMap, JSON, Math: Object.create(Math),
-    Object, Number, console,
+    Object, Number, console, CSS: { escape: (text) => text },
     Date: { now: () => clock.now },
     CustomEvent: class { constructor(type, init) { this.type = type; this.detail = init.detail; } },
     setTimeout: (fn, ms) => { const id = clock.nextId++; clock.timers.push({ id, at: clock.now + ms, fn }); return id; },
@@ -166,6 +166,26 @@ const checks = {
     assert.deepStrictEqual(s.sent, [{ type: "reload" }]);
     s.receive(Object.assign(snapshot("board", 8), { html: "<p>eight</p>" }));
     assert.strictEqual(w.swapPart.innerHTML, "<p>eight</p>");
+    assert.deepStrictEqual(w.triggered, [], "no refetch");
+  },
+
+  "a targeted update sets the places it carries, and asks for the snapshots when one has no row"() {
+    const w = world({ swap: true });
+    const s = w.socket();
+    s.open();
+    s.receive(Object.assign(snapshot("board", 4), { html: "<p>four</p>" }));
+    const cell = { textContent: "7" };
+    const row = { querySelector: (sel) => (sel === "[data-place]" ? cell : null) };
+    w.swapPart.querySelector = (sel) => (sel === "#board-row-9" ? row : null);
+    // Places alone (no row changed, one row's place moved) are something to show.
+    s.receive({ type: "update", stream: "board", version: 5, base: 4, places: { "board-row-9": "3" } });
+    assert.strictEqual(cell.textContent, "3");
+    assert.strictEqual(w.live.versions.board, 5);
+    assert.deepStrictEqual(s.sent, []);
+    // A place for a row the page does not have: what it shows is not what the server built on.
+    s.receive({ type: "update", stream: "board", version: 6, base: 5, parts: {}, places: { "board-row-8": "1" } });
+    assert.strictEqual(w.live.versions.board, undefined);
+    assert.deepStrictEqual(s.sent, [{ type: "reload" }]);
     assert.deepStrictEqual(w.triggered, [], "no refetch");
   },
 

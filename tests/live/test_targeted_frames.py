@@ -6,6 +6,8 @@ Real sockets on the ASGI application, the Redis channel layer and cache, real tr
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -20,8 +22,9 @@ from events.models import Event
 from events.snapshots import board_view, house_snapshot
 from house import selectors
 from live import publisher as live
-from live.fragments import HOUSE_SECTIONS, compact, house_cut, house_html
+from live.fragments import HOUSE_SECTIONS, board_html, compact, house_cut, house_html
 from tests.factories import make_table, make_user
+from tests.live.board_page import BoardPage, place_cells, row_ids
 from tests.live.sockets import TIMEOUT, by_stream, card_faces, open_socket, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -46,6 +49,16 @@ def board_rows(event: Event) -> dict[str, Any]:
             suffix = "-low" if side == "low" else ""
             rows[f"board-row-{entry.registration_id}{suffix}"] = entry.row
     return rows
+
+
+def own_data(row: Any) -> Any:
+    """What a board row shows besides its place (None for no row)."""
+    return None if row is None else {k: v for k, v in row.items() if k != "place"}
+
+
+def fresh_page(event: Event) -> BoardPage:
+    """The board as a page loaded now shows it."""
+    return BoardPage.of(board_html(event, board_view(event)), event.version)
 
 
 def forget_what_was_sent(event_id: int) -> None:
@@ -77,16 +90,21 @@ def test_a_board_update_carries_the_head_and_only_the_rows_that_changed() -> Non
             await database_sync_to_async(table.choose_start)(player)
             after = await database_sync_to_async(lambda: board_rows(table.refresh()))()
             frame = await socket.receive_json_from(timeout=TIMEOUT)
-            changed = {id for id, row in after.items() if before.get(id) != row}
+            changed = {id for id, row in after.items() if own_data(before.get(id)) != own_data(row)}
+            moved = {
+                id for id in after if id in before and before[id]["place"] != after[id]["place"]
+            }
             rid = await database_sync_to_async(table.rid)(player)
             assert f"board-row-{rid}" in changed
             assert frame["type"] == "update"
             assert frame["base"] == seen[-1]["version"]
             assert frame["version"] == frame["base"] + 1
             assert "html" not in frame
-            # Exactly the head and the rows whose place or hand moved, nothing else.
+            # Exactly the head and the rows whose hand changed, nothing else; the places that
+            # moved, and those of the rows it carries, apart.
             assert set(frame["parts"]) == {"board-head"} | changed
             assert len(changed) < len(after)
+            assert frame["places"] == {id: str(after[id]["place"]) for id in changed | moved}
             # A new row comes with its place in the list.
             assert frame["order"]["board-high"] == [id for id in after if not id.endswith("-low")]
             assert frame["data"]["version"] == frame["version"]
@@ -105,6 +123,107 @@ def test_a_board_update_carries_the_head_and_only_the_rows_that_changed() -> Non
         assert {face["code"] for face in card_faces(frame)} <= kept
         assert shown_cards(frame)
         assert not shown_cards(frame) & {card_name(code) for code in hidden}
+
+
+def test_a_change_that_moves_places_sends_the_rows_that_changed_and_the_places_apart() -> None:
+    """A row that climbs moves the places of the rows it passes: those rows are not sent again,
+    only their places, and a page that applies the frames shows what a page loaded now shows."""
+    table = make_table(players=8, start=True)
+    forget_what_was_sent(table.event.pk)
+    first, second, third = table.players[:3]
+    for player in table.players[:3]:
+        table.choose_start(player)
+    steps: list[Callable[[], object]] = [partial(table.choose_start, p) for p in table.players[3:]]
+    steps += [
+        lambda: table.report(first, 1, "win"),
+        lambda: table.choose_win(first),
+        lambda: table.report(second, 1, "loss"),
+        lambda: table.report(third, 1, "win"),
+        lambda: table.choose_win(third, 1),
+    ]
+
+    async def scenario() -> int:
+        socket = await open_socket(board_path(table.event.pk))
+        start = await socket.receive_json_from(timeout=TIMEOUT)
+        page = BoardPage.of(start["html"], start["version"])
+        fresh = await database_sync_to_async(lambda: fresh_page(table.refresh()))()
+        assert page.shown() == fresh.shown()
+        places_alone = 0
+        for step in steps:
+            before = await database_sync_to_async(lambda: board_rows(table.refresh()))()
+            await database_sync_to_async(step)()
+            after = await database_sync_to_async(lambda: board_rows(table.refresh()))()
+            frame = await socket.receive_json_from(timeout=TIMEOUT)
+            assert frame["base"] == page.version and "html" not in frame
+            changed = {id for id, row in after.items() if own_data(before.get(id)) != own_data(row)}
+            moved = {
+                id for id in after if id in before and before[id]["place"] != after[id]["place"]
+            }
+            rows = {id: html for id, html in frame["parts"].items() if id != "board-head"}
+            # Only the rows whose own data changed, each without its place ...
+            assert set(rows) == changed
+            for id, html in rows.items():
+                assert row_ids(html) == [id]
+                assert place_cells(html) == [""]
+            # ... and the places that moved or that those rows leave to the frame.
+            assert frame.get("places", {}) == {
+                id: str(after[id]["place"]) for id in changed | moved
+            }
+            places_alone += len(moved - changed)
+            page.take(frame)
+            fresh = await database_sync_to_async(lambda: fresh_page(table.refresh()))()
+            assert page.version == fresh.version
+            assert page.shown() == fresh.shown()
+            assert page.places() == {id: str(row["place"]) for id, row in after.items()}
+        assert await socket.receive_nothing(timeout=0.2)
+        await socket.disconnect()
+        return places_alone
+
+    # The changes moved places of rows that did not change: those went as places alone.
+    assert async_to_sync(scenario)() > 0
+
+
+def test_a_page_that_shows_other_places_is_not_brought_up_to_date_without_them(
+    settings: Any,
+) -> None:
+    """A page that started from a later version than the one sent takes the next update only
+    when the update also sets every place that page shows otherwise; a page that may show other
+    places (or a record that does not say) gets the whole snapshot instead."""
+    table = make_table(players=4, start=True)
+    forget_what_was_sent(table.event.pk)
+    for player in table.players:
+        table.choose_start(player)
+    sent = table.refresh().version
+    group = live.event_group(table.event.pk)
+    settings.LIVE_UPDATES = "off"
+    services.announcement_send(event_id=table.event.pk, by=table.house, text="Boards 1 and 2")
+    started = table.refresh()
+    assert started.version == sent + 1
+    live.board(started)  # a page starts from this version while its change is on the way
+    services.announcement_send(event_id=table.event.pk, by=table.house, text="Boards 3 and 4")
+    assert table.refresh().version == sent + 2
+    record = cache.get(live._shown_key(group))
+
+    def next_update(page: dict[str, Any]) -> live.Snapshot:
+        """The board's next update while the page that started holds `page`."""
+        versions = {**record["versions"], sent + 1: page}
+        cache.set(live._shown_key(group), {**record, "versions": versions})
+        (board,) = [s for s in live.change_snapshots(table.event.pk, []) if s.stream == "board"]
+        return board
+
+    shown = record["versions"][sent + 1]
+    # Nothing moved on the board: the update carries its head alone, and that page takes it.
+    board = next_update(shown)
+    assert set(board.parts or {}) == {"board-head"} and not board.places and not board.order
+    assert board.base == sent and board.bases == (sent, sent + 1)
+    # A page of that version showing one place otherwise would keep it: it reloads instead.
+    row = sorted(shown["places"])[0]
+    board = next_update({**shown, "places": {**shown["places"], row: "99"}})
+    assert board.base == sent and board.bases == (sent,)
+    assert not board.places
+    # As does one whose record names no places (one kept before the places went apart).
+    board = next_update({k: v for k, v in shown.items() if k != "places"})
+    assert board.bases == (sent,)
 
 
 def test_a_house_update_carries_only_the_rows_and_sections_that_changed() -> None:
@@ -266,7 +385,8 @@ def test_a_page_that_started_while_a_change_was_on_its_way_applies_the_next_upda
 
     async def scenario() -> None:
         earlier = await open_socket(board_path(table.event.pk))
-        assert (await earlier.receive_json_from(timeout=TIMEOUT))["version"] == sent
+        first = await earlier.receive_json_from(timeout=TIMEOUT)
+        assert first["version"] == sent
         # A change whose update has not gone out yet when a second page opens.
         settings.LIVE_UPDATES = "off"
         await database_sync_to_async(table.choose_start)(second)
@@ -275,13 +395,18 @@ def test_a_page_that_started_while_a_change_was_on_its_way_applies_the_next_upda
         assert started["version"] == sent + 1
         settings.LIVE_UPDATES = "inline"
         await database_sync_to_async(table.choose_start)(third)
+        fresh = await database_sync_to_async(lambda: fresh_page(table.refresh()))()
         # One update, for both: built on what was sent, and on what the second page started from.
-        for socket in (earlier, later):
+        for socket, held in ((earlier, first), (later, started)):
             frame = await socket.receive_json_from(timeout=TIMEOUT)
             assert frame["version"] == sent + 2
             assert frame["base"] == sent and frame["bases"] == [sent, sent + 1]
             rids = await database_sync_to_async(lambda: [table.rid(second), table.rid(third)])()
             assert {f"board-row-{rid}" for rid in rids} <= set(frame["parts"])
+            # Either page then shows what a page loaded now shows, places and all.
+            page = BoardPage.of(held["html"], held["version"])
+            page.take(frame)
+            assert page.shown() == fresh.shown()
             await socket.disconnect()
 
     async_to_sync(scenario)()

@@ -1,0 +1,106 @@
+"""A board page as static/js/live.js keeps it, from the frames its socket receives.
+
+The page starts from a whole fragment ("html") and applies each targeted update the way live.js
+does: every part replaces the element with its id (a new row waits for its list), every list in
+"order" takes its rows in that order (rows no list names are dropped), then every row named in
+"places" shows that place in its place cell. What the page shows can then be compared with the
+board's fresh render.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from live.fragments import compact
+
+HEAD = re.compile(r'<header class="board-head" id="board-head">.*?</header>', re.S)
+LIST = re.compile(r'<ol id="(board-(?:high|low))" class="board-list">(.*?)</ol>', re.S)
+ROW = re.compile(r'<li class="board-row [^"]*" id="([^"]+)".*?</li>', re.S)
+ROW_ID = re.compile(r'<li class="board-row [^"]*" id="([^"]+)"')
+PLACE = re.compile(r"(<span data-place>)([^<]*)(</span>)")
+
+
+class Unplaced(AssertionError):
+    """A frame the page cannot apply: live.js would ask for the snapshots."""
+
+
+@dataclass
+class BoardPage:
+    version: int | None = None
+    head: str = ""
+    lists: dict[str, list[str]] = field(default_factory=dict)
+    rows: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, html: str, version: int | None = None) -> BoardPage:
+        """The page as a whole fragment shows it."""
+        page = cls(version)
+        page.start(html)
+        return page
+
+    def start(self, html: str) -> None:
+        head = HEAD.search(html)
+        self.head = compact(head.group(0)) if head else ""
+        self.lists, self.rows = {}, {}
+        for list_id, body in LIST.findall(html):
+            self.lists[list_id] = []
+            for row in ROW.finditer(body):
+                self.lists[list_id].append(row.group(1))
+                self.rows[row.group(1)] = compact(row.group(0))
+
+    def take(self, frame: dict[str, Any]) -> None:
+        """Apply one board frame, as live.js does once it accepted the frame's version."""
+        if isinstance(frame.get("html"), str):
+            self.start(frame["html"])
+            self.version = frame["version"]
+            return
+        bases = frame.get("bases") or [frame["base"]]
+        if self.version not in bases:
+            raise Unplaced(f"holds {self.version}, the update builds on {bases}")
+        loose: dict[str, str] = {}
+        for id, html in (frame.get("parts") or {}).items():
+            if id == "board-head":
+                self.head = html
+            elif id in self.rows:
+                self.rows[id] = html
+            else:
+                loose[id] = html
+        for list_id, ids in (frame.get("order") or {}).items():
+            if list_id not in self.lists:
+                raise Unplaced(f"no list {list_id}")
+            for id in ids:
+                if id in loose:
+                    self.rows[id] = loose.pop(id)
+                elif id not in self.rows:
+                    raise Unplaced(f"no row {id} for {list_id}")
+            self.lists[list_id] = list(ids)
+        listed = {id for ids in self.lists.values() for id in ids}
+        self.rows = {id: html for id, html in self.rows.items() if id in listed}
+        if loose:
+            raise Unplaced(f"parts in no list: {sorted(loose)}")
+        for id, place in (frame.get("places") or {}).items():
+            html = self.rows.get(id, "")
+            cells = list(PLACE.finditer(html))
+            if len(cells) != 1:
+                raise Unplaced(f"no place cell for {id}")
+            self.rows[id] = html[: cells[0].start(2)] + place + html[cells[0].end(2) :]
+        self.version = frame["version"]
+
+    def places(self) -> dict[str, str]:
+        """Each row's place as its place cell shows it."""
+        return {id: PLACE.findall(html)[0][1] for id, html in self.rows.items()}
+
+    def shown(self) -> tuple[str, dict[str, list[str]], dict[str, str]]:
+        return self.head, self.lists, self.rows
+
+
+def row_ids(html: str) -> list[str]:
+    """The ids of the rows an HTML text holds."""
+    return ROW_ID.findall(html)
+
+
+def place_cells(html: str) -> list[str]:
+    """What each place cell in an HTML text shows."""
+    return [text for _, text, _ in PLACE.findall(html)]
