@@ -18,10 +18,9 @@ from cards.dealing import seed_hex
 from cards.models import Offer, pending_offer
 from events.check_in import collected
 from events.models import Event, Phase, RegistrationStatus, Review
-from events.snapshots import event_summary, pool_summary
+from events.snapshots import event_summary, pool_summary, prize_split
 from house.selectors import house_events
 from house.views import _house_event, _user
-from payouts.allocation import allocate
 
 
 def results(event: Event) -> dict[str, Any]:
@@ -49,28 +48,34 @@ def results(event: Event) -> dict[str, Any]:
         (p for p in eligible if p["low_place"] is not None),
         key=lambda p: (p["low_place"], p["player"]),
     )
-    high_winners = [p["player"] for p in high if p["high_place"] == 1]
-    low_winners = [p["player"] for p in low if p["low_place"] == 1]
-    split = allocate(result["pool"] or 0, high_winners, low_winners)
+    winners = sorted(
+        event.registrations.filter(
+            Q(high_place=1) | Q(low_place=1), status=RegistrationStatus.CHECKED_IN
+        ),
+        key=lambda r: r.label,
+    )
+    prizes = prize_split(event, winners)
+    high_winners = [r.label for r in prizes.high_winners]
+    low_winners = [r.label for r in prizes.low_winners]
+    labels = {r.pk: r.label for r in winners}
     awards = [
         {
-            "player": name,
+            "player": labels[pk],
             "amount": amount,
             "for": " and ".join(
                 what
-                for what, winners in (("High", high_winners), ("Low", low_winners))
-                if name in winners
+                for what, names in (("High", high_winners), ("Low", low_winners))
+                if labels[pk] in names
             ),
         }
-        for name, amount in split.awards.items()
+        for pk, amount in prizes.allocation.awards.items()
     ]
     sheet.update(
         high=high,
         low=low,
         withdrawn=[p for p in players if p["status"] == "withdrawn"],
         awards=awards,
-        split=split,
-        high_base=(result["pool"] or 0) - split.low_share,
+        split=prizes.arithmetic,
         high_winners=high_winners,
         low_winners=low_winners,
         confirmed_pool=result["pool"],
