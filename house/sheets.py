@@ -1,4 +1,5 @@
-"""House pages to read and print: the results and payout sheet, and tonight's events at a glance."""
+"""What House's pages to read and print show: the results and payout sheet, and tonight's events
+at a glance."""
 
 from __future__ import annotations
 
@@ -6,13 +7,10 @@ import datetime
 import zoneinfo
 from typing import Any
 
-from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.utils import timezone
-from django.views.decorators.http import require_GET
 
+from accounts.models import User
 from audit.export import final_result
 from cards.dealing import seed_hex
 from cards.models import Offer, pending_offer
@@ -20,7 +18,6 @@ from events.check_in import collected
 from events.models import Event, Phase, RegistrationStatus, Review
 from events.snapshots import event_summary, pool_summary, prize_split
 from house.selectors import house_events
-from house.views import _house_event, _user
 
 
 def results(event: Event) -> dict[str, Any]:
@@ -84,14 +81,6 @@ def results(event: Event) -> dict[str, Any]:
     return sheet
 
 
-@login_required
-@require_GET
-def results_sheet(request: HttpRequest, event_id: int) -> HttpResponse:
-    """The results and payout sheet, laid out for print (File > Print, or save as PDF)."""
-    event = _house_event(request, event_id)
-    return render(request, "house/sheet.html", results(event))
-
-
 def tonight_events(events: list[Event]) -> list[dict[str, Any]]:
     """Each event's phase, players, pending choices, open reviews and pool, in a few queries."""
     ids = [e.pk for e in events]
@@ -153,15 +142,12 @@ def is_today(event: Event, now: datetime.datetime) -> bool:
     return event.date == now.astimezone(zone).date()
 
 
-@login_required
-@require_GET
-def tonight(request: HttpRequest) -> HttpResponse:
-    """Every event this House runs today, one line each, linking to its dashboard: those dated
-    today where they are played, and any event open or in play whatever its date (a night that
-    runs past midnight, an event dated wrongly)."""
-    now = timezone.now()
+def tonight(user: User, now: datetime.datetime) -> list[dict[str, Any]]:
+    """Every event this user runs as House today, one row each: those dated today where they are
+    played, and any event open or in play whatever its date (a night that runs past midnight, an
+    event dated wrongly)."""
     window = (now - datetime.timedelta(days=1)).date(), (now + datetime.timedelta(days=1)).date()
     running = Q(phase__in=[Phase.OPEN, Phase.STARTED])
-    near = house_events(_user(request)).filter(Q(date__range=window) | running)
+    near = house_events(user).filter(Q(date__range=window) | running)
     events = [e for e in near if is_today(e, now) or e.phase in (Phase.OPEN, Phase.STARTED)]
-    return render(request, "house/tonight.html", {"rows": tonight_events(events), "now": now})
+    return tonight_events(events)
