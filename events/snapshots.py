@@ -218,8 +218,9 @@ class PendingChoice(TypedDict):
     reminded_at: str | None
 
 
-class HouseRow(TypedDict):
-    """One player in House's table."""
+class HouseRow[Pending = PendingChoice](TypedDict):
+    """One player in House's table. The dashboard's row (`house.selectors.PlayerRow`) is this
+    row, its pending choice shaped for the page (`Pending`), with what House may do."""
 
     registration_id: int
     label: str
@@ -230,7 +231,7 @@ class HouseRow(TypedDict):
     kept: int
     open_reviews: int
     wild_rank: str | None
-    pending: PendingChoice | None
+    pending: Pending | None
     high_place: int | None
     low_place: int | None
     award: int | None
