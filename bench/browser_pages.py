@@ -8,7 +8,7 @@ with the pages themselves, in Debian's Chromium (Playwright's sync API, the laun
 
 - a scratch database (`bench_browser`) on DATABASE_URL's server or a private one
   (`--private-postgres`), a Redis database of its own, `--daphne` daphne processes as in
-  `bench/load.py` (LIVE_UPDATES=background, the connection pool);
+  `bench/load.py` (the live-updates publisher, the connection pool);
 - two League events of `--pages` players each, seeded through the services;
 - phase 1: every player of event A has their player page open (a browser context of its own,
   signed in with their session cookie), and A's board and A's House dashboard are open; players
@@ -31,17 +31,15 @@ import contextlib
 import os
 import shutil
 import signal
-import sys
+import subprocess
 import tempfile
 import threading
 import time
 import uuid
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
-import redis
 from load import (
     PYTHON,
     REQUEST_TIMEOUT,
@@ -49,19 +47,19 @@ from load import (
     Daphne,
     Traffic,
     Writer,
-    create_scratch,
-    drop_scratch,
+    empty_redis,
+    forget_keys,
+    migrate,
     open_loop,
-    private_postgres,
+    postgres_server,
     process_cpu,
     quantiles_ms,
     raise_timeout,
-    redis_keys,
-    start_daphne,
+    scratch_env,
+    setup_django,
+    start_servers,
     steps,
-    stop_process,
     wait_healthy,
-    with_database,
 )
 
 CHROMIUM = "/usr/bin/chromium"
@@ -184,54 +182,17 @@ def main() -> None:
     signal.alarm(args.timeout)
     started = time.monotonic()
     with contextlib.ExitStack() as stack:
-        pg_data = None
-        if args.private_postgres:
-            server_url, pg_data = stack.enter_context(private_postgres(200))
-        else:
-            server_url = os.environ.get("DATABASE_URL", "")
-            if not server_url.startswith(("postgres://", "postgresql://")):
-                sys.exit("This benchmark runs on PostgreSQL only: set DATABASE_URL=postgres://...")
-        del pg_data
-        redis_url = urlunsplit(
-            urlsplit(os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0")._replace(
-                path=f"/{args.redis_db}"
-            )
+        server_url, _pg_data = postgres_server(
+            stack, private=args.private_postgres, max_connections=200
         )
-        redis_client = redis.Redis.from_url(redis_url)
-        if redis_client.dbsize():
-            sys.exit(
-                f"Redis database {args.redis_db} is not empty: choose another with --redis-db."
-            )
+        redis_url, redis_client = empty_redis(args.redis_db)
         tag = uuid.uuid4().hex[:8]
         prefix = f"benchbrowser-{tag}"
-        stack.callback(
-            lambda: (
-                redis_client.delete(*keys) if (keys := redis_keys(redis_client, [prefix])) else 0
-            )
-        )
+        stack.callback(forget_keys, redis_client, [prefix])
         folder = Path(tempfile.mkdtemp(prefix="bench-browser."))
         stack.callback(shutil.rmtree, folder, True)
-        create_scratch(server_url, args.database)
-        stack.callback(drop_scratch, server_url, args.database)
-        scratch_url = with_database(server_url, args.database)
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "syndicate.settings",
-            "DATABASE_URL": scratch_url,
-            "REDIS_URL": redis_url,
-            "CHANNELS_PREFIX": prefix,
-            "CACHE_PREFIX": f"{prefix}-cache",
-            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "DJANGO_DEBUG": "0",
-            "LOG_LEVEL": "WARNING",
-            "PYTHONUNBUFFERED": "1",
-            "API_THROTTLE_RATES": "address=off,account_read=off,account_write=off,house_write=off",
-        }
-        import subprocess
-
-        subprocess.run(
-            [PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
-        )
+        env = scratch_env(stack, server_url, args.database, redis_url=redis_url, prefix=prefix)
+        migrate(env)
         # With DEBUG off whitenoise serves the collected files only (staticfiles/, not in git).
         subprocess.run(
             [PYTHON, "manage.py", "collectstatic", "--noinput", "-v", "0"],
@@ -239,11 +200,7 @@ def main() -> None:
             env=env,
             check=True,
         )
-        os.environ.update({**env, "LIVE_UPDATES": "off"})
-        import django
-
-        sys.path.insert(1, str(ROOT))
-        django.setup()
+        setup_django(env)
         import load_seed
         from django.db import connections
 
@@ -252,15 +209,7 @@ def main() -> None:
         stack.callback(connections.close_all)
         pages_plan, quiet_plan = load_seed.seed(events=2, players=args.pages, tag=tag)
         connections.close_all()
-        daphne_env = {
-            **env,
-            "LIVE_UPDATES": "background",
-            "DATABASE_CONN_MAX_AGE": "0",
-            "DATABASE_POOL_SIZE": str(args.pool),
-        }
-        servers = [start_daphne(daphne_env, folder, n, False) for n in range(1, args.daphne + 1)]
-        for server in servers:
-            stack.callback(stop_process, server.process)
+        servers, _ = start_servers(stack, env, folder, count=args.daphne, pool=args.pool)
         asyncio.run(wait_healthy(servers))
         deadline = started + args.timeout - 60
 

@@ -192,6 +192,77 @@ def redis_keys(client: redis.Redis, prefixes: list[str]) -> list[bytes]:
     return found
 
 
+def postgres_server(
+    stack: contextlib.ExitStack[Any], *, private: bool, max_connections: int
+) -> tuple[str, Path | None]:
+    """DATABASE_URL's PostgreSQL server, or a private one stopped with `stack`: (URL, data)."""
+    if private:
+        server_url, pg_data = stack.enter_context(private_postgres(max_connections))
+        return server_url, pg_data
+    server_url = os.environ.get("DATABASE_URL", "")
+    if not server_url.startswith(("postgres://", "postgresql://")):
+        sys.exit("This benchmark runs on PostgreSQL only: set DATABASE_URL=postgres://...")
+    return server_url, None
+
+
+def empty_redis(redis_db: int) -> tuple[str, redis.Redis]:
+    """REDIS_URL's server with database `redis_db`, which must be empty: (URL, client)."""
+    redis_url = urlunsplit(
+        urlsplit(os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0")._replace(
+            path=f"/{redis_db}"
+        )
+    )
+    client = redis.Redis.from_url(redis_url)
+    if client.dbsize():
+        sys.exit(f"Redis database {redis_db} is not empty: choose another with --redis-db.")
+    return redis_url, client
+
+
+def forget_keys(client: redis.Redis, prefixes: list[str]) -> None:
+    """Delete the run's keys (its prefixes, and Celery's)."""
+    if keys := redis_keys(client, prefixes):
+        client.delete(*keys)
+
+
+def scratch_env(
+    stack: contextlib.ExitStack[Any], server_url: str, database: str, *, redis_url: str, prefix: str
+) -> dict[str, str]:
+    """A scratch database on the server, dropped with `stack`, and the environment that uses it
+    (with Redis keys under `prefix`)."""
+    create_scratch(server_url, database)
+    stack.callback(drop_scratch, server_url, database)
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "syndicate.settings",
+        "DATABASE_URL": with_database(server_url, database),
+        "REDIS_URL": redis_url,
+        "CHANNELS_PREFIX": prefix,
+        "CACHE_PREFIX": f"{prefix}-cache",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DJANGO_DEBUG": "0",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONUNBUFFERED": "1",
+        # Hundreds of simulated players from one address, faster than people play.
+        "API_THROTTLE_RATES": "address=off,account_read=off,account_write=off,house_write=off",
+    }
+
+
+def migrate(env: dict[str, str]) -> None:
+    subprocess.run(
+        [PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
+    )
+
+
+def setup_django(env: dict[str, str]) -> None:
+    """This process on the scratch database, for seeding and checking: no live updates (nobody
+    listens to it)."""
+    os.environ.update({**env, "LIVE_UPDATES": "off"})
+    import django
+
+    sys.path.insert(1, str(ROOT))  # the project, after bench/ (this script's folder)
+    django.setup()
+
+
 @dataclass
 class Daphne:
     port: int
@@ -228,9 +299,10 @@ def start_daphne(env: dict[str, str], folder: Path, number: int, sample: bool) -
 
 
 def start_publisher(env: dict[str, str], folder: Path, nice: int) -> subprocess.Popen[bytes]:
-    """The live-updates publisher (`manage.py publish_live`), as `make run` starts it."""
+    """The live-updates publisher (`manage.py publish_live`), as `make run` starts it; returns
+    once it marks itself alive (the servers hand it their changes from then)."""
     with (folder / "publisher.log").open("wb") as out:
-        return subprocess.Popen(
+        process = subprocess.Popen(
             [PYTHON, "manage.py", "publish_live", f"--nice={nice}"],
             cwd=ROOT,
             env=env,
@@ -238,17 +310,47 @@ def start_publisher(env: dict[str, str], folder: Path, nice: int) -> subprocess.
             stderr=subprocess.STDOUT,
             preexec_fn=die_with_parent,
         )
-
-
-def wait_publisher(
-    client: redis.Redis, prefix: str, process: subprocess.Popen[bytes], folder: Path
-) -> None:
-    """Until the publisher marks itself alive (the servers hand it their changes from then)."""
+    client = redis.Redis.from_url(env["REDIS_URL"])
     deadline = time.monotonic() + 60
-    while not client.exists(f"{prefix}:live:publisher"):
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"the publisher did not start: see {folder / 'publisher.log'}")
-        time.sleep(0.1)
+    try:
+        while not client.exists(f"{env.get('CHANNELS_PREFIX', 'asgi')}:live:publisher"):
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError(f"the publisher did not start: see {folder / 'publisher.log'}")
+            time.sleep(0.1)
+    finally:
+        client.close()
+    return process
+
+
+def start_servers(
+    stack: contextlib.ExitStack[Any],
+    env: dict[str, str],
+    folder: Path,
+    *,
+    count: int,
+    pool: int,
+    sample: bool = False,
+    live: str = "process",
+    publisher_nice: int = 0,
+) -> tuple[list[Daphne], subprocess.Popen[bytes] | None]:
+    """`count` daphne processes on the scratch environment, each with a connection pool of `pool`
+    (0: a connection per request), and the live-updates publisher (`live` "process"; with
+    "background" each daphne process runs its own); stopped with `stack`."""
+    daphne_env = {
+        **env,
+        "LIVE_UPDATES": live,
+        "DATABASE_CONN_MAX_AGE": "0",
+        "DATABASE_POOL_SIZE": str(pool),
+    }
+    publisher = None
+    if live == "process":
+        publisher = start_publisher(daphne_env, folder, publisher_nice)
+        stack.callback(stop_process, publisher)
+    servers = [start_daphne(daphne_env, folder, n, sample) for n in range(1, count + 1)]
+    for server in servers:
+        stack.callback(stop_process, server.process)
+    return servers, publisher
 
 
 async def wait_healthy(servers: list[Daphne], timeout: float = 60.0) -> None:
@@ -1651,32 +1753,11 @@ def one_run(
     tag = uuid.uuid4().hex[:8]
     prefix = f"benchload-{tag}"
     with contextlib.ExitStack() as stack:
-        stack.callback(
-            lambda: (
-                redis_client.delete(*keys) if (keys := redis_keys(redis_client, [prefix])) else 0
-            )
-        )
-        create_scratch(server_url, args.database)
-        stack.callback(drop_scratch, server_url, args.database)
-        scratch_url = with_database(server_url, args.database)
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "syndicate.settings",
-            "DATABASE_URL": scratch_url,
-            "REDIS_URL": redis_url,
-            "CHANNELS_PREFIX": prefix,
-            "CACHE_PREFIX": f"{prefix}-cache",
-            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "DJANGO_DEBUG": "0",
-            "LOG_LEVEL": "WARNING",
-            "PYTHONUNBUFFERED": "1",
-            # Hundreds of simulated players from one address, faster than people play.
-            "API_THROTTLE_RATES": "address=off,account_read=off,account_write=off,house_write=off",
-        }
+        stack.callback(forget_keys, redis_client, [prefix])
+        env = scratch_env(stack, server_url, args.database, redis_url=redis_url, prefix=prefix)
+        scratch_url = env["DATABASE_URL"]
         began = time.monotonic()
-        subprocess.run(
-            [PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
-        )
+        migrate(env)
         with psycopg.connect(scratch_url, autocommit=True) as scratch:
             statements = bool(
                 scratch.execute(
@@ -1686,13 +1767,8 @@ def one_run(
             )
             if statements:
                 scratch.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-        # This process only seeds and checks: no live updates (nobody listens yet).
         if number == 1:
-            os.environ.update({**env, "LIVE_UPDATES": "off"})
-            import django
-
-            sys.path.insert(1, str(ROOT))  # the project, after bench/ (this script's folder)
-            django.setup()
+            setup_django(env)
         import load_seed
         from django.db import connections
 
@@ -1707,24 +1783,18 @@ def one_run(
         )
         connections.close_all()
 
-        daphne_env = {
-            **env,
-            "LIVE_UPDATES": args.live,
-            "DATABASE_CONN_MAX_AGE": "0",
-            "DATABASE_POOL_SIZE": str(args.pool),
-        }
         run_folder = folder / f"run{number}"
         run_folder.mkdir()
-        publisher = None
-        if args.live == "process":
-            publisher = start_publisher(daphne_env, run_folder, args.publisher_nice)
-            stack.callback(stop_process, publisher)
-            wait_publisher(redis_client, prefix, publisher, run_folder)
-        servers = [
-            start_daphne(daphne_env, run_folder, n, args.sample) for n in range(1, args.daphne + 1)
-        ]
-        for server in servers:
-            stack.callback(stop_process, server.process)
+        servers, publisher = start_servers(
+            stack,
+            env,
+            run_folder,
+            count=args.daphne,
+            pool=args.pool,
+            sample=args.sample,
+            live=args.live,
+            publisher_nice=args.publisher_nice,
+        )
         stack.push(lambda kind, error, trace: show_logs(run_folder) if kind else None)
         if args.keep_logs:
             stack.callback(keep_logs, run_folder, Path(args.keep_logs) / f"run{number}")
@@ -1840,15 +1910,13 @@ def main() -> None:
     # The daphne processes, each with its pool (or a connection per request), the references.
     needed = args.daphne * args.pool + 40 if args.pool else args.events * args.players + 60
     with contextlib.ExitStack() as stack:
-        pg_data: Path | None = None
-        if args.private_postgres:
-            # Room for every try of every player: a timed-out request keeps its connection.
-            size = args.events * args.players * TRIES + 200
-            server_url, pg_data = stack.enter_context(private_postgres(size))
-        else:
-            server_url = os.environ.get("DATABASE_URL", "")
-            if not server_url.startswith(("postgres://", "postgresql://")):
-                sys.exit("This benchmark runs on PostgreSQL only: set DATABASE_URL=postgres://...")
+        # A private server has room for every try of every player (a timed-out request keeps
+        # its connection).
+        server_url, pg_data = postgres_server(
+            stack,
+            private=args.private_postgres,
+            max_connections=args.events * args.players * TRIES + 200,
+        )
         if urlsplit(server_url).path.lstrip("/") == args.database:
             sys.exit(f"DATABASE_URL names {args.database!r}: point it at another database.")
         with psycopg.connect(server_url, autocommit=True) as server:
@@ -1860,25 +1928,10 @@ def main() -> None:
                 "Use --private-postgres, or "
                 "--allow-few-connections to see what happens."
             )
-        redis_url = urlunsplit(
-            urlsplit(os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0")._replace(
-                path=f"/{args.redis_db}"
-            )
-        )
-        redis_client = redis.Redis.from_url(redis_url)
-        if redis_client.dbsize():
-            sys.exit(
-                f"Redis database {args.redis_db} is not empty: choose another with --redis-db."
-            )
+        redis_url, redis_client = empty_redis(args.redis_db)
         # Whatever any run left under the benchmark's prefixes (this process's cache writes use
         # the first run's prefix) goes at the end: the database was empty at the start.
-        stack.callback(
-            lambda: (
-                redis_client.delete(*keys)
-                if (keys := redis_keys(redis_client, ["benchload-"]))
-                else 0
-            )
-        )
+        stack.callback(forget_keys, redis_client, ["benchload-"])
         folder = Path(tempfile.mkdtemp(prefix="bench-load."))
         stack.callback(shutil.rmtree, folder, True)
         summaries = []

@@ -11,6 +11,7 @@ Nothing here ever carries a face-down card's identity, an email or a push endpoi
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import combinations, product
@@ -41,7 +42,7 @@ from events.progress import (
     provisional_standings,
     standings_of,
 )
-from payouts.allocation import allocate
+from payouts.allocation import Allocation, allocate
 from scoring.evaluator import RANKS, best_five, evaluate_high, evaluate_low, low_five
 from scoring.standings import Hand, Place, Standings
 
@@ -154,6 +155,33 @@ class BoardView:
         return self.data["version"]
 
 
+class SplitArithmetic(TypedDict):
+    """The prize split's steps as the final pages show them (SPEC section 7), in dollars."""
+
+    low_share: int
+    high_share_before: int  # the pool less the Low share, before any Low dollars move to High
+    low_each: int
+    low_winners: int
+    low_paid: int
+    low_moved: int
+    high_share: int
+    high_each: int
+    high_winners: int
+    high_paid: int
+    unallocated: int
+    notes: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class PrizeSplit:
+    """A final event's confirmed pool split between its High and its Low winners (place 1)."""
+
+    high_winners: list[Registration]
+    low_winners: list[Registration]
+    allocation: Allocation[int]  # keyed by registration id
+    arithmetic: SplitArithmetic
+
+
 class PlayerState(TypedDict):
     """One player's own state: the player page's panel, the API's and the socket's snapshot."""
 
@@ -190,8 +218,9 @@ class PendingChoice(TypedDict):
     reminded_at: str | None
 
 
-class HouseRow(TypedDict):
-    """One player in House's table."""
+class HouseRow[Pending = PendingChoice](TypedDict):
+    """One player in House's table. The dashboard's row (`house.selectors.PlayerRow`) is this
+    row, its pending choice shaped for the page (`Pending`), with what House may do."""
 
     registration_id: int
     label: str
@@ -202,7 +231,7 @@ class HouseRow(TypedDict):
     kept: int
     open_reviews: int
     wild_rank: str | None
-    pending: PendingChoice | None
+    pending: Pending | None
     high_place: int | None
     low_place: int | None
     award: int | None
@@ -450,10 +479,8 @@ def final_results(event: Event) -> dict[str, Any] | None:
     )
     held = hands(event, players)
     pool = pool_summary(event)
-    total = event.confirmed_pool or 0  # a final event's pool is confirmed
-    high_winners = [r for r in players if r.high_place == 1]
-    low_winners = [r for r in players if r.low_place == 1]
-    split = allocate(total, [r.pk for r in high_winners], [r.pk for r in low_winners])
+    prizes = prize_split(event, players)
+    split = prizes.allocation
     finalized = (
         AuditEntry.objects.filter(event=event, action="event_finalized").order_by("-seq").first()
     )
@@ -472,28 +499,17 @@ def final_results(event: Event) -> dict[str, Any] | None:
             "stands_for": _stands_for(shown, wild),
         }
 
-    low_share = split.low_share
-    low_paid = split.low_each * len(low_winners)
     return {
         "event": event_summary(event),
         "pool": pool,
         "adjusted": sum(a["amount"] for a in pool["adjustments"]),
-        "split": {
-            "low_share": low_share,
-            "high_share_before": total - low_share,
-            "low_each": split.low_each,
-            "low_winners": len(low_winners),
-            "low_paid": low_paid,
-            "low_moved": low_share - low_paid,
-            "high_share": split.high_share,
-            "high_each": split.high_each,
-            "high_winners": len(high_winners),
-            "high_paid": split.high_each * len(high_winners),
-            "unallocated": split.unallocated,
-            "notes": list(split.notes),
-        },
-        "high_winners": [{**hand_of(r, low=False), "prize": split.high_each} for r in high_winners],
-        "low_winners": [{**hand_of(r, low=True), "prize": split.low_each} for r in low_winners],
+        "split": prizes.arithmetic,
+        "high_winners": [
+            {**hand_of(r, low=False), "prize": split.high_each} for r in prizes.high_winners
+        ],
+        "low_winners": [
+            {**hand_of(r, low=True), "prize": split.low_each} for r in prizes.low_winners
+        ],
         "payouts": sorted(
             (
                 {
@@ -514,6 +530,38 @@ def final_results(event: Event) -> dict[str, Any] | None:
             seed is not None and hashlib.sha256(bytes.fromhex(seed)).hexdigest() == event.commitment
         ),
     }
+
+
+def prize_split(event: Event, players: Iterable[Registration]) -> PrizeSplit:
+    """How a final event's confirmed pool is split between the players placed first.
+
+    The winners keep the order of `players`; so do the awards, Low winners first.
+    """
+    total = event.confirmed_pool or 0  # a final event's pool is confirmed
+    placed = list(players)
+    high_winners = [r for r in placed if r.high_place == 1]
+    low_winners = [r for r in placed if r.low_place == 1]
+    split = allocate(total, [r.pk for r in high_winners], [r.pk for r in low_winners])
+    low_paid = split.low_each * len(low_winners)
+    return PrizeSplit(
+        high_winners=high_winners,
+        low_winners=low_winners,
+        allocation=split,
+        arithmetic={
+            "low_share": split.low_share,
+            "high_share_before": total - split.low_share,
+            "low_each": split.low_each,
+            "low_winners": len(low_winners),
+            "low_paid": low_paid,
+            "low_moved": split.low_share - low_paid,
+            "high_share": split.high_share,
+            "high_each": split.high_each,
+            "high_winners": len(high_winners),
+            "high_paid": split.high_each * len(high_winners),
+            "unallocated": split.unallocated,
+            "notes": list(split.notes),
+        },
+    )
 
 
 def player_snapshot(registration: Registration) -> PlayerState:

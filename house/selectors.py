@@ -45,23 +45,10 @@ STATUS_ORDER: dict[str, int] = {  # RegistrationStatus values
 STATUS_LABELS = dict(RegistrationStatus.choices)
 
 
-class PlayerRow(TypedDict):
-    """One player as the dashboard shows them: the House snapshot's row, shaped, and what House
-    may do for them now (`can`)."""
+class PlayerRow(HouseRow[dict[str, Any]]):
+    """One player as the dashboard shows them: the House snapshot's row, its pending choice
+    shaped, and what House may do for them now (`can`)."""
 
-    registration_id: int
-    label: str
-    status: str
-    late: bool
-    paused: bool
-    games: int
-    kept: int
-    open_reviews: int
-    wild_rank: str | None
-    pending: dict[str, Any] | None
-    high_place: int | None
-    low_place: int | None
-    award: int | None
     anchor: str
     status_label: str
     played: list[tuple[int, str]]

@@ -1,4 +1,5 @@
-"""House pages to read and print: the results and payout sheet, and tonight's events at a glance."""
+"""What House's pages to read and print show: the results and payout sheet, and tonight's events
+at a glance."""
 
 from __future__ import annotations
 
@@ -6,22 +7,17 @@ import datetime
 import zoneinfo
 from typing import Any
 
-from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.utils import timezone
-from django.views.decorators.http import require_GET
 
+from accounts.models import User
 from audit.export import final_result
 from cards.dealing import seed_hex
 from cards.models import Offer, pending_offer
 from events.check_in import collected
 from events.models import Event, Phase, RegistrationStatus, Review
-from events.snapshots import event_summary, pool_summary
+from events.snapshots import event_summary, pool_summary, prize_split
 from house.selectors import house_events
-from house.views import _house_event, _user
-from payouts.allocation import allocate
 
 
 def results(event: Event) -> dict[str, Any]:
@@ -49,42 +45,40 @@ def results(event: Event) -> dict[str, Any]:
         (p for p in eligible if p["low_place"] is not None),
         key=lambda p: (p["low_place"], p["player"]),
     )
-    high_winners = [p["player"] for p in high if p["high_place"] == 1]
-    low_winners = [p["player"] for p in low if p["low_place"] == 1]
-    split = allocate(result["pool"] or 0, high_winners, low_winners)
+    winners = sorted(
+        event.registrations.filter(
+            Q(high_place=1) | Q(low_place=1), status=RegistrationStatus.CHECKED_IN
+        ),
+        key=lambda r: r.label,
+    )
+    prizes = prize_split(event, winners)
+    high_winners = [r.label for r in prizes.high_winners]
+    low_winners = [r.label for r in prizes.low_winners]
+    labels = {r.pk: r.label for r in winners}
     awards = [
         {
-            "player": name,
+            "player": labels[pk],
             "amount": amount,
             "for": " and ".join(
                 what
-                for what, winners in (("High", high_winners), ("Low", low_winners))
-                if name in winners
+                for what, names in (("High", high_winners), ("Low", low_winners))
+                if labels[pk] in names
             ),
         }
-        for name, amount in split.awards.items()
+        for pk, amount in prizes.allocation.awards.items()
     ]
     sheet.update(
         high=high,
         low=low,
         withdrawn=[p for p in players if p["status"] == "withdrawn"],
         awards=awards,
-        split=split,
-        high_base=(result["pool"] or 0) - split.low_share,
+        split=prizes.arithmetic,
         high_winners=high_winners,
         low_winners=low_winners,
         confirmed_pool=result["pool"],
         unallocated=result["unallocated"],
     )
     return sheet
-
-
-@login_required
-@require_GET
-def results_sheet(request: HttpRequest, event_id: int) -> HttpResponse:
-    """The results and payout sheet, laid out for print (File > Print, or save as PDF)."""
-    event = _house_event(request, event_id)
-    return render(request, "house/sheet.html", results(event))
 
 
 def tonight_events(events: list[Event]) -> list[dict[str, Any]]:
@@ -148,15 +142,12 @@ def is_today(event: Event, now: datetime.datetime) -> bool:
     return event.date == now.astimezone(zone).date()
 
 
-@login_required
-@require_GET
-def tonight(request: HttpRequest) -> HttpResponse:
-    """Every event this House runs today, one line each, linking to its dashboard: those dated
-    today where they are played, and any event open or in play whatever its date (a night that
-    runs past midnight, an event dated wrongly)."""
-    now = timezone.now()
+def tonight(user: User, now: datetime.datetime) -> list[dict[str, Any]]:
+    """Every event this user runs as House today, one row each: those dated today where they are
+    played, and any event open or in play whatever its date (a night that runs past midnight, an
+    event dated wrongly)."""
     window = (now - datetime.timedelta(days=1)).date(), (now + datetime.timedelta(days=1)).date()
     running = Q(phase__in=[Phase.OPEN, Phase.STARTED])
-    near = house_events(_user(request)).filter(Q(date__range=window) | running)
+    near = house_events(user).filter(Q(date__range=window) | running)
     events = [e for e in near if is_today(e, now) or e.phase in (Phase.OPEN, Phase.STARTED)]
-    return render(request, "house/tonight.html", {"rows": tonight_events(events), "now": now})
+    return tonight_events(events)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from house import sheets, views
+from house import views
 
 app_name = "house"
 
@@ -9,7 +9,7 @@ _player = _event + "players/<int:registration_id>/"
 
 urlpatterns = [
     path("", views.events, name="events"),
-    path("tonight", sheets.tonight, name="tonight"),
+    path("tonight", views.tonight, name="tonight"),
     path("events/new", views.event_new, name="event_new"),
     path(_event, views.dashboard, name="dashboard"),
     path(_event + "live", views.dashboard_partial, name="dashboard_partial"),
@@ -27,7 +27,7 @@ urlpatterns = [
     path(_event + "self-check-in", views.self_check_in_switch, name="self_check_in_switch"),
     path(_event + "check-in-all", views.check_in_all, name="check_in_all"),
     path(_event + "announcements", views.announcement_send, name="announcement_send"),
-    path(_event + "sheet", sheets.results_sheet, name="results_sheet"),
+    path(_event + "sheet", views.results_sheet, name="results_sheet"),
     path(_event + "pool", views.pool_confirm, name="pool_confirm"),
     path(_event + "finalize", views.event_finalize, name="event_finalize"),
     path(_event + "audit.csv", views.audit_csv_download, name="audit_csv"),

@@ -18,6 +18,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
@@ -28,7 +29,7 @@ from events.actions import is_house
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
 from events.models import Event, Phase, Registration, Review
-from house import selectors
+from house import selectors, sheets
 from house.forms import COMMON_ZONES, EmailForm, EventForm, parse_adjustments
 from house.tools import tools
 from web.errors import checked, form_key, fresh_key, refuse
@@ -265,6 +266,27 @@ def audit_csv_download(request: HttpRequest, event_id: int) -> HttpResponse:
     response = HttpResponse(audit_csv(event), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="event-{event.pk}-audit.csv"'
     return response
+
+
+# --- Pages to read and print --------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def results_sheet(request: HttpRequest, event_id: int) -> HttpResponse:
+    """The results and payout sheet, laid out for print (File > Print, or save as PDF)."""
+    event = _house_event(request, event_id)
+    return render(request, "house/sheet.html", sheets.results(event))
+
+
+@login_required
+@require_GET
+def tonight(request: HttpRequest) -> HttpResponse:
+    """Every event this House runs today, one line each, linking to its dashboard."""
+    now = timezone.now()
+    return render(
+        request, "house/tonight.html", {"rows": sheets.tonight(_user(request), now), "now": now}
+    )
 
 
 # --- House members (site staff) -----------------------------------------------------------------

@@ -7,15 +7,12 @@ gone is deleted, as for reminders.
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
-import requests
-from django.conf import settings
-
 from events.announcements import LISTENING
 from events.models import Announcement
+from push import service
 from push.keys import vapid_keys
 from push.models import PushSubscription
 from push.subscriptions import endpoint_allowed
@@ -47,8 +44,6 @@ def subscriptions(announcement: Announcement) -> list[int]:
 
 def deliver(announcement_id: int, subscription_id: int) -> str:
     """Send one announcement to one device: "sent", "gone", "failed" or "skipped"."""
-    from pywebpush import WebPushException, webpush
-
     announcement = Announcement.objects.select_related("event").filter(pk=announcement_id).first()
     subscription = PushSubscription.objects.filter(pk=subscription_id).first()
     if announcement is None or subscription is None:
@@ -57,28 +52,17 @@ def deliver(announcement_id: int, subscription_id: int) -> str:
         subscription.delete()
         return "failed"
     keys = vapid_keys()
-    session = requests.Session()
-    session.max_redirects = 0
     try:
-        webpush(
-            subscription_info=subscription.info(),
-            data=json.dumps(payload(announcement)),
-            vapid_private_key=keys.private_key,
-            vapid_claims={"sub": settings.VAPID_SUBJECT},
-            ttl=600,
-            timeout=(settings.PUSH_CONNECT_TIMEOUT, settings.PUSH_READ_TIMEOUT),
-            requests_session=session,
-        )
-    except WebPushException as error:
-        status = error.response.status_code if error.response is not None else None
-        if status in (404, 410):
+        service.send(subscription, payload(announcement), keys=keys)
+    except service.Refused as refused:
+        if refused.status in (404, 410):
             subscription.delete()
             return "gone"
-        log.warning("Announcement %s to device %s: %s", announcement_id, subscription_id, status)
+        log.warning(
+            "Announcement %s to device %s: %s", announcement_id, subscription_id, refused.status
+        )
         return "failed"
     except Exception as error:  # network errors and timeouts: logged, the page still shows it
         log.warning("Announcement %s to device %s: %s", announcement_id, subscription_id, error)
         return "failed"
-    finally:
-        session.close()
     return "sent"

@@ -8,12 +8,10 @@ finalized, so nothing is sent for a selection resolved in time.
 
 from __future__ import annotations
 
-import json
 import logging
 from datetime import datetime, timedelta
 from typing import Any
 
-import requests
 from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
@@ -21,6 +19,7 @@ from django.utils import timezone
 
 from cards.models import Offer, OfferKind, pending_offer
 from events.models import Outcome, Phase, RegistrationStatus
+from push import service
 from push.keys import vapid_keys
 from push.models import DeliveryStatus, PushDelivery, PushSubscription
 from push.subscriptions import endpoint_allowed
@@ -113,8 +112,6 @@ def payload(offer: Offer) -> dict[str, Any]:
 
 def deliver(delivery_id: int) -> str:
     """Send one reminder to one device. 404/410 delete the subscription; 429/5xx retry later."""
-    from pywebpush import WebPushException, webpush
-
     delivery = (
         PushDelivery.objects.select_related(
             "subscription", "offer__registration__event", "offer__result"
@@ -138,21 +135,10 @@ def deliver(delivery_id: int) -> str:
         return _failed(delivery, "the endpoint is not on a browser's push service")
     keys = vapid_keys()
     PushDelivery.objects.filter(pk=delivery.pk).update(attempts=delivery.attempts + 1)
-    session = requests.Session()
-    session.max_redirects = 0  # a push service answers; it never sends us elsewhere
     try:
-        webpush(
-            subscription_info=subscription.info(),
-            data=json.dumps(payload(delivery.offer)),
-            vapid_private_key=keys.private_key,
-            vapid_claims={"sub": settings.VAPID_SUBJECT},
-            ttl=600,
-            # Short: one slow push service holds one worker thread for seconds, not minutes.
-            timeout=(settings.PUSH_CONNECT_TIMEOUT, settings.PUSH_READ_TIMEOUT),
-            requests_session=session,
-        )
-    except WebPushException as error:
-        status = error.response.status_code if error.response is not None else None
+        service.send(subscription, payload(delivery.offer), keys=keys)
+    except service.Refused as refused:
+        status = refused.status
         if status in (404, 410):
             PushDelivery.objects.filter(pk=delivery.pk).update(
                 status=DeliveryStatus.GONE, last_error=f"{status}: subscription gone"
@@ -161,12 +147,10 @@ def deliver(delivery_id: int) -> str:
             return "gone"
         if status == 429 or (status is not None and status >= 500):
             PushDelivery.objects.filter(pk=delivery.pk).update(last_error=f"{status}: retrying")
-            raise RetryLater(str(status)) from error
-        return _failed(delivery, f"{status or 'no answer'}: {error}")
+            raise RetryLater(str(status)) from refused
+        return _failed(delivery, f"{status or 'no answer'}: {refused}")
     except Exception as error:  # network errors and timeouts: logged and shown to House
         return _failed(delivery, f"{type(error).__name__}: {error}")
-    finally:
-        session.close()
     PushDelivery.objects.filter(pk=delivery.pk).update(
         status=DeliveryStatus.SENT, sent_at=timezone.now(), last_error=""
     )
