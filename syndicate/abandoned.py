@@ -17,12 +17,13 @@ request is answered 503 (syndicate.busy).
 So the server's cancellation stops the application at once as far as the server is concerned
 (daphne still logs that it killed it), and Django's handler finishes the request in the
 background as if the server had waited: `request_finished` runs on the request's thread after its
-view. Nothing is sent to the client that is gone; an exception is reported by asyncio.
+view. Nothing is sent to the client that is gone; an exception is logged.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import django
@@ -31,6 +32,14 @@ from django.core.handlers.asgi import ASGIHandler
 # Requests the server gave up on that are still finishing (the event loop keeps only weak
 # references to its tasks).
 finishing: set[asyncio.Task[None]] = set()
+
+logger = logging.getLogger(__name__)
+
+
+def _finished(task: asyncio.Task[None]) -> None:
+    finishing.discard(task)
+    if not task.cancelled() and (error := task.exception()) is not None:
+        logger.error("A request whose client left failed.", exc_info=error)
 
 
 class FinishingASGIHandler(ASGIHandler):
@@ -43,7 +52,7 @@ class FinishingASGIHandler(ASGIHandler):
         except asyncio.CancelledError:
             if not handling.done():
                 finishing.add(handling)
-                handling.add_done_callback(finishing.discard)
+                handling.add_done_callback(_finished)
             raise
 
 

@@ -1,7 +1,7 @@
 """A request's body is read as the request starts, before anything waits.
 
-Under ASGI the server holds the body in a file that it closes when the client goes away (Django's
-`ASGIHandler` stops awaiting the view's thread then, but the thread runs on). A JSON write that
+Under ASGI the server holds the body in a file that it may close when the client goes away, while
+the view's thread still runs (syndicate.abandoned lets that thread finish). A JSON write that
 waited for a database connection, and whose client gave up meanwhile, used to read a closed file
 (`ValueError: I/O operation on closed file`, a traceback per request). Read at once, the body is
 in memory: the request finishes as it would have, and a retry with its Idempotency-Key gets the

@@ -120,14 +120,16 @@ def main() -> int:
             web_env.setdefault("SIGNUP_EMAIL_CODE", "0")
         var_dir.mkdir(parents=True, exist_ok=True)
         # Live pages are served by a publisher of their own (live.publisher, "process"): daphne
-        # only relays its frames. LIVE_UPDATES=background keeps them inside daphne instead.
+        # only relays its frames. LIVE_UPDATES=background keeps them inside daphne instead. Niced
+        # as in docker-compose.yml: on a laptop's two cores the players' requests come first
+        # (docs/performance.md, "The publisher in a process of its own").
         web_env.setdefault("LIVE_UPDATES", "process")
         worker_argv = [str(BIN / "celery"), "-A", "syndicate", "worker", "--beat"]
         worker_argv += ["--loglevel=INFO", "--concurrency=1"]
         worker_argv += ["--schedule", str(var_dir / "celerybeat-schedule")]
         helpers = [Helper("The Celery worker", worker_argv, var_dir / "celery.log", os.environ)]
         if web_env["LIVE_UPDATES"] == "process":
-            publisher_argv = [sys.executable, str(ROOT / "manage.py"), "publish_live"]
+            publisher_argv = [sys.executable, str(ROOT / "manage.py"), "publish_live", "--nice=5"]
             helpers.append(
                 Helper("The publisher", publisher_argv, var_dir / "publisher.log", web_env)
             )
