@@ -69,6 +69,20 @@ def wait_for(condition: Any, timeout: float = TIMEOUT) -> bool:
     return True
 
 
+def a_change_reaches_the_board(table: Any) -> None:
+    """A player's starting choice shows on an open board as the next version."""
+
+    async def scenario() -> None:
+        socket = await open_socket(board(table.event.pk))
+        version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
+        await database_sync_to_async(table.choose_start)(table.players[0])
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        assert (frame["stream"], frame["version"]) == ("board", version + 1)
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+
+
 def test_a_change_waits_on_the_list_for_the_publisher_and_reaches_the_board(
     process_mode: redis.Redis,
 ) -> None:
@@ -140,15 +154,7 @@ def test_without_a_publisher_the_server_delivers_its_own_changes(
     process_mode.delete(live._redis_key("publisher"))
     live._changes().checked = float("-inf")  # read the heartbeat again, as a second later
 
-    async def scenario() -> None:
-        socket = await open_socket(board(table.event.pk))
-        version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
-        await database_sync_to_async(table.choose_start)(table.players[0])
-        frame = await socket.receive_json_from(timeout=TIMEOUT)
-        assert (frame["stream"], frame["version"]) == ("board", version + 1)
-        await socket.disconnect()
-
-    async_to_sync(scenario)()
+    a_change_reaches_the_board(table)
     assert live.wait_until_idle()
     assert queued(process_mode) == []
 
@@ -198,15 +204,7 @@ def test_the_command_serves_until_sigterm_and_then_clears_its_heartbeat(
         assert wait_for(lambda: process_mode.get(heartbeat) == str(process.pid).encode(), 30)
         live._changes().checked = float("-inf")
 
-        async def scenario() -> None:
-            socket = await open_socket(board(table.event.pk))
-            version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
-            await database_sync_to_async(table.choose_start)(table.players[0])
-            frame = await socket.receive_json_from(timeout=TIMEOUT)
-            assert (frame["stream"], frame["version"]) == ("board", version + 1)
-            await socket.disconnect()
-
-        async_to_sync(scenario)()
+        a_change_reaches_the_board(table)
         assert queued(process_mode) == []
     finally:
         process.send_signal(signal.SIGTERM)
