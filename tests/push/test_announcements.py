@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from accounts.models import User
 from events import services
-from push.keys import generate
 from push.models import PushSubscription
 from push.subscriptions import subscription_save
 from push.tasks import send_announcement
 from tests.factories import make_table, make_user
-from tests.push.standin import STANDIN_HOSTS, Device, PushService
-
-
-@pytest.fixture
-def push_service(settings: object) -> Iterator[PushService]:
-    keys = generate()
-    settings.VAPID_PUBLIC_KEY = keys.public_key  # type: ignore[attr-defined]
-    settings.VAPID_PRIVATE_KEY = keys.private_key  # type: ignore[attr-defined]
-    settings.PUSH_SERVICE_HOSTS = [STANDIN_HOSTS]  # type: ignore[attr-defined]
-    with PushService(keys.public_key) as service:
-        yield service
+from tests.push.standin import Device, PushService
 
 
 def subscribe(user: User, device: Device) -> None:

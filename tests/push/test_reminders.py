@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import threading
-from collections.abc import Iterator
 
 import pytest
 from django.db import connection
@@ -12,22 +11,11 @@ from django.utils import timezone
 
 from cards.models import Offer
 from events import services
-from push.keys import generate
 from push.models import DeliveryStatus, PushDelivery, PushSubscription
 from push.subscriptions import subscription_save
 from push.tasks import send_reminder, sweep_reminders
 from tests.factories import Table, make_table
-from tests.push.standin import STANDIN_HOSTS, Device, PushService
-
-
-@pytest.fixture
-def push_service(settings: object) -> Iterator[PushService]:
-    keys = generate()
-    settings.VAPID_PUBLIC_KEY = keys.public_key  # type: ignore[attr-defined]
-    settings.VAPID_PRIVATE_KEY = keys.private_key  # type: ignore[attr-defined]
-    settings.PUSH_SERVICE_HOSTS = [STANDIN_HOSTS]  # type: ignore[attr-defined]
-    with PushService(keys.public_key) as service:
-        yield service
+from tests.push.standin import Device, PushService
 
 
 def subscribe(table: Table, index: int, device: Device) -> None:

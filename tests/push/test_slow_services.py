@@ -18,26 +18,20 @@ from celery.contrib.testing.worker import start_worker
 from django.utils import timezone
 
 from cards.models import Offer
-from push.keys import generate
 from push.models import DeliveryStatus, PushDelivery
 from push.subscriptions import subscription_save
 from push.tasks import send_reminder
 from syndicate.celery import app
 from tests.factories import make_table
-from tests.push.standin import STANDIN_HOSTS, PushService
+from tests.push.standin import PushService
 
 READ_TIMEOUT = 4.0
 
 
 @pytest.fixture
-def push_service(settings: object) -> Iterator[PushService]:
-    keys = generate()
-    settings.VAPID_PUBLIC_KEY = keys.public_key  # type: ignore[attr-defined]
-    settings.VAPID_PRIVATE_KEY = keys.private_key  # type: ignore[attr-defined]
-    settings.PUSH_SERVICE_HOSTS = [STANDIN_HOSTS]  # type: ignore[attr-defined]
+def push_service(push_service: PushService, settings: object) -> PushService:
     settings.PUSH_READ_TIMEOUT = READ_TIMEOUT  # type: ignore[attr-defined]
-    with PushService(keys.public_key) as service:
-        yield service
+    return push_service
 
 
 @pytest.fixture

@@ -9,23 +9,17 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 
 from cards.models import Offer
-from push.keys import generate
 from push.models import PushDelivery
 from push.subscriptions import subscription_save
 from syndicate.celery import app
 from tests.factories import make_table
-from tests.push.standin import STANDIN_HOSTS, PushService
+from tests.push.standin import PushService
 
 
 @pytest.fixture
-def push_service(settings: object) -> Iterator[PushService]:
-    keys = generate()
-    settings.VAPID_PUBLIC_KEY = keys.public_key  # type: ignore[attr-defined]
-    settings.VAPID_PRIVATE_KEY = keys.private_key  # type: ignore[attr-defined]
-    settings.PUSH_SERVICE_HOSTS = [STANDIN_HOSTS]  # type: ignore[attr-defined]
+def push_service(push_service: PushService, settings: object) -> PushService:
     settings.PUSH_REMINDER_DELAY = 1  # type: ignore[attr-defined]
-    with PushService(keys.public_key) as service:
-        yield service
+    return push_service
 
 
 @pytest.fixture
