@@ -296,7 +296,9 @@
     note("The answer was lost on the way. Your tap may have been saved.", true);
   });
 
-  document.addEventListener("htmx:timeout", function (event) {
+  // No usable answer (a timeout, a 5xx): a "Check again" fetch that failed says so; a tap (or
+  // the replay of a kept tap) is set aside with a note, and never sent again by itself.
+  function unanswered(event, message) {
     if (verbOf(event) === "get") {
       if (checking) {
         checkFailed();
@@ -308,28 +310,20 @@
       replaying = false;
       queued = null;
       setAside(form);
-      note("No answer from the server yet. Your tap may have been saved.", true);
+      note(message, true);
     }
+  }
+
+  document.addEventListener("htmx:timeout", function (event) {
+    unanswered(event, "No answer from the server yet. Your tap may have been saved.");
   });
 
   document.addEventListener("htmx:responseError", function (event) {
     var status = event.detail && event.detail.xhr ? event.detail.xhr.status : 0;
-    if (verbOf(event) === "get") {
-      if (checking) {
-        checkFailed();
-      }
-      return;
-    }
-    var form = formOf(event);
-    if (form || replaying) {
-      replaying = false;
-      queued = null;
-      setAside(form);
-      note(
-        "The server could not answer (error " + status + "). Your tap may have been saved.",
-        true
-      );
-    }
+    unanswered(
+      event,
+      "The server could not answer (error " + status + "). Your tap may have been saved."
+    );
   });
 
   document.addEventListener("htmx:afterRequest", function (event) {
