@@ -743,11 +743,18 @@ def serve(stop: threading.Event | None = None) -> None:
     source = _changes()
     source.beat()
     logger.info("Live updates: the publisher is serving.")
+    worker = _Worker(source)
     try:
-        _Worker(source).run(stop)
+        worker.run(stop)
     finally:
         source.stop_beating()
         _close_connection()
+        # Its channel-layer connections close with its loop, here, not when the loop is
+        # collected later, perhaps while another loop runs.
+        try:
+            worker.loop.close()
+        except Exception:
+            logger.warning("Closing the publisher's event loop failed.", exc_info=True)
 
 
 class _Worker:
