@@ -56,7 +56,8 @@ def searchable_text() -> str:
     for model, model_admin in admin.site._registry.items():
         for name in model_admin.search_fields:
             values.extend(
-                str(value) for value in model.objects.values_list(name.lstrip("^=@"), flat=True)
+                str(value)
+                for value in model._default_manager.values_list(name.lstrip("^=@"), flat=True)
             )
     return "\n".join(values).lower()
 
