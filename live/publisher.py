@@ -57,6 +57,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.core.cache import cache
 from django.db import close_old_connections, connection, transaction
+from django.urls import get_resolver
 
 from events import store
 from events.changes import Change
@@ -75,11 +76,13 @@ from live.fragments import (
     Cut,
     board_cut,
     board_html,
+    compile_templates,
     house_cut,
     house_html,
     places_of,
     player_html,
 )
+from scoring import evaluator
 from scoring.standings import Standings
 
 logger = logging.getLogger(__name__)
@@ -450,10 +453,14 @@ def change_snapshots(
     event_id: int,
     registration_ids: Iterable[int],
     fresh: Callable[[str, int], bool] = lambda group, version: True,
+    first: Callable[[list[Snapshot]], None] | None = None,
 ) -> list[Snapshot]:
-    """What one committed change calls for: board and House, then each touched player.
+    """What one committed change calls for: the board, the places and each touched player, then
+    House, all read from one database snapshot.
 
-    `fresh(group, version)` may skip what was already sent, before anything is computed.
+    `fresh(group, version)` may skip what was already sent, before anything is computed. With
+    `first`, what phones and boards follow is handed to it as soon as it is read, before House is
+    read (House's read is the costliest), and only House is returned.
     """
     with consistent_read():
         event = Event.objects.filter(pk=event_id).first()
@@ -461,13 +468,11 @@ def change_snapshots(
             return []  # nobody may listen to a draft
         found = []
         table = None
-        if fresh(event_group(event.pk), event.version):
+        public = fresh(event_group(event.pk), event.version)
+        if public:
             view = board_view(event)
             table = view.standings
-            found += [
-                board_update(event, view),
-                house_update(event, listening=house_listens(event.pk)),
-            ]
+            found.append(board_update(event, view))
             if event.phase == Phase.STARTED and table is not None:
                 found.append(places(event, table))
         registrations = [
@@ -485,6 +490,11 @@ def change_snapshots(
             registration.event = event
         own = player_snapshots(registrations, table)
         found += [player(r, own[r.pk]) for r in registrations]
+        if first is not None:
+            first(found)
+            found = []
+        if public:
+            found.append(house_update(event, listening=house_listens(event.pk)))
         return found
 
 
@@ -781,6 +791,10 @@ class _Worker:
         return self.source
 
     def run(self, stop: threading.Event | None = None) -> None:
+        try:
+            prepare()
+        except Exception:
+            logger.exception("Preparing the live updates failed; the first delivery will do it.")
         waiting: dict[int, list[_Job]] = {}  # per event, the changes held until it is due
         while stop is None or not stop.is_set():
             timeout = None
@@ -821,21 +835,26 @@ class _Worker:
             for group in (event_group, house_group, places_group):
                 committed[group(job.event_id)] = job.version
         for event_id, registration_ids in merged.items():
-            try:
-                close_old_connections()
-                snapshots = [
+
+            def send_now(snapshots: list[Snapshot], event_id: int = event_id) -> None:
+                labelled = [
                     self.label(snapshot, changes[snapshot.group], committed.get(snapshot.group))
-                    for snapshot in change_snapshots(event_id, registration_ids, self.fresh)
+                    for snapshot in snapshots
                 ]
                 try:
-                    self.send(snapshots)
+                    self.send(labelled)
                 except Exception:
                     # A Redis connection that died (a restart) fails once; the retry reconnects.
                     logger.warning("Live update for event %s: sending again.", event_id)
-                    self.send(snapshots)
-                for snapshot in snapshots:
+                    self.send(labelled)
+                for snapshot in labelled:
                     self.sent.pop(snapshot.group, None)  # re-insert: the dict stays oldest-first
                     self.sent[snapshot.group] = snapshot.version
+
+            try:
+                close_old_connections()
+                # Phones and boards are sent their part before House's is read.
+                send_now(change_snapshots(event_id, registration_ids, self.fresh, send_now))
             except Exception:
                 logger.exception("Live update for event %s failed.", event_id)
                 _close_connection()  # it may be what failed; the next job opens a fresh one
@@ -871,6 +890,17 @@ class _Worker:
         The worker reads the newest state, so one read can already cover the next change.
         """
         return self.sent.get(group) != version
+
+
+def prepare() -> None:
+    """Do now what the first delivery would otherwise wait for: the evaluator's tables, the live
+    templates and the URL map the fragments' links are reversed from (half a second in all)."""
+    evaluator.prepare()
+    compile_templates()
+    resolver = get_resolver()
+    _ = resolver.reverse_dict
+    for _prefix, namespace in resolver.namespace_dict.values():
+        _ = namespace.reverse_dict
 
 
 def _close_connection() -> None:

@@ -68,6 +68,7 @@ __all__ = [
     "evaluate_high",
     "evaluate_low",
     "low_five",
+    "prepare",
 ]
 
 _NAMES = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen",
@@ -255,6 +256,11 @@ def _build() -> None:
         _HIGH.update({key: highs[value] for key, value in high.items()})
         _LOW.update({key: lows[value] for key, value in low.items()})
         _built = True
+
+
+def prepare() -> None:
+    """Build the tables now, so the first hand a process evaluates does not wait for them."""
+    _build()
 
 
 def _natural_high(ranks: int) -> int:

@@ -53,4 +53,34 @@ def test_a_change_touching_more_players_costs_no_more_queries() -> None:
         snapshots = live.change_snapshots(table.event.pk, ids)
 
     assert len(four) == len(one)
-    assert [s.stream for s in snapshots] == ["board", "house", "places"] + ["player"] * 4
+    assert [s.stream for s in snapshots] == ["board", "places"] + ["player"] * 4 + ["house"]
+
+
+@pytest.mark.parametrize("listening", [True, False])
+def test_what_phones_and_boards_follow_is_handed_over_before_house_is_read(
+    listening: bool,
+) -> None:
+    table = varied()
+    ids = [table.rid(player) for player in table.players]
+    if listening:
+        live.house_listening(table.event.pk)
+    else:
+        live.cache.delete(live._house_mark(table.event.pk))
+    handed: list[tuple[list[str], int]] = []
+
+    with CaptureQueriesContext(connection) as queries:
+        rest = live.change_snapshots(
+            table.event.pk,
+            ids,
+            first=lambda snapshots: handed.append(
+                ([s.stream for s in snapshots], len(queries.captured_queries))
+            ),
+        )
+
+    ((streams, read_before),) = handed
+    assert streams == ["board", "places"] + ["player"] * 4
+    assert [s.stream for s in rest] == ["house"]
+    assert [s.fragment for s in rest] == [listening]
+    # House's table is read after the hand-over, and only while a House page listens.
+    read_after = len(queries.captured_queries) - read_before
+    assert read_after > 0 if listening else read_after == 0
