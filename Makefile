@@ -20,9 +20,10 @@ stop: $(BIN)/.installed
 	$(BIN)/python -m syndicate.embedded stop
 
 # PostgreSQL and Redis: the URLs when set, else the local servers on the standard ports, else the
-# embedded ones in a throwaway folder (EMBEDDED=1: always those).
+# embedded ones in a throwaway folder (EMBEDDED=1: always those). Lint, then the unit and browser
+# suites side by side, each on its own test database and Redis database (scripts/test-all).
 test: $(BIN)/.installed
-	./scripts/with-services $(MAKE) --no-print-directory lint unit browser
+	./scripts/with-services ./scripts/test-all
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
@@ -34,10 +35,13 @@ lint: $(BIN)/.installed
 unit: $(BIN)/.installed
 	$(BIN)/python -m pytest -m "not browser"
 
-# Browser tests: a separate pytest run, Debian's Chromium driven by Playwright (no downloads).
+# Browser tests: a separate pytest run, Debian's Chromium driven by Playwright (no downloads), with
+# a test database and a pytest cache (its last failures) of their own: `make test` runs them beside
+# the unit tests.
 browser: $(BIN)/.installed
 	command -v chromium >/dev/null || ./scripts/install-chromium
-	TEST_DATABASE_NAME=test_browser $(BIN)/python -m pytest -m browser tests/browser
+	TEST_DATABASE_NAME=$${BROWSER_TEST_DATABASE_NAME:-test_browser} \
+	  $(BIN)/python -m pytest -o cache_dir=.pytest_cache/browser -m browser tests/browser
 
 # Schemathesis against /api/schema/: the answers and the request schemas. `make unit` runs the
 # same at the CI budget; FUZZ_EXAMPLES raises it.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import uuid
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -93,8 +94,9 @@ def _signing_key(configured: str, dev_path: str) -> Ed25519PrivateKey:
         serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption(),
     )
-    # Written to a temporary name first: two processes starting at once keep the same key.
-    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    # Written to a temporary name first: two processes (or threads) starting at once keep the
+    # same key.
+    temporary = path.with_suffix(f".{uuid.uuid4().hex}.tmp")
     temporary.write_bytes(pem)
     temporary.chmod(0o600)
     try:

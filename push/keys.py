@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,9 +49,23 @@ def vapid_keys() -> VapidKeys:
         )
     path = dev_key_file()
     if path.exists():
-        stored = json.loads(path.read_text())
-        return VapidKeys(stored["public_key"], stored["private_key"])
+        return _read(path)
     keys = generate()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"public_key": keys.public_key, "private_key": keys.private_key}))
+    # Written to a temporary name first: two processes (or threads) starting at once keep the same
+    # pair, and none reads a half-written file.
+    temporary = path.with_suffix(f".{uuid.uuid4().hex}.tmp")
+    pair = {"public_key": keys.public_key, "private_key": keys.private_key}
+    temporary.write_text(json.dumps(pair))
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        return _read(path)
+    finally:
+        temporary.unlink()
     return keys
+
+
+def _read(path: Path) -> VapidKeys:
+    stored = json.loads(path.read_text())
+    return VapidKeys(stored["public_key"], stored["private_key"])
