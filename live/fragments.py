@@ -19,8 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,54 +97,6 @@ def data_piece(id: str, data: Any, render: Callable[[], str]) -> Piece:
     return Piece(id, digest(data), lambda: compact(render()))
 
 
-class _RowKeys:
-    """The keys last made for each scope's rows (a board's, a House's), with the data each was
-    made from: a row whose data equals what it was keeps its key without being digested again.
-
-    A change touches a few rows of an event; the others are compared, not encoded and hashed.
-    The read models give each field of a row one type (a flag is always a bool), so data that
-    compares equal encodes alike. The newest SCOPES scopes are kept.
-    """
-
-    SCOPES = 256
-
-    def __init__(self) -> None:
-        self.scopes: OrderedDict[str, dict[str, tuple[Any, str]]] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def rows(self, scope: str) -> dict[str, tuple[Any, str]]:
-        with self.lock:
-            rows = self.scopes.get(scope)
-            if rows is None:
-                rows = self.scopes[scope] = {}
-                while len(self.scopes) > self.SCOPES:
-                    self.scopes.popitem(last=False)
-            else:
-                self.scopes.move_to_end(scope)
-            return rows
-
-    def piece(
-        self, rows: dict[str, tuple[Any, str]], id: str, data: Any, render: Callable[[], str]
-    ) -> Piece:
-        last = rows.get(id)
-        # The same type too: True == 1, but they are encoded apart.
-        if last is not None and type(last[0]) is type(data) and last[0] == data:
-            key = last[1]
-        else:
-            key = digest(data)
-            rows[id] = (data, key)
-        return Piece(id, key, lambda: compact(render()))
-
-
-_row_keys = _RowKeys()
-
-
-def row_pieces(scope: str) -> Callable[[str, Any, Callable[[], str]], Piece]:
-    """`data_piece` for the rows of one scope, reusing the keys of rows whose data is unchanged."""
-    rows = _row_keys.rows(scope)
-    return lambda id, data, render: _row_keys.piece(rows, id, data, render)
-
-
 # The templates a live part is rendered from: each piece's own, and what they include.
 LIVE_TEMPLATES = ("web/_*.html", "house/_*.html", "cards/*.html")
 
@@ -189,7 +139,6 @@ def board_cut(event: Event, view: BoardView) -> Cut:
     ]
     lists: dict[str, tuple[str, ...]] = {}
     places: dict[str, str] = {}
-    row_piece = row_pieces(f"board.{event.pk}")
     for side, entries in (("high", view.high), ("low", view.low)):
         ids = []
         for entry in entries:
@@ -200,7 +149,7 @@ def board_cut(event: Event, view: BoardView) -> Cut:
             shown = {k: v for k, v in entry.row.items() if k != "place"}
             context = {"entry": entry, "side": side, "place": ""}
             pieces.append(
-                row_piece(
+                data_piece(
                     id,
                     [side, entry.registration_id, shown, entry.prize, entry.stands_for],
                     _renderer("web/_board_row.html", context),
@@ -356,11 +305,10 @@ def house_cut(event: Event, dashboard: selectors.Dashboard) -> Cut:
             data = [id, facts, SECTION_DATA[id](context)]
             pieces.append(data_piece(id, data, _renderer(template, context)))
     lists: dict[str, tuple[str, ...]] = {}
-    row_piece = row_pieces(f"house.{event.pk}")
     if checking and checklist:
         for item in checklist:
             render = _renderer("house/_check_item.html", {"item": item})
-            pieces.append(row_piece(item["id"], item, render))
+            pieces.append(data_piece(item["id"], item, render))
         lists["checklist"] = tuple(item["id"] for item in checklist[:CHECKLIST_SHOWN])
         if len(checklist) > CHECKLIST_SHOWN:
             lists["checklist-more"] = tuple(item["id"] for item in checklist[CHECKLIST_SHOWN:])
@@ -384,13 +332,13 @@ def house_cut(event: Event, dashboard: selectors.Dashboard) -> Cut:
             "can": [row["can"][k] for k in ("check_in", "undo", "add_back")],
         }
         render = _renderer("house/_checkin_row.html", {**context, "p": row})
-        pieces.append(row_piece(check_in[-1], [shared, shown], render))
+        pieces.append(data_piece(check_in[-1], [shared, shown], render))
     players = []
     for row in dashboard["players"]:
         players.append(f"house-row-{row['registration_id']}")
         shown = {**row, "pending": _steady(row["pending"])}
         render = _renderer("house/_player_row.html", {**context, "p": row})
-        pieces.append(row_piece(players[-1], [shared, shown], render))
+        pieces.append(data_piece(players[-1], [shared, shown], render))
     if check_in:
         lists["checkin-list"] = tuple(check_in)
     if players:
