@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import os
-import uuid
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -23,6 +21,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from audit.anchor import head_message, key_id
 from audit.chain import GENESIS
+from syndicate.files import write_once
 
 
 class SignedHead(TypedDict):
@@ -88,23 +87,13 @@ def _signing_key(configured: str, dev_path: str) -> Ed25519PrivateKey:
     if path.exists():
         return read_private_key(path.read_text())
     key = generate()
-    path.parent.mkdir(parents=True, exist_ok=True)
     pem = key.private_bytes(
         serialization.Encoding.PEM,
         serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption(),
     )
-    # Written to a temporary name first: two processes (or threads) starting at once keep the
-    # same key.
-    temporary = path.with_suffix(f".{uuid.uuid4().hex}.tmp")
-    temporary.write_bytes(pem)
-    temporary.chmod(0o600)
-    try:
-        os.link(temporary, path)
-    except FileExistsError:
+    if not write_once(path, pem):  # another process or thread wrote it first: keep that one
         return read_private_key(path.read_text())
-    finally:
-        temporary.unlink()
     return key
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +11,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+
+from syndicate.files import write_once
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,18 +51,9 @@ def vapid_keys() -> VapidKeys:
     if path.exists():
         return _read(path)
     keys = generate()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Written to a temporary name first: two processes (or threads) starting at once keep the same
-    # pair, and none reads a half-written file.
-    temporary = path.with_suffix(f".{uuid.uuid4().hex}.tmp")
     pair = {"public_key": keys.public_key, "private_key": keys.private_key}
-    temporary.write_text(json.dumps(pair))
-    try:
-        os.link(temporary, path)
-    except FileExistsError:
+    if not write_once(path, json.dumps(pair).encode()):  # another writer was first: keep theirs
         return _read(path)
-    finally:
-        temporary.unlink()
     return keys
 
 
