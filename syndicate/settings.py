@@ -164,8 +164,9 @@ CHANNEL_LAYERS = {
         # Redis pub/sub: a group message is published once and each server process hands it
         # to its own sockets, instead of one copy per socket through Redis; a process that
         # dies leaves nothing behind. Live messages need no persistence: a socket that misses
-        # one sees the version gap and reloads (SPEC section 9).
-        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        # one sees the version gap and reloads (SPEC section 9). The process decodes a group
+        # message once for all its sockets (live.channel_layer).
+        "BACKEND": "live.channel_layer.PubSubChannelLayer",
         # redis-py reads time out after 5 s by default, which would drop idle sockets
         # (django/channels_redis#422): give the channel layer a longer read timeout.
         "CONFIG": {

@@ -151,7 +151,7 @@ def test_production_security_settings(production_env: dict[str, str]) -> None:
     assert found["SITE_URL"] == "https://poker.example.com"
     # One shared channel layer and broker for every daphne process and worker.
     layer = found["CHANNEL_LAYERS"]["default"]
-    assert layer["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
+    assert layer["BACKEND"] == "live.channel_layer.PubSubChannelLayer"
     (host,) = layer["CONFIG"]["hosts"]
     address = host["address"] if isinstance(host, dict) else host
     assert address == production_env["REDIS_URL"]
