@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 
@@ -47,6 +48,7 @@ from accounts import revocation
 from events.actions import is_house
 from events.models import Event, Phase, Registration
 from events.snapshots import player_snapshot
+from live import announcements
 from live import publisher as live
 
 CLOSE_SIGN_IN = 4401
@@ -55,6 +57,9 @@ CLOSE_NOT_FOUND = 4404
 
 # A client asks for a reload after a gap; answering costs full snapshots, so at most one a second.
 RELOAD_INTERVAL = 1.0
+
+# Group messages a socket only passes on: their handlers read no database.
+RELAYS = frozenset({live.MESSAGE_TYPE, live.PLACES_TYPE, announcements.MESSAGE_TYPE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +100,19 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         self.access = granted
         await self.accept()
         await self.send_snapshots()
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Relay a group message at once; anything else as channels does.
+
+        Before every message channels closes the stale database connections of the one thread
+        that runs the sockets' database work: a trip to that thread and back, queued behind
+        whatever it is reading (another socket's snapshots). A relay reads no database, and an
+        event's places go to each of its phones on every delivery, so relays skip that trip.
+        """
+        if message["type"] in RELAYS:
+            await getattr(self, get_handler_name(message))(message)
+        else:
+            await super().dispatch(message)
 
     async def disconnect(self, code: int) -> None:
         await self.leave_groups()

@@ -1,0 +1,99 @@
+"""Relaying a group message does not wait for the thread that runs the sockets' database work."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+
+from live import publisher as live
+from tests.factories import make_table
+from tests.live.sockets import TIMEOUT, by_stream, frames, open_socket, session_cookie
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def while_database_thread_busy(
+    relay: Callable[[], Awaitable[None]], socket: WebsocketCommunicator
+) -> dict[str, Any]:
+    """Send a group message while the sockets' database thread is held; the frame it brings."""
+    release = threading.Event()
+    # As when another socket's snapshots are being read: the thread holds until released.
+    held = asyncio.ensure_future(database_sync_to_async(release.wait)(TIMEOUT * 2))
+    try:
+        await relay()
+        (frame,) = await frames(socket, 1)
+    finally:
+        release.set()
+        await held
+    return frame
+
+
+def test_a_players_places_arrive_while_the_database_thread_is_busy() -> None:
+    table = make_table(players=2, start=True)
+    player = table.players[0]
+    registration_id = table.rid(player)
+    event_id = table.event.pk
+    cookie = session_cookie(player)
+
+    async def scenario() -> dict[str, Any]:
+        socket = await open_socket(f"/ws/events/{event_id}/player/", cookie=cookie)
+        version = (await by_stream(socket, 2))["places"][0]["version"] + 1
+        message = {
+            "type": live.PLACES_TYPE,
+            "stream": "places",
+            "version": version,
+            "data": {"places": {str(registration_id): [1, 2], "999999": [2, 1]}, "ranked": 2},
+        }
+
+        async def relay() -> None:
+            await get_channel_layer().group_send(live.places_group(event_id), message)
+
+        frame = await while_database_thread_busy(relay, socket)
+        await socket.disconnect()
+        return {**frame, "expected version": version}
+
+    frame = async_to_sync(scenario)()
+    version = frame.pop("expected version")
+    assert frame == {
+        "type": "snapshot",
+        "stream": "places",
+        "version": version,
+        "data": {"high": 1, "low": 2, "ranked": 2, "final": False},
+    }
+
+
+def test_a_board_update_arrives_while_the_database_thread_is_busy() -> None:
+    table = make_table(players=2, start=True)
+    event_id = table.event.pk
+
+    async def scenario() -> tuple[dict[str, Any], int]:
+        socket = await open_socket(f"/ws/events/{event_id}/board/")
+        (start,) = await frames(socket, 1)
+        version = start["version"] + 1
+        sent = {"type": "update", "stream": "board", "version": version, "base": version - 1}
+
+        async def relay() -> None:
+            message = {
+                "type": live.MESSAGE_TYPE,
+                "stream": "board",
+                "version": version,
+                "frame": json.dumps(sent),
+                "fragment": True,
+            }
+            await get_channel_layer().group_send(live.event_group(event_id), message)
+
+        frame = await while_database_thread_busy(relay, socket)
+        await socket.disconnect()
+        return frame, version
+
+    frame, version = async_to_sync(scenario)()
+    assert frame == {"type": "update", "stream": "board", "version": version, "base": version - 1}
