@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -22,14 +20,15 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 async def while_database_thread_busy(
-    relay: Callable[[], Awaitable[None]], socket: WebsocketCommunicator
+    snapshot: live.Snapshot, socket: WebsocketCommunicator
 ) -> dict[str, Any]:
-    """Send a group message while the sockets' database thread is held; the frame it brings."""
+    """Send a snapshot's group message while the sockets' database thread is held; the frame
+    the socket then receives."""
     release = threading.Event()
     # As when another socket's snapshots are being read: the thread holds until released.
     held = asyncio.ensure_future(database_sync_to_async(release.wait)(TIMEOUT * 2))
     try:
-        await relay()
+        await get_channel_layer().group_send(snapshot.group, snapshot.message())
         (frame,) = await frames(socket, 1)
     finally:
         release.set()
@@ -44,25 +43,18 @@ def test_a_players_places_arrive_while_the_database_thread_is_busy() -> None:
     event_id = table.event.pk
     cookie = session_cookie(player)
 
-    async def scenario() -> dict[str, Any]:
+    async def scenario() -> tuple[dict[str, Any], int]:
         socket = await open_socket(f"/ws/events/{event_id}/player/", cookie=cookie)
         version = (await by_stream(socket, 2))["places"][0]["version"] + 1
-        message = {
-            "type": live.PLACES_TYPE,
-            "stream": "places",
-            "version": version,
-            "data": {"places": {str(registration_id): [1, 2], "999999": [2, 1]}, "ranked": 2},
-        }
-
-        async def relay() -> None:
-            await get_channel_layer().group_send(live.places_group(event_id), message)
-
-        frame = await while_database_thread_busy(relay, socket)
+        places = {str(registration_id): [1, 2], "999999": [2, 1]}
+        snapshot = live.Snapshot(
+            live.places_group(event_id), "places", version, {"places": places, "ranked": 2}
+        )
+        frame = await while_database_thread_busy(snapshot, socket)
         await socket.disconnect()
-        return {**frame, "expected version": version}
+        return frame, version
 
-    frame = async_to_sync(scenario)()
-    version = frame.pop("expected version")
+    frame, version = async_to_sync(scenario)()
     assert frame == {
         "type": "snapshot",
         "stream": "places",
@@ -79,19 +71,10 @@ def test_a_board_update_arrives_while_the_database_thread_is_busy() -> None:
         socket = await open_socket(f"/ws/events/{event_id}/board/")
         (start,) = await frames(socket, 1)
         version = start["version"] + 1
-        sent = {"type": "update", "stream": "board", "version": version, "base": version - 1}
-
-        async def relay() -> None:
-            message = {
-                "type": live.MESSAGE_TYPE,
-                "stream": "board",
-                "version": version,
-                "frame": json.dumps(sent),
-                "fragment": True,
-            }
-            await get_channel_layer().group_send(live.event_group(event_id), message)
-
-        frame = await while_database_thread_busy(relay, socket)
+        snapshot = live.Snapshot(
+            live.event_group(event_id), "board", version, None, base=version - 1
+        )
+        frame = await while_database_thread_busy(snapshot, socket)
         await socket.disconnect()
         return frame, version
 
