@@ -1,11 +1,11 @@
 """The independent audit verifier (SPEC section 8, docs/audit.md).
 
 It reads the JSON export alone and re-checks the event from it: the hash chain (with each entry's
-actor kind), the shuffle commitment, every dealt card against the shoes recomputed from the revealed
-seed, the hands, the pool, the High and Low places, the awards, and last the signed head
-(audit/anchor.py), with its signature when given the deployment's public key. Pure Python (no
-Django, no database), so anyone holding the file can run it. Checks run in that order and stop at
-the first problem.
+actor kind), the event block against the entries, the shuffle commitment, every dealt card against
+the shoes recomputed from the revealed seed, the hands, the pool, the High and Low places, the
+awards, and last the signed head (audit/anchor.py): its phase against the export, its event block,
+and its signature when given the deployment's public key. Pure Python (no Django, no database), so
+anyone holding the file can run it. Checks run in that order and stop at the first problem.
 """
 
 from __future__ import annotations
@@ -397,7 +397,7 @@ def check_event_block(event: Mapping[str, Any], entries: Sequence[Entry]) -> str
         elif entry.action == "event_finalized":
             phase = "finalized"
     for key, value in settings.items():
-        if key in event and event[key] != value:
+        if key in event and not _same(event[key], value):
             raise AuditProblem(
                 f"The event block's {key} is {event[key]!r}, but the chain records {value!r} "
                 f"(entry seq {recorded_at[key]}): the event block was changed."
@@ -436,7 +436,7 @@ def apply_settings_change(
         if not isinstance(change, list) or len(change) != 2:
             raise AuditProblem(f"{entry}: the change of {key} is not [old, new].")
         old, new = change
-        if key in settings and settings[key] != old:
+        if key in settings and not _same(settings[key], old):
             raise AuditProblem(
                 f"{entry} changes {key} from {old!r}, but it was {settings[key]!r} "
                 f"(entry seq {recorded_at[key]})."
@@ -1201,6 +1201,11 @@ def _signed(dollars: int) -> str:
 
 def _shown(place: int | None) -> str:
     return "none" if place is None else str(place)
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal as JSON values: true is not 1, and 1.0 is not 1."""
+    return canonical_json(a) == canonical_json(b)
 
 
 def _multiset(items: Sequence[Any]) -> Counter[str]:

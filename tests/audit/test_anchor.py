@@ -639,3 +639,12 @@ def test_the_signature_covers_the_event_block(tmp_path: Path) -> None:
     assert "The export's signed head signs another event block" in refused(tmp_path, running, key)
     running["head"]["event_block"] = event_digest(running["event"])
     assert "the signature does not hold" in refused(tmp_path, running, key)
+
+
+def test_a_contribution_written_as_another_json_type_does_not_verify(tmp_path: Path) -> None:
+    _, document = unfinished_export()
+    assert document["event"]["contribution"] == 10
+    changed = copy.deepcopy(document)
+    changed["event"]["contribution"] = 10.0
+    with pytest.raises(CommandError, match=r"The event block.s contribution is 10\.0,"):
+        verify_audit(tmp_path, changed)
