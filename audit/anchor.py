@@ -2,13 +2,21 @@
 
 A hash chain alone shows that entries were not changed one by one, but anyone holding an export
 can rewrite an entry and hash every later entry again, or cut off the tail. So the deployment
-signs the chain's head, `{"seq": n, "hash": <hash of entry n>}`, with its Ed25519 key; a rewritten
-or shortened chain no longer ends at a head the key signed.
+signs the chain's head with its Ed25519 key; a rewritten or shortened chain no longer ends at a
+head the key signed.
 
-The signed message is the canonical JSON (sorted keys, no spaces) of
-`{"event": <event id>, "hash": <entry hash>, "purpose": "syndicate-audit-head", "seq": <n>}`,
-UTF-8 encoded: it names the event, so a head cannot be carried over to another event's export.
-Pure Python (no Django), for the independent verifier.
+The signed message is the UTF-8 canonical JSON (sorted keys, no spaces) of
+`{"at": <when it was signed>, "event": <event id>, "event_block": <sha256 hex of the canonical
+JSON of the export's event block>, "hash": <entry hash>, "phase": "running" | "final",
+"purpose": "syndicate-audit-head-2", "seq": <n>}`. It says what it signs: at that time the
+event's chain ended at entry n, the event was running (not finalized) or final, and its settings
+were the event block. A final head cannot be shown as a running one, nor the reverse, and the
+event block cannot change (docs/audit.md, "What a signature proves").
+
+Heads signed before the phase was signed used `{"event", "hash", "purpose":
+"syndicate-audit-head", "seq"}` (`legacy_head_message`); the verifier still reads them where
+they cannot mislead (docs/audit.md, "Heads in the old format"). Pure Python (no Django), for the
+independent verifier.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ import base64
 import binascii
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
@@ -25,7 +34,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from audit.chain import canonical_json
 
-PURPOSE = "syndicate-audit-head"
+PURPOSE = "syndicate-audit-head-2"
+LEGACY_PURPOSE = "syndicate-audit-head"  # the message before it named its phase, time and event
+RUNNING = "running"  # signed while the event was not finalized (draft, open or started)
+FINAL = "final"  # signed once the event was finalized, or while finalizing it
+PHASES = (RUNNING, FINAL)
 ALGORITHM = "Ed25519"
 
 
@@ -33,10 +46,35 @@ class KeyProblem(ValueError):
     """A public key that cannot be read, in plain words."""
 
 
-def head_message(event_id: int, seq: int, entry_hash: str) -> bytes:
-    """The bytes the deployment signs for the head of an event's chain."""
-    content = {"event": event_id, "hash": entry_hash, "purpose": PURPOSE, "seq": seq}
+def head_message(
+    event_id: int, seq: int, entry_hash: str, *, phase: str, at: str, event_block: str
+) -> bytes:
+    """The bytes the deployment signs for the head of an event's chain: at time `at`, the chain
+    ended at entry `seq` with `entry_hash`, the event was in `phase`, and its event block had the
+    digest `event_block` (`event_digest`)."""
+    if phase not in PHASES:
+        raise ValueError(f"A head's phase is running or final, not {phase!r}.")
+    content = {
+        "at": at,
+        "event": event_id,
+        "event_block": event_block,
+        "hash": entry_hash,
+        "phase": phase,
+        "purpose": PURPOSE,
+        "seq": seq,
+    }
     return canonical_json(content).encode()
+
+
+def legacy_head_message(event_id: int, seq: int, entry_hash: str) -> bytes:
+    """The bytes heads were signed as before the message named its phase, time and event block."""
+    content = {"event": event_id, "hash": entry_hash, "purpose": LEGACY_PURPOSE, "seq": seq}
+    return canonical_json(content).encode()
+
+
+def event_digest(event_block: Mapping[str, Any]) -> str:
+    """sha256 hex of the canonical JSON of an export's event block, as a head signs it."""
+    return hashlib.sha256(canonical_json(dict(event_block)).encode()).hexdigest()
 
 
 def raw_public_key(public_key: Ed25519PublicKey) -> bytes:
@@ -93,16 +131,14 @@ def read_public_key(text: str | bytes) -> Ed25519PublicKey:
     return Ed25519PublicKey.from_public_bytes(raw)
 
 
-def signature_holds(
-    public_key: Ed25519PublicKey, event_id: int, seq: int, entry_hash: str, signature: str
-) -> bool:
-    """Whether `signature` (hex) is the key's signature of this head."""
+def signature_holds(public_key: Ed25519PublicKey, message: bytes, signature: str) -> bool:
+    """Whether `signature` (hex) is the key's signature of `message` (`head_message`)."""
     try:
         raw = bytes.fromhex(signature)
     except ValueError:
         return False
     try:
-        public_key.verify(raw, head_message(event_id, seq, entry_hash))
+        public_key.verify(raw, message)
     except InvalidSignature:
         return False
     return True

@@ -1,4 +1,4 @@
-"""The public audit of an event, as JSON and CSV (SPEC section 8)."""
+"""The public audit of an event, as JSON and CSV (docs/audit.md)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ import csv
 import io
 from typing import Any
 
+from django.db import transaction
+
 from audit.chain import canonical_json
+from audit.heads import event_block, export_head
 from audit.models import AuditEntry
-from audit.signing import signed_head
 from audit.spreadsheet import spreadsheet_cell
 from cards.dealing import seed_hex
 from events.models import Event, Phase, RegistrationStatus
@@ -35,25 +37,21 @@ def audit_entries(event: Event) -> list[dict[str, Any]]:
 
 
 def audit_document(event: Event) -> dict[str, Any]:
-    """The JSON export: the event, every entry, and after finalization the seed and the result."""
-    finalized = event.phase == Phase.FINALIZED
-    entries = audit_entries(event)
-    return {
-        "event": {
-            "id": event.pk,
-            "name": event.name,
-            "format": event.format,
-            "contribution": event.contribution,
-            "venue": event.venue,
-            "date": event.date.isoformat(),
-            "phase": event.phase,
-            "commitment": event.commitment or None,
-        },
-        "entries": entries,
-        "head": signed_head(event.pk, entries),
-        "seed": seed_hex(event.pk) if finalized else None,
-        "result": final_result(event) if finalized else None,
-    }
+    """The JSON export: the event, every entry, the signed head, and after finalization the
+    seed and the result, all read at one moment (under the event's row lock, which every change
+    takes), so the head never signs a phase or event block its entries disagree with."""
+    with transaction.atomic():
+        event = Event.objects.select_for_update().get(pk=event.pk)
+        finalized = event.phase == Phase.FINALIZED
+        entries = audit_entries(event)
+        block = event_block(event)
+        return {
+            "event": block,
+            "entries": entries,
+            "head": export_head(event, entries, block),
+            "seed": seed_hex(event.pk) if finalized else None,
+            "result": final_result(event) if finalized else None,
+        }
 
 
 def final_result(event: Event) -> dict[str, Any]:
@@ -92,8 +90,10 @@ def audit_csv(event: Event) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(COLUMNS + HEAD_COLUMNS)
-    entries = audit_entries(event)
-    head = signed_head(event.pk, entries)
+    with transaction.atomic():  # one moment, as in audit_document: the same head for the same chain
+        event = Event.objects.select_for_update().get(pk=event.pk)
+        entries = audit_entries(event)
+        head = export_head(event, entries, event_block(event))
     for entry in entries:
         entry["details"] = canonical_json(entry["details"])
         signs = entry["seq"] == head["seq"]

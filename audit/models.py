@@ -61,3 +61,29 @@ class AuditEntry(models.Model):
             "prev_hash": self.prev_hash,
             "hash": self.hash,
         }
+
+
+class HeadSignature(models.Model):
+    """A head the deployment signed for an export (audit/heads.py). An export of the same chain,
+    phase and event block under the same key carries it again, so downloading twice gives the
+    same file, and `at` is when that head was first signed."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="head_signatures")
+    seq = models.PositiveIntegerField()
+    hash = models.CharField(max_length=64)
+    phase = models.CharField(max_length=8)
+    event_block = models.CharField(max_length=64)
+    key_id = models.CharField(max_length=16)
+    at = models.CharField(max_length=32)
+    signature = models.CharField(max_length=128)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["event", "seq", "hash", "phase", "event_block", "key_id"],
+                name="one_signature_per_head",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"head #{self.seq} ({self.phase})"

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -20,13 +19,18 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from audit.anchor import head_message, key_id
-from audit.chain import GENESIS
 from syndicate.files import write_once
 
 
 class SignedHead(TypedDict):
+    """A signed head as exports carry it: every field of the signed message but the event id
+    (the export's event block has it), then the signature."""
+
     seq: int
     hash: str
+    phase: str  # "running" or "final"
+    at: str  # when it was signed, ISO 8601 UTC
+    event_block: str  # sha256 hex of the canonical JSON of the event block it signs
     signature: str  # hex Ed25519 signature of audit.anchor.head_message
     key_id: str
 
@@ -97,20 +101,19 @@ def _signing_key(configured: str, dev_path: str) -> Ed25519PrivateKey:
     return key
 
 
-def signed_head(event_id: int, entries: Sequence[Mapping[str, Any]]) -> SignedHead:
-    """The signed head of these entries (an event's chain as read): its last seq and hash."""
-    if not entries:
-        return sign_head(event_id, 0, GENESIS)
-    return sign_head(event_id, entries[-1]["seq"], entries[-1]["hash"])
-
-
-def sign_head(event_id: int, seq: int, entry_hash: str) -> SignedHead:
-    """The deployment's signature of an event's chain ending at entry `seq` with `entry_hash`."""
+def sign_head(
+    event_id: int, seq: int, entry_hash: str, *, phase: str, at: str, event_block: str
+) -> SignedHead:
+    """The deployment's signature of an event's chain ending at entry `seq` with `entry_hash`, at
+    time `at`, in `phase`, with the event block whose digest is `event_block` (audit/heads.py)."""
     key = signing_key()
-    signature = key.sign(head_message(event_id, seq, entry_hash))
+    message = head_message(event_id, seq, entry_hash, phase=phase, at=at, event_block=event_block)
     return {
         "seq": seq,
         "hash": entry_hash,
-        "signature": signature.hex(),
+        "phase": phase,
+        "at": at,
+        "event_block": event_block,
+        "signature": key.sign(message).hex(),
         "key_id": key_id(key.public_key()),
     }

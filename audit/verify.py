@@ -1,11 +1,11 @@
 """The independent audit verifier (SPEC section 8, docs/audit.md).
 
 It reads the JSON export alone and re-checks the event from it: the hash chain (with each entry's
-actor kind), the shuffle commitment, every dealt card against the shoes recomputed from the revealed
-seed, the hands, the pool, the High and Low places, the awards, and last the signed head
-(audit/anchor.py), with its signature when given the deployment's public key. Pure Python (no
-Django, no database), so anyone holding the file can run it. Checks run in that order and stop at
-the first problem.
+actor kind), the event block against the entries, the shuffle commitment, every dealt card against
+the shoes recomputed from the revealed seed, the hands, the pool, the High and Low places, the
+awards, and last the signed head (audit/anchor.py): its phase against the export, its event block,
+and its signature when given the deployment's public key. Pure Python (no Django, no database), so
+anyone holding the file can run it. Checks run in that order and stop at the first problem.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import hashlib
 import io
 import itertools
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,16 @@ from typing import Any, TypeGuard
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from audit.anchor import key_id, signature_holds
+from audit.anchor import (
+    FINAL,
+    PHASES,
+    RUNNING,
+    event_digest,
+    head_message,
+    key_id,
+    legacy_head_message,
+    signature_holds,
+)
 from audit.chain import GENESIS, canonical_json, entry_hash
 from audit.spreadsheet import original_text
 from cards.shuffle import HOUSE, STOCK, shuffled
@@ -167,10 +177,11 @@ def _verify(document: object, checked: list[str], public_key: Ed25519PublicKey |
     export = read_export(document)
     entries = check_chain(export.entries)
     checked.append(f"chain: {len(entries)} entries, seq 1 to {len(entries)}, every hash intact")
+    checked.append(check_event_block(export.event, entries))
 
     seed = revealed_seed(export, entries)
     if seed is None:
-        checked.append(check_anchor(export, entries, public_key))
+        checked.append(check_anchor(export, entries, public_key, finalized=False))
         checked.append(
             "shuffle: not yet verifiable: the event is not finalized, so its seed is not revealed"
         )
@@ -209,7 +220,7 @@ def _verify(document: object, checked: list[str], public_key: Ed25519PublicKey |
     checked.append(f"places: High and Low recomputed for {eligible} eligible players")
     checked.append(check_awards(result, places, entries))
     # Last, so a re-chained export still names what its rewriting broke in the event itself.
-    checked.append(check_anchor(export, entries, public_key))
+    checked.append(check_anchor(export, entries, public_key, finalized=True))
     return True
 
 
@@ -351,33 +362,142 @@ def read_entry(seq: int, raw: Mapping[str, Any], entry_hash: str = "") -> Entry:
     return Entry(seq=seq, action=action, player=player, details=details, hash=entry_hash)
 
 
+# The event block ----------------------------------------------------------------------------------
+
+# The event block's settings that event_created records and event_updated changes.
+SETTINGS = ("name", "format", "contribution", "venue", "date")
+
+
+def check_event_block(event: Mapping[str, Any], entries: Sequence[Entry]) -> str:
+    """The export's event block says what the chain says: the settings event_created recorded,
+    as later event_updated entries changed them; the phase the entries reached; the commitment
+    event_started published."""
+    # event_created is not among the actions every audit must have (docs/audit.md); without it
+    # the settings are checked by the signed head alone.
+    created = next((entry for entry in entries if entry.action == "event_created"), None)
+    settings: dict[str, Any] = {}
+    recorded_at: dict[str, int] = {}
+    if created is not None:
+        if created.seq != 1:
+            raise AuditProblem(
+                f"{created} creates the event, but the chain does not start with it."
+            )
+        settings = {key: created.details[key] for key in SETTINGS if key in created.details}
+        recorded_at = dict.fromkeys(settings, created.seq)
+    phase, commitment = "draft", None
+    for entry in entries:
+        if entry.action == "event_created" and entry is not created:
+            raise AuditProblem(f"{entry} creates the event a second time (first at seq 1).")
+        if entry.action == "event_updated":
+            apply_settings_change(entry, settings, recorded_at)
+        elif entry.action == "registration_opened" and phase == "draft":
+            phase = "open"
+        elif entry.action == "event_started":
+            phase, commitment = "started", entry.details.get("commitment")
+        elif entry.action == "event_finalized":
+            phase = "finalized"
+    for key, value in settings.items():
+        if key in event and not _same(event[key], value):
+            raise AuditProblem(
+                f"The event block's {key} is {event[key]!r}, but the chain records {value!r} "
+                f"(entry seq {recorded_at[key]}): the event block was changed."
+            )
+    if "phase" in event and event["phase"] != phase:
+        raise AuditProblem(
+            f"The event block's phase is {event['phase']!r}, but the entries leave the event "
+            f"{phase}: the event block was changed."
+        )
+    if "commitment" in event and event["commitment"] != commitment:
+        raise AuditProblem(
+            f"The event block's commitment is {event['commitment']!r}, but event_started "
+            f"published {commitment!r}: the event block was changed."
+        )
+    compared = [key for key in (*settings, "phase", "commitment") if key in event]
+    updates = sum(1 for entry in entries if entry.action == "event_updated")
+    source = (
+        "no event_created entry records the settings"
+        if created is None
+        else f"as event_created{f' and {updates} event_updated entries' if updates else ''} "
+        "record them"
+    )
+    return f"event: {', '.join(compared) or 'nothing'} in the event block checked, {source}"
+
+
+def apply_settings_change(
+    entry: Entry, settings: dict[str, Any], recorded_at: dict[str, int]
+) -> None:
+    """An event_updated entry's `changes`: `{field: [old, new]}`; each old is the value in force."""
+    changes = entry.details.get("changes")
+    if not isinstance(changes, dict):
+        raise AuditProblem(f"{entry}: details.changes is not a JSON object.")
+    for key, change in changes.items():
+        if key not in SETTINGS:
+            continue
+        if not isinstance(change, list) or len(change) != 2:
+            raise AuditProblem(f"{entry}: the change of {key} is not [old, new].")
+        old, new = change
+        if key in settings and not _same(settings[key], old):
+            raise AuditProblem(
+                f"{entry} changes {key} from {old!r}, but it was {settings[key]!r} "
+                f"(entry seq {recorded_at[key]})."
+            )
+        settings[key], recorded_at[key] = new, entry.seq
+
+
 # The signed head ------------------------------------------------------------------------------
+
+AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z")
+DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 def check_anchor(
-    export: Export, entries: Sequence[Entry], public_key: Ed25519PublicKey | None
+    export: Export,
+    entries: Sequence[Entry],
+    public_key: Ed25519PublicKey | None,
+    *,
+    finalized: bool,
 ) -> str:
-    """The export's signed head is its last entry; the head event_finalized carries is an earlier
-    entry of the same chain; with the deployment's public key, both signatures hold.
+    """The export's signed head is its last entry and says the phase the export shows; the head
+    event_finalized carries signs the entry before it as final; both sign this event block; with
+    the deployment's public key, both signatures hold.
 
-    A rewritten entry re-chained after it, or a chain cut short, ends at a head nobody signed.
+    A rewritten entry re-chained after it, or a chain cut short, ends at a head nobody signed; a
+    finalized export cut before its finalization ends at a head that says final.
     """
     event_id = export.event.get("id")
     if public_key is not None and not _is_int(event_id):
         raise AuditProblem("The document's event has no whole-number id to check the head with.")
+    block = event_digest(export.event)
+    notes: list[str] = []
     # The head the finalizing entry carries holds whether or not the export has one on top.
     for entry in entries:
         if entry.action == "event_finalized" and "head" in entry.details:
-            inner = read_head(entry.details["head"], f"{entry}: details.head")
-            if inner.seq >= entry.seq:
-                raise AuditProblem(f"{entry}: details.head must sign an earlier entry.")
-            check_head(inner, entries, f"{entry}: details.head", public_key, event_id)
+            what = f"{entry}: details.head"
+            inner = read_head(entry.details["head"], what)
+            if inner.seq != entry.seq - 1:
+                raise AuditProblem(
+                    f"{what} must sign the entry just before it (seq {entry.seq - 1}), "
+                    f"not seq {inner.seq}."
+                )
+            if inner.phase is not None and inner.phase != FINAL:
+                raise AuditProblem(
+                    f"{what} says the event was {inner.phase}; the head signed while "
+                    "finalizing says final."
+                )
+            check_head(inner, entries, what, public_key, event_id, block)
+            if inner.phase is None:
+                notes.append(
+                    f"the head in {entry} is in the old format, which signs no phase, time or "
+                    "event block (accepted: the event was finalized before heads said so)"
+                )
     if export.head is None:
         if public_key is not None:
             raise AuditProblem(
                 "The export carries no signed head, so it cannot be checked against the key."
             )
-        return "head: the export carries no signed head (the chain is not anchored)"
+        return _with_notes(
+            "head: the export carries no signed head (the chain is not anchored)", notes
+        )
     last = entries[-1] if entries else None
     head = read_head(export.head, "The export's signed head")
     if head.seq != (last.seq if last else 0):
@@ -386,13 +506,59 @@ def check_anchor(
             f"The export's signed head is at seq {head.seq}, but the export {ends}: entries were "
             "cut off or added after the head was signed."
         )
-    check_head(head, entries, "The export's signed head", public_key, event_id)
+    check_head_phase(head, finalized, public_key)
+    check_head(head, entries, "The export's signed head", public_key, event_id, block)
+    return _with_notes(described(head, public_key, finalized), notes)
+
+
+def check_head_phase(head: Head, finalized: bool, public_key: Ed25519PublicKey | None) -> None:
+    """A final head needs a finalized export, a running head an unfinalized one. A head in the
+    old format says no phase: given the key, it is accepted only where the entries finalize the
+    event, since on an unfinished export it could be a finalized event's cut short."""
+    if head.phase == FINAL and not finalized:
+        raise AuditProblem(
+            "The export's signed head says the event was final, but the export has no "
+            "event_finalized entry, seed or result: it was cut before its finalization."
+        )
+    if head.phase == RUNNING and finalized:
+        raise AuditProblem(
+            "The export's signed head says the event was still running, but the export "
+            "finalizes it."
+        )
+    if head.phase is None and not finalized and public_key is not None:
+        raise AuditProblem(
+            "The export's signed head is in the old format, which does not say whether the "
+            "event was final: on an unfinished export it cannot be told from a finalized event "
+            "cut short. Download the export again for a head that says its phase."
+        )
+
+
+def described(head: Head, public_key: Ed25519PublicKey | None, finalized: bool) -> str:
+    """What the export's head shows, in words (docs/audit.md, "What a signature proves")."""
+    if head.phase is None:
+        said = (
+            "in the old format, which signs no phase, time or event block; the entries "
+            "finalize the event"
+            if finalized
+            else "in the old format, which signs no phase, time or event block"
+        )
+    elif head.phase == FINAL:
+        said = f"at {head.at}: the event was final"
+    else:
+        said = (
+            f"at {head.at}: the event was running (not finalized) then; this shows the chain "
+            "at that moment, not that nothing came after it"
+        )
     if public_key is None:
         return (
-            f"head: seq {head.seq} matches the last entry; its signature was not checked "
-            "(give the deployment's public key)"
+            f"head: seq {head.seq} matches the last entry, {said}; its signature was not "
+            "checked (give the deployment's public key)"
         )
-    return f"head: seq {head.seq} signed by key {head.key_id}, matching the last entry"
+    return f"head: seq {head.seq} signed by key {head.key_id}, matching the last entry, {said}"
+
+
+def _with_notes(line: str, notes: Sequence[str]) -> str:
+    return "; ".join([line, *notes])
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,6 +567,22 @@ class Head:
     hash: str
     signature: str
     key_id: str
+    # None on a head in the old format (audit.anchor.legacy_head_message).
+    phase: str | None = None
+    at: str | None = None
+    event_block: str | None = None
+
+    def message(self, event_id: int) -> bytes:
+        if self.phase is None or self.at is None or self.event_block is None:
+            return legacy_head_message(event_id, self.seq, self.hash)
+        return head_message(
+            event_id,
+            self.seq,
+            self.hash,
+            phase=self.phase,
+            at=self.at,
+            event_block=self.event_block,
+        )
 
 
 def read_head(raw: object, what: str) -> Head:
@@ -412,7 +594,19 @@ def read_head(raw: object, what: str) -> Head:
         raise AuditProblem(f"{what} has no whole-number seq.")
     if not (isinstance(digest, str) and isinstance(signature, str) and isinstance(key, str)):
         raise AuditProblem(f"{what} needs hash, signature and key_id as text.")
-    return Head(seq=seq, hash=digest, signature=signature, key_id=key)
+    head = Head(seq=seq, hash=digest, signature=signature, key_id=key)
+    if not {"phase", "at", "event_block"} & raw.keys():
+        return head  # the old format
+    phase, at, block = raw.get("phase"), raw.get("at"), raw.get("event_block")
+    if phase not in PHASES:
+        raise AuditProblem(f"{what} has the phase {phase!r}, not {' or '.join(PHASES)}.")
+    if not isinstance(at, str) or not AT.fullmatch(at):
+        raise AuditProblem(f"{what} has no signing time in ISO 8601 UTC (at).")
+    if not isinstance(block, str) or not DIGEST.fullmatch(block):
+        raise AuditProblem(f"{what} has no event_block digest (64 hex digits).")
+    return Head(
+        seq=seq, hash=digest, signature=signature, key_id=key, phase=phase, at=at, event_block=block
+    )
 
 
 def check_head(
@@ -421,6 +615,7 @@ def check_head(
     what: str,
     public_key: Ed25519PublicKey | None,
     event_id: object,
+    block: str,
 ) -> None:
     if head.seq > len(entries):
         raise AuditProblem(f"{what} is at seq {head.seq}, past the last entry of this export.")
@@ -430,15 +625,21 @@ def check_head(
             f"{what} signs hash {head.hash[:12]}... at seq {head.seq}, which is not the hash of "
             f"entry seq {head.seq} in this export: the chain was rewritten."
         )
-    if public_key is None:
-        return
-    if head.key_id != key_id(public_key):
+    if public_key is not None:
+        if head.key_id != key_id(public_key):
+            raise AuditProblem(
+                f"{what} was signed by key {head.key_id}, not by the given key "
+                f"{key_id(public_key)}."
+            )
+        assert _is_int(event_id)
+        if not signature_holds(public_key, head.message(event_id), head.signature):
+            signed = "seq and hash" if head.phase is None else "seq, hash, phase and time"
+            raise AuditProblem(f"{what}: the signature does not hold for this event, {signed}.")
+    if head.event_block is not None and head.event_block != block:
         raise AuditProblem(
-            f"{what} was signed by key {head.key_id}, not by the given key {key_id(public_key)}."
+            f"{what} signs another event block than this export's: its name, venue, date, "
+            "format, contribution, phase or commitment was changed after it was signed."
         )
-    assert _is_int(event_id)
-    if not signature_holds(public_key, event_id, head.seq, head.hash, head.signature):
-        raise AuditProblem(f"{what}: the signature does not hold for this event, seq and hash.")
 
 
 # The seed and its commitment ----------------------------------------------------------------------
@@ -1000,6 +1201,11 @@ def _signed(dollars: int) -> str:
 
 def _shown(place: int | None) -> str:
     return "none" if place is None else str(place)
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal as JSON values: true is not 1, and 1.0 is not 1."""
+    return canonical_json(a) == canonical_json(b)
 
 
 def _multiset(items: Sequence[Any]) -> Counter[str]:

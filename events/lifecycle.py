@@ -11,7 +11,7 @@ from django.db import transaction
 
 from accounts import revocation
 from accounts.models import User
-from audit.signing import sign_head
+from audit.heads import finalizing_head
 from cards.dealing import build_shoes, seed_hex, stock_size
 from events import answers, limits
 from events.actions import Change, action
@@ -385,8 +385,8 @@ def event_finalize(
             "pool": event.confirmed_pool,
             "unallocated": split.unallocated,
             "awards": {labels[pk]: dollars for pk, dollars in split.awards.items()},
-            # Signed before this entry exists: the chain up to the entry before it.
-            "head": sign_head(event.pk, event.audit_seq, event.audit_hash),
+            # Signed before this entry exists: the chain up to the entry before it, as final.
+            "head": finalizing_head(event, change.now),
         },
     )
     return answers.EventFinalized(event_id=event.pk, unallocated=split.unallocated)

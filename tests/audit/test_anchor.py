@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import copy
 import csv
+import datetime
 import io
 import json
 from pathlib import Path
@@ -21,8 +22,17 @@ from django.test import Client
 from pytest_django.fixtures import Settings
 
 from audit import signing
-from audit.anchor import key_id, public_key_pem, read_public_key, signature_holds
+from audit.anchor import (
+    event_digest,
+    head_message,
+    key_id,
+    legacy_head_message,
+    public_key_pem,
+    read_public_key,
+    signature_holds,
+)
 from audit.chain import GENESIS, entry_hash
+from events import services
 from events.models import Event
 from tests.api.support import Api
 from tests.factories import make_table
@@ -75,9 +85,6 @@ def unfinished_export() -> tuple[Any, Document]:
     return table, document
 
 
-_finalized: dict[str, Document] = {}
-
-
 def finalized_export() -> Document:
     """simulate_event -> export_audit, the commands the SPEC names."""
     out = io.StringIO()
@@ -88,6 +95,18 @@ def finalized_export() -> Document:
     exported = io.StringIO()
     call_command("export_audit", str(event_id), "--format", "json", stdout=exported)
     return dict(json.loads(exported.getvalue()))
+
+
+def signed_message(document: Document, head: dict[str, Any]) -> bytes:
+    """The message a head in the current format signs, rebuilt from the export."""
+    return head_message(
+        document["event"]["id"],
+        head["seq"],
+        head["hash"],
+        phase=head["phase"],
+        at=head["at"],
+        event_block=head["event_block"],
+    )
 
 
 def rechain(document: Document, start: int = 0) -> None:
@@ -141,10 +160,13 @@ def test_event_finalized_carries_the_head_signed_before_it(tmp_path: Path) -> No
     inner = final["details"]["head"]
     assert inner["seq"] == final["seq"] - 1
     assert inner["hash"] == final["prev_hash"]
+    # It says final, when, and which event block: the one the final export shows.
+    assert inner["phase"] == "final"
+    assert inner["at"] == final["at"]
+    assert inner["event_block"] == event_digest(document["event"])
+    assert document["event"]["phase"] == "finalized"
     public = read_public_key(public_key_file(tmp_path).read_bytes())
-    assert signature_holds(
-        public, document["event"]["id"], inner["seq"], inner["hash"], inner["signature"]
-    )
+    assert signature_holds(public, signed_message(document, inner), inner["signature"])
 
 
 def test_the_csv_export_carries_the_signed_head_on_its_last_row(tmp_path: Path) -> None:
@@ -156,9 +178,11 @@ def test_the_csv_export_carries_the_signed_head_on_its_last_row(tmp_path: Path) 
     last = rows[-1]
     public = read_public_key(public_key_file(tmp_path).read_bytes())
     assert last["head_key_id"] == key_id(public)
-    assert signature_holds(
-        public, table.event.pk, int(last["seq"]), last["hash"], last["head_signature"]
-    )
+    # The same signed head as the JSON export of the same moment: check it with that head.
+    head = document["head"]
+    assert (head["seq"], head["hash"]) == (int(last["seq"]), last["hash"])
+    assert last["head_signature"] == head["signature"]
+    assert signature_holds(public, signed_message(document, head), last["head_signature"])
 
 
 def test_the_key_is_fetched_from_the_deployments_url(tmp_path: Path, live_server: Any) -> None:
@@ -331,3 +355,296 @@ def test_a_finalized_export_carries_its_own_anchor_even_without_the_top_head(
         verify_audit(tmp_path, edited)  # no key: the finalizing entry's head still disagrees
     assert "event_finalized" in str(problem.value)
     assert "the chain was rewritten" in str(problem.value)
+
+
+# --- what a head says: running or final, when, and which event block ------------------------
+
+
+def cut_before_finalization(document: Document) -> Document:
+    """What the holder of a final export does to present the event as never finalized: cut the
+    entries before event_finalized, take that entry's own head as the export's, drop the seed and
+    the result, and give the event block the phase the cut entries leave."""
+    cut = copy.deepcopy(document)
+    index = next(i for i, e in enumerate(cut["entries"]) if e["action"] == "event_finalized")
+    cut["head"] = cut["entries"][index]["details"]["head"]
+    del cut["entries"][index:]
+    cut.update(seed=None, result=None)
+    cut["event"]["phase"] = "started"
+    return cut
+
+
+def legacy_head(document: Document, seq: int) -> dict[str, Any]:
+    """A head signed by the deployment's key in the old format, which named no phase."""
+    key = signing.signing_key()
+    entry_hash = GENESIS if seq == 0 else document["entries"][seq - 1]["hash"]
+    message = legacy_head_message(document["event"]["id"], seq, entry_hash)
+    return {
+        "seq": seq,
+        "hash": entry_hash,
+        "signature": key.sign(message).hex(),
+        "key_id": key_id(key.public_key()),
+    }
+
+
+def play_to_the_end(table: Any) -> None:
+    for player in table.players:
+        table.play_out(player)
+    services.pool_confirm(event_id=table.event.pk, by=table.house)
+    services.event_finalize(event_id=table.event.pk, by=table.house)
+
+
+def test_a_final_export_cut_before_finalization_does_not_verify(tmp_path: Path) -> None:
+    key = public_key_file(tmp_path)
+    cut = cut_before_finalization(finalized_export())
+    problem = refused(tmp_path, cut, key)
+    assert "says the event was final" in problem
+    assert "cut before its finalization" in problem
+    # Without the key the file says the same of itself: its head claims final.
+    with pytest.raises(CommandError, match="cut before its finalization"):
+        verify_audit(tmp_path, cut)
+    # Keeping the event block's finalized phase is refused too: the entries never finalize it.
+    kept_phase = copy.deepcopy(cut)
+    kept_phase["event"]["phase"] = "finalized"
+    assert "The event block's phase is 'finalized'" in refused(tmp_path, kept_phase, key)
+
+
+def test_a_head_signed_final_relabelled_running_does_not_verify(tmp_path: Path) -> None:
+    key = public_key_file(tmp_path)
+    cut = cut_before_finalization(finalized_export())
+    cut["head"]["phase"] = "running"
+    assert "the signature does not hold" in refused(tmp_path, cut, key)
+    # Its event block is the final one, whatever the head is relabelled.
+    cut["head"]["event_block"] = event_digest(cut["event"])
+    assert "the signature does not hold" in refused(tmp_path, cut, key)
+
+
+def test_a_head_stripped_to_the_old_format_does_not_verify(tmp_path: Path) -> None:
+    key = public_key_file(tmp_path)
+    document = finalized_export()
+    cut = cut_before_finalization(document)
+    for field in ("phase", "at", "event_block"):
+        del cut["head"][field]
+    assert "in the old format" in refused(tmp_path, cut, key)
+    # On the whole final export the old message was never signed, so the signature fails.
+    stripped = copy.deepcopy(document)
+    for field in ("phase", "at", "event_block"):
+        del stripped["head"][field]
+    assert "the signature does not hold for this event, seq and hash" in refused(
+        tmp_path, stripped, key
+    )
+
+
+def test_exports_sign_running_until_the_event_is_finalized_then_final(tmp_path: Path) -> None:
+    table = make_table(players=2, start=True)
+    api = Api(table.house)
+    running = api.get(f"/api/events/{table.event.pk}/audit/").json()
+    play_to_the_end(table)
+    final = api.get(f"/api/events/{table.event.pk}/audit/").json()
+    assert running["head"]["phase"] == "running"
+    assert running["head"]["event_block"] == event_digest(running["event"])
+    assert final["head"]["phase"] == "final"
+    assert final["head"]["event_block"] == event_digest(final["event"])
+    assert final["head"]["at"] >= running["head"]["at"]
+    key = public_key_file(tmp_path)
+    output = verify_audit(tmp_path, final, "--public-key", str(key))
+    assert f"at {final['head']['at']}: the event was final" in output
+    assert "OK: the audit verifies." in output
+    # A final export whose head is relabelled running is refused before its signature is read.
+    relabelled = copy.deepcopy(final)
+    relabelled["head"]["phase"] = "running"
+    assert "says the event was still running, but the export finalizes it" in refused(
+        tmp_path, relabelled, key
+    )
+
+
+def test_an_earlier_running_export_verifies_as_a_statement_about_its_moment(
+    tmp_path: Path,
+) -> None:
+    """An export signed while the event ran stays true of that moment: it verifies after the
+    event is finalized, and says when it was signed and that later entries may exist."""
+    table = make_table(players=2, start=True)
+    api = Api(table.house)
+    earlier = api.get(f"/api/events/{table.event.pk}/audit/").json()
+    play_to_the_end(table)
+    final = api.get(f"/api/events/{table.event.pk}/audit/").json()
+    assert final["entries"][: len(earlier["entries"])] == earlier["entries"]
+    output = verify_audit(tmp_path, earlier, "--public-key", str(public_key_file(tmp_path)))
+    assert f"at {earlier['head']['at']}: the event was running (not finalized) then" in output
+    assert "not that nothing came after it" in output
+    assert "OK: the chain verifies; the shuffle is not yet verifiable." in output
+
+
+def test_exporting_an_unchanged_chain_again_gives_the_same_signed_head() -> None:
+    table = make_table(players=2, start=True)
+    api = Api(table.house)
+    first = api.get(f"/api/events/{table.event.pk}/audit/").json()
+    again = api.get(f"/api/events/{table.event.pk}/audit/").json()
+    assert again == first
+    table.choose_start(table.players[0])
+    later = api.get(f"/api/events/{table.event.pk}/audit/").json()
+    assert later["head"]["seq"] > first["head"]["seq"]
+    assert later["head"]["at"] >= first["head"]["at"]
+
+
+def test_an_old_format_head_on_an_unfinished_export_is_refused_given_the_key(
+    tmp_path: Path,
+) -> None:
+    key = public_key_file(tmp_path)
+    _, document = unfinished_export()
+    document["head"] = legacy_head(document, document["entries"][-1]["seq"])
+    problem = refused(tmp_path, document, key)
+    assert "in the old format, which does not say whether the event was final" in problem
+    assert "Download the export again" in problem
+    # Without the key nothing is signed-checked, and the output says which format it read.
+    output = verify_audit(tmp_path, document)
+    assert "in the old format, which signs no phase, time or event block" in output
+
+
+def test_an_event_finalized_with_an_old_format_head_still_verifies_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """An event finalized before heads named their phase keeps the old head inside its
+    event_finalized entry (entries never change); its export, signed anew, still verifies."""
+    key = public_key_file(tmp_path)
+    document = copy.deepcopy(finalized_export())
+    index = next(i for i, e in enumerate(document["entries"]) if e["action"] == "event_finalized")
+    final = document["entries"][index]
+    final["details"]["head"] = legacy_head(document, final["seq"] - 1)
+    rechain(document, index)
+    last = document["entries"][-1]
+    document["head"] = signing.sign_head(
+        document["event"]["id"],
+        last["seq"],
+        last["hash"],
+        phase="final",
+        at=document["head"]["at"],
+        event_block=event_digest(document["event"]),
+    )
+    output = verify_audit(tmp_path, document, "--public-key", str(key))
+    assert "OK: the audit verifies." in output
+    assert "is in the old format" in output
+    # Its old head cannot present the event as never finalized either.
+    cut = cut_before_finalization(document)
+    assert "in the old format" in refused(tmp_path, cut, key)
+    # An old-format head on the final export itself verifies, and says it is the old format.
+    document["head"] = legacy_head(document, last["seq"])
+    output = verify_audit(tmp_path, document, "--public-key", str(key))
+    assert "in the old format, which signs no phase, time or event block" in output
+    assert "OK: the audit verifies." in output
+
+
+# --- the event block: checked against the chain, and signed --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("name", "Another night"), ("venue", "Another bar"), ("date", "2027-01-01")],
+)
+def test_a_changed_event_setting_does_not_verify(tmp_path: Path, field: str, value: str) -> None:
+    key = public_key_file(tmp_path)
+    document = finalized_export()
+    changed = copy.deepcopy(document)
+    changed["event"][field] = value
+    problem = refused(tmp_path, changed, key)
+    assert f"The event block's {field} is {value!r}" in problem
+    assert "(entry seq 1)" in problem  # event_created records the original
+    with pytest.raises(CommandError, match="the event block was changed"):
+        verify_audit(tmp_path, changed)
+
+
+def test_a_changed_event_name_does_not_verify(tmp_path: Path) -> None:
+    key = public_key_file(tmp_path)
+    document = finalized_export()
+    created = document["entries"][0]
+    assert created["action"] == "event_created"
+    changed = copy.deepcopy(document)
+    changed["event"]["name"] = "A night that never was"
+    assert refused(tmp_path, changed, key) == (
+        "The event block's name is 'A night that never was', but the chain records "
+        f"{created['details']['name']!r} (entry seq 1): the event block was changed."
+    )
+
+
+def test_a_changed_format_does_not_verify(tmp_path: Path) -> None:
+    key = public_key_file(tmp_path)
+    document = finalized_export()
+    assert document["event"]["format"] == "league"
+    changed = copy.deepcopy(document)
+    changed["event"]["format"] = "switch"  # League and Switch hands hold seven cards alike
+    assert "The event block's format is 'switch', but the chain records 'league'" in refused(
+        tmp_path, changed, key
+    )
+
+
+def test_a_changed_contribution_phase_or_commitment_does_not_verify(tmp_path: Path) -> None:
+    key = public_key_file(tmp_path)
+    document = finalized_export()
+    for field, value, problem in (
+        ("contribution", 20, "The event block's contribution is 20"),
+        ("phase", "started", "The event block's phase is 'started'"),
+        ("commitment", "0" * 64, "The event block's commitment is"),
+    ):
+        changed = copy.deepcopy(document)
+        changed["event"][field] = value
+        assert problem in refused(tmp_path, changed, key)
+
+
+def test_settings_edited_before_the_start_verify_against_their_event_updated_entries(
+    tmp_path: Path,
+) -> None:
+    key = public_key_file(tmp_path)
+    table = make_table(players=2)
+    services.event_update(
+        event_id=table.event.pk,
+        by=table.house,
+        changes={"name": "Friday League", "venue": "The Anchor"},
+    )
+    services.event_update(
+        event_id=table.event.pk, by=table.house, changes={"date": datetime.date(2026, 12, 4)}
+    )
+    table.start()
+    document = Api(table.house).get(f"/api/events/{table.event.pk}/audit/").json()
+    assert document["event"]["name"] == "Friday League"
+    output = verify_audit(tmp_path, document, "--public-key", str(key))
+    assert "as event_created and 2 event_updated entries record them" in output
+    # The name event_created recorded is not the name in force any more.
+    original = copy.deepcopy(document)
+    original["event"]["name"] = "Thursday League"
+    problem = refused(tmp_path, original, key)
+    assert "The event block's name is 'Thursday League'" in problem
+    updated = next(e for e in document["entries"] if e["action"] == "event_updated")
+    assert f"(entry seq {updated['seq']})" in problem
+
+
+def test_the_signature_covers_the_event_block(tmp_path: Path) -> None:
+    key = public_key_file(tmp_path)
+    document = finalized_export()
+    head = document["head"]
+    public = read_public_key(key.read_bytes())
+    assert signature_holds(public, signed_message(document, head), head["signature"])
+    renamed = copy.deepcopy(document)
+    renamed["event"]["name"] = "Another night"
+    forged = head | {"event_block": event_digest(renamed["event"])}
+    assert not signature_holds(public, signed_message(renamed, forged), head["signature"])
+    # A key the chain does not check, added to the event block, is caught by the signed digest:
+    # the finalizing entry's head signs the final event block too ...
+    grown = copy.deepcopy(document)
+    grown["event"]["time_zone"] = "Europe/Paris"
+    assert "details.head signs another event block than this export's" in refused(
+        tmp_path, grown, key
+    )
+    # ... and so does the head of an unfinished export, whose digest cannot be replaced.
+    _, running = unfinished_export()
+    running["event"]["time_zone"] = "Europe/Paris"
+    assert "The export's signed head signs another event block" in refused(tmp_path, running, key)
+    running["head"]["event_block"] = event_digest(running["event"])
+    assert "the signature does not hold" in refused(tmp_path, running, key)
+
+
+def test_a_contribution_written_as_another_json_type_does_not_verify(tmp_path: Path) -> None:
+    _, document = unfinished_export()
+    assert document["event"]["contribution"] == 10
+    changed = copy.deepcopy(document)
+    changed["event"]["contribution"] = 10.0
+    with pytest.raises(CommandError, match=r"The event block.s contribution is 10\.0,"):
+        verify_audit(tmp_path, changed)
