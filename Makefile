@@ -6,7 +6,11 @@ BIN := $(VENV)/bin
 
 .PHONY: run stop test lint unit browser bench fuzz slow clean
 
+# The Python first (a plain message, not a resolver error), then the pinned packages.
 $(BIN)/.installed: requirements-dev.lock .python-version
+	@./scripts/check-python "$(PYTHON)"
+	@echo "Installing the pinned packages (requirements-dev.lock) into $(VENV) with uv:" \
+	  "about a minute the first time."
 	$(PYTHON) -m pip install -q --disable-pip-version-check uv
 	$(PYTHON) -m uv venv --allow-existing -q $(VENV) --python "$$($(PYTHON) -c 'import sys; print(sys.executable)')"
 	UV_PYTHON_DOWNLOADS=never $(PYTHON) -m uv pip sync -q --compile-bytecode -p $(BIN)/python requirements-dev.lock

@@ -29,6 +29,7 @@ from events.errors import (
 from events.limits import CHECK_IN_CODE_LENGTH, check_text
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.registration import check_in
+from events.registration import register as register_player
 
 # Letters and digits no one misreads on a projector (no 0/O, 1/I/L).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -50,6 +51,12 @@ def normalised_code(code: str) -> str:
 def self_check_in_url(event: Event) -> str:
     """The stable address a player opens to check in (the board links to it with the code)."""
     return reverse("web:self_check_in", kwargs={"event_id": event.pk})
+
+
+def self_check_in_open(event: Event) -> bool:
+    """Whether a player may check themself in with the code now: House switched it on and the
+    event has not started: a late entry is checked in by House (docs/decisions.md)."""
+    return event.self_check_in and bool(event.check_in_code) and event.phase == Phase.OPEN
 
 
 def board_check_in(event: Event) -> dict[str, str] | None:
@@ -111,10 +118,12 @@ def self_check_in(
     event_id: int,
     by: User,
     code: str,
+    register: bool = False,
     idempotency_key: str | None = None,
 ) -> answers.SelfCheckedIn:
     """A registered player at the venue checks in with the event's code; after the start the
-    late-entry conditions apply as for House's check-in."""
+    late-entry conditions apply as for House's check-in. With `register`, a player not yet
+    registered registers in the same change, while registration is open (the QR's one step)."""
     change.refuse_if_finalized()
     event = change.event
     if not (event.self_check_in and event.check_in_code):
@@ -127,14 +136,16 @@ def self_check_in(
         cache.add(key, 0, GUESS_WINDOW)
         cache.incr(key)
         raise WrongCheckInCode()
+    change.house = False  # a player checking themself in, even when also House
     registration = Registration.objects.filter(event=event, player=by).first()
     if registration is None or registration.status == RegistrationStatus.CANCELLED:
-        raise NotFound("You are not registered for this event: register first.")
+        if not register:
+            raise NotFound("You are not registered for this event: register first.")
+        registration = register_player(change, by)
     if registration.status == RegistrationStatus.CHECKED_IN:
         raise WrongState("You are already checked in.")
     if registration.status != RegistrationStatus.REGISTERED:
         raise WrongState(f"Your registration is {registration.get_status_display()}: ask House.")
-    change.house = False  # a player checking themself in, even when also House
     registration.event = event
     change.know(registration)
     check_in(change, registration, added_by_house=False, self_check_in=True)

@@ -44,12 +44,19 @@ def player_register(
 ) -> answers.PlayerRegistered:
     """A player registers themself while registration is open."""
     change.refuse_if_finalized()
+    registration = register(change, by)
+    return answers.PlayerRegistered(registration_id=registration.pk, label=registration.label)
+
+
+def register(change: Change, player: User) -> Registration:
+    """Register `player` themself, within a change, while registration is open (a cancelled
+    registration registers again)."""
     event = change.event
     if event.phase == Phase.DRAFT:
         raise NotFound("No such event.")
     if not event.registration_open:
         raise RegistrationClosed()
-    existing = event.registrations.filter(player=by).first()
+    existing = event.registrations.filter(player=player).first()
     if existing is not None and existing.status != RegistrationStatus.CANCELLED:
         raise AlreadyRegistered()
     _refuse_pool_overflow(event, "Another participant")
@@ -59,10 +66,10 @@ def player_register(
         registration = existing
     else:
         registration = Registration.objects.create(
-            event=event, player=by, label=unique_label(event, by.display_name)
+            event=event, player=player, label=unique_label(event, player.display_name)
         )
     change.audit("player_registered", player=registration.label)
-    return answers.PlayerRegistered(registration_id=registration.pk, label=registration.label)
+    return registration
 
 
 @action("registration_cancel")

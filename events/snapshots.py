@@ -23,6 +23,7 @@ from django.utils import timezone
 from audit.models import AuditEntry
 from cards.models import CardState, DealtCard, Offer, OfferKind, pending_offer
 from cards.names import card_face
+from events.check_in import self_check_in_open
 from events.formats import Format
 from events.models import (
     Event,
@@ -779,6 +780,12 @@ def next_step(
     if status in (RegistrationStatus.CANCELLED, RegistrationStatus.NO_SHOW):
         return {"code": "out", "text": "You are not playing in this event."}
     if status == RegistrationStatus.REGISTERED:
+        if self_check_in_open(event):
+            # The page offers the board's code right below (web/_self_check_in.html).
+            return {
+                "code": "self_check_in",
+                "text": "Check in with the board's code or with House before playing.",
+            }
         return {"code": "check_in", "text": "Check in with House before playing."}
     if event.phase != Phase.STARTED:
         return {"code": "wait_start", "text": "Checked in. Waiting for House to start the event."}

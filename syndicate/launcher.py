@@ -4,11 +4,15 @@ publisher and daphne.
 With DATABASE_URL / REDIS_URL unset it starts (or finds) the embedded PostgreSQL and Valkey under
 `var/` and holds them; Ctrl-C (or SIGTERM) stops daphne, the worker and the publisher, then the
 servers unless another `make run` on the same folder still holds them. Their data stays in `var/`.
-HOST (default 127.0.0.1) and PORT (default 8000) choose where daphne listens.
+HOST (default 127.0.0.1) and PORT (default 8000) choose where daphne listens. With HOST=0.0.0.0
+(or another address than a loopback one) it prints the addresses phones on the network reach,
+and gives the processes it starts SITE_URL, DJANGO_ALLOWED_HOSTS and DJANGO_CSRF_TRUSTED_ORIGINS
+for them, each only when the environment leaves it unset.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import signal
 import socket
@@ -31,6 +35,69 @@ class Stop(Exception):
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise Stop
+
+
+# Listening on every address of the machine.
+ANY_HOST = frozenset({"0.0.0.0", "::", ""})
+LOCAL_HOSTS = ("127.0.0.1", "localhost")
+
+
+def lan_addresses() -> list[str]:
+    """Each IPv4 address of this machine's interfaces that are up, loopback and link-local
+    (169.254.x.x, no network's address) left out, in the order the system lists them."""
+    import psutil
+
+    stats = psutil.net_if_stats()
+    found: list[str] = []
+    for name, addresses in psutil.net_if_addrs().items():
+        if name in stats and not stats[name].isup:
+            continue
+        for address in addresses:
+            if address.family != socket.AF_INET:
+                continue
+            ip = ipaddress.IPv4Address(address.address)
+            if not (ip.is_loopback or ip.is_link_local) and address.address not in found:
+                found.append(address.address)
+    return found
+
+
+def phone_addresses(host: str) -> list[str]:
+    """Where phones on the network reach daphne listening on `host`: every LAN address when it
+    listens on all of them, the host itself when it is not a loopback one, else nowhere."""
+    if host in ANY_HOST:
+        return lan_addresses()
+    if host == "localhost" or _is_loopback(host):
+        return []
+    return [host]
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name
+
+
+def venue_environment(
+    environ: Mapping[str, str], *, port: int, addresses: list[str], browse_host: str
+) -> dict[str, str]:
+    """What the processes `make run` starts need so that pages load at `addresses` (and at
+    `browse_host` on this machine): the public address, the allowed hosts and the trusted
+    origins, each only when `environ` leaves it unset. The board's QR and emailed links use
+    SITE_URL: the first LAN address, else this machine's."""
+    added: dict[str, str] = {}
+    if not environ.get("SITE_URL"):
+        added["SITE_URL"] = _url(addresses[0] if addresses else browse_host, port)
+    if addresses and not environ.get("DJANGO_ALLOWED_HOSTS"):
+        hosts = dict.fromkeys([*LOCAL_HOSTS, browse_host, *addresses])
+        added["DJANGO_ALLOWED_HOSTS"] = ",".join(hosts)
+    if addresses and not environ.get("DJANGO_CSRF_TRUSTED_ORIGINS"):
+        added["DJANGO_CSRF_TRUSTED_ORIGINS"] = ",".join(_url(a, port) for a in addresses)
+    return added
+
+
+def _url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def _answers(host: str, port: int) -> bool:
@@ -96,6 +163,10 @@ def main() -> int:
     # job of a shell script): the children then get the default action back too.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _on_sigterm)
+    addresses = phone_addresses(host)
+    os.environ.update(
+        venue_environment(os.environ, port=port, addresses=addresses, browse_host=browse_host)
+    )
     var_dir = embedded.default_root()
     wants_database = not os.environ.get("DATABASE_URL")
     wants_redis = not os.environ.get("REDIS_URL")
@@ -146,7 +217,8 @@ def main() -> int:
                 print("daphne exited before it served.", file=sys.stderr)
                 return 1
             time.sleep(0.1)
-        _print_addresses(browse_host, port, event_id, var_dir, holding)
+        phones = addresses if host in ANY_HOST or addresses else None
+        print_addresses(browse_host, port, event_id, var_dir, holding, lan=phones)
         while True:
             if web.poll() is not None:
                 print(f"daphne exited ({web.returncode}): stopping.", file=sys.stderr)
@@ -182,10 +254,19 @@ def main() -> int:
                 print(f"Another `make run` still uses the servers in {var_dir}/.")
 
 
-def _print_addresses(
-    host: str, port: int, event_id: int | None, var_dir: Path, embedded_servers: bool
+def print_addresses(
+    host: str,
+    port: int,
+    event_id: int | None,
+    var_dir: Path,
+    embedded_servers: bool,
+    *,
+    lan: list[str] | None,
 ) -> None:
-    base = f"http://{host}:{port}"
+    """The addresses to open; `lan`: where phones reach it (None: this laptop only)."""
+    local = _url(host, port)
+    # The links go to the public address (what the board's QR shows), on this laptop too.
+    base = os.environ.get("SITE_URL", local).rstrip("/")
     lines = ["", f"Serving on {base}/"]
     if event_id is not None:
         lines += [
@@ -194,6 +275,18 @@ def _print_addresses(
             f"  Board:           {base}/board/{event_id}/",
         ]
     lines.append(f"  Events, sign-in: {base}/  (API: {base}/api/docs/)")
+    if lan:
+        lines.append("Phones on the same network open it at:")
+        lines += [f"  {_url(address, port)}/" for address in lan]
+        lines.append(
+            f"This laptop also at {local}/. Over plain http phones get no push notifications "
+            'and cannot install the app: see README.md, "Phones at a venue".'
+        )
+    elif lan is not None:
+        lines.append(
+            "No network address found: phones cannot reach this laptop until it joins a "
+            "network (then start `make run` again)."
+        )
     if not os.environ.get("EMAIL_HOST") and os.environ.get("SIGNUP_EMAIL_CODE", "0") == "0":
         lines.append("Sign-up without an emailed code: no EMAIL_HOST is set to send one.")
     status = embedded.status(var_dir) if embedded_servers else {}

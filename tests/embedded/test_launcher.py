@@ -30,6 +30,7 @@ import pytest
 import redis
 
 from syndicate import embedded
+from syndicate.launcher import lan_addresses
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,7 +90,7 @@ class Browser:
 class Run:
     """One `make run` in its own process group, its output in a file."""
 
-    def __init__(self, folder: Path, port: int) -> None:
+    def __init__(self, folder: Path, port: int, **extra: str) -> None:
         self.folder, self.port = folder, port
         self.log = folder / f"launcher-{time.monotonic_ns()}.log"
         env = {
@@ -98,6 +99,7 @@ class Run:
             if k not in {"DATABASE_URL", "REDIS_URL", "TEST_DATABASE_NAME", "SYNDICATE_PRODUCTION"}
         }
         env.update(SYNDICATE_VAR_DIR=str(folder / "var"), PORT=str(port), PYTHONUNBUFFERED="1")
+        env.update(extra)
         with self.log.open("wb") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "syndicate.launcher"],
@@ -199,11 +201,21 @@ def test_make_run_serves_stops_on_ctrl_c_and_keeps_the_data(folder: Path) -> Non
         assert "Stopped postgres and valkey" in run.output
         assert embedded.status(folder / "var") == {"postgres": None, "valkey": None}
 
-        # A restart finds the data: the same demo event, the check-in still undone.
-        run = Run(folder, port)
+        # A restart finds the data: the same demo event, the check-in still undone. It listens
+        # for phones too: the links name the first LAN address (SITE_URL), every one is listed,
+        # and pages load at them.
+        run = Run(folder, port, HOST="0.0.0.0")
         run.wait_serving()
-        assert run.address("Player page") == player_page
-        house = Browser(base)
+        lan = lan_addresses()
+        public = f"http://{lan[0]}:{port}" if lan else base
+        assert run.address("Player page") == f"{public}/events/{event_id}/"
+        assert run.address("Board") == f"{public}/board/{event_id}/"
+        for address in lan:
+            assert f"\n  http://{address}:{port}/\n" in run.output
+            assert Browser(f"http://{address}:{port}").open(f"/board/{event_id}/")[0] == 200
+        if not lan:
+            assert "No network address found" in run.output
+        house = Browser(public)
         house.sign_in("house@example.com", "cornhole-demo-7")
         players = json.loads(house.open(f"/api/events/{event_id}/house/")[1])["players"]
         assert {p["registration_id"]: p["status"] for p in players}[registration] == "registered"

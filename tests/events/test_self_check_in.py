@@ -22,6 +22,7 @@ from events.errors import (
     LateEntryClosed,
     NotAllowed,
     NotFound,
+    RegistrationClosed,
     SelfCheckInOff,
     TooManyGuesses,
     WrongCheckInCode,
@@ -311,3 +312,86 @@ def test_a_self_check_in_and_house_check_in_at_once_check_in_once():
     assert sorted(outcomes) == ["ok", "wrong_phase"] or sorted(outcomes) == ["ok", "wrong_state"]
     assert actions(table.event).count("player_checked_in") == 1
     assert table.registration(ann).check_in_order == 1
+
+
+@pytest.mark.django_db
+def test_with_register_a_new_player_registers_and_checks_in_in_one_change():
+    table = make_table()
+    code = switch_on(table)
+    ann = make_user("Ann")
+    before = len(actions(table.event))
+    answer = services.self_check_in(event_id=table.event.pk, by=ann, code=code, register=True)
+    registration = table.registration(ann)
+    assert (answer.registration_id, answer.status) == (registration.pk, "checked_in")
+    assert registration.check_in_order == 1 and not registration.late
+    assert actions(table.event)[before:] == ["player_registered", "player_checked_in"]
+    registered = last(table.event, "player_registered")
+    assert (registered.actor, registered.actor_kind, registered.player) == ("Ann", "player", "Ann")
+
+
+@pytest.mark.django_db
+def test_with_register_a_cancelled_player_registers_again_and_checks_in():
+    table = make_table()
+    code = switch_on(table)
+    cat = make_user("Cat")
+    services.registration_cancel(registration_id=table.register(cat), by=cat)
+    services.self_check_in(event_id=table.event.pk, by=cat, code=code, register=True)
+    assert table.registration(cat).status == "checked_in"
+
+
+@pytest.mark.django_db
+def test_with_register_a_registered_player_just_checks_in():
+    table = make_table()
+    code = switch_on(table)
+    ann = make_user("Ann")
+    table.register(ann)
+    services.self_check_in(event_id=table.event.pk, by=ann, code=code, register=True)
+    assert actions(table.event).count("player_registered") == 1
+    assert table.registration(ann).status == "checked_in"
+
+
+@pytest.mark.django_db
+def test_with_register_a_wrong_code_registers_nobody():
+    table = make_table()
+    code = switch_on(table)
+    ann = make_user("Ann")
+    forget_guesses(table, ann)
+    wrong = "".join("A" if ch != "A" else "B" for ch in code)
+    refused(
+        WrongCheckInCode,
+        table.event,
+        lambda: services.self_check_in(event_id=table.event.pk, by=ann, code=wrong, register=True),
+    )
+    assert not table.event.registrations.filter(player=ann).exists()
+
+
+@pytest.mark.django_db
+def test_with_register_closed_registration_refuses_and_registers_nobody():
+    table = make_table("league", players=2)
+    code = switch_on(table)
+    services.registration_close(event_id=table.event.pk, by=table.house)
+    ann = make_user("Ann")
+    refused(
+        RegistrationClosed,
+        table.event,
+        lambda: services.self_check_in(event_id=table.event.pk, by=ann, code=code, register=True),
+    )
+    assert not table.event.registrations.filter(player=ann).exists()
+
+
+@pytest.mark.django_db
+def test_with_register_a_refused_check_in_leaves_no_registration_behind():
+    """Registering and checking in are one change: a check-in refused after the register step
+    (here a late entry after a Round 2 result) rolls the registration back too."""
+    table = make_table("league", players=2, start=True)
+    code = switch_on(table)
+    first = table.players[0]
+    table.choose_start(first)
+    table.report(first, 1, "loss")
+    table.report(first, 2, "loss")
+    lou = make_user("Lou")
+    before = actions(table.event)
+    with pytest.raises(DomainError):
+        services.self_check_in(event_id=table.event.pk, by=lou, code=code, register=True)
+    assert not table.event.registrations.filter(player=lou).exists()
+    assert actions(table.event) == before

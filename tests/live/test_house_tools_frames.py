@@ -78,6 +78,9 @@ def test_switching_self_check_in_on_shows_the_way_in_on_open_player_pages() -> N
             received = await socket.receive_json_from(timeout=TIMEOUT)
         assert "Check in with the board" in received["html"]
         assert f"/events/{table.event.pk}/check-in" in received["html"]
+        # The step above the button says so too.
+        step = "Check in with the board&#x27;s code or with House before playing."
+        assert step in received["html"]
         await socket.disconnect()
 
     async_to_sync(scenario)()
