@@ -120,7 +120,7 @@ class EventCreate(Body):
         max_length=limits.POLICY_LENGTH,
         multiline=True,
         help_text="How an indivisible High remainder is handled; required for a paid event "
-        "before registration opens.",
+        "before registration opens, and kept from then on (409 remainder_policy_required).",
     )
     venue = Text(allow_blank=True, default="", max_length=limits.VENUE_LENGTH)
     time_zone = Text(

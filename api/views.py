@@ -552,8 +552,9 @@ class CheckInAll(ApiView):
 class Payment(ApiView):
     @schema.write(
         summary="Mark a player's contribution paid or not paid",
-        description="Once any entry is paid, the contribution and the remainder policy are "
-        "locked (409 paid_entries_exist).",
+        description="A paid entry needs the event's remainder policy first (409 "
+        "remainder_policy_required). Once any entry is paid, the contribution and the remainder "
+        "policy are locked (409 paid_entries_exist).",
         request=body.Payment,
         answer=answers.PaymentMarked,
         tags=HOUSE,

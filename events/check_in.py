@@ -30,6 +30,7 @@ from events.limits import CHECK_IN_CODE_LENGTH, check_text
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.registration import check_in
 from events.registration import register as register_player
+from events.remainder_policy import require_remainder_policy
 
 # Letters and digits no one misreads on a projector (no 0/O, 1/I/L).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -226,6 +227,8 @@ def payment_mark(
         raise NotFound("No such registration.")
     if event.contribution == 0:
         raise WrongState("A free event takes no contributions.")
+    if paid:
+        require_remainder_policy(event, before="accepting a paid entry")
     if paid and registration.status not in _PAYABLE:
         raise WrongState(
             f"{registration.label} is {registration.get_status_display()}: "

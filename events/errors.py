@@ -183,6 +183,29 @@ class PaidEntriesExist(WrongState):
     )
 
 
+class RemainderPolicyRequired(WrongState):
+    code = "remainder_policy_required"
+    default_message = (
+        "Announce the remainder policy (how an indivisible High remainder will be handled) "
+        "before accepting paid entries."
+    )
+
+
+class RegistrationCannotReopen(WrongState):
+    code = "registration_cannot_reopen"
+    default_message = (
+        "Registration cannot reopen once the pool has been confirmed or every player has a "
+        "first result. House may still add a late participant."
+    )
+
+
+class WithdrawnCannotReturn(WrongState):
+    code = "withdrawn_cannot_return"
+    default_message = (
+        "This player has withdrawn, and a withdrawal is final: withdrawn players cannot return."
+    )
+
+
 class IdempotencyConflict(DomainError):
     code = "idempotency_conflict"
     status = 422
@@ -220,6 +243,9 @@ ALL_ERRORS: tuple[type[DomainError], ...] = (
     SelfCheckInOff,
     TooManyGuesses,
     PaidEntriesExist,
+    RemainderPolicyRequired,
+    RegistrationCannotReopen,
+    WithdrawnCannotReturn,
     IdempotencyConflict,
 )
 ERRORS_BY_CODE: dict[str, type[DomainError]] = {error.code: error for error in ALL_ERRORS}

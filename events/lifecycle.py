@@ -23,6 +23,7 @@ from events.errors import (
     PoolLocked,
     PoolNotConfirmed,
     RegistrationClosed,
+    RemainderPolicyRequired,
     WrongPhase,
     WrongState,
 )
@@ -31,6 +32,8 @@ from events.limits import check_pool, check_text
 from events.models import Event, Phase, PoolAdjustment, Registration, RegistrationStatus
 from events.progress import blockers, final_standings, participants
 from events.registration import deal_starting_offer
+from events.registration_switch import close_registration, why_registration_cannot_open
+from events.remainder_policy import lacks_remainder_policy, require_remainder_policy
 from payouts.allocation import allocate
 
 EDITABLE = (
@@ -114,15 +117,25 @@ def event_update(
         raise WrongPhase("Settings can only change before the event starts.")
     current = {field: getattr(event, field) for field in EDITABLE}
     cleaned = _clean_settings({**current, **changes})
-    if (
-        event.registration_open
-        and cleaned["contribution"] > 0
-        and not cleaned["remainder_policy"].strip()
+    if event.phase != Phase.DRAFT and lacks_remainder_policy(
+        cleaned["contribution"], cleaned["remainder_policy"]
     ):
-        raise WrongState("A paid event needs its remainder policy while registration is open.")
+        # Registration has opened: paid entries may come at any moment, however the
+        # contribution came to be above $0.
+        raise RemainderPolicyRequired(
+            "Registration has opened, so a paid event keeps its remainder policy: say how an "
+            "indivisible High remainder will be handled before the contribution is above $0."
+        )
     if event.pool_confirmed and cleaned["contribution"] != event.contribution:
         raise PoolLocked()
-    money = [f for f in ("contribution", "remainder_policy") if cleaned[f] != current[f]]
+    money = [
+        f
+        for f in ("contribution", "remainder_policy")
+        if cleaned[f] != current[f]
+        # A policy announced where there was none (an event from before the rule) locks nothing
+        # that players paid for.
+        and not (f == "remainder_policy" and not current[f].strip())
+    ]
     if money and event.registrations.filter(paid=True).exists():
         # The rules: the remainder policy is announced before paid entries are accepted.
         raise PaidEntriesExist(
@@ -196,15 +209,9 @@ def registration_open(
     change.require_house()
     change.refuse_if_finalized()
     event = change.event
-    if event.registration_open:
-        raise RegistrationClosed("Registration is already open.")
-    if event.pool_confirmed:
-        raise PoolLocked("The pool is confirmed: registration cannot reopen.")
-    if event.contribution > 0 and not event.remainder_policy.strip():
-        raise WrongState(
-            "Announce the remainder policy (how an indivisible High remainder is handled) "
-            "before accepting paid entries."
-        )
+    refusal = why_registration_cannot_open(event)
+    if refusal is not None:
+        raise refusal
     fields = ["registration_open"]
     event.registration_open = True
     if event.phase == Phase.DRAFT:
@@ -231,24 +238,6 @@ def registration_close(
     return answers.RegistrationClosed(event_id=change.event.pk, registration_open=False)
 
 
-def close_registration(change: Change, *, by_system: bool = False) -> None:
-    """Close registration; registrations never checked in become no-shows."""
-    event = change.event
-    event.registration_open = False
-    event.save(update_fields=["registration_open"])
-    no_shows = list(
-        event.registrations.filter(status=RegistrationStatus.REGISTERED)
-        .order_by("id")
-        .values_list("label", flat=True)
-    )
-    if no_shows:
-        event.registrations.filter(status=RegistrationStatus.REGISTERED).update(
-            status=RegistrationStatus.NO_SHOW
-        )
-    change.audit("registration_closed", details={"no_shows": no_shows}, by_system=by_system)
-    change.touches_everyone = True
-
-
 @action("event_start")
 def event_start(
     change: Change, *, event_id: int, by: User, idempotency_key: str | None = None
@@ -264,6 +253,7 @@ def event_start(
     )
     if len(players) < 2:
         raise WrongPhase("Starting needs at least two checked-in players.")
+    require_remainder_policy(event, before="starting a paid event")
     rules = event.rules
     size = stock_size(players=len(players), reserve=rules.reserve, extra_decks=event.extra_decks)
     event.commitment = build_shoes(event.pk, size)
@@ -331,7 +321,11 @@ def pool_confirm(
     )
     event.pool_confirmed = True
     event.confirmed_pool = pool
-    event.save(update_fields=["pool_confirmed", "confirmed_pool"])
+    fields = ["pool_confirmed", "confirmed_pool"]
+    if event.pool_first_confirmed_at is None:
+        event.pool_first_confirmed_at = change.now
+        fields.append("pool_first_confirmed_at")
+    event.save(update_fields=fields)
     change.audit(
         "pool_confirmed",
         details={

@@ -2,8 +2,9 @@
 
 Numbers stop where the rules or the PostgreSQL columns stop; text is refused, never cut, when it is
 too long or carries control characters (a NUL always; tabs and line breaks only in multi-line text
-such as a reason or the remainder policy) or bidirectional overrides, which make a name or an
-opponent read differently from what was stored.
+such as a reason or the remainder policy), a line break of any kind in one-line text (whatever
+`str.splitlines` splits on, U+2028 and U+2029 included) or bidirectional overrides, which make a
+name or an opponent read differently from what was stored.
 """
 
 from __future__ import annotations
@@ -38,20 +39,28 @@ CHECK_IN_CODE_LENGTH = 12
 # Any other text a service takes.
 TEXT_LENGTH = 2000
 
+# Every line break `str.splitlines` splits on: LF, CR, VT, FF, the file, group and record
+# separators, NEL, and the line and paragraph separators (the only characters of Unicode's Zl and
+# Zp). All but the last two are control characters (Cc) too.
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 # Bidirectional embeddings, overrides and isolates.
 _BIDI = "\u202a-\u202e\u2066-\u2069"
 # Lone surrogates: no database text holds one (a JSON body can, as a `\ud800` escape).
 _SURROGATES = "\ud800-\udfff"
-_SINGLE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
-_MULTI_LINE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}]")
+# One line: no control character (Cc: C0, DEL, C1) and no line or paragraph separator.
+_SINGLE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}]")
+# Several lines: tabs and the ordinary line breaks (LF, CR) only.
+_MULTI_LINE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029{_BIDI}]")
 _SURROGATE = re.compile(f"[{_SURROGATES}]")
 
 
 # The same, as JSON Schema `pattern`s (ECMA 262, Rust and Python read these escapes alike). Lone
 # surrogates are left out: a Rust regex cannot name them, and the API refuses a body holding one
 # before any field is read (`api.views.JsonBody`).
-_FORBIDDEN_ESCAPED = r"\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
-_FORBIDDEN_MULTI_ESCAPED = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+_FORBIDDEN_ESCAPED = r"\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_FORBIDDEN_MULTI_ESCAPED = (
+    r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+)
 # What `str.strip()` removes, spelt out: `\s` means other characters in other engines (ECMA's
 # takes U+FEFF, Python's does not), so a pattern built on it would not say what the server does.
 SPACES = "".join(chr(code) for code in range(0x10000) if chr(code).isspace())
@@ -73,7 +82,10 @@ def text_problem(value: str, *, multiline: bool = False) -> str | None:
         return "may not contain a lone surrogate (half of a character)"
     if (_MULTI_LINE if multiline else _SINGLE_LINE).search(value):
         if multiline:
-            return "may not contain control characters (only line breaks and tabs)"
+            return (
+                "may not contain control characters or line and paragraph separators "
+                "(only tabs and ordinary line breaks)"
+            )
         return "may not contain control characters or line breaks"
     return None
 

@@ -46,6 +46,9 @@ class Event(models.Model):
     supported_places = models.PositiveIntegerField(null=True, blank=True)
     pool_confirmed = models.BooleanField(default=False)
     confirmed_pool = models.PositiveIntegerField(null=True, blank=True)
+    # When House first confirmed the pool; kept when a late participant unconfirms it, since
+    # registration never reopens after a confirmation (events.registration_switch).
+    pool_first_confirmed_at = models.DateTimeField(null=True, blank=True)
     unallocated = models.PositiveIntegerField(null=True, blank=True)
     # Bumped on every change that live views show; clients reload on a gap.
     version = models.PositiveBigIntegerField(default=0)
@@ -76,6 +79,11 @@ class Event(models.Model):
     @property
     def rules(self) -> Format:
         return FORMATS[FormatName(self.format)]
+
+    @property
+    def pool_was_confirmed(self) -> bool:
+        """Whether House has ever confirmed the pool (it may be provisional again now)."""
+        return self.pool_first_confirmed_at is not None
 
 
 class RegistrationStatus(models.TextChoices):

@@ -30,11 +30,11 @@ from events.errors import (
     WrongPhase,
     WrongState,
 )
-from events.lifecycle import close_registration
 from events.limits import check_text
 from events.models import GameResult, Outcome, Phase, Registration, RegistrationStatus, Review
 from events.progress import Progress, progress_of
 from events.registration import registration_for
+from events.registration_switch import close_if_nobody_waits
 from push import reminders
 from push.tasks import schedule_reminder
 
@@ -193,8 +193,8 @@ def result_submit(
             },
         )
         offered = [c.card for c in cards]
-    if game == 1:
-        _close_registration_after_last_first_result(change)
+    if game == 1:  # only a first result can leave nobody waiting for one
+        close_if_nobody_waits(change)
     _reveal_if_complete(change, registration, progress=dealt.progress)
     return answers.ResultSubmitted(
         registration_id=registration.pk,
@@ -538,15 +538,6 @@ def _reveal(change: Change, registration: Registration, *, by_system: bool = Fal
         by_system=by_system,
     )
     return registration.wild_rank
-
-
-def _close_registration_after_last_first_result(change: Change) -> None:
-    """Registration closes when no active player is left without a first result (system)."""
-    event = change.event
-    if not event.registration_open:
-        return
-    if not store.waiting_for_a_first_result(event_id=event.pk):
-        close_registration(change, by_system=True)
 
 
 def _clean_slots(slots: Sequence[int]) -> set[int]:

@@ -25,11 +25,13 @@ from events.errors import (
     PlayerWithdrawn,
     ReasonRequired,
     RegistrationClosed,
+    WithdrawnCannotReturn,
     WrongPhase,
 )
 from events.limits import check_pool
 from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
 from events.progress import Progress, participants
+from events.registration_switch import close_if_nobody_waits
 from push import reminders
 from push.tasks import schedule_reminder
 
@@ -57,8 +59,10 @@ def register(change: Change, player: User) -> Registration:
     if not event.registration_open:
         raise RegistrationClosed()
     existing = event.registrations.filter(player=player).first()
-    if existing is not None and existing.status != RegistrationStatus.CANCELLED:
-        raise AlreadyRegistered()
+    if existing is not None:
+        refuse_return(existing)
+        if existing.status != RegistrationStatus.CANCELLED:
+            raise AlreadyRegistered()
     _refuse_pool_overflow(event, "Another participant")
     if existing is not None:
         existing.status = RegistrationStatus.REGISTERED
@@ -105,6 +109,7 @@ def player_check_in(
     change.refuse_if_finalized()
     registration = registration_for(change, registration_id, by)
     change.require_house()
+    refuse_return(registration)
     if registration.status != RegistrationStatus.REGISTERED:
         raise WrongPhase(f"{registration.label} is {registration.get_status_display()}.")
     check_in(change, registration, added_by_house=False)
@@ -159,8 +164,10 @@ def participant_add(
         registration = Registration(
             event=event, player=player, label=unique_label(event, player.display_name)
         )
-    elif registration.status in (RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN):
-        raise AlreadyRegistered(f"{registration.label} is already checked in.")
+    else:
+        refuse_return(registration)
+        if registration.status == RegistrationStatus.CHECKED_IN:
+            raise AlreadyRegistered(f"{registration.label} is already checked in.")
     if registration.pk is None or registration.status != RegistrationStatus.REGISTERED:
         _refuse_pool_overflow(event, "Another participant")
     registration.added_by_house = True
@@ -177,6 +184,15 @@ def _refuse_pool_overflow(event: Event, what: str) -> None:
         check_pool(event.contribution * (participants(event) + 1), what=what)
 
 
+def refuse_return(registration: Registration) -> None:
+    """A withdrawal is final: a withdrawn player is never checked in or added again."""
+    if registration.status == RegistrationStatus.WITHDRAWN:
+        raise WithdrawnCannotReturn(
+            f"{registration.label} has withdrawn, and a withdrawal is final: withdrawn players "
+            "cannot return."
+        )
+
+
 def check_in(
     change: Change,
     registration: Registration,
@@ -185,6 +201,7 @@ def check_in(
     self_check_in: bool = False,
 ) -> None:
     """Check in; after the start this is a late entry under the section 3 conditions."""
+    refuse_return(registration)
     event = change.event
     late = event.phase == Phase.STARTED
     if late:
@@ -280,6 +297,7 @@ def player_withdraw(
         details={"by": "self" if own else "house", "voided": voided},
         reason=reason.strip() or None,
     )
+    close_if_nobody_waits(change)
     return answers.PlayerWithdrawn(
         registration_id=registration.pk, status=RegistrationStatus(registration.status)
     )

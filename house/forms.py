@@ -70,8 +70,8 @@ class EventForm(forms.Form):
         max_length=limits.POLICY_LENGTH,
         validators=[limits.multi_line],
         label="Remainder policy",
-        help_text="How an indivisible High remainder will be handled. Required before "
-        "registration opens when the contribution is above $0.",
+        help_text="How an indivisible High remainder will be handled. A paid event (contribution "
+        "above $0) needs it before registration opens, and keeps it from then on.",
         widget=forms.Textarea(attrs={"rows": 3}),
     )
 

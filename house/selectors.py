@@ -17,13 +17,14 @@ from typing import Any, TypedDict
 from django.db.models import Count, Q, QuerySet
 
 from accounts.models import User
-from audit.models import AuditEntry
 from cards.dealing import stock_size
 from cards.models import CardState, DealtCard, OfferKind, Shoe, ShoeKind, pending_offer
 from cards.names import card_face
 from events import scoreholio
+from events.errors import RemainderPolicyRequired
 from events.models import Event, GameResult, Phase, RegistrationStatus, Review
 from events.progress import kept_cards
+from events.registration_switch import why_registration_cannot_open
 from events.snapshots import (
     EventSummary,
     HouseRow,
@@ -72,6 +73,7 @@ class Dashboard(TypedDict):
     pending_count: int
     paused_count: int
     pool: dict[str, Any]
+    registration_switch: dict[str, Any]
     checklist: list[dict[str, str]]
     start: dict[str, Any] | None
     stock: dict[str, Any] | None
@@ -142,6 +144,7 @@ def dashboard(event: Event, snapshot: HouseTable | None = None) -> Dashboard:
         "pending_count": pending,
         "paused_count": paused,
         "pool": _pool(event, snapshot["pool"], paid=len(paid)),
+        "registration_switch": registration_switch(event),
         "checklist": checklist(snapshot["blockers"], players),
         "start": start_preview(event, checked_in)
         if event.phase in (Phase.DRAFT, Phase.OPEN)
@@ -150,6 +153,17 @@ def dashboard(event: Event, snapshot: HouseTable | None = None) -> Dashboard:
         "reviews": reviews(event),
         "statuses": [(status, STATUS_LABELS[status]) for status in STATUS_ORDER],
         "start_slots": list(range(rules.offered)),
+    }
+
+
+def registration_switch(event: Event) -> dict[str, Any]:
+    """Whether House may open registration now, and if not, why in plain words, with the
+    setting to fix when that is the remainder policy (events.registration_switch)."""
+    refusal = None if event.registration_open else why_registration_cannot_open(event)
+    return {
+        "can_open": not event.registration_open and refusal is None,
+        "why_not": refusal.message if refusal is not None else "",
+        "needs_policy": isinstance(refusal, RemainderPolicyRequired),
     }
 
 
@@ -447,10 +461,7 @@ def _games(event: Event) -> dict[int, list[tuple[int, str]]]:
 
 def _pool(event: Event, pool: PoolSummary, *, paid: int = 0) -> dict[str, Any]:
     adjusted = sum(a["amount"] for a in pool["adjustments"])
-    reconfirm = (
-        not event.pool_confirmed
-        and AuditEntry.objects.filter(event=event, action="pool_confirmed").exists()
-    )
+    reconfirm = not event.pool_confirmed and event.pool_was_confirmed
     return {
         **pool,
         "adjusted_total": pool["base"] + adjusted,

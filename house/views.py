@@ -29,6 +29,7 @@ from events.actions import is_house
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
 from events.models import Event, Phase, Registration, Review
+from events.remainder_policy import lacks_remainder_policy
 from house import selectors, sheets
 from house.forms import COMMON_ZONES, EmailForm, EventForm, parse_adjustments
 from house.tools import tools
@@ -168,9 +169,19 @@ def event_new(request: HttpRequest) -> HttpResponse:
         except DomainError as error:
             form.add_error(None, error.message)
         else:
-            messages.success(request, "Event created as a draft. Open registration when ready.")
+            messages.success(request, _created_message(form.cleaned_data))
             return redirect("house:dashboard", event_id=created.event_id)
     return _event_form(request, form, event=None)
+
+
+def _created_message(settings: dict[str, Any]) -> str:
+    """What a new event needs before registration opens (events.remainder_policy)."""
+    if lacks_remainder_policy(settings["contribution"], settings["remainder_policy"]):
+        return (
+            "Event created as a draft. It is a paid event: set its remainder policy in Settings "
+            "before opening registration."
+        )
+    return "Event created as a draft. Open registration when ready."
 
 
 @login_required

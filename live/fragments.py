@@ -210,6 +210,7 @@ def _registration(c: dict[str, Any]) -> Any:
         [event.audit_seq, event.audit_hash],
         c["finalized"],
         c["pool"],
+        c["registration_switch"],
         c["counts"],
         c["pending_count"],
         c["paused_count"],

@@ -16,7 +16,9 @@ urlpatterns = [
     path("favicon.ico", favicon),
     path("admin/login/", security.admin_login, name="admin-login"),  # allauth's, staff only
     path("admin/", admin.site.urls),
-    # allauth's email page, with "make primary" guarded (accounts/views.py); then the rest of it.
+    # allauth's sign-up, rolled back when refused, and its email page, with "make primary"
+    # guarded (accounts/views.py); then the rest of it.
+    path("accounts/signup/", account_views.signup, name="account_signup"),
     path("accounts/email/", account_views.email, name="account_email"),
     path("accounts/", include("allauth.urls")),
     path("api/", include("api.urls")),

@@ -141,7 +141,7 @@ def test_it_refuses_edits_after_the_start() -> None:
 def test_it_refuses_an_edit_that_would_leave_a_paid_open_event_without_remainder_policy() -> None:
     table = make_table()
     response = Api(table.house).patch(f"/api/events/{table.event.pk}/", {"remainder_policy": "  "})
-    assert error(response) == (409, "wrong_state")
+    assert error(response) == (409, "remainder_policy_required")
 
 
 def test_it_lists_the_formats_to_anyone() -> None:

@@ -88,3 +88,21 @@ def test_it_refuses_a_player_without_revealing_which_accounts_exist() -> None:
     assert error(known) == error(unknown) == (403, "not_allowed")
     assert known.json() == unknown.json()
     assert changes(table.event) == before
+
+
+def test_withdrawn_players_cannot_return() -> None:
+    """A withdrawal is final: adding the player again or checking them in is refused with its
+    own code (not "already checked in") and changes nothing."""
+    table = make_table(players=2, start=True)
+    player = table.players[0]
+    Api(player).post(f"/api/registrations/{table.rid(player)}/withdraw/")
+    house = Api(table.house)
+    before = changes(table.event)
+    for response in (
+        house.post(f"/api/events/{table.event.pk}/participants/", {"user_id": player.pk}),
+        house.post(f"/api/registrations/{table.rid(player)}/check-in/"),
+        Api(player).post(f"/api/events/{table.event.pk}/register/"),
+    ):
+        assert error(response) == (409, "withdrawn_cannot_return")
+        assert "withdrawn players cannot return" in response.json()["error"]["message"]
+    assert changes(table.event) == before

@@ -91,8 +91,10 @@ def test_it_refuses_to_open_a_paid_event_without_a_remainder_policy() -> None:
         {"name": "Paid", "date": "2026-12-04", "format": "league", "contribution": 10},
     ).json()["event_id"]
     response = api.post(f"/api/events/{event_id}/registration/open/")
-    assert error(response) == (409, "wrong_state")
-    assert "remainder policy" in response.json()["error"]["message"]
+    assert error(response) == (409, "remainder_policy_required")
+    message = response.json()["error"]["message"]
+    assert "Registration cannot open" in message
+    assert "remainder policy" in message
 
 
 def test_it_refuses_to_open_registration_twice() -> None:
@@ -166,3 +168,35 @@ def test_it_refuses_to_undo_a_check_in_that_never_happened() -> None:
     registration_id = table.register(make_user())
     response = Api(table.house).post(f"/api/registrations/{registration_id}/check-in/undo/")
     assert error(response) == (409, "not_checked_in")
+
+
+def test_registration_cannot_reopen_once_the_pool_has_been_confirmed() -> None:
+    """Also after a late addition made the pool provisional again."""
+    table = make_table(players=2, start=True)
+    api = Api(table.house)
+    event = f"/api/events/{table.event.pk}"
+    api.post(f"{event}/registration/close/")
+    assert api.post(f"{event}/pool/confirm/").status_code == 200
+    assert api.post(f"{event}/participants/", {"user_id": make_user().pk}).status_code == 201
+    assert api.get(f"{event}/board/").json()["pool"]["confirmed"] is False
+    response = api.post(f"{event}/registration/open/")
+    assert error(response) == (409, "registration_cannot_reopen")
+    assert api.get(f"{event}/").json()["registration_open"] is False
+
+
+def test_the_remainder_policy_stays_once_registration_has_opened() -> None:
+    """House announces the remainder policy before accepting any paid entry, however the
+    contribution came to be above $0: clearing it, or making a free event paid without one, is
+    refused once registration has opened, also when it is closed again."""
+    paid = make_table(players=2, contribution=10)
+    free = make_table(players=2, contribution=0)
+    for table in (paid, free):
+        api = Api(table.house)
+        api.post(f"/api/events/{table.event.pk}/registration/close/")
+    paid_api, free_api = Api(paid.house), Api(free.house)
+    response = paid_api.patch(f"/api/events/{paid.event.pk}/", {"remainder_policy": ""})
+    assert error(response) == (409, "remainder_policy_required")
+    free_api.patch(f"/api/events/{free.event.pk}/", {"remainder_policy": ""})
+    response = free_api.patch(f"/api/events/{free.event.pk}/", {"contribution": 10})
+    assert error(response) == (409, "remainder_policy_required")
+    assert free.refresh().contribution == 0

@@ -52,3 +52,19 @@ def test_it_refuses_a_player_who_is_not_checked_in() -> None:
     registration_id = table.register(player)
     response = Api(player).post(f"/api/registrations/{registration_id}/withdraw/")
     assert error(response) == (409, "not_checked_in")
+
+
+def test_registration_closes_when_the_last_player_without_a_first_result_withdraws() -> None:
+    """The rule holds through the API as through the services: the withdrawal that leaves no
+    active checked-in player without a first result closes registration (actor "system")."""
+    table = make_table(players=2, start=True)
+    first, second = table.players
+    table.choose_start(first)
+    table.report(first, 1, "loss")
+    event_path = f"/api/events/{table.event.pk}/"
+    assert Api(table.house).get(event_path).json()["registration_open"] is True
+    response = Api(second).post(f"/api/registrations/{table.rid(second)}/withdraw/")
+    assert response.status_code == 200
+    assert Api(table.house).get(event_path).json()["registration_open"] is False
+    closed = AuditEntry.objects.get(event=table.event, action="registration_closed")
+    assert closed.actor == "system"

@@ -60,10 +60,10 @@ def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], o
     table.check_in(registered)
     services.check_in_undo(registration_id=table.rid(registered), by=table.house)
     table.start()
+    services.registration_close(event_id=table.event.pk, by=table.house)
     for player in (ann, bob):
         table.play_out(player)
     services.player_withdraw(registration_id=table.rid(cy), by=cy)
-    services.registration_close(event_id=table.event.pk, by=table.house)
     review = services.review_open(registration_id=table.rid(bob), by=table.house, reason=REASON)
     services.review_resolve(review_id=review.review_id, by=table.house, reason="Fine.")
     services.pool_confirm(event_id=table.event.pk, by=table.house)
@@ -151,10 +151,15 @@ def test_it_names_each_player_who_blocks_finalization():
 
 @pytest.mark.django_db
 def test_it_blocks_finalization_while_registration_is_open():
-    """Finalization requires: registration closed."""
-    table = complete_table("switch")
-    services.registration_open(event_id=table.event.pk, by=table.house)
-    assert "Registration is still open." in _blocked(table)
+    """Finalization requires: registration closed. (Registration cannot be open once every
+    player has a first result, so the player without one blocks too.)"""
+    table = make_table("switch", players=2, start=True)
+    ann, bob = table.players
+    table.play_out(ann)
+    assert table.refresh().registration_open  # Bob has no first result yet
+    message = _blocked(table)
+    assert "Registration is still open." in message
+    assert f"{table.registration(bob).label} has 0 of" in message
 
 
 @pytest.mark.django_db
@@ -298,7 +303,7 @@ def test_it_finalizes_with_no_eligible_player():
     table = make_table("switch", players=2, start=True, contribution=10)
     for player in table.players:
         services.player_withdraw(registration_id=table.rid(player), by=player)
-    services.registration_close(event_id=table.event.pk, by=table.house)
+    assert not table.refresh().registration_open  # nobody is left waiting for a first result
     services.pool_confirm(event_id=table.event.pk, by=table.house)
     assert _finalize(table).unallocated == 20
     assert last(table.event, "event_finalized").details["awards"] == {}

@@ -10,8 +10,8 @@ import pytest
 from events import services
 from events.errors import (
     NotAllowed,
+    RemainderPolicyRequired,
     WrongPhase,
-    WrongState,
 )
 from tests.events.support import (
     create_event,
@@ -26,7 +26,7 @@ def test_it_refuses_removing_the_remainder_policy_of_an_open_paid_event():
     """House must announce how that remainder will be handled before accepting paid entries."""
     table = make_table("league", contribution=10)
     refused(
-        WrongState,
+        RemainderPolicyRequired,
         table.event,
         lambda: services.event_update(
             event_id=table.event.pk, by=table.house, changes={"remainder_policy": "  "}
@@ -42,7 +42,7 @@ def test_it_refuses_making_an_open_free_event_paid_without_a_policy():
     event_id = create_event(house, contribution=0)
     services.registration_open(event_id=event_id, by=house)
     refused(
-        WrongState,
+        RemainderPolicyRequired,
         event_id,
         lambda: services.event_update(event_id=event_id, by=house, changes={"contribution": 5}),
     )

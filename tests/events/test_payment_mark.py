@@ -10,7 +10,14 @@ import pytest
 
 from events import services
 from events.check_in import collected
-from events.errors import EventFinalized, NotFound, PaidEntriesExist, WrongState
+from events.errors import (
+    EventFinalized,
+    NotFound,
+    PaidEntriesExist,
+    RemainderPolicyRequired,
+    WrongState,
+)
+from events.models import Event
 from tests.events.support import finalized_table, last, refused
 from tests.factories import make_table, make_user
 
@@ -127,3 +134,80 @@ def test_a_paid_entry_locks_the_contribution_and_the_remainder_policy():
     services.payment_mark(registration_id=table.rid(ann), by=table.house, paid=False)
     services.event_update(event_id=table.event.pk, by=table.house, changes={"contribution": 20})
     assert table.refresh().contribution == 20
+
+
+# House announces the remainder policy before accepting any paid entry, however the contribution
+# came to be above $0 (`events.remainder_policy`): every guard refuses with one code.
+
+
+@pytest.mark.django_db
+def test_the_remainder_policy_cannot_be_cleared_once_registration_has_opened():
+    """Scenario (a): close registration, clear the policy, mark players paid. Clearing is refused
+    whether registration is open or closed, before the start and after it."""
+    table = make_table(players=2, contribution=10)
+    clear = partial(
+        services.event_update,
+        event_id=table.event.pk,
+        by=table.house,
+        changes={"remainder_policy": ""},
+    )
+    refused(RemainderPolicyRequired, table.event, clear)
+    services.registration_close(event_id=table.event.pk, by=table.house)
+    error = refused(RemainderPolicyRequired, table.event, clear)
+    assert error.code == "remainder_policy_required"
+    assert error.status == 409
+    assert "remainder policy" in error.message
+
+
+@pytest.mark.django_db
+def test_a_free_event_cannot_become_paid_without_a_remainder_policy_after_registration_opened():
+    """Scenario (b): raise a free event's contribution after registration closed, then mark
+    players paid. The raise is refused unless the policy comes with it."""
+    table = make_table(players=2, contribution=0)
+    assert table.event.remainder_policy  # the factory's; a free event needs none
+    services.event_update(event_id=table.event.pk, by=table.house, changes={"remainder_policy": ""})
+    services.registration_close(event_id=table.event.pk, by=table.house)
+    raise_to = partial(services.event_update, event_id=table.event.pk, by=table.house)
+    refused(RemainderPolicyRequired, table.event, lambda: raise_to(changes={"contribution": 10}))
+    answer = raise_to(changes={"contribution": 10, "remainder_policy": "It rolls over."})
+    assert answer.changed == ["contribution", "remainder_policy"]
+    services.payment_mark(registration_id=table.rid(table.players[0]), by=table.house, paid=True)
+
+
+@pytest.mark.django_db
+def test_a_paid_entry_is_refused_without_a_remainder_policy():
+    """However the policy went missing (an event from before the rule, written straight into the
+    database), no payment is marked until House announces one; unmarking stays possible."""
+    table = make_table(players=2, contribution=10)
+    ann, bea = table.players
+    services.payment_mark(registration_id=table.rid(ann), by=table.house, paid=True)
+    Event.objects.filter(pk=table.event.pk).update(remainder_policy="")
+    error = refused(
+        RemainderPolicyRequired,
+        table.event,
+        lambda: services.payment_mark(registration_id=table.rid(bea), by=table.house, paid=True),
+    )
+    assert "before accepting a paid entry" in error.message
+    services.payment_mark(registration_id=table.rid(ann), by=table.house, paid=False)
+    # Announcing the policy where there was none is no change to what players paid for.
+    services.event_update(
+        event_id=table.event.pk, by=table.house, changes={"remainder_policy": "It rolls over."}
+    )
+    services.payment_mark(registration_id=table.rid(bea), by=table.house, paid=True)
+    assert collected(table.refresh()) == 10
+
+
+@pytest.mark.django_db
+def test_a_paid_event_cannot_start_without_a_remainder_policy():
+    """Starting accepts the checked-in players' entries: a paid event needs its policy first."""
+    table = make_table(players=2, contribution=10)
+    Event.objects.filter(pk=table.event.pk).update(remainder_policy="  ")
+    error = refused(
+        RemainderPolicyRequired,
+        table.event,
+        lambda: services.event_start(event_id=table.event.pk, by=table.house),
+    )
+    assert "before starting a paid event" in error.message
+    Event.objects.filter(pk=table.event.pk).update(contribution=0)
+    services.event_start(event_id=table.event.pk, by=table.house)  # a free event needs none
+    assert table.refresh().phase == "started"

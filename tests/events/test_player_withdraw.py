@@ -8,12 +8,11 @@ import pytest
 from cards.models import CardState, DealtCard
 from events import answers, services
 from events.errors import (
-    AlreadyRegistered,
     NoSupportedPlace,
     NotFound,
     PlayerWithdrawn,
     ReasonRequired,
-    WrongPhase,
+    WithdrawnCannotReturn,
 )
 from events.models import RegistrationStatus
 from events.progress import provisional_standings
@@ -131,21 +130,32 @@ def test_it_makes_a_withdrawal_final():
     )
     refused(PlayerWithdrawn, table.event, lambda: table.choose_start(player))
     refused(PlayerWithdrawn, table.event, lambda: table.report(player, 1, "loss"))
-    refused(
-        WrongPhase,
-        table.event,
-        lambda: services.player_check_in(registration_id=rid, by=table.house),
-    )
-    refused(
-        AlreadyRegistered,
-        table.event,
-        lambda: services.participant_add(event_id=table.event.pk, by=table.house, player=player),
-    )
-    refused(
-        AlreadyRegistered,
-        table.event,
-        lambda: services.player_register(event_id=table.event.pk, by=player),
-    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("phase", ["open", "started"])
+def test_withdrawn_players_cannot_return(phase):
+    """Withdrawal is final: checking the player in again, House adding them as a late
+    participant and registering again are each refused with their own code, not "already
+    checked in", and change nothing."""
+    table = make_table("league", players=3, start=phase == "started")
+    player = table.players[0]
+    rid = table.rid(player)
+    services.player_withdraw(registration_id=rid, by=player)
+    returns = {
+        "check-in": lambda: services.player_check_in(registration_id=rid, by=table.house),
+        "late addition": lambda: services.participant_add(
+            event_id=table.event.pk, by=table.house, player=player
+        ),
+        "registration": lambda: services.player_register(event_id=table.event.pk, by=player),
+    }
+    for way, call in returns.items():
+        error = refused(WithdrawnCannotReturn, table.event, call)
+        assert error.code == "withdrawn_cannot_return", way
+        assert error.status == 409
+        assert "withdrawn players cannot return" in error.message, way
+        assert "already" not in error.message, way
+    assert table.registration(player).status == RegistrationStatus.WITHDRAWN
 
 
 @pytest.mark.django_db

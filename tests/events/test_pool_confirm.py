@@ -3,10 +3,13 @@ section 7)."""
 
 from __future__ import annotations
 
+import importlib
 from functools import partial
 
 import pytest
+from django.db import connection
 
+from audit.writer import timestamp
 from events import answers, services
 from events.answers import PoolConfirmed
 from events.errors import (
@@ -18,7 +21,7 @@ from events.errors import (
     WrongState,
 )
 from events.lifecycle import participants
-from events.models import PoolAdjustment
+from events.models import Event, PoolAdjustment
 from tests.events.support import last, refused
 from tests.factories import make_table, make_user
 
@@ -192,3 +195,29 @@ def test_it_keeps_earlier_adjustments_when_reconfirming_without_new_ones():
     assert last(table.event, "pool_confirmed").details["adjustments"] == [
         {"amount": -5, "explanation": "Refund"}
     ]
+
+
+@pytest.mark.django_db
+def test_the_event_keeps_when_its_pool_was_first_confirmed():
+    """The first confirmation is kept through a late addition and a re-confirmation; events
+    confirmed before the field existed get it from their audit's first `pool_confirmed` entry
+    (events migration 0006)."""
+    table = _closed()
+    assert not table.event.pool_was_confirmed
+    _confirm(table)
+    first = table.refresh().pool_first_confirmed_at
+    assert first is not None
+    assert timestamp(first) == last(table.event, "pool_confirmed").at  # the same moment
+    services.participant_add(event_id=table.event.pk, by=table.house, player=make_user("Lou"))
+    assert not table.refresh().pool_confirmed
+    assert table.event.pool_first_confirmed_at == first
+    _confirm(table)
+    assert table.refresh().pool_first_confirmed_at == first
+
+    other = _closed()
+    Event.objects.filter(pk=table.event.pk).update(pool_first_confirmed_at=None)
+    migration = importlib.import_module("events.migrations.0006_event_pool_first_confirmed_at")
+    with connection.cursor() as cursor:
+        cursor.execute(migration.BACKFILL)
+    assert table.refresh().pool_first_confirmed_at == first
+    assert other.refresh().pool_first_confirmed_at is None  # never confirmed

@@ -1,4 +1,5 @@
-"""`registration_open`: House opens registration, and the event with it (SPEC section 3)."""
+"""`registration_open`: House opens registration, and the event with it (SPEC section 3); when it
+may not (`events.registration_switch`)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import pytest
 
 from events import services
 from events.errors import (
-    PoolLocked,
-    WrongState,
+    RegistrationCannotReopen,
+    RegistrationClosed,
+    RemainderPolicyRequired,
 )
 from events.models import Event
 from tests.events.support import (
@@ -36,7 +38,13 @@ def test_it_requires_a_remainder_policy_before_registration_opens_for_a_paid_eve
     $0: how an indivisible High remainder will be handled)."""
     house = make_user("House", staff=True)
     event_id = create_event(house, contribution=10)
-    refused(WrongState, event_id, lambda: services.registration_open(event_id=event_id, by=house))
+    error = refused(
+        RemainderPolicyRequired,
+        event_id,
+        lambda: services.registration_open(event_id=event_id, by=house),
+    )
+    assert "Registration cannot open" in error.message
+    assert "remainder policy" in error.message
     assert Event.objects.get(pk=event_id).phase == "draft"
 
 
@@ -66,8 +74,47 @@ def test_it_refuses_reopening_registration_after_the_pool_is_confirmed():
     services.registration_close(event_id=table.event.pk, by=table.house)
     services.pool_confirm(event_id=table.event.pk, by=table.house)
     error = refused(
-        PoolLocked,
+        RegistrationCannotReopen,
         table.event,
         lambda: services.registration_open(event_id=table.event.pk, by=table.house),
     )
     assert error.status == 409
+
+
+@pytest.mark.django_db
+def test_registration_cannot_reopen_once_the_pool_has_been_confirmed():
+    """Once the pool has been confirmed, reopening registration is refused, also after a late
+    addition has made the pool provisional again: only House adding a late participant changes
+    a confirmed pool, never a walk-in."""
+    table = make_table("league", players=2, start=True)
+    services.registration_close(event_id=table.event.pk, by=table.house)
+    services.pool_confirm(event_id=table.event.pk, by=table.house)
+    first_confirmed = table.refresh().pool_first_confirmed_at
+    assert first_confirmed is not None
+    late = make_user("Lou")
+    services.participant_add(event_id=table.event.pk, by=table.house, player=late)
+    event = table.refresh()
+    assert not event.pool_confirmed  # provisional again
+    assert event.pool_was_confirmed
+    error = refused(
+        RegistrationCannotReopen,
+        table.event,
+        lambda: services.registration_open(event_id=table.event.pk, by=table.house),
+    )
+    assert error.code == "registration_cannot_reopen"
+    assert error.status == 409
+    assert "The pool has been confirmed" in error.message
+    walk_in = make_user("Wes")
+    refused(
+        RegistrationClosed,
+        table.event,
+        lambda: services.player_register(event_id=table.event.pk, by=walk_in),
+    )
+    # Confirming again keeps the first confirmation's time.
+    services.pool_confirm(event_id=table.event.pk, by=table.house)
+    assert table.refresh().pool_first_confirmed_at == first_confirmed
+    refused(
+        RegistrationCannotReopen,
+        table.event,
+        lambda: services.registration_open(event_id=table.event.pk, by=table.house),
+    )

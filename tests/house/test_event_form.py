@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from events import services
 from events.models import Event
 from tests.factories import make_table, make_user
 from tests.house.support import house_client, post, refused_by_page, said, url
@@ -93,7 +94,7 @@ def test_it_shows_the_services_message_for_a_paid_event_without_remainder_policy
     )
     assert response.status_code == 200
     assert (
-        "A paid event needs its remainder policy while registration is open."
+        "Registration has opened, so a paid event keeps its remainder policy"
         in response.content.decode()
     )
     assert table.refresh().name == "Thursday League"
@@ -113,9 +114,58 @@ def test_it_refuses_to_open_registration_for_a_paid_event_without_a_policy(clien
         table,
         "registration_open",
         event.pk,
-        message="Announce the remainder policy (how an indivisible High remainder is handled) "
-        "before accepting paid entries.",
+        message="Registration cannot open yet: a paid event ($20 per participant) needs its "
+        "remainder policy first, saying how an indivisible High remainder will be handled. Set it "
+        "in the event's settings.",
     )
+
+
+@pytest.mark.django_db
+def test_the_dashboard_says_why_a_paid_event_cannot_open_registration_and_links_to_the_policy(
+    client,
+):
+    """A paid event created without a remainder policy: the creation message and the registration
+    switch say in plain words that registration waits for the policy, and link to the setting;
+    there is no "Open registration" button to be refused."""
+    staff = make_user("Stella", staff=True)
+    client.force_login(staff)
+    response = client.post(
+        url("event_new"), {**SETTINGS, "remainder_policy": "", "idempotency_key": "k"}
+    )
+    event = Event.objects.get()
+    assert said(response) == [
+        "Event created as a draft. It is a paid event: set its remainder policy in Settings "
+        "before opening registration."
+    ]
+    page = client.get(url("dashboard", event.pk)).content.decode()
+    assert "Registration cannot open yet" in page
+    assert "needs its remainder policy first" in page
+    assert f'href="{url("event_edit", event.pk)}#id_remainder_policy"' in page
+    assert url("registration_open", event.pk) not in page
+    form = client.get(url("event_edit", event.pk)).content.decode()
+    assert 'id="id_remainder_policy"' in form
+    assert "needs it before registration opens" in form
+
+    client.post(
+        url("event_edit", event.pk),
+        {**SETTINGS, "remainder_policy": "It rolls over.", "idempotency_key": "edit"},
+    )
+    page = client.get(url("dashboard", event.pk)).content.decode()
+    assert url("registration_open", event.pk) in page
+    assert "Registration cannot open yet" not in page
+
+
+@pytest.mark.django_db
+def test_the_dashboard_says_registration_cannot_reopen_once_the_pool_was_confirmed(client):
+    table = make_table("league", players=2, start=True)
+    services.registration_close(event_id=table.event.pk, by=table.house)
+    services.pool_confirm(event_id=table.event.pk, by=table.house)
+    services.participant_add(event_id=table.event.pk, by=table.house, player=make_user("Lou"))
+    house_client(client, table)
+    page = client.get(url("dashboard", table.event.pk)).content.decode()
+    assert "The pool has been confirmed, so registration cannot reopen." in page
+    assert url("registration_open", table.event.pk) not in page
+    assert "Pool changed: confirm again." in page
 
 
 @pytest.mark.django_db

@@ -294,6 +294,21 @@ def test_it_withdraws_a_player_with_a_reason(client, league):
 
 
 @pytest.mark.django_db
+def test_registration_closes_when_the_last_player_without_a_first_result_withdraws(client, league):
+    """From the House page as from the API: the withdrawal leaves nobody waiting for a first
+    result, so registration closes with it (actor "system") and the switch says so."""
+    ann, bob = league.players
+    league.choose_start(ann)
+    league.report(ann, 1, "loss")
+    post(client, "withdraw", league.event.pk, league.rid(bob), reason="Went home ill.")
+    assert not league.refresh().registration_open
+    assert last(league.event, "registration_closed").actor == "system"
+    page = client.get(url("dashboard", league.event.pk)).content.decode()
+    assert "Every player has a first result, so registration closed for good." in page
+    assert url("registration_open", league.event.pk) not in page
+
+
+@pytest.mark.django_db
 def test_it_refuses_a_withdrawal_without_a_reason(client, league):
     refused_by_page(
         client,
