@@ -143,11 +143,12 @@ def is_today(event: Event, now: datetime.datetime) -> bool:
 
 
 def tonight(user: User, now: datetime.datetime) -> list[dict[str, Any]]:
-    """Every event this user runs as House today, one row each: those dated today where they are
-    played, and any event open or in play whatever its date (a night that runs past midnight, an
-    event dated wrongly)."""
+    """Every event this user runs as House today, one row each: those dated today in their venue's
+    time zone, and any event in play (started, not finalized) whatever its date (a night that runs
+    past midnight, an event dated wrongly). An event open for registration on another day is not
+    tonight's."""
     window = (now - datetime.timedelta(days=1)).date(), (now + datetime.timedelta(days=1)).date()
-    running = Q(phase__in=[Phase.OPEN, Phase.STARTED])
-    near = house_events(user).filter(Q(date__range=window) | running)
-    events = [e for e in near if is_today(e, now) or e.phase in (Phase.OPEN, Phase.STARTED)]
+    in_play = Q(phase=Phase.STARTED)
+    near = house_events(user).filter(Q(date__range=window) | in_play)
+    events = [e for e in near if is_today(e, now) or e.phase == Phase.STARTED]
     return tonight_events(events)

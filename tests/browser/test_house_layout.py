@@ -3,9 +3,13 @@ toast out of the way."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
+from django.utils import timezone
 from playwright.sync_api import expect
+
+from events import services
 
 from tests.browser.test_event_flow import WAIT, shot, sign_in
 from tests.events.support import correct, finalized_table
@@ -130,3 +134,43 @@ def test_every_column_is_in_view_on_a_tablet_once_final(server: str, browser: An
     table = finalized_table("league", players=6)
     headers = ["Player", "Status", "Games", "Kept", "Pending selection", "Review", "Wild"]
     check_columns(table, server, browser, "house-tablet-final", [*headers, "Final", "Actions"])
+
+
+def test_tonight_shows_every_column_and_names_on_a_tablet(server: str, browser: Any) -> None:
+    table = make_table(players=3, start=True)
+    names = ("Thursday Night League at the Anchor Bar", "Switch Sunday")
+    for name in names:
+        event_id = services.event_create(
+            by=table.house, name=name, date=timezone.now().date(), format="league"
+        ).event_id
+        services.registration_open(event_id=event_id, by=table.house)
+    later = services.event_create(
+        by=table.house, name="Next Friday", date=timezone.now().date() + timedelta(days=1),
+        format="league",
+    ).event_id
+    services.registration_open(event_id=later, by=table.house)
+    context = browser.new_context(viewport=TABLET)
+    page = context.new_page()
+    sign_in(page, server, table.house.email)
+    page.goto(f"{server}/house/tonight")
+    shot(page, "house-tablet-tonight")
+    rows = page.locator("#tonight-table tbody tr")
+    expect(rows).to_have_count(3)  # in play (dated in the past), and the two dated today
+    expect(page.locator("#tonight-table")).not_to_contain_text("Next Friday")
+    expect(page.locator("#tonight-table thead")).to_contain_text("Not checked in")
+    found = page.evaluate(
+        """() => {
+          const wrap = document.querySelector("#tonight-table").closest(".table-wrap");
+          const lines = Array.from(document.querySelectorAll("#tonight-table tbody th strong"))
+            .map((name) => Math.round(name.getBoundingClientRect().height
+                                      / parseFloat(getComputedStyle(name).lineHeight)));
+          const cut = Array.from(document.querySelectorAll("#tonight-table th, #tonight-table td"))
+            .filter((cell) => cell.getBoundingClientRect().right > innerWidth
+                              || cell.scrollWidth > cell.clientWidth)
+            .map((cell) => cell.textContent.trim());
+          return {fits: wrap.scrollWidth <= wrap.clientWidth, lines, cut};
+        }"""
+    )
+    assert found["fits"] and found["cut"] == [], found
+    assert max(found["lines"]) <= 2, found
+    context.close()
