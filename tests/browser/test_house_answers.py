@@ -79,9 +79,7 @@ def test_the_collected_total_agrees_with_the_table_after_quick_paid_toggles(
         page.locator(f"#house-row-{table.rid(player)} button.chip.unpaid").click()
     paid = page.locator("#player-table .paid-toggle button.paid")
     expect(paid).to_have_count(6, timeout=WAIT)
-    expect(page.locator("#house-messages .message").last).to_contain_text(
-        "collected", timeout=WAIT
-    )
+    expect(page.locator("#house-messages .message").last).to_contain_text("collected", timeout=WAIT)
     socket.release()
 
     version = Event.objects.get(pk=table.event.pk).version

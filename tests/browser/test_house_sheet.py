@@ -31,7 +31,9 @@ def test_the_sheet_of_twelve_players_prints_on_one_letter_and_one_a4_page(
     wrapped = page.evaluate(
         """() => Array.from(document.querySelectorAll(".signature .caption"))
              .filter((c) => c.scrollWidth > c.clientWidth
-                            || c.getBoundingClientRect().height > 1.6 * parseFloat(getComputedStyle(c).lineHeight || 16))
+                            || c.getClientRects().length > 1
+                            || c.getBoundingClientRect().height
+                               > 1.6 * parseFloat(getComputedStyle(c).fontSize))
              .map((c) => c.textContent)"""
     )
     assert wrapped == []
