@@ -14,8 +14,10 @@ from accounts.models import User
 from audit.export import final_result
 from cards.dealing import seed_hex
 from cards.models import Offer, pending_offer
+from cards.names import RANK_FACES, card_face
 from events.check_in import collected
 from events.models import Event, Phase, RegistrationStatus, Review
+from events.player_words import hand_names
 from events.snapshots import event_summary, pool_summary, prize_split
 from house.selectors import house_events
 
@@ -38,7 +40,16 @@ def results(event: Event) -> dict[str, Any]:
     if not sheet["final"]:
         return sheet
     result = final_result(event)
-    players = result["players"]
+    # Each hand as the final page names it, and each card with its face ("10♣").
+    players = [
+        {
+            **p,
+            "faces": [card_face(card) for card in p["cards"]],
+            "names": hand_names(p["cards"], p["wild_rank"]),
+            "wild": RANK_FACES.get(p["wild_rank"] or "", p["wild_rank"]),
+        }
+        for p in result["players"]
+    ]
     eligible = [p for p in players if p["status"] == "eligible" and p["high_place"] is not None]
     high = sorted(eligible, key=lambda p: (p["high_place"], p["player"]))
     low = sorted(
@@ -143,11 +154,12 @@ def is_today(event: Event, now: datetime.datetime) -> bool:
 
 
 def tonight(user: User, now: datetime.datetime) -> list[dict[str, Any]]:
-    """Every event this user runs as House today, one row each: those dated today where they are
-    played, and any event open or in play whatever its date (a night that runs past midnight, an
-    event dated wrongly)."""
+    """Every event this user runs as House today, one row each: those dated today in their venue's
+    time zone, and any event in play (started, not finalized) whatever its date (a night that runs
+    past midnight, an event dated wrongly). An event open for registration on another day is not
+    tonight's."""
     window = (now - datetime.timedelta(days=1)).date(), (now + datetime.timedelta(days=1)).date()
-    running = Q(phase__in=[Phase.OPEN, Phase.STARTED])
-    near = house_events(user).filter(Q(date__range=window) | running)
-    events = [e for e in near if is_today(e, now) or e.phase in (Phase.OPEN, Phase.STARTED)]
+    in_play = Q(phase=Phase.STARTED)
+    near = house_events(user).filter(Q(date__range=window) | in_play)
+    events = [e for e in near if is_today(e, now) or e.phase == Phase.STARTED]
     return tonight_events(events)

@@ -1,5 +1,5 @@
 // The House dashboard: reason dialogs, confirmations, client-side filters, pool adjustment rows,
-// ticking ages of pending selections. Event delegation on document, so handlers survive htmx swaps.
+// ticking ages of pending selections, tables that show they scroll. Event delegation on document, so handlers survive htmx swaps.
 (function () {
   "use strict";
 
@@ -211,6 +211,15 @@
     });
   }
 
+  // --- a table wider than its box shows that it scrolls (house.css) ---------------------------
+
+  function markScrolling() {
+    document.querySelectorAll(".table-wrap").forEach((wrap) => {
+      wrap.toggleAttribute("data-scrolls", wrap.scrollWidth > wrap.clientWidth + 1);
+    });
+  }
+  window.addEventListener("resize", markScrolling);
+
   // --- pending selections age while the page is open -----------------------------------------
 
   function waited(seconds) {
@@ -260,6 +269,7 @@
     if (event.target !== live()) return;
     applyFilters();
     tick();
+    markScrolling();
   });
 
   function refreshIfWaiting() {
@@ -318,6 +328,7 @@
     applyFilters();
     tick();
     timeMessages();
+    markScrolling();
   });
   document.addEventListener("htmx:oobAfterSwap", timeMessages);
 
@@ -325,11 +336,13 @@
     applyFilters();
     tick();
     timeMessages();
+    markScrolling();
   });
   if (document.readyState !== "loading") {
     applyFilters();
     tick();
     timeMessages();
+    markScrolling();
   }
   setInterval(tick, 5000);
 })();

@@ -204,6 +204,40 @@
     });
   });
 
+  // An htmx answer (a House action's) replaces a live element's content with a render of its own
+  // version, marked [data-rendered-version] in the fragment: it is a snapshot the page did not
+  // hear over the socket. Frames up to that version are then behind what the page shows (held
+  // ones are dropped, later ones ignored); an answer behind the frames the page already took
+  // (answers overtaking each other, or a frame that came first) is followed by a reload, so the
+  // parts of a live page never show two versions at once.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var el = event.detail && event.detail.target;
+    if (!el || !el.hasAttribute || !el.hasAttribute("data-live-swap")) {
+      return;
+    }
+    var marker = el.querySelector("[data-rendered-version]");
+    var version = marker ? Number(marker.getAttribute("data-rendered-version")) : NaN;
+    if (isNaN(version)) {
+      return;
+    }
+    var stream = el.getAttribute("data-live-stream").split(/\s+/)[0];
+    var queue = (held.get(el) || []).filter(function (change) {
+      return change.version > version;
+    });
+    if (queue.length) {
+      held.set(el, queue);
+    } else {
+      held.delete(el);
+    }
+    var last = live.versions[stream];
+    if (last === undefined || version >= last) {
+      live.versions[stream] = version;
+    } else if (!queue.length || (queue[0].html === undefined && !(queue[0].base <= version))) {
+      delete live.versions[stream];
+      askReload();
+    }
+  });
+
   function swap(el, change) {
     var queue = change.html !== undefined ? [] : held.get(el) || [];
     queue.push(change);
@@ -401,13 +435,15 @@
   function swapStream(message) {
     swapped(message.stream).forEach(function (el) {
       if (typeof message.html === "string") {
-        swap(el, { html: message.html, stream: message.stream });
+        swap(el, { html: message.html, stream: message.stream, version: message.version });
       } else if (message.parts || message.places) {
         swap(el, {
           parts: message.parts,
           order: message.order,
           places: message.places,
           stream: message.stream,
+          version: message.version,
+          base: message.base,
         });
       }
     });

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import zoneinfo
 
 import pytest
 from django.utils import timezone
@@ -189,6 +190,46 @@ def test_tonight_lists_every_event_house_runs_today(client):
     assert "Next week" not in page and "Not mine" not in page
     assert url("dashboard", ids[0]) in page
     assert other
+
+
+@pytest.mark.django_db
+def test_tonight_lists_an_open_event_only_on_its_own_day_and_an_event_in_play_any_day(client):
+    today = timezone.now().date()
+    house = make_user("House", staff=True)
+    tomorrow = services.event_create(
+        by=house, name="Tomorrow", date=today + datetime.timedelta(days=1), format="league"
+    ).event_id
+    services.registration_open(event_id=tomorrow, by=house)
+    table = make_table(players=2, start=True)
+    Event.objects.filter(pk=table.event.pk).update(date=today - datetime.timedelta(days=1))
+    table.event.house.add(house)
+    client.force_login(house)
+    rows = client.get(url("tonight")).context["rows"]
+    assert [row["event"].pk for row in rows] == [table.event.pk]
+
+
+@pytest.mark.django_db
+def test_tonight_takes_today_in_the_venues_time_zone(client):
+    house = make_user("House", staff=True)
+    now = timezone.now()
+    ahead, behind = "Pacific/Kiritimati", "Pacific/Pago_Pago"  # UTC+14 and UTC-11
+    ids = {
+        zone: services.event_create(
+            by=house,
+            name=zone,
+            date=timezone.localtime(now, timezone=zoneinfo.ZoneInfo(zone)).date(),
+            format="league",
+            time_zone=zone,
+        ).event_id
+        for zone in (ahead, behind)
+    }
+    client.force_login(house)
+    rows = client.get(url("tonight")).context["rows"]
+    assert sorted(row["event"].pk for row in rows) == sorted(ids.values())
+    # The same date with the other zone is another day there (the two are 25 hours apart).
+    Event.objects.filter(pk=ids[ahead]).update(time_zone=behind)
+    Event.objects.filter(pk=ids[behind]).update(time_zone=ahead)
+    assert client.get(url("tonight")).context["rows"] == []
 
 
 @pytest.mark.django_db
