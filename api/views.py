@@ -33,6 +33,7 @@ from events.answers import Answer, as_json
 from events.errors import IdempotencyKeyRequired, NotAllowed
 from events.lifecycle import formats_summary
 from events.snapshots import board_snapshot, event_summary, house_snapshot, player_snapshot
+from syndicate.query import query_choice, refuse_unknown
 
 EVENTS = ["Events"]
 PLAYING = ["Playing"]
@@ -761,10 +762,9 @@ class AuditExport(ApiView):
     )
     def get(self, request: Request, event_id: int) -> Response | HttpResponse:
         event = reads.house_event(actor(request), event_id)
-        # A plain dict, not the QueryDict: an empty `?format=` is refused, not read as the default.
-        query = body.AuditQuery(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        if query.validated_data["format"] == "csv":
+        # A misspelt parameter and an empty `?format=` are refused, not read as the default.
+        refuse_unknown(request, "format")
+        if query_choice(request, "format", ("json", "csv"), "json", strict=True) == "csv":
             return HttpResponse(
                 audit_csv(event),
                 content_type="text/csv; charset=utf-8",

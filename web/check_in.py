@@ -16,9 +16,11 @@ from django.urls import reverse
 from accounts.models import User
 from api import serializers as body
 from events import services
-from events.check_in import CODE_LENGTH, normalised_code
+from events.check_in import normalised_code
 from events.errors import DomainError
+from events.limits import CHECK_IN_CODE_LENGTH
 from events.models import Event, Phase, Registration, RegistrationStatus
+from syndicate.query import query_text
 from web.errors import checked, form_key, fresh_key, refuse
 
 
@@ -42,7 +44,7 @@ def self_check_in(request: HttpRequest, event_id: int) -> HttpResponse:
         return redirect("web:event", event_id=event.pk)
     registration = Registration.objects.filter(event=event, player=user).first()
     status = registration.status if registration else None
-    typed = normalised_code(str(request.GET.get("code", "")))[: CODE_LENGTH * 2]
+    typed = normalised_code(query_text(request, "code", CHECK_IN_CODE_LENGTH))
     return render(
         request,
         "web/self_check_in.html",
@@ -53,7 +55,7 @@ def self_check_in(request: HttpRequest, event_id: int) -> HttpResponse:
             "checked_in": status == RegistrationStatus.CHECKED_IN,
             "not_registered": status in (None, RegistrationStatus.CANCELLED),
             "status_label": registration.get_status_display() if registration else "",
-            "code": typed if typed.isalnum() else "",
+            "code": typed if typed.isascii() and typed.isalnum() else "",
             "key": fresh_key(),
         },
     )
