@@ -517,8 +517,8 @@ class SelfCheckInSwitch(ApiView):
 class SelfCheckIn(ApiView):
     @schema.write(
         summary="Check myself in with the event's code",
-        description="While House has self check-in on. After the start this is a late entry "
-        "under the same conditions as House's check-in. Wrong codes are limited per account "
+        description="While House has self check-in on, before the start: after it a late "
+        "entry needs House (409 late_entry_needs_house). Wrong codes are limited per account "
         "(403 too_many_guesses).",
         request=body.SelfCheckIn,
         answer=answers.SelfCheckedIn,
