@@ -4,9 +4,12 @@ Domain code broadcasts after commit (`live.publisher.announce`); a consumer chec
 joins the groups, sends the current snapshots on connect and on `{"type": "reload"}`, and relays
 what the groups carry. Every frame a client receives is one JSON object:
 
-    {"type": "snapshot" | "update", "stream": "board" | "player" | "places" | "house",
+    {"type": "snapshot" | "update", "stream": "board" | "venue" | "player" | "places" | "house",
      "version": <int>, "data": <the stream's full snapshot, see events.snapshots>,
      "html": <board, player and House: the fragment the page swaps in, see live.fragments>}
+
+A "venue" frame (the venue's display only: BoardConsumer) is always a "snapshot" with the
+board's check-in part as "html" and no data.
 
 The board's and House's updates are targeted: instead of "html" they carry "base" (the version
 they build on; "bases" when they also bring later versions up to date), "parts" ({element id:
