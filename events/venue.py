@@ -102,7 +102,7 @@ def display_grant(event_id: int, token: str) -> str | None:
     """The grant a display link holds, when it is one House was given for this event."""
     try:
         value = signing.Signer(salt=DISPLAY_SALT).unsign_object(token)
-    except signing.BadSignature:
+    except (signing.BadSignature, ValueError):  # ValueError: signed, but not one of these links
         return None
     if not (isinstance(value, list) and len(value) == 2 and value[0] == event_id):
         return None

@@ -92,7 +92,9 @@ def test_a_forged_or_borrowed_display_link_is_not_found(client: Client) -> None:
     forged = signing.Signer(salt="another salt").sign_object([table.event.pk, "0" * 20])
     signed = signing.Signer(salt=DISPLAY_SALT).sign_object([table.event.pk, "0" * 20])
     unsigned = signed[:-2] + ("xx" if not signed.endswith("xx") else "yy")
-    for token in (forged, unsigned):
+    # Signed with the same salt, but not a display link's shape (a timestamped value).
+    timestamped = signing.dumps([table.event.pk, "0" * 20], salt=DISPLAY_SALT)
+    for token in (forged, unsigned, timestamped):
         response = client.get(reverse("web:board_venue", args=[table.event.pk, token]))
         assert response.status_code == 404
 
