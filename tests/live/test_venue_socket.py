@@ -22,8 +22,11 @@ from events.venue import display_path
 from tests.events.support import complete_table
 from tests.factories import Table, make_table, make_user
 from tests.live.sockets import TIMEOUT, open_socket, session_cookie
+from web.follow import qr_svg
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+LAN = "http://192.168.1.20:8000"  # the address House configures (SITE_URL)
 
 
 def path(event_id: int) -> str:
@@ -81,7 +84,8 @@ def test_an_anonymous_board_never_receives_the_code() -> None:
     async_to_sync(scenario)()
 
 
-def test_the_kiosk_opened_by_house_follows_the_switch_and_the_phase() -> None:
+def test_the_kiosk_opened_by_house_follows_the_switch_and_the_phase(settings: Any) -> None:
+    settings.SITE_URL = LAN
     table = make_table("league", players=2)
     cookie = session_cookie(table.house)
 
@@ -96,8 +100,8 @@ def test_the_kiosk_opened_by_house_follows_the_switch_and_the_phase() -> None:
         on = await until_venue(socket, seen)
         assert f"data-check-in-code>{code}</strong>" in on["html"]
         assert "Scan to check in" in on["html"]
-        # The socket's Origin (tests.live.sockets) is a loopback address: no QR for phones.
-        assert "Phones cannot reach 127.0.0.1" in on["html"]
+        here = f"{LAN}/events/{table.event.pk}/check-in"
+        assert str(qr_svg(f"{here}?code={code}")) in on["html"]
         await database_sync_to_async(switch(table, False))()
         off = await until_venue(socket, seen)
         assert "check-in-code" not in off["html"] and code not in off["html"]
@@ -115,7 +119,8 @@ def test_the_kiosk_opened_by_house_follows_the_switch_and_the_phase() -> None:
     async_to_sync(scenario)()
 
 
-def test_finalization_takes_the_check_in_part_off_the_kiosk() -> None:
+def test_finalization_takes_the_check_in_part_off_the_kiosk(settings: Any) -> None:
+    settings.SITE_URL = LAN
     table = complete_table("league", players=2)
     services.self_check_in_switch(event_id=table.event.pk, by=table.house, enabled=True)
     services.pool_confirm(event_id=table.event.pk, by=table.house)
@@ -148,6 +153,9 @@ def test_the_display_link_shows_the_code_until_the_code_changes() -> None:
         seen: list[str] = []
         first = await until_venue(socket, seen)
         assert f"data-check-in-code>{code}</strong>" in first["html"]
+        # No SITE_URL, and the socket's Origin (tests.live.sockets) is a loopback address: no
+        # QR phones could not open, but the code for House to read out.
+        assert "Phones cannot reach 127.0.0.1" in first["html"] and "<svg" not in first["html"]
         await database_sync_to_async(switch(table, False))()
         off = await until_venue(socket, seen)
         assert code not in off["html"] and "check-in-code" not in off["html"]
