@@ -224,12 +224,6 @@ class PoolConfirmation(Body):
     )
 
 
-class AuditQuery(Body):
-    """The audit export's query: a misspelt parameter is refused, not ignored."""
-
-    format = serializers.ChoiceField(choices=["json", "csv"], default="json")
-
-
 class SelfCheckInSwitch(Body):
     enabled = serializers.BooleanField(help_text="On: a new code is made; off: the code is gone.")
 

@@ -33,6 +33,7 @@ from events.answers import Answer, as_json
 from events.errors import IdempotencyKeyRequired, NotAllowed
 from events.lifecycle import formats_summary
 from events.snapshots import board_snapshot, event_summary, house_snapshot, player_snapshot
+from syndicate.query import query_choice, refuse_unknown
 
 EVENTS = ["Events"]
 PLAYING = ["Playing"]
@@ -516,8 +517,8 @@ class SelfCheckInSwitch(ApiView):
 class SelfCheckIn(ApiView):
     @schema.write(
         summary="Check myself in with the event's code",
-        description="While House has self check-in on. After the start this is a late entry "
-        "under the same conditions as House's check-in. Wrong codes are limited per account "
+        description="While House has self check-in on, before the start: after it a late "
+        "entry needs House (409 late_entry_needs_house). Wrong codes are limited per account "
         "(403 too_many_guesses).",
         request=body.SelfCheckIn,
         answer=answers.SelfCheckedIn,
@@ -762,10 +763,9 @@ class AuditExport(ApiView):
     )
     def get(self, request: Request, event_id: int) -> Response | HttpResponse:
         event = reads.house_event(actor(request), event_id)
-        # A plain dict, not the QueryDict: an empty `?format=` is refused, not read as the default.
-        query = body.AuditQuery(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        if query.validated_data["format"] == "csv":
+        # A misspelt parameter and an empty `?format=` are refused, not read as the default.
+        refuse_unknown(request, "format")
+        if query_choice(request, "format", ("json", "csv"), "json", strict=True) == "csv":
             return HttpResponse(
                 audit_csv(event),
                 content_type="text/csv; charset=utf-8",

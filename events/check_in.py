@@ -19,6 +19,7 @@ from accounts.models import User
 from events import answers
 from events.actions import Change, action
 from events.errors import (
+    LateEntryNeedsHouse,
     NotFound,
     SelfCheckInOff,
     TooManyGuesses,
@@ -30,7 +31,9 @@ from events.limits import CHECK_IN_CODE_LENGTH, check_text
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.registration import check_in
 from events.registration import register as register_player
+from events.registration import refuse_return
 from events.remainder_policy import require_remainder_policy
+from events.venue import display_path
 
 # Letters and digits no one misreads on a projector (no 0/O, 1/I/L).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -49,9 +52,11 @@ def normalised_code(code: str) -> str:
     return "".join(ch for ch in code.upper() if ch not in " -")
 
 
-def self_check_in_url(event: Event) -> str:
-    """The stable address a player opens to check in (the board links to it with the code)."""
-    return reverse("web:self_check_in", kwargs={"event_id": event.pk})
+def self_check_in_url(event: Event, code: str = "") -> str:
+    """The stable address a player opens to check in; the venue's display links to it with the
+    code (`code`). For phones, `events.venue.phone_url` makes it absolute."""
+    path = reverse("web:self_check_in", kwargs={"event_id": event.pk})
+    return f"{path}?code={code}" if code else path
 
 
 def self_check_in_open(event: Event) -> bool:
@@ -61,13 +66,14 @@ def self_check_in_open(event: Event) -> bool:
 
 
 def board_check_in(event: Event) -> dict[str, str] | None:
-    """What the board shows for self check-in: the code and the address, or None when off."""
+    """What House's dashboard shows for self check-in: the code, the address and the display
+    link for the venue's projector (`events.venue`), or None when off."""
     if not (event.self_check_in and event.check_in_code) or event.phase == Phase.FINALIZED:
         return None
     return {
         "code": event.check_in_code,
         "url": self_check_in_url(event),
-        "url_with_code": f"{self_check_in_url(event)}?code={event.check_in_code}",
+        "display": display_path(event) or "",
     }
 
 
@@ -122,8 +128,8 @@ def self_check_in(
     register: bool = False,
     idempotency_key: str | None = None,
 ) -> answers.SelfCheckedIn:
-    """A registered player at the venue checks in with the event's code; after the start the
-    late-entry conditions apply as for House's check-in. With `register`, a player not yet
+    """A registered player at the venue checks in with the event's code, before the start only:
+    the rules say late entry requires House check-in. With `register`, a player not yet
     registered registers in the same change, while registration is open (the QR's one step)."""
     change.refuse_if_finalized()
     event = change.event
@@ -139,12 +145,17 @@ def self_check_in(
         raise WrongCheckInCode()
     change.house = False  # a player checking themself in, even when also House
     registration = Registration.objects.filter(event=event, player=by).first()
+    if registration is not None:
+        refuse_return(registration)
+        if registration.status == RegistrationStatus.CHECKED_IN:
+            raise WrongState("You are already checked in.")
+    if event.phase != Phase.OPEN:
+        # After the start a check-in is a late entry, which the rules give to House alone.
+        raise LateEntryNeedsHouse()
     if registration is None or registration.status == RegistrationStatus.CANCELLED:
         if not register:
             raise NotFound("You are not registered for this event: register first.")
         registration = register_player(change, by)
-    if registration.status == RegistrationStatus.CHECKED_IN:
-        raise WrongState("You are already checked in.")
     if registration.status != RegistrationStatus.REGISTERED:
         raise WrongState(f"Your registration is {registration.get_status_display()}: ask House.")
     registration.event = event

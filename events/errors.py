@@ -176,6 +176,11 @@ class TooManyGuesses(DomainError):
     default_message = "Too many wrong check-in codes: wait a few minutes, or check in with House."
 
 
+class LateEntryNeedsHouse(WrongState):
+    code = "late_entry_needs_house"
+    default_message = "The event has started: late entry needs House. Ask House to check you in."
+
+
 class PaidEntriesExist(WrongState):
     code = "paid_entries_exist"
     default_message = (
@@ -242,6 +247,7 @@ ALL_ERRORS: tuple[type[DomainError], ...] = (
     WrongCheckInCode,
     SelfCheckInOff,
     TooManyGuesses,
+    LateEntryNeedsHouse,
     PaidEntriesExist,
     RemainderPolicyRequired,
     RegistrationCannotReopen,

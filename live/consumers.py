@@ -4,9 +4,12 @@ Domain code broadcasts after commit (`live.publisher.announce`); a consumer chec
 joins the groups, sends the current snapshots on connect and on `{"type": "reload"}`, and relays
 what the groups carry. Every frame a client receives is one JSON object:
 
-    {"type": "snapshot" | "update", "stream": "board" | "player" | "places" | "house",
+    {"type": "snapshot" | "update", "stream": "board" | "venue" | "player" | "places" | "house",
      "version": <int>, "data": <the stream's full snapshot, see events.snapshots>,
      "html": <board, player and House: the fragment the page swaps in, see live.fragments>}
+
+A "venue" frame (the venue's display only: BoardConsumer) is always a "snapshot" with the
+board's check-in part as "html" and no data.
 
 The board's and House's updates are targeted: instead of "html" they carry "base" (the version
 they build on; "bases" when they also bring later versions up to date), "parts" ({element id:
@@ -43,13 +46,16 @@ from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
+from django.template.loader import render_to_string
 
 from accounts import revocation
 from events.actions import is_house
 from events.models import Event, Phase, Registration
 from events.snapshots import player_snapshot
+from events.venue import VenueCheckIn, display_grant, venue_check_in
 from live import announcements
 from live import publisher as live
+from web.follow import follow
 
 CLOSE_SIGN_IN = 4401
 CLOSE_NOT_ALLOWED = 4403
@@ -59,7 +65,9 @@ CLOSE_NOT_FOUND = 4404
 RELOAD_INTERVAL = 1.0
 
 # Group messages a socket only passes on: their handlers read no database.
-RELAYS = frozenset({live.MESSAGE_TYPE, live.PLACES_TYPE, announcements.MESSAGE_TYPE})
+RELAYS = frozenset(
+    {live.MESSAGE_TYPE, live.PLACES_TYPE, live.VENUE_TYPE, announcements.MESSAGE_TYPE}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +77,11 @@ class Access:
     event_id: int
     groups: tuple[str, ...]
     registration_id: int | None = None
+    # The venue's display (a board opened by House, or House's display link): it hears the
+    # check-in code. `grant` is what a display link holds of the code it was made for (None: a
+    # House member's session).
+    venue: bool = False
+    grant: str | None = None
 
 
 class LiveConsumer(AsyncJsonWebsocketConsumer):
@@ -153,6 +166,7 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         if isinstance(granted, int):
             await self.end(granted)
             return
+        await self.regroup(granted)
         await self.send_snapshots()
 
     async def access_revoke(self, message: dict[str, Any]) -> None:
@@ -165,6 +179,20 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         granted = await database_sync_to_async(self.reauthorize)()
         if isinstance(granted, int):
             await self.end(granted)
+            return
+        await self.regroup(granted)
+
+    async def regroup(self, granted: Access) -> None:
+        """Access still holds, perhaps to less (a board that is the venue's display no more):
+        leave the groups it no longer grants, join the ones it now does."""
+        if self.access is None:
+            return
+        was = self.access
+        for group in set(was.groups) - set(granted.groups):
+            await self.channel_layer.group_discard(group, self.channel_name)
+        for group in set(granted.groups) - set(was.groups):
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.access = granted
 
     async def send_snapshots(self) -> None:
         assert self.access is not None
@@ -197,6 +225,9 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         frame = {"type": "snapshot", "stream": "places", "version": version, "data": own}
         await self.send_json(frame)
 
+    async def live_venue(self, message: dict[str, Any]) -> None:
+        """The venue's check-in part: only a board socket of the venue's display hears it."""
+
     async def live_announcement(self, message: dict[str, Any]) -> None:
         """House's announcement (`live.announcements`): every player socket passes it on."""
         if self.access is not None and self.access.registration_id is not None:
@@ -228,17 +259,100 @@ def _public_event(event_id: int) -> Event | None:
 
 
 class BoardConsumer(LiveConsumer):
-    """`ws/events/<id>/board/`: anyone; public state only."""
+    """`ws/events/<id>/board/`: anyone; public state only. The venue's display also hears the
+    check-in part of the board (stream "venue", `events.venue`): the board opened by House, or
+    through House's display link (`ws/events/<id>/board/<token>/`).
+
+    Each display renders that part itself: its QR opens the address the display was opened at
+    (the page's Origin), and a display link made for an earlier code no longer shows the code. A
+    render is kept per socket and sent only when what it shows changed.
+    """
+
+    # A House member's board hears their account's group: when access ends it is a plain board.
+    private = True
+
+    async def connect(self) -> None:
+        self.venue_shown = ""
+        await super().connect()
 
     def authorize(self, event_id: int, user: Any) -> Access | int:
-        if _public_event(event_id) is None:
+        event = _public_event(event_id)
+        if event is None:
             return CLOSE_NOT_FOUND
-        return Access(event_id, (live.event_group(event_id),))
+        groups = (live.event_group(event_id),)
+        venue = (*groups, live.venue_group(event_id))
+        if user is not None and is_house(user, event):
+            return Access(event_id, venue, venue=True)
+        token = self.scope["url_route"]["kwargs"].get("display")
+        grant = display_grant(event_id, token) if token else None
+        if grant is not None:
+            return Access(event_id, venue, venue=True, grant=grant)
+        return Access(event_id, groups)
+
+    def reauthorize(self) -> Access | int:
+        granted = super().reauthorize()
+        if granted == CLOSE_SIGN_IN:  # signed out elsewhere: still a board, as for anyone
+            assert self.access is not None
+            return self.authorize(self.access.event_id, None)
+        return granted
 
     def current(self, access: Access) -> list[live.Snapshot]:
         with live.consistent_read():
             event = Event.objects.get(pk=access.event_id)
-            return [live.board(event)]
+            found = [live.board(event)]
+            if access.venue:
+                self.venue_shown = ""  # a reload takes the part whole
+                frame = self.venue_frame(access, event.version, venue_check_in(event).data())
+                if frame is not None:
+                    found.append(frame)
+            return found
+
+    async def regroup(self, granted: Access) -> None:
+        was = self.access
+        await super().regroup(granted)
+        if was is not None and was.venue and not granted.venue:
+            # No longer the venue's display: the code goes, the public part stays.
+            version = self.sent.get("venue", 0) + 1  # the stream ends here: past what it holds
+            frame = await sync_to_async(self.venue_frame)(granted, version, None)
+            if frame is not None:
+                await self.send_json(frame.frame())
+
+    async def live_venue(self, message: dict[str, Any]) -> None:
+        version = message["version"]
+        if self.access is None or not self.access.venue:
+            return
+        if version <= self.sent.get("venue", -1):
+            return
+        self.sent["venue"] = version
+        # Rendering a QR takes a few milliseconds: off the loop, and only when the part changed.
+        frame = await sync_to_async(self.venue_frame, thread_sensitive=False)(
+            self.access, version, message["data"]
+        )
+        if frame is not None:
+            await self.send_json(frame.frame())
+
+    def venue_frame(
+        self, access: Access, version: int, data: dict[str, Any] | None
+    ) -> live.Snapshot | None:
+        """The venue part for this socket (`data`: `VenueCheckIn.data()`, None: the public
+        part), or None when it shows what the socket was last sent."""
+        event = Event(pk=access.event_id)
+        shown = VenueCheckIn.from_data(data) if data is not None and access.venue else None
+        html = render_to_string(
+            "web/_follow.html",
+            {"follow": follow(event, origin=self.origin(), venue=shown, grant=access.grant)},
+        )
+        if html == self.venue_shown:
+            return None
+        self.venue_shown = html
+        group = live.venue_group(access.event_id)
+        return live.Snapshot(group, "venue", version, None, kind="snapshot", html=html)
+
+    def origin(self) -> str | None:
+        """The address the page was opened at (its Origin, which asgi.py checked)."""
+        headers = dict(self.scope.get("headers") or [])
+        value = headers.get(b"origin")
+        return value.decode("latin-1") if value else None
 
 
 class PlayerConsumer(LiveConsumer):

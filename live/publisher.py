@@ -2,10 +2,12 @@
 
 The engine hands every committed change to `on_change` (through `events.changes`, subscribed in
 `live.apps`): its event, the players it touched and the event version it made. What the change
-calls for is read and rendered here once, whoever listens, and sent to four kinds of groups:
+calls for is read and rendered here once, whoever listens, and sent to five kinds of groups:
 
 - `event.<id>`: the public board (stream "board", version `Event.version`), with the pieces of
   its HTML that changed and the rows' places that moved (`targeted`);
+- `venue.<id>`: the venue's displays (stream "venue", version `Event.version`): the check-in
+  code's part of the board, which each display renders for itself (`live.consumers`);
 - `places.<id>`: every player's High and Low place (stream "places", version `Event.version`);
   each player socket passes on only its own few bytes, so a phone's place line stays current
   without a render per phone;
@@ -71,6 +73,7 @@ from events.snapshots import (
     player_snapshot,
     player_snapshots,
 )
+from events.venue import venue_check_in
 from house import selectors
 from live.fragments import (
     Cut,
@@ -97,6 +100,8 @@ MODES = (BACKGROUND, PROCESS, INLINE, OFF)
 MESSAGE_TYPE = "live.snapshot"
 # The handler for the places of every player of an event: `live_places`, which picks its own.
 PLACES_TYPE = "live.places"
+# The handler for the venue's check-in part: `live_venue`, which renders it for its own display.
+VENUE_TYPE = "live.venue"
 
 
 def event_group(event_id: int) -> str:
@@ -113,6 +118,12 @@ def player_group(registration_id: int) -> str:
 
 def places_group(event_id: int) -> str:
     return f"places.{event_id}"
+
+
+def venue_group(event_id: int) -> str:
+    """The venue's displays of the event (events.venue): the board opened by House, and House's
+    display link. Only they hear the check-in code."""
+    return f"venue.{event_id}"
 
 
 def mode() -> str:
@@ -182,6 +193,10 @@ class Snapshot:
 
     def message(self) -> dict[str, Any]:
         """As sent through the channel layer: the socket frame encoded once, for every socket."""
+        if self.stream == "venue":
+            # Each display renders its own part: the address phones reach is the one it was
+            # opened at, and a display link for an earlier code no longer shows the code.
+            return {"type": VENUE_TYPE, "version": self.version, "data": self.data}
         if self.stream == "places":
             # Each player socket picks its own entry (`live.consumers`), so no phone receives
             # the whole table.
@@ -345,6 +360,12 @@ def board_update(event: Event, view: BoardView) -> Snapshot:
     return snapshot
 
 
+def venue(event: Event) -> Snapshot:
+    """The venue's check-in part (`events.venue.venue_check_in`), to the venue's displays only."""
+    data = venue_check_in(event).data()
+    return Snapshot(venue_group(event.pk), "venue", event.version, data, kind="snapshot")
+
+
 def places(event: Event, table: Standings[int]) -> Snapshot:
     """Every ranked player's High and Low place, by registration id, and how many are ranked."""
     ranked = {place.player for place in table.high}
@@ -473,6 +494,7 @@ def change_snapshots(
             view = board_view(event)
             table = view.standings
             found.append(board_update(event, view))
+            found.append(venue(event))
             if event.phase == Phase.STARTED and table is not None:
                 found.append(places(event, table))
         registrations = [

@@ -6,6 +6,7 @@ from live.consumers import BoardConsumer, HouseConsumer, NoRouteConsumer, Player
 
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/events/<int:event_id>/board/", BoardConsumer.as_asgi()),
+    path("ws/events/<int:event_id>/board/<str:display>/", BoardConsumer.as_asgi()),
     path("ws/events/<int:event_id>/player/", PlayerConsumer.as_asgi()),
     path("ws/events/<int:event_id>/house/", HouseConsumer.as_asgi()),
     # Last: any other path closes cleanly with 4404 rather than raising "No route found".

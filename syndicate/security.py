@@ -28,6 +28,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.csrf import csrf_failure as django_csrf_failure
 
 from accounts import lockout
+from syndicate.query import query_text
 
 logger = logging.getLogger("syndicate.security")
 
@@ -174,7 +175,7 @@ def _login_of(credentials: Mapping[str, Any]) -> str:
 def admin_login(request: HttpRequest) -> HttpResponseBase:
     """/admin/login/: site staff go on; anyone else signs in through allauth (rate-limited)."""
     user = request.user
-    target = request.GET.get("next", "")
+    target = query_text(request, "next", 2000)
     if not url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):

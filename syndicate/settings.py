@@ -45,7 +45,8 @@ ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "" if PRODUCTION else "127.0.0.
 if PRODUCTION and not ALLOWED_HOSTS:
     raise ImproperlyConfigured("Production mode needs DJANGO_ALLOWED_HOSTS in the environment.")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
-# The public address, for links in emails sent outside a request (access resets).
+# The public address, for links in emails sent outside a request (access resets) and for the
+# board's QR (events.venue.phone_url, which never uses a loopback address).
 SITE_URL = os.environ.get(
     "SITE_URL", f"https://{ALLOWED_HOSTS[0]}" if PRODUCTION else "http://127.0.0.1:8000"
 )

@@ -21,10 +21,12 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from accounts.models import User
 from api import serializers as body
 from events import services
-from events.check_in import CODE_LENGTH, normalised_code
+from events.check_in import normalised_code
 from events.errors import DomainError
+from events.limits import CHECK_IN_CODE_LENGTH
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.snapshots import event_summary
+from syndicate.query import query_text
 from web.errors import checked, form_key, fresh_key, refuse
 
 
@@ -63,12 +65,13 @@ def self_check_in(request: HttpRequest, event_id: int) -> HttpResponse:
             "event": event,
             "summary": event_summary(event),
             "open": event.self_check_in and event.phase != Phase.FINALIZED,
+            "started": event.phase == Phase.STARTED,
             "registered": status == RegistrationStatus.REGISTERED,
             "checked_in": status == RegistrationStatus.CHECKED_IN,
             "not_registered": not_registered,
             "can_register": not_registered and event.registration_open,
             "status_label": registration.get_status_display() if registration else "",
-            "code": _shown_code(str(request.GET.get("code", ""))),
+            "code": _shown_code(query_text(request, "code", CHECK_IN_CODE_LENGTH * 2)),
             "key": fresh_key(),
         },
     )
@@ -76,7 +79,7 @@ def self_check_in(request: HttpRequest, event_id: int) -> HttpResponse:
 
 def _shown_code(typed: str) -> str:
     """A code as the form shows it again: normalised, or nothing when it cannot be one."""
-    code = normalised_code(typed)[: CODE_LENGTH * 2]
+    code = normalised_code(typed)[: CHECK_IN_CODE_LENGTH * 2]
     return code if code.isalnum() and code.isascii() else ""
 
 

@@ -1,7 +1,14 @@
-"""The board's way in for phones: the event's address, short enough to type, and its QR code."""
+"""The board's way in for phones: an address short enough to type, and its QR code.
+
+Everyone who opens the board sees the event's page (where a player registers and follows the
+event). The venue's display (`events.venue`: the board opened by House, or House's display link)
+shows the self check-in page with the code instead, while players may check themselves in; that
+part is pushed to the display alone (`live.consumers.BoardConsumer`), never to the public board.
+"""
 
 from __future__ import annotations
 
+import functools
 from typing import TypedDict
 
 import segno
@@ -9,32 +16,52 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
-from events.check_in import board_check_in
+from events.check_in import self_check_in_url
 from events.models import Event
+from events.venue import VenueCheckIn, grant_holds, phone_url, unreachable_host
 
 
 class Follow(TypedDict):
-    url: str
-    address: str
-    svg: SafeString
-    check_in_code: str
+    url: str | None  # what the QR opens; None when phones could not reach any address known
+    address: str  # shown in words beside the QR, without the scheme
+    svg: SafeString | None
+    unreachable: str  # the loopback host named instead of a QR ("" when there is a QR)
+    check_in_code: str  # the venue's display only, while players may check themselves in
+    late: bool  # the venue's display after the start: late arrivals see House
+    stale: bool  # a display link made for an earlier code
 
 
-def follow(request: HttpRequest, event: Event) -> Follow:
-    """Where a phone follows the event, as a URL and an inline SVG QR: while House lets players
-    check themselves in, the self check-in page with the event's code filled in (it leads on to the
-    event's page); otherwise the event's page, where a player registers."""
-    check_in = board_check_in(event)
-    if check_in:
-        url = request.build_absolute_uri(check_in["url_with_code"])
-        shown = request.build_absolute_uri(check_in["url"])
-    else:
-        url = shown = request.build_absolute_uri(reverse("web:event", args=[event.pk]))
-    address = shown.split("://", 1)[-1].removesuffix("/")
-    code = check_in["code"] if check_in else ""
-    return {"url": url, "address": address, "svg": qr_svg(url), "check_in_code": code}
+def follow(
+    event: Event,
+    *,
+    request: HttpRequest | None = None,
+    origin: str | None = None,
+    venue: VenueCheckIn | None = None,
+    grant: str | None = None,
+) -> Follow:
+    """Where a phone goes from the board, for a page opened at `request` (or a socket's `origin`).
+
+    `venue` is the check-in part of the venue's display, for a display holding `grant` (None: a
+    House member's session); without it, the event's page for anyone.
+    """
+    shown = venue if venue is not None and grant_holds(grant, venue.grant) else None
+    code = shown.code if shown else ""
+    path = self_check_in_url(event, code) if code else reverse("web:event", args=[event.pk])
+    words = self_check_in_url(event) if code else path
+    url = phone_url(path, request, origin=origin)
+    address = phone_url(words, request, origin=origin)
+    return {
+        "url": url,
+        "address": (address or "").split("://", 1)[-1].removesuffix("/"),
+        "svg": qr_svg(url) if url else None,
+        "unreachable": "" if url else unreachable_host(request, origin=origin),
+        "check_in_code": code,
+        "late": bool(shown and shown.late),
+        "stale": venue is not None and shown is None and bool(venue.grant),
+    }
 
 
+@functools.lru_cache(maxsize=64)
 def qr_svg(url: str) -> SafeString:
     """The QR code of `url` as inline SVG: dark modules on a light quiet zone, scalable."""
     code = segno.make(url, error="m", micro=False)

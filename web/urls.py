@@ -17,6 +17,7 @@ urlpatterns = [
     path("events/<int:event_id>/check-in", check_in.self_check_in, name="self_check_in"),
     path("events/<int:event_id>/cancel", views.cancel, name="cancel"),
     path("board/<int:event_id>/", views.board, name="board"),
+    path("board/<int:event_id>/venue/<str:token>/", views.board_venue, name="board_venue"),
     path("board/<int:event_id>/partial", views.board_partial, name="board_partial"),
     path("board/<int:event_id>/final/", views.board_final, name="board_final"),
     path("board/<int:event_id>/snapshot", views.board_json, name="board_snapshot"),

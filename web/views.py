@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST, require_safe
 from accounts.models import User
 from api import serializers as body
 from events import services
+from events.actions import is_house
 from events.errors import DomainError, NothingPending, OutOfOrder
 from events.models import Event, Phase, Registration
 from events.selectors import event_list_public, events_of
@@ -24,6 +25,8 @@ from events.snapshots import (
     final_results,
     player_snapshot,
 )
+from events.venue import display_grant, venue_check_in
+from syndicate.query import query_flag, query_int
 from web.errors import checked, form_key, fresh_key, log_refused, refuse
 from web.follow import follow
 
@@ -278,9 +281,37 @@ def settings_page(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def board(request: HttpRequest, event_id: int) -> HttpResponse:
-    """The projector view; `?kiosk=1` hides the chrome, `?seconds=N` (2-60) sets the paging."""
+    """The projector view; `?kiosk=1` hides the chrome, `?seconds=N` (2-60) sets the paging.
+
+    Opened by House it is the venue's display: it shows the check-in code (events.venue).
+    """
     event = _event(event_id)
+    user = request.user if isinstance(request.user, User) else None
+    return _board_page(request, event, venue=is_house(user, event))
+
+
+@require_safe
+def board_venue(request: HttpRequest, event_id: int, token: str) -> HttpResponse:
+    """The venue's display for a projector's laptop that is not signed in: the link House copies
+    from the dashboard, which shows the check-in code until the code changes."""
+    event = _event(event_id)
+    grant = display_grant(event.pk, token)
+    if grant is None:
+        raise Http404("No such display link.")
+    return _board_page(request, event, venue=True, grant=grant, display=token, kiosk=True)
+
+
+def _board_page(
+    request: HttpRequest,
+    event: Event,
+    *,
+    venue: bool,
+    grant: str | None = None,
+    display: str = "",
+    kiosk: bool = False,
+) -> HttpResponse:
     view = board_view(event)
+    shown = venue_check_in(event) if venue else None
     return render(
         request,
         "web/board.html",
@@ -288,17 +319,13 @@ def board(request: HttpRequest, event_id: int) -> HttpResponse:
             "event": event,
             "board": view.data,
             "view": view,
-            "follow": follow(request, event),
-            "kiosk": request.GET.get("kiosk") == "1",
-            "page_seconds": _page_seconds(request.GET.get("seconds")),
+            "follow": follow(event, request=request, venue=shown, grant=grant),
+            "venue": venue,
+            "display": display,
+            "kiosk": kiosk or query_flag(request, "kiosk"),
+            "page_seconds": query_int(request, "seconds", PAGE_SECONDS, 2, 60),
         },
     )
-
-
-def _page_seconds(asked: str | None) -> int:
-    if asked is None or not asked.isdigit():
-        return PAGE_SECONDS
-    return min(max(int(asked), 2), 60)
 
 
 @require_safe
@@ -314,7 +341,11 @@ def board_final(request: HttpRequest, event_id: int) -> HttpResponse:
     return render(
         request,
         "web/final.html",
-        {"event": event, "results": final_results(event), "follow": follow(request, event)},
+        {
+            "event": event,
+            "results": final_results(event),
+            "follow": follow(event, request=request),
+        },
     )
 
 

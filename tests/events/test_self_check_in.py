@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import threading
 from collections.abc import Callable
 from functools import partial
@@ -12,6 +13,8 @@ from functools import partial
 import pytest
 from django.core.cache import cache
 from django.db import connection
+from django.test import Client
+from django.urls import reverse
 
 from cards.models import Offer
 from events import services
@@ -19,7 +22,7 @@ from events.check_in import CODE_ALPHABET, CODE_LENGTH, GUESSES, _guess_key, boa
 from events.errors import (
     DomainError,
     EventFinalized,
-    LateEntryClosed,
+    LateEntryNeedsHouse,
     NotAllowed,
     NotFound,
     RegistrationClosed,
@@ -29,6 +32,7 @@ from events.errors import (
     WrongPhase,
     WrongState,
 )
+from tests.api.support import Api, error
 from tests.events.support import actions, entries, finalized_table, last, refused
 from tests.factories import Table, make_table, make_user
 
@@ -232,26 +236,54 @@ def test_it_refuses_players_who_are_not_registered_or_already_in():
 
 
 @pytest.mark.django_db
-def test_after_the_start_it_is_a_late_entry_under_the_same_rules():
+def test_after_the_start_self_check_in_is_refused_late_entry_needs_house():
+    """The rules: "Late entry requires House check-in". The right code after the start leads to
+    House, checks nobody in and changes nothing, from the page as from the API."""
     table = make_table("league", players=2, start=True)
     code = switch_on(table)
-    lou = make_user("Lou")
+    lou, max_ = make_user("Lou"), make_user("Max")
     table.register(lou)
-    services.self_check_in(event_id=table.event.pk, by=lou, code=code)
-    registration = table.registration(lou)
-    assert registration.late
-    assert Offer.objects.filter(registration=registration).count() == 1  # dealt at check-in
-    # A Round 2 result closes late entry, for self check-in as for House.
-    for player in table.players[:1]:
-        table.choose_start(player)
-        table.report(player, 1, "loss")
-        table.report(player, 2, "loss")
-    max_ = make_user("Max")
-    table.register(max_)
+    refusal = refused(
+        LateEntryNeedsHouse,
+        table.event,
+        lambda: services.self_check_in(event_id=table.event.pk, by=lou, code=code),
+    )
+    assert "Ask House to check you in" in refusal.message
+    # Not registered either: House adds a late entrant, so the answer is the same.
     refused(
-        LateEntryClosed,
+        LateEntryNeedsHouse,
         table.event,
         lambda: services.self_check_in(event_id=table.event.pk, by=max_, code=code),
+    )
+    assert table.registration(lou).status == "registered"
+    assert not Offer.objects.filter(registration=table.registration(lou)).exists()
+    # The API says the same, in the error shape.
+    answer = Api(lou).post(f"/api/events/{table.event.pk}/check-in/", {"code": code})
+    assert error(answer) == (409, "late_entry_needs_house")
+    # The page shows the words and leaves Lou registered.
+    page = Client()
+    page.force_login(lou)
+    here = reverse("web:self_check_in", args=[table.event.pk])
+    form = page.get(here).content.decode()
+    key = re.search(r'name="idempotency_key" value="([0-9a-f]+)"', form)
+    assert key
+    shown = page.post(here, {"code": code, "idempotency_key": key[1]}, follow=True)
+    assert "Ask House to check you in" in shown.content.decode()
+    assert table.registration(lou).status == "registered"
+    # House checks the late entrant in: dealt at check-in, as the rules say.
+    services.player_check_in(registration_id=table.rid(lou), by=table.house)
+    assert table.registration(lou).late
+    assert Offer.objects.filter(registration=table.registration(lou)).count() == 1
+
+
+@pytest.mark.django_db
+def test_an_already_checked_in_player_is_told_so_after_the_start_too():
+    table = make_table("league", players=2, start=True)
+    code = switch_on(table)
+    refused(
+        WrongState,
+        table.event,
+        lambda: services.self_check_in(event_id=table.event.pk, by=table.players[0], code=code),
     )
 
 

@@ -53,7 +53,8 @@ def test_a_change_touching_more_players_costs_no_more_queries() -> None:
         snapshots = live.change_snapshots(table.event.pk, ids)
 
     assert len(four) == len(one)
-    assert [s.stream for s in snapshots] == ["board", "places"] + ["player"] * 4 + ["house"]
+    streams = [s.stream for s in snapshots]
+    assert streams == ["board", "venue", "places"] + ["player"] * 4 + ["house"]
 
 
 @pytest.mark.parametrize("listening", [True, False])
@@ -78,7 +79,7 @@ def test_what_phones_and_boards_follow_is_handed_over_before_house_is_read(
         )
 
     ((streams, read_before),) = handed
-    assert streams == ["board", "places"] + ["player"] * 4
+    assert streams == ["board", "venue", "places"] + ["player"] * 4
     assert [s.stream for s in rest] == ["house"]
     assert [s.fragment for s in rest] == [listening]
     # House's table is read after the hand-over, and only while a House page listens.

@@ -30,6 +30,7 @@ UNKEYED = {
     "web:board_partial",
     "web:board_snapshot",
     "web:board_final",
+    "web:board_venue",
     "house:events",
     "house:dashboard",
     "house:dashboard_partial",

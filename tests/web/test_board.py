@@ -161,19 +161,22 @@ def test_the_page_shows_a_qr_code_of_the_event_address_and_no_sign_in_link(clien
 
 
 @pytest.mark.django_db
-def test_while_players_check_themselves_in_the_qr_leads_to_check_in_with_the_code(client: Client):
+def test_the_public_board_never_shows_the_check_in_code(client: Client):
+    """The code proves presence at the venue: it is on the venue's display only
+    (tests/web/test_board_venue.py), never on the board anyone opens."""
     table = make_table("league", players=2)
     services.self_check_in_switch(event_id=table.event.pk, by=table.house, enabled=True)
     code = table.refresh().check_in_code
-    page = client.get(reverse("web:board", args=[table.event.pk])).content.decode()
-    here = f"http://testserver/events/{table.event.pk}/check-in"
-    assert str(qr_svg(f"{here}?code={code}")) in page
-    assert f"testserver/events/{table.event.pk}/check-in</strong>" in page
-    assert f'class="check-in-code">{code}</strong>' in page
-    services.self_check_in_switch(event_id=table.event.pk, by=table.house, enabled=False)
-    page = client.get(reverse("web:board", args=[table.event.pk])).content.decode()
-    assert str(qr_svg(f"http://testserver/events/{table.event.pk}/")) in page
-    assert "check-in-code" not in page
+    page = client.get(reverse("web:board", args=[table.event.pk]), {"kiosk": "1"})
+    shown = page.content.decode()
+    assert code not in shown
+    assert "check-in-code" not in shown and "?code=" not in shown
+    assert str(qr_svg(f"http://testserver/events/{table.event.pk}/")) in shown
+    for name in ("web:board_partial", "web:board_snapshot", "web:board_final"):
+        assert code not in client.get(reverse(name, args=[table.event.pk])).content.decode()
+    # A player signed in, not House, opens the public board too.
+    client.force_login(table.players[0])
+    assert code not in client.get(reverse("web:board", args=[table.event.pk])).content.decode()
 
 
 @pytest.mark.django_db
