@@ -29,9 +29,8 @@ from events.errors import (
 )
 from events.limits import CHECK_IN_CODE_LENGTH, check_text
 from events.models import Event, Phase, Registration, RegistrationStatus
-from events.registration import check_in
+from events.registration import check_in, refuse_return
 from events.registration import register as register_player
-from events.registration import refuse_return
 from events.remainder_policy import require_remainder_policy
 from events.venue import display_path
 
