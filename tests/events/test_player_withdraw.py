@@ -136,18 +136,23 @@ def test_it_makes_a_withdrawal_final():
 @pytest.mark.parametrize("phase", ["open", "started"])
 def test_withdrawn_players_cannot_return(phase):
     """Withdrawal is final: checking the player in again, House adding them as a late
-    participant and registering again are each refused with their own code, not "already
+    participant, registering again and checking in with the venue's code are each refused with their own code, not "already
     checked in", and change nothing."""
     table = make_table("league", players=3, start=phase == "started")
     player = table.players[0]
     rid = table.rid(player)
     services.player_withdraw(registration_id=rid, by=player)
+    code = services.self_check_in_switch(event_id=table.event.pk, by=table.house, enabled=True).code
+    assert code is not None
     returns = {
         "check-in": lambda: services.player_check_in(registration_id=rid, by=table.house),
         "late addition": lambda: services.participant_add(
             event_id=table.event.pk, by=table.house, player=player
         ),
         "registration": lambda: services.player_register(event_id=table.event.pk, by=player),
+        "self check-in": lambda: services.self_check_in(
+            event_id=table.event.pk, by=player, code=code, register=True
+        ),
     }
     for way, call in returns.items():
         error = refused(WithdrawnCannotReturn, table.event, call)
