@@ -136,8 +136,8 @@ def test_it_makes_a_withdrawal_final():
 @pytest.mark.parametrize("phase", ["open", "started"])
 def test_withdrawn_players_cannot_return(phase):
     """Withdrawal is final: checking the player in again, House adding them as a late
-    participant, registering again and checking in with the venue's code are each refused with their own code, not "already
-    checked in", and change nothing."""
+    participant, registering again and checking in with the venue's code are each refused with
+    their own code, not "already checked in", and change nothing."""
     table = make_table("league", players=3, start=phase == "started")
     player = table.players[0]
     rid = table.rid(player)
