@@ -183,6 +183,11 @@ class PaidEntriesExist(WrongState):
     )
 
 
+class AnnouncementRateLimited(WrongState):
+    code = "announcement_rate_limited"
+    default_message = "Too many announcements for this event in the last minute: try again shortly."
+
+
 class IdempotencyConflict(DomainError):
     code = "idempotency_conflict"
     status = 422
@@ -220,6 +225,7 @@ ALL_ERRORS: tuple[type[DomainError], ...] = (
     SelfCheckInOff,
     TooManyGuesses,
     PaidEntriesExist,
+    AnnouncementRateLimited,
     IdempotencyConflict,
 )
 ERRORS_BY_CODE: dict[str, type[DomainError]] = {error.code: error for error in ALL_ERRORS}

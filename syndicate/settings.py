@@ -195,6 +195,20 @@ LIVE_UPDATES_INTERVAL = float(os.environ.get("LIVE_UPDATES_INTERVAL", "0.25"))
 # After a delivery that took T seconds, the event's next one waits this many times T (when longer
 # than the interval), so live updates never crowd out the requests that make the changes.
 LIVE_UPDATES_REST_PER_WORK = float(os.environ.get("LIVE_UPDATES_REST_PER_WORK", "4"))
+# Two queues, every worker consuming both (`--queues=celery,announcements`: syndicate/launcher.py,
+# docker-compose.yml): "celery" for reminders and the beat's tasks, "announcements" for House's
+# announcements by Poker push, at the lowest priority. Redis lists each priority apart and a worker
+# takes every higher one first, so a burst of announcement deliveries never delays a reminder by
+# more than the deliveries already running (docs/decisions.md, "Announcements").
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+ANNOUNCEMENT_QUEUE = "announcements"
+WORKER_QUEUES = [CELERY_TASK_DEFAULT_QUEUE, ANNOUNCEMENT_QUEUE]
+# Redis: 0 is the highest priority (every task's default), 9 the lowest.
+ANNOUNCEMENT_PRIORITY = 9
+CELERY_TASK_ROUTES = {
+    f"push.tasks.{name}": {"queue": ANNOUNCEMENT_QUEUE, "priority": ANNOUNCEMENT_PRIORITY}
+    for name in ("send_announcement", "deliver_announcement")
+}
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
