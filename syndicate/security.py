@@ -82,6 +82,11 @@ def log_refusal(
     }
     if reason:
         fields["reason"] = reason
+    write_refusal(fields, level)
+
+
+def write_refusal(fields: dict[str, Any], level: int = logging.WARNING) -> None:
+    """One refusal's line; also for a refusal answered before Django (syndicate.limits)."""
     logger.log(
         level,
         "refused %s",

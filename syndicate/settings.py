@@ -141,6 +141,9 @@ if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
 # HTTP requests one server process runs at once (each in a thread with a database connection);
 # the others wait their turn. 0 means no limit.
 HTTP_CONCURRENCY = int(os.environ.get("HTTP_CONCURRENCY", "8"))
+# At most this many of them from one browser session (its session cookie): one account sending as
+# fast as it can waits in a line of its own (syndicate/limits.py). 0 means no such limit.
+HTTP_CONCURRENCY_PER_CLIENT = int(os.environ.get("HTTP_CONCURRENCY_PER_CLIENT", "2"))
 # Django's PostgreSQL connection pool (psycopg_pool), the way to reuse connections under ASGI,
 # where each request runs in a thread of its own: at most this many connections per process,
 # 0 for none (a connection per request, or per DATABASE_CONN_MAX_AGE).
