@@ -33,12 +33,14 @@ EXEMPT_PATHS = frozenset({"/healthz"})  # health checks answer even while the pr
 NO_CLIENT_LINE_PREFIXES = ("/static/",)
 API_PREFIX = "/api/"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+LOG_EVERY = 1.0  # seconds between a session's lines in the refusal log (syndicate.security)
 
 
 @dataclass(slots=True)
 class _Refusal:
     until: float  # time.time() when the session's oldest counted request leaves the window
     user_id: int
+    unlogged: int = 0  # refusals answered here and not yet written to the refusal log
 
 
 class Refusals:
@@ -144,6 +146,13 @@ class ConcurrencyLimit:
                 del self._lines[session]
 
 
+def _write_refusals(refusal: _Refusal, fields: dict[str, Any]) -> None:
+    from syndicate.security import write_refusal
+
+    write_refusal(fields | {"repeated": refusal.unlogged})
+    refusal.unlogged = 0
+
+
 def _session_key(scope: Any) -> str | None:
     for name, value in scope.get("headers", ()):
         if name == b"cookie":
@@ -163,7 +172,6 @@ async def _refused(scope: Any, send: Any, session: str) -> bool:
     if refusal is None:
         return False
     from api.errors import THROTTLED, error_body, throttled_message
-    from syndicate.security import write_refusal
 
     wait = max(1, math.ceil(refusal.until - now))
     body = json.dumps(error_body(THROTTLED, throttled_message(wait))).encode()
@@ -179,7 +187,12 @@ async def _refused(scope: Any, send: Any, session: str) -> bool:
     ]
     await send({"type": "http.response.start", "status": 429, "headers": headers})
     await send({"type": "http.response.body", "body": body})
-    client = scope.get("client") or ("unknown", 0)
-    fields = {"status": 429, "code": THROTTLED, "action": "", "method": method, "path": path}
-    write_refusal(fields | {"user": refusal.user_id, "ip": client[0]})
+    if refusal.unlogged == 0:
+        # One line a second per session, with the count: the refusal log keeps every refusal
+        # without a flood writing a line per request.
+        client = scope.get("client") or ("unknown", 0)
+        fields = {"status": 429, "code": THROTTLED, "action": "", "method": method, "path": path}
+        fields |= {"user": refusal.user_id, "ip": client[0]}
+        asyncio.get_running_loop().call_later(LOG_EVERY, _write_refusals, refusal, fields)
+    refusal.unlogged += 1
     return True

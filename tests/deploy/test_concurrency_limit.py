@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from django.conf import settings
 
 from syndicate.asgi import application
@@ -157,3 +158,40 @@ def test_a_refused_api_session_is_answered_before_django() -> None:
         assert recorder.calls == 5
     finally:
         refusals.clear()
+
+
+def test_refusals_answered_before_django_are_logged_with_their_count(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from syndicate import limits
+
+    monkeypatch.setattr(limits, "LOG_EVERY", 0.05)
+    app = ConcurrencyLimit(Recorder(), 8, 2)
+    refusals.refuse("greedy", writes=True, until=time.time() + 30, user_id=7)
+
+    async def flood_then_wait() -> None:
+        for _ in range(3):
+            await app(http("/api/events/1/register/", "greedy", "POST"), nothing, Answers())
+        deadline = time.monotonic() + 10
+        while not caplog.records and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+
+    try:
+        with caplog.at_level("INFO", logger="syndicate.security"):
+            asyncio.run(flood_then_wait())
+    finally:
+        refusals.clear()
+    (record,) = caplog.records
+    assert record.security == {  # type: ignore[attr-defined]
+        "status": 429,
+        "code": "throttled",
+        "action": "",
+        "method": "POST",
+        "path": "/api/events/1/register/",
+        "user": 7,
+        "ip": "unknown",
+        "repeated": 3,
+    }
+    assert "greedy" not in record.getMessage()  # never a session key
