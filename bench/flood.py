@@ -230,9 +230,11 @@ def main() -> int:
     logs.mkdir(exist_ok=True)
     results: list[tuple[str, Phase, Phase]] = []
     with scratch_database(server_url, args.database) as database_url:
-        seed_env = make_run_environment(database_url, redis_url, f"bench-flood-{os.getpid()}")
+        seed_prefix = f"bench-flood-{os.getpid()}-seed"
+        seed_env = make_run_environment(database_url, redis_url, seed_prefix)
         manage(ROOT, seed_env, "migrate", "--noinput", "-v", "0")
         manage(ROOT, seed_env, "seed_demo")
+        delete_keys(redis_url, seed_prefix)
         import psycopg
 
         with psycopg.connect(database_url) as connection:

@@ -206,8 +206,10 @@ def main() -> int:
     logs.mkdir(exist_ok=True)
     table: list[str] = []
     with scratch_database(server_url, args.database) as database_url:
-        env = make_run_environment(database_url, redis_url, f"bench-sign-in-{os.getpid()}")
+        seed_prefix = f"bench-sign-in-{os.getpid()}-migrate"
+        env = make_run_environment(database_url, redis_url, seed_prefix)
         manage(ROOT, env, "migrate", "--noinput", "-v", "0")
+        delete_keys(redis_url, seed_prefix)
         print(
             f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start; "
             f"{args.at_once} at once",
