@@ -37,6 +37,11 @@ def error_body(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
 
 
+def throttled_message(wait: int | None) -> str:
+    later = f"in {wait} second{'s' if wait != 1 else ''}" if wait is not None else "later"
+    return f"Too many requests: try again {later}."
+
+
 def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
     """REST_FRAMEWORK["EXCEPTION_HANDLER"]: answer any exception in the one error shape."""
     set_rollback()
@@ -57,10 +62,7 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
     if isinstance(exc, exceptions.Throttled):
         seconds: float | None = getattr(exc, "wait", None)
         wait = math.ceil(seconds) if seconds is not None else None
-        later = f"in {wait} second{'s' if wait != 1 else ''}" if wait is not None else "later"
-        response = Response(
-            error_body(THROTTLED, f"Too many requests: try again {later}."), status=429
-        )
+        response = Response(error_body(THROTTLED, throttled_message(wait)), status=429)
         if wait is not None:
             response["Retry-After"] = str(wait)
         return response

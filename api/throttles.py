@@ -5,7 +5,10 @@ reads and writes apart; House (site staff, and every House member of an event) w
 thousand players, so its writes have a limit of their own. The rates are read from
 `settings.API_THROTTLE_RATES` at each request, so tests and benchmarks change them with the
 settings; a rate of None turns that limit off.
-A refused request answers 429 `throttled` (api/errors.py) and changes nothing.
+A refused request answers 429 `throttled` (api/errors.py) and changes nothing. An account limit
+that refuses also tells the server process (`syndicate.limits.refusals`), which answers that
+session's next requests of the same kind itself, before any database work, until the window's
+oldest counted request leaves it.
 """
 
 from __future__ import annotations
@@ -17,10 +20,13 @@ from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
+from syndicate.limits import refusals
 from syndicate.security import client_ip
 
 
 class SettingsRateThrottle(SimpleRateThrottle):
+    duration: int | None  # seconds of the window (DRF's parse_rate), None when off
+
     def get_rate(self) -> str | None:
         rate: str | None = settings.API_THROTTLE_RATES.get(str(self.scope))
         return rate
@@ -44,6 +50,20 @@ class _AccountThrottle(SettingsRateThrottle):
         if (request.method in SAFE_METHODS) == self.writes:
             return None  # counted by the other one of the pair
         return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        if super().allow_request(request, view):
+            return True
+        session_key = getattr(getattr(request, "session", None), "session_key", None)
+        if session_key and self.history and self.duration and request.user.pk is not None:
+            # Nothing passes before the oldest counted request leaves the window.
+            refusals.refuse(
+                session_key,
+                writes=self.writes,
+                until=self.history[-1] + self.duration,
+                user_id=int(request.user.pk),
+            )
+        return False
 
 
 class AccountReadThrottle(_AccountThrottle):

@@ -2,15 +2,19 @@
 
 It reaches open player pages at once (handed to `events.changes`, which `live.announcements`
 listens to) and the phones of players with Poker push on (`push.announcements`), both after the
-commit.
+commit. An event takes at most `PER_WINDOW` announcements in any `WINDOW`: each push fans out to
+every subscribed device (docs/decisions.md, "Announcements").
 """
 
 from __future__ import annotations
 
+import math
+from datetime import timedelta
+
 from accounts.models import User
 from events import answers, changes
 from events.actions import Change, action
-from events.errors import Invalid, WrongPhase
+from events.errors import AnnouncementRateLimited, Invalid, WrongPhase
 from events.limits import ANNOUNCEMENT_LENGTH, check_text
 from events.models import Announcement, Event, Phase, RegistrationStatus
 
@@ -18,6 +22,9 @@ from events.models import Announcement, Event, Phase, RegistrationStatus
 LISTENING = (RegistrationStatus.REGISTERED, RegistrationStatus.CHECKED_IN)
 # How many an event's player page shows, newest first.
 SHOWN = 5
+# At most this many announcements per event in any window of this length.
+PER_WINDOW = 5
+WINDOW = timedelta(seconds=60)
 
 
 def recent(event: Event, limit: int = SHOWN) -> list[Announcement]:
@@ -42,6 +49,7 @@ def announcement_send(
     event = change.event
     if event.phase == Phase.DRAFT:
         raise WrongPhase("Open registration first: a draft has no players to tell.")
+    _refuse_if_too_many(change)
     recipients = event.registrations.filter(status__in=LISTENING).count()
     announcement = Announcement.objects.create(
         event=event, text=message, sent_by=change.actor, sent_at=change.now
@@ -54,6 +62,25 @@ def announcement_send(
     change.after_commit(lambda: _deliver(announced))
     return answers.AnnouncementSent(
         announcement_id=announcement.pk, event_id=event.pk, recipients=recipients
+    )
+
+
+def _refuse_if_too_many(change: Change) -> None:
+    """Count the event's announcements of the last window from its rows. The change holds the
+    event's row lock, so two House members sending at once, in any process, are counted in turn."""
+    since = change.now - WINDOW
+    window = list(
+        change.event.announcements.filter(sent_at__gt=since)
+        .order_by("-sent_at")
+        .values_list("sent_at", flat=True)[:PER_WINDOW]
+    )
+    if len(window) < PER_WINDOW:
+        return
+    # The oldest of the last PER_WINDOW leaves the window first.
+    wait = max(1, math.ceil((window[-1] + WINDOW - change.now).total_seconds()))
+    raise AnnouncementRateLimited(
+        f"This event has had {PER_WINDOW} announcements in the last minute, the most it takes: "
+        f"try again in {wait} second{'s' if wait != 1 else ''}."
     )
 
 

@@ -211,6 +211,11 @@ class WithdrawnCannotReturn(WrongState):
     )
 
 
+class AnnouncementRateLimited(WrongState):
+    code = "announcement_rate_limited"
+    default_message = "Too many announcements for this event in the last minute: try again shortly."
+
+
 class IdempotencyConflict(DomainError):
     code = "idempotency_conflict"
     status = 422
@@ -252,6 +257,7 @@ ALL_ERRORS: tuple[type[DomainError], ...] = (
     RemainderPolicyRequired,
     RegistrationCannotReopen,
     WithdrawnCannotReturn,
+    AnnouncementRateLimited,
     IdempotencyConflict,
 )
 ERRORS_BY_CODE: dict[str, type[DomainError]] = {error.code: error for error in ALL_ERRORS}

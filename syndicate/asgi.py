@@ -19,7 +19,9 @@ from syndicate.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": ConcurrencyLimit(django_asgi_app, settings.HTTP_CONCURRENCY),
+        "http": ConcurrencyLimit(
+            django_asgi_app, settings.HTTP_CONCURRENCY, settings.HTTP_CONCURRENCY_PER_CLIENT
+        ),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

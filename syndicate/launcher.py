@@ -137,6 +137,27 @@ class Helper:
             )
 
 
+# Both of the worker's queues, reminders first (settings.WORKER_QUEUES).
+WORKER_QUEUES = "celery,announcements"
+
+
+def worker_argv(var_dir: Path) -> list[str]:
+    """The Celery worker, with beat, on both queues: reminders and the beat's tasks, then House's
+    announcements by Poker push, which wait while a reminder is queued."""
+    return [
+        str(BIN / "celery"),
+        "-A",
+        "syndicate",
+        "worker",
+        "--beat",
+        "--loglevel=INFO",
+        "--concurrency=1",
+        f"--queues={WORKER_QUEUES}",
+        "--schedule",
+        str(var_dir / "celerybeat-schedule"),
+    ]
+
+
 def _stop(process: subprocess.Popen[bytes], name: str) -> None:
     try:
         process.wait(timeout=15)
@@ -195,10 +216,9 @@ def main() -> int:
         # as in docker-compose.yml: on a laptop's two cores the players' requests come first
         # (docs/performance.md, "The publisher in a process of its own").
         web_env.setdefault("LIVE_UPDATES", "process")
-        worker_argv = [str(BIN / "celery"), "-A", "syndicate", "worker", "--beat"]
-        worker_argv += ["--loglevel=INFO", "--concurrency=1"]
-        worker_argv += ["--schedule", str(var_dir / "celerybeat-schedule")]
-        helpers = [Helper("The Celery worker", worker_argv, var_dir / "celery.log", os.environ)]
+        helpers = [
+            Helper("The Celery worker", worker_argv(var_dir), var_dir / "celery.log", os.environ)
+        ]
         if web_env["LIVE_UPDATES"] == "process":
             publisher_argv = [sys.executable, str(ROOT / "manage.py"), "publish_live", "--nice=5"]
             helpers.append(

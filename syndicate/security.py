@@ -2,9 +2,11 @@
 
 Logged: every 403 (a domain `NotAllowed`, DRF's permission and sign-in refusals, a CSRF failure),
 every 404 under the paths that hide other people's objects (the API, House pages, player pages,
-the board, the admin), every 429 (allauth's rate limits), every failed sign-in and every sign-in
-refused by the failed-attempts limit. Each line says who (user id or `anonymous`), what (status,
-code, action, method, path) and from where (the client IP as allauth's rate limits see it).
+the board, the admin), every 429 (allauth's rate limits, the API's throttles; those a server
+answers before Django, syndicate/limits.py, one line a second per session, `repeated=` their
+count), every failed sign-in and every sign-in refused by the failed-attempts limit. Each line
+says who (user id or `anonymous`), what (status, code, action, method, path) and from where (the
+client IP as allauth's rate limits see it).
 Never a password, an email address, a session key, a query string or a card.
 
 Also here: the admin's sign-in, which is allauth's (rate-limited) sign-in, open to site staff only.
@@ -83,6 +85,11 @@ def log_refusal(
     }
     if reason:
         fields["reason"] = reason
+    write_refusal(fields, level)
+
+
+def write_refusal(fields: dict[str, Any], level: int = logging.WARNING) -> None:
+    """One refusal's line; also for a refusal answered before Django (syndicate.limits)."""
     logger.log(
         level,
         "refused %s",

@@ -142,6 +142,9 @@ if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
 # HTTP requests one server process runs at once (each in a thread with a database connection);
 # the others wait their turn. 0 means no limit.
 HTTP_CONCURRENCY = int(os.environ.get("HTTP_CONCURRENCY", "8"))
+# At most this many of them from one browser session (its session cookie): one account sending as
+# fast as it can waits in a line of its own (syndicate/limits.py). 0 means no such limit.
+HTTP_CONCURRENCY_PER_CLIENT = int(os.environ.get("HTTP_CONCURRENCY_PER_CLIENT", "2"))
 # Django's PostgreSQL connection pool (psycopg_pool), the way to reuse connections under ASGI,
 # where each request runs in a thread of its own: at most this many connections per process,
 # 0 for none (a connection per request, or per DATABASE_CONN_MAX_AGE).
@@ -196,6 +199,20 @@ LIVE_UPDATES_INTERVAL = float(os.environ.get("LIVE_UPDATES_INTERVAL", "0.25"))
 # After a delivery that took T seconds, the event's next one waits this many times T (when longer
 # than the interval), so live updates never crowd out the requests that make the changes.
 LIVE_UPDATES_REST_PER_WORK = float(os.environ.get("LIVE_UPDATES_REST_PER_WORK", "4"))
+# Two queues, every worker consuming both (`--queues=celery,announcements`: syndicate/launcher.py,
+# docker-compose.yml): "celery" for reminders and the beat's tasks, "announcements" for House's
+# announcements by Poker push, at the lowest priority. Redis lists each priority apart and a worker
+# takes every higher one first, so a burst of announcement deliveries never delays a reminder by
+# more than the deliveries already running (docs/decisions.md, "Announcements").
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+ANNOUNCEMENT_QUEUE = "announcements"
+WORKER_QUEUES = [CELERY_TASK_DEFAULT_QUEUE, ANNOUNCEMENT_QUEUE]
+# Redis: 0 is the highest priority (every task's default), 9 the lowest.
+ANNOUNCEMENT_PRIORITY = 9
+CELERY_TASK_ROUTES = {
+    f"push.tasks.{name}": {"queue": ANNOUNCEMENT_QUEUE, "priority": ANNOUNCEMENT_PRIORITY}
+    for name in ("send_announcement", "deliver_announcement")
+}
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -205,6 +222,13 @@ AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
     "allauth.account.auth_backends.AuthenticationBackend",
+]
+# Argon2id at OWASP's minimum (accounts/hashers.py); passwords stored before with PBKDF2 still
+# sign in, and are stored again with Argon2id as they do.
+PASSWORD_HASHERS = [
+    "accounts.hashers.OwaspArgon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
 ]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

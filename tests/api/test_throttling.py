@@ -5,12 +5,14 @@ Each test counts under a cache key prefix of its own on the real Redis and sets 
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import redis
+from asgiref.sync import async_to_sync
 from django.conf import settings as django_settings
 from rest_framework.test import APIClient
 
@@ -175,3 +177,97 @@ def test_house_writes_for_a_whole_venue_under_a_limit_of_its_own(
     refused_as_throttled(write(player))
     assert all(write(table.house).status_code != 429 for _ in range(5))
     refused_as_throttled(write(table.house))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_flooding_session_is_refused_before_any_database_work(
+    fresh_counts: None, settings: Any
+) -> None:
+    """Through the server's application: once the account's write limit refuses a session, its
+    next writes are answered 429 before Django (no request reaches a view or the database), with
+    the same answer, while its reads and another player's writes still go through."""
+    from asgiref.testing import ApplicationCommunicator
+    from django.core.signals import request_started
+    from django.test import Client
+
+    from syndicate.asgi import application
+    from syndicate.limits import refusals
+
+    settings.API_THROTTLE_RATES = LOW  # two writes a minute
+    table = make_table()
+    greedy, neighbour = make_user(), make_user()
+    token = "a" * 32
+
+    def session_of(user: User) -> str:
+        browser = Client()
+        browser.force_login(user)
+        return str(browser.cookies[settings.SESSION_COOKIE_NAME].value)
+
+    async def send(session: str, method: str, path: str) -> tuple[int, dict[bytes, bytes], Any]:
+        cookie = f"{settings.SESSION_COOKIE_NAME}={session}; {settings.CSRF_COOKIE_NAME}={token}"
+        headers = [(b"host", b"testserver"), (b"cookie", cookie.encode())]
+        body = b""
+        if method == "POST":
+            body = b"{}"
+            headers += [
+                (b"content-type", b"application/json"),
+                (b"content-length", b"2"),
+                (b"x-csrftoken", token.encode()),
+                (b"idempotency-key", uuid.uuid4().hex.encode()),
+            ]
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": method,
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": b"",
+            "root_path": "",
+            "headers": headers,
+            "client": ("192.0.2.77", 50000),
+            "server": ("testserver", 80),
+        }
+        communicator = ApplicationCommunicator(application, scope)
+        await communicator.send_input({"type": "http.request", "body": body})
+        start = await communicator.receive_output(timeout=30)
+        content = b""
+        while True:
+            message = await communicator.receive_output(timeout=30)
+            content += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        await communicator.wait(timeout=30)
+        answered = {name.lower(): value for name, value in start["headers"]}
+        return start["status"], answered, json.loads(content or b"null")
+
+    started: list[object] = []
+
+    def count(**kwargs: object) -> None:
+        started.append(kwargs)
+
+    request_started.connect(count, dispatch_uid="flood-test")
+    greedy_session, neighbour_session = session_of(greedy), session_of(neighbour)
+    register = f"/api/events/{table.event.pk}/register/"
+    try:
+        statuses = [async_to_sync(send)(greedy_session, "POST", register)[0] for _ in range(3)]
+        assert statuses[:2] in ([201, 409], [200, 409]), statuses  # counted, then refused
+        assert statuses[2] == 429  # refused by the throttle in Django
+        reached_django = len(started)
+
+        for _ in range(5):
+            status, headers, body = async_to_sync(send)(greedy_session, "POST", register)
+            assert status == 429
+            assert body["error"]["code"] == "throttled"
+            wait = int(headers[b"retry-after"])
+            assert 1 <= wait <= 60
+            assert body["error"]["message"] == f"Too many requests: try again in {wait} seconds."
+        assert len(started) == reached_django  # none of the five reached Django
+
+        assert async_to_sync(send)(greedy_session, "GET", "/api/events/")[0] == 200
+        assert async_to_sync(send)(neighbour_session, "POST", register)[0] in (200, 201)
+        assert Registration.objects.filter(event=table.event, player=greedy).count() == 1
+    finally:
+        request_started.disconnect(dispatch_uid="flood-test")
+        refusals.clear()

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
 from functools import partial
 
 import pytest
+from django.utils import timezone
 
 from events import services
-from events.errors import EventFinalized, Invalid, NotAllowed, WrongPhase
+from events.announcements import PER_WINDOW, WINDOW
+from events.answers import AnnouncementSent
+from events.errors import AnnouncementRateLimited, EventFinalized, Invalid, NotAllowed, WrongPhase
 from events.limits import ANNOUNCEMENT_LENGTH
 from events.models import Announcement
-from tests.events.support import create_event, finalized_table, last, refused
+from tests.events.support import actions, create_event, finalized_table, last, refused
+from tests.events.test_concurrency import at_once
 from tests.factories import make_table, make_user
 
 
@@ -104,3 +110,67 @@ def test_a_double_tap_sends_once():
     )
     assert again == first
     assert Announcement.objects.filter(event=table.event).count() == 1
+
+
+@pytest.mark.django_db
+def test_an_event_takes_at_most_five_announcements_a_minute():
+    table = make_table(players=1)
+    other = make_table(players=1)
+    second_house = make_user("Hal", staff=True)
+    table.event.house.add(second_house)
+    for n in range(PER_WINDOW):
+        services.announcement_send(event_id=table.event.pk, by=table.house, text=f"Note {n}")
+    sent = actions(table.event).count("announcement_sent")
+
+    for who in (table.house, second_house):  # the limit is the event's, whoever sends
+        error = refused(
+            AnnouncementRateLimited,
+            table.event,
+            partial(services.announcement_send, event_id=table.event.pk, by=who, text="One more"),
+        )
+        found = re.search(r"try again in (\d+) seconds?\.$", error.message)
+        assert found, error.message
+        wait = int(found.group(1))
+        assert 1 <= wait <= WINDOW.total_seconds()
+    assert Announcement.objects.filter(event=table.event).count() == PER_WINDOW
+    assert actions(table.event).count("announcement_sent") == sent
+    # Another event has a limit of its own.
+    services.announcement_send(event_id=other.event.pk, by=other.house, text="Welcome")
+
+    # Once the oldest is a minute old, one more fits, and only one.
+    oldest = Announcement.objects.filter(event=table.event).order_by("sent_at", "pk")[0]
+    Announcement.objects.filter(pk=oldest.pk).update(
+        sent_at=timezone.now() - WINDOW - timedelta(seconds=1)
+    )
+    services.announcement_send(event_id=table.event.pk, by=table.house, text="One more")
+    refused(
+        AnnouncementRateLimited,
+        table.event,
+        lambda: services.announcement_send(event_id=table.event.pk, by=table.house, text="Again"),
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_announcements_sent_at_once_never_exceed_the_limit():
+    table = make_table(players=1)
+    helpers = [make_user(f"House {n}", staff=True) for n in range(3)]
+    table.event.house.add(*helpers)
+    senders = [table.house, *helpers]
+    outcomes = at_once(
+        [
+            partial(
+                services.announcement_send,
+                event_id=table.event.pk,
+                by=senders[n % len(senders)],
+                text=f"Burst {n}",
+                idempotency_key=f"burst-{n}",
+            )
+            for n in range(3 * PER_WINDOW)
+        ]
+    )
+
+    sent = [outcome for outcome in outcomes if isinstance(outcome, AnnouncementSent)]
+    limited = [o for o in outcomes if isinstance(o, AnnouncementRateLimited)]
+    assert (len(sent), len(limited)) == (PER_WINDOW, 2 * PER_WINDOW), outcomes
+    assert Announcement.objects.filter(event=table.event).count() == PER_WINDOW
+    assert actions(table.event).count("announcement_sent") == PER_WINDOW
