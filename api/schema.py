@@ -204,6 +204,7 @@ class PendingCard(Doc):
 
 
 class Pending(Doc):
+    id = serializers.IntegerField(help_text="The offer; a win choice may name it (`offer_id`).")
     kind = serializers.ChoiceField(choices=OfferKind.values)
     keep = serializers.IntegerField()
     offered = serializers.IntegerField()

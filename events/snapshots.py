@@ -674,6 +674,7 @@ def _player(
     if offer is not None:
         cards = offer_cards[offer.pk]
         pending = {
+            "id": offer.pk,  # what a choice names, so it never answers a later offer
             "kind": offer.kind,
             "keep": offer.keep,
             "offered": len(cards),
