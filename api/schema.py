@@ -204,6 +204,7 @@ class PendingCard(Doc):
 
 
 class Pending(Doc):
+    id = serializers.IntegerField(help_text="The offer; a win choice may name it (`offer_id`).")
     kind = serializers.ChoiceField(choices=OfferKind.values)
     keep = serializers.IntegerField()
     offered = serializers.IntegerField()
@@ -242,6 +243,23 @@ class GameRow(Doc):
     score = serializers.CharField(required=False)
 
 
+class WinnerCard(CardFace):
+    wild = serializers.BooleanField(help_text="A card of the winner's wild rank (High only).")
+
+
+class Winner(Doc):
+    player = serializers.CharField(help_text="The winner's public label.")
+    cards = WinnerCard(many=True, help_text="The winning five.")
+    description = serializers.CharField(help_text="'Full House, kings over fives'.")
+    wild_rank = serializers.CharField(allow_null=True)
+    prize = serializers.IntegerField(help_text="Dollars won in this column.")
+
+
+class FinalWinners(Doc):
+    high = Winner(many=True)
+    low = Winner(many=True)
+
+
 class PlayerSnapshot(Doc):
     registration_id = serializers.IntegerField()
     label = serializers.CharField()  # type: ignore[assignment]
@@ -275,6 +293,9 @@ class PlayerSnapshot(Doc):
         allow_null=True, help_text="What the revealed wild does to the High hand."
     )
     review = ReviewWords(allow_null=True, help_text="While paused: the open review.")
+    winners = FinalWinners(
+        allow_null=True, help_text="Once the event is final: its High and Low winners."
+    )
 
 
 # --- House ----------------------------------------------------------------------------------

@@ -192,6 +192,12 @@ class WinChoice(Body):
     slot = serializers.IntegerField(
         min_value=0, max_value=1, help_text="Which of the two face-up cards to keep."
     )
+    offer_id = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        help_text="The offer the choice answers (`pending.id`). When given and another offer "
+        "is pending, the choice is refused with `offer_changed` and nothing changes.",
+    )
     reason = reason_field("Required when House chooses for a player.")
 
 

@@ -117,6 +117,12 @@ class NothingPending(WrongState):
     default_message = "There is no pending card selection."
 
 
+class OfferChanged(WrongState):
+    # A keep names the offer it answers: a tap kept offline must not keep a card of a later offer.
+    code = "offer_changed"
+    default_message = "That choice was for an earlier offer: look at your cards again."
+
+
 class PlayerWithdrawn(WrongState):
     code = "player_withdrawn"
     default_message = "This player has withdrawn."

@@ -20,6 +20,7 @@ from events.errors import (
     NotComplete,
     NotFound,
     NothingPending,
+    OfferChanged,
     OutOfOrder,
     PendingChoice,
     PlayerPaused,
@@ -212,17 +213,25 @@ def win_choice_confirm(
     registration_id: int,
     by: User,
     slot: int,
+    offer_id: int | None = None,
     reason: Trimmed = "",
     idempotency_key: str | None = None,
 ) -> answers.WinChoiceConfirmed:
     """Keep one of the two face-up cards of a win; the other is discarded.
 
-    House may choose for a player (an abandoned choice) with a reason.
+    `offer_id`, when given, names the offer the choice answers: a choice made on an earlier
+    offer (a tap kept offline while House settled it and a later game dealt another) is
+    refused rather than keep a card the player never saw. House may choose for a player (an
+    abandoned choice) with a reason.
     """
     if isinstance(slot, bool) or slot not in (0, 1):
         raise Invalid("Choose card 0 or card 1.")
+    if offer_id is not None and (isinstance(offer_id, bool) or not isinstance(offer_id, int)):
+        raise Invalid("The offer is named by its id.")
     registration = _playing(change, registration_id, by, reason)
     offer = _pending_offer(registration, OfferKind.WIN)
+    if offer_id is not None and offer_id != offer.id:
+        raise OfferChanged()
     cards = offer.cards
     kept = cards[slot]
     discarded = [card for card in cards if card.pk != kept.pk]

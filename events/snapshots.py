@@ -183,6 +183,21 @@ class PrizeSplit:
     arithmetic: SplitArithmetic
 
 
+class Winner(TypedDict):
+    """A final event's winner as a player's page shows them: public once final."""
+
+    player: str
+    cards: list[CardFace]
+    description: str
+    wild_rank: str | None
+    prize: int
+
+
+class FinalWinners(TypedDict):
+    high: list[Winner]
+    low: list[Winner]
+
+
 class PlayerState(TypedDict):
     """One player's own state: the player page's panel, the API's and the socket's snapshot."""
 
@@ -210,6 +225,8 @@ class PlayerState(TypedDict):
     hand_names: dict[str, str | None]
     wild_effect: str | None
     review: ReviewWords | None
+    # Once the event is final: its winners, the same for every player (None before).
+    winners: FinalWinners | None
 
 
 class PendingChoice(TypedDict):
@@ -488,17 +505,7 @@ def final_results(event: Event) -> dict[str, Any] | None:
     seed = finalized.details.get("seed") if finalized is not None else None
 
     def hand_of(r: Registration, *, low: bool) -> dict[str, Any]:
-        hand = held[r.pk]
-        value = evaluate_low(hand.cards) if low else evaluate_high(hand.cards, hand.wild_rank)
-        shown = low_five(hand.cards) if low else best_five(hand.cards, hand.wild_rank)
-        wild = None if low else hand.wild_rank
-        return {
-            "player": r.label,
-            "cards": [{**card_face(c), "wild": c[0] == wild} for c in shown],
-            "description": value.description,
-            "wild_rank": hand.wild_rank,
-            "stands_for": _stands_for(shown, wild),
-        }
+        return _winning_hand(r.label, held[r.pk], low=low)
 
     return {
         "event": event_summary(event),
@@ -530,6 +537,57 @@ def final_results(event: Event) -> dict[str, Any] | None:
         "seed_matches": (
             seed is not None and hashlib.sha256(bytes.fromhex(seed)).hexdigest() == event.commitment
         ),
+    }
+
+
+def _winning_hand(label: str, hand: Hand, *, low: bool) -> dict[str, Any]:
+    """A winner's five as the final pages show them: for High, the wilds marked."""
+    value = evaluate_low(hand.cards) if low else evaluate_high(hand.cards, hand.wild_rank)
+    shown = low_five(hand.cards) if low else best_five(hand.cards, hand.wild_rank)
+    wild = None if low else hand.wild_rank
+    return {
+        "player": label,
+        "cards": [{**card_face(c), "wild": c[0] == wild} for c in shown],
+        "description": value.description,
+        "wild_rank": hand.wild_rank,
+        "stands_for": _stands_for(shown, wild),
+    }
+
+
+def final_winners(event: Event) -> FinalWinners | None:
+    """A final event's High and Low winners (place 1), with their hands and prizes; None until
+    the event is final. Everything in it is public by then."""
+    if event.phase != Phase.FINALIZED:
+        return None
+    winners = list(
+        event.registrations.filter(status=RegistrationStatus.CHECKED_IN)
+        .filter(Q(high_place=1) | Q(low_place=1))
+        .order_by("check_in_order")
+    )
+    cards: dict[int, list[str]] = {r.pk: [] for r in winners}
+    for registration_id, card in (
+        DealtCard.objects.filter(registration_id__in=cards, state=CardState.KEPT)
+        .order_by("registration_id", "kept_index")
+        .values_list("registration_id", "card")
+    ):
+        cards[registration_id].append(card)
+    split = prize_split(event, winners)
+
+    def winner(r: Registration, *, low: bool) -> Winner:
+        hand = Hand(cards=tuple(cards[r.pk]), wild_rank=r.wild_rank or None)
+        shown = _winning_hand(r.label, hand, low=low)
+        prize = split.allocation.low_each if low else split.allocation.high_each
+        return {
+            "player": shown["player"],
+            "cards": shown["cards"],
+            "description": shown["description"],
+            "wild_rank": shown["wild_rank"],
+            "prize": prize,
+        }
+
+    return {
+        "high": [winner(r, low=False) for r in split.high_winners],
+        "low": [winner(r, low=True) for r in split.low_winners],
     }
 
 
@@ -640,6 +698,7 @@ def player_snapshots(
         if standings is not None
         else (provisional_standings(event) if event.phase == Phase.STARTED else None)
     )
+    winners = final_winners(event)
     return {
         r.pk: _player(
             r,
@@ -652,6 +711,7 @@ def player_snapshots(
             results=results[r.pk],
             table=table,
             review=reviews.get(r.pk),
+            winners=winners,
         )
         for r in registrations
     }
@@ -669,12 +729,14 @@ def _player(
     results: list[dict[str, Any]],
     table: Standings[int] | None,
     review: Review | None = None,
+    winners: FinalWinners | None = None,
 ) -> PlayerState:
     event = registration.event
     pending = None
     if offer is not None:
         cards = offer_cards[offer.pk]
         pending = {
+            "id": offer.pk,  # what a choice names, so it never answers a later offer
             "kind": offer.kind,
             "keep": offer.keep,
             "offered": len(cards),
@@ -757,6 +819,7 @@ def _player(
         "hand_names": hand_names(held, wild_rank),
         "wild_effect": wild_effect(held, wild_rank),
         "review": review_words(review) if registration.paused else None,
+        "winners": winners,
     }
 
 

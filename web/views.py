@@ -15,7 +15,7 @@ from accounts.models import User
 from api import serializers as body
 from events import services
 from events.actions import is_house
-from events.errors import DomainError, NothingPending, OutOfOrder
+from events.errors import DomainError, Invalid, NothingPending, OutOfOrder
 from events.models import Event, Phase, Registration
 from events.selectors import event_list_public, events_of
 from events.snapshots import (
@@ -27,7 +27,7 @@ from events.snapshots import (
 )
 from events.venue import display_grant, venue_check_in
 from syndicate.query import query_flag, query_int
-from web.errors import checked, form_key, fresh_key, log_refused, refuse
+from web.errors import OUT_OF_DATE, checked, form_key, fresh_key, log_refused, refuse
 from web.follow import follow
 
 PAGE_SECONDS = 8  # how long the board shows each page of a long standings list
@@ -186,13 +186,19 @@ def _act(request: HttpRequest, event_id: int, action: str) -> HttpResponse:
                 idempotency_key=key,
             )
         elif action == "keep":
+            # The page always names the offer its cards came from (the API may leave it out).
             choice = checked(
-                body.WinChoice, _fields(post, "slot"), {"slot": "Tap the card you want to keep."}
+                body.WinChoice,
+                _fields(post, "slot", "offer_id"),
+                {"slot": "Tap the card you want to keep.", "offer_id": OUT_OF_DATE},
             )
+            if "offer_id" not in choice:
+                raise Invalid(OUT_OF_DATE)
             services.win_choice_confirm(
                 registration_id=registration.pk,
                 by=request.user,
                 slot=choice["slot"],
+                offer_id=choice["offer_id"],
                 idempotency_key=key,
             )
         elif action == "leave":

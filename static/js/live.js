@@ -90,9 +90,14 @@
     live.state = state;
     // The first moments of a page load are not a lost connection: no alarm, no note.
     var lost = everLive || failures > 0;
+    var words = state === "reconnecting" && !lost ? CONNECTING : LABELS[state];
     document.querySelectorAll(".conn").forEach(function (dot) {
       dot.setAttribute("data-state", state);
-      dot.textContent = state === "reconnecting" && !lost ? CONNECTING : LABELS[state];
+      dot.textContent = words;
+    });
+    // The page's offline note names the state in the dot's own words ([data-connection-words]).
+    document.querySelectorAll("[data-connection-words]").forEach(function (label) {
+      label.textContent = words;
     });
     // The note reads "Reconnecting… your saved cards and results are safe".
     document.body.classList.toggle("is-offline", state !== "live" && lost);

@@ -231,19 +231,29 @@
     return navigator.onLine === false || (everLive && state !== "live");
   }
 
+  // What a kept tap was, in the words of the buttons tapped: "Game 3: I won".
   function whatIsKept(form) {
     if (form.classList.contains("start-form")) {
-      return "Your starting choice";
+      var chosen = form.querySelectorAll('input[name="slot"]').length;
+      return "Your starting cards (" + chosen + " chosen)";
     }
     if (form.classList.contains("keep-form")) {
-      return "Your card choice";
+      var picked = form.querySelector('input[name="slot"]:checked');
+      var card = picked && picked.closest(".choice").querySelector(".card[aria-label]");
+      var keep = card ? "keep the " + card.getAttribute("aria-label") : "keep the card you tapped";
+      return form.dataset.game ? "Game " + form.dataset.game + ": " + keep : keep;
     }
     var game = form.querySelector('input[name="game"]');
-    return game ? "Your game " + game.value + " result" : "Your tap";
+    var outcome = form.querySelector('input[name="outcome"]');
+    if (!game) {
+      return "Your tap";
+    }
+    var said = outcome && outcome.value === "loss" ? "I lost" : outcome && outcome.value === "win" ? "I won" : "result";
+    return "Game " + game.value + ": " + said;
   }
 
   function keptNote() {
-    note(queued.what + " is kept on this phone and sent once the connection is back.", false);
+    note(queued.what + " — will be sent when you're back online.", false);
   }
 
   function keepForLater(form) {
@@ -539,8 +549,14 @@
       }
       card.setAttribute("data-leaving", "");
       var left = Math.max(0, Number(card.getAttribute("data-leaves-in")) || 0);
-      // The fade continues where it was (CSSOM, which the CSP allows), not from the start.
-      card.style.animationDelay = -(NOT_KEPT_MS - Math.min(left, NOT_KEPT_MS)) + "ms";
+      // The fade continues where it was, not from the start: its animation is moved on
+      // (Web Animations), so the card never carries a style attribute for the CSP to refuse.
+      var elapsed = NOT_KEPT_MS - Math.min(left, NOT_KEPT_MS);
+      if (card.getAnimations) {
+        card.getAnimations().forEach(function (animation) {
+          animation.currentTime = elapsed;
+        });
+      }
       setTimeout(function () {
         card.remove();
       }, left);

@@ -47,3 +47,35 @@ def test_it_lets_house_resolve_an_abandoned_choice_with_a_reason() -> None:
     response = api.post(path, {"slot": 0, "reason": "Player left the venue"})
     assert response.status_code == 200
     assert response.json()["kept"] == offered[0]
+
+
+def test_it_keeps_the_card_of_the_offer_it_names() -> None:
+    table, player, offered, path = _won()
+    me = Api(player).get(f"/api/events/{table.event.pk}/me/").json()
+    response = Api(player).post(path, {"slot": 0, "offer_id": me["pending"]["id"]})
+    assert response.status_code == 200
+    assert table.kept(player)[-1] == offered[0]
+
+
+def test_a_keep_for_an_earlier_offer_is_refused() -> None:
+    table, player, _, path = _won()
+    first = Api(player).get(f"/api/events/{table.event.pk}/me/").json()["pending"]["id"]
+    house = Api(table.house)
+    assert house.post(path, {"slot": 1, "reason": "Player stepped out"}).status_code == 200
+    second = table.win(player, 2)
+    kept = table.kept(player)
+    response = Api(player).post(path, {"slot": 0, "offer_id": first})
+    assert error(response) == (409, "offer_changed")
+    assert response.json()["error"]["message"] == (
+        "That choice was for an earlier offer: look at your cards again."
+    )
+    assert table.kept(player) == kept
+    assert Api(player).post(path, {"slot": 0}).json()["kept"] == second[0]  # still optional
+
+
+@pytest.mark.parametrize("offer_id", [0, -3, "first", True, None])
+def test_it_refuses_a_malformed_offer_id(offer_id: object) -> None:
+    _, player, _, path = _won()
+    response = Api(player).post(path, {"slot": 0, "offer_id": offer_id})
+    assert error(response) == (400, "invalid")
+    assert response.json()["error"]["message"].startswith("offer_id: ")

@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 from accounts.models import User
 from audit.models import AuditEntry
 from cards.models import CardState, DealtCard, Offer
+from events import services
 from events.models import GameResult
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.test_event_flow import PHONE, WAIT
@@ -188,10 +189,14 @@ def test_a_report_tapped_offline_is_sent_once_with_its_key_when_back_online(
     context.set_offline(True)
     expect(page.locator(".conn")).to_have_attribute("data-state", "offline", timeout=WAIT)
     expect(page.locator(".offline-note")).to_be_visible()
+    # The note names the state in the dot's own words.
+    expect(page.locator(".offline-note [data-connection-words]")).to_have_text("Offline")
     page.get_by_role("button", name="I lost").click()
     page.fill("#opponent", "Rita Rival")
     page.locator("dialog.report-sheet button[type=submit]").click()
-    expect(step(page)).to_contain_text("kept on this phone", timeout=WAIT)
+    expect(step(page)).to_contain_text(
+        "Game 1: I lost — will be sent when you're back online.", timeout=WAIT
+    )
     page.screenshot(path=str(ARTIFACTS / "phone-offline-tap-kept.png"))
     assert not GameResult.objects.filter(registration=table.registration(player)).exists()
 
@@ -233,7 +238,9 @@ def test_a_confirmation_lost_as_the_phone_went_offline_is_replayed_with_the_same
     page.route(re.compile(r"/start$"), lose_and_go_offline)
     page.locator(".start-form .choice").nth(1).click()
     page.get_by_role("button", name="Confirm and reveal").click()
-    expect(step(page)).to_contain_text("kept on this phone", timeout=WAIT)
+    expect(step(page)).to_contain_text(
+        "Your starting cards (1 chosen) — will be sent when you're back online.", timeout=WAIT
+    )
     assert len(table.kept(player)) == 1  # saved, though the phone does not know it
     socket.speak()
     context.set_offline(False)
@@ -241,5 +248,111 @@ def test_a_confirmation_lost_as_the_phone_went_offline_is_replayed_with_the_same
     assert len(keys) == 2 and keys[0] == keys[1]
     assert len(table.kept(player)) == 1
     assert page.locator("[data-refusal]").count() == 0
+    assert page.script_errors == []
+    context.close()
+
+
+def open_watched(context: Any, server: str, table: Table) -> Any:
+    """`open_live`, recording every console error and every Content-Security-Policy violation
+    (`page.console_errors`, and the page's own `window.__violations`) from the first byte on."""
+    context.add_init_script(
+        "window.__violations = [];"
+        "document.addEventListener('securitypolicyviolation', (e) => window.__violations.push("
+        "[e.violatedDirective, e.sourceFile, e.lineNumber, e.sample].join(' ')));"
+    )
+    console: list[str] = []
+
+    def record(page: Any) -> None:
+        page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+
+    context.on("page", record)
+    page = open_live(context, server, table)
+    page.console_errors = console
+    return page
+
+
+def violations(page: Any) -> list[str]:
+    return list(page.evaluate("window.__violations")) + list(page.console_errors)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_no_content_security_policy_violation_through_a_report_and_an_offline_replay(
+    server: str, browser: Any
+) -> None:
+    """Starting cards revealed and faded, a win reported and its card kept, then a result
+    tapped offline and replayed: nothing the page does breaks its strict CSP (no inline style)."""
+    table = make_table("league", players=2, start=True)
+    player = table.players[0]
+    context = phone(browser, server, player)
+    page = open_watched(context, server, table)
+
+    page.locator(".start-form .choice").nth(0).click()
+    page.get_by_role("button", name="Confirm and reveal").click()
+    expect(step(page)).to_have_attribute("data-step", "report", timeout=WAIT)
+    expect(page.locator(".not-kept")).to_have_count(0, timeout=WAIT)  # the fade ran out
+    page.get_by_role("button", name="I won").click()
+    page.locator("dialog.report-sheet button[type=submit]").click()
+    expect(step(page)).to_have_attribute("data-step", "choose_win", timeout=WAIT)
+    page.locator(".keep-form .choice").nth(0).click()
+    page.get_by_role("button", name="Keep this card").click()
+    expect(step(page).locator(".what")).to_have_text("Report game 2", timeout=WAIT)
+    assert violations(page) == []
+
+    context.set_offline(True)
+    expect(page.locator(".conn")).to_have_attribute("data-state", "offline", timeout=WAIT)
+    page.get_by_role("button", name="I lost").click()
+    page.locator("dialog.report-sheet button[type=submit]").click()
+    expect(step(page)).to_contain_text("Game 2: I lost — will be sent", timeout=WAIT)
+    context.set_offline(False)
+    expect(step(page).locator(".what")).to_have_text("Report game 3", timeout=WAIT)
+    page.locator(".games .game").nth(1).click()
+    expect(page.locator("#game-details")).to_have_text("Game 2: lost.")
+    assert violations(page) == []
+    assert page.script_errors == []
+    context.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_keep_tapped_offline_for_an_earlier_offer_is_refused_when_replayed(
+    server: str, browser: Any
+) -> None:
+    """Game 1's two cards are on screen; the tap to keep the left one is kept offline; House
+    settles game 1 and game 2 deals two other cards. The replay keeps nothing and says why."""
+    table = make_table("league", players=2, start=True)
+    player = table.players[0]
+    table.choose_start(player)
+    first = table.win(player, 1)
+    context = phone(browser, server, player)
+    page = open_watched(context, server, table)
+    expect(step(page)).to_have_attribute("data-step", "choose_win")
+
+    context.set_offline(True)
+    expect(page.locator(".conn")).to_have_attribute("data-state", "offline", timeout=WAIT)
+    left = page.locator(".keep-form .choice").nth(0)
+    name = left.locator(".card").get_attribute("aria-label")
+    left.click()
+    page.get_by_role("button", name="Keep this card").click()
+    expect(step(page)).to_contain_text(
+        f"Game 1: keep the {name} — will be sent when you're back online.", timeout=WAIT
+    )
+
+    services.win_choice_confirm(
+        registration_id=table.rid(player), by=table.house, slot=1, reason="Player stepped out"
+    )
+    second = table.win(player, 2)
+    context.set_offline(False)
+
+    refusal = step(page).locator("[data-refusal]")
+    expect(refusal).to_contain_text(
+        "That choice was for an earlier offer: look at your cards again.", timeout=WAIT
+    )
+    expect(step(page).locator(".what")).to_have_text("You won game 2: keep one card")
+    expect(page.locator(".keep-form .choice .card")).to_have_count(2)
+    assert table.kept(player)[-1] == first[1]  # House's choice for game 1, and nothing more
+    assert len(table.kept(player)) == 2
+    pending = Offer.objects.pending().get(registration=table.registration(player))
+    assert sorted(pending.cards.values_list("card", flat=True)) == sorted(second)
+    assert AuditEntry.objects.filter(event=table.event, action="win_choice_confirmed").count() == 1
+    assert violations(page) == []
     assert page.script_errors == []
     context.close()

@@ -141,8 +141,8 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
             },
         ),
         "win_choice_confirm": (
-            {"registration_id": r, "slot": 0, "reason": "Assist"},
-            {"registration_id": r2, "slot": 1, "reason": "Help"},
+            {"registration_id": r, "slot": 0, "offer_id": 1, "reason": "Assist"},
+            {"registration_id": r2, "slot": 1, "offer_id": 2, "reason": "Help"},
         ),
         "result_correct": (
             {"registration_id": r, "game": 1, "outcome": "win", "reason": "Scoreholio"},

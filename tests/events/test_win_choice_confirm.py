@@ -10,7 +10,7 @@ import pytest
 from cards.models import CardState
 from events import services
 from events.answers import WinChoiceConfirmed
-from events.errors import Invalid, NotFound, NothingPending, ReasonRequired
+from events.errors import Invalid, NotFound, NothingPending, OfferChanged, ReasonRequired
 from tests.events.support import (
     head,
     last,
@@ -147,3 +147,56 @@ def test_it_resolves_an_abandoned_choice_only_with_a_house_reason():
     assert offer.resolved_by_house
     cards[1].refresh_from_db()
     assert cards[1].kept_source == "house"
+
+
+@pytest.mark.django_db
+def test_a_keep_for_an_earlier_offer_is_refused():
+    """A keep names the offer it answers: a tap made on game 1's two cards, sent after House
+    settled them and game 2 dealt two others, keeps nothing."""
+    table, player, first, _ = _won()
+    services.win_choice_confirm(
+        registration_id=table.rid(player), by=table.house, slot=0, reason="Player stepped out"
+    )
+    table.report(player, 2, "win")
+    second = pending_offer(table, player)
+    assert second is not None and second.pk != first.pk
+    kept = table.kept(player)
+    error = refused(
+        OfferChanged,
+        table.event,
+        lambda: services.win_choice_confirm(
+            registration_id=table.rid(player),
+            by=player,
+            slot=0,
+            offer_id=first.pk,
+            idempotency_key="tapped-offline-on-game-1",
+        ),
+    )
+    assert error.code == "offer_changed"
+    assert error.message == "That choice was for an earlier offer: look at your cards again."
+    assert table.kept(player) == kept
+    assert pending_offer(table, player) == second
+
+
+@pytest.mark.django_db
+def test_a_keep_that_names_its_offer_keeps_the_card():
+    table, player, offer, cards = _won()
+    answer = services.win_choice_confirm(
+        registration_id=table.rid(player), by=player, slot=1, offer_id=offer.pk
+    )
+    assert answer.kept == cards[1].card
+    assert table.kept(player)[-1] == cards[1].card
+
+
+@pytest.mark.django_db
+def test_a_keep_for_an_offer_already_settled_says_it_was_made_elsewhere():
+    """With no offer pending, the choice was made in another tab or by House."""
+    table, player, offer, _ = _won()
+    table.choose_win(player, 0)
+    refused(
+        NothingPending,
+        table.event,
+        lambda: services.win_choice_confirm(
+            registration_id=table.rid(player), by=player, slot=1, offer_id=offer.pk
+        ),
+    )

@@ -84,7 +84,7 @@ PLAYER_FORMS: list[tuple[str, dict[str, Any], list[str], list[str]]] = [
     # (page, a sensible form, its number fields, its text fields)
     ("report", {"game": "1", "outcome": "loss"}, ["game"], []),
     ("report", {"game": "1", "outcome": "loss", "opponent": "Bo", "score": "21-3"}, [], []),
-    ("keep", {"slot": "0"}, ["slot"], []),
+    ("keep", {"slot": "0", "offer_id": "1"}, ["slot", "offer_id"], []),
     ("start_confirm", {"slot": "0"}, ["slot"], []),
 ]
 

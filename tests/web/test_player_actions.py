@@ -242,7 +242,7 @@ def test_it_keeps_the_tapped_card_of_a_win(client):
     offer = Offer.objects.get(registration=table.registration(ann), kind="win")
     second = DealtCard.objects.get(offer=offer, slot=1).card
     as_player(client, ann)
-    response = post(client, "keep", table.event.pk, slot="1")
+    response = post(client, "keep", table.event.pk, slot="1", offer_id=str(offer.pk))
     assert response.status_code == 302
     assert table.kept(ann)[-1] == second
     assert DealtCard.objects.get(offer=offer, slot=0).state == CardState.DISCARDED
@@ -263,7 +263,39 @@ def test_it_refuses_a_choice_when_nothing_is_offered(client):
     table, ann = started()
     table.choose_start(ann)
     as_player(client, ann)
-    refused(client, table, "keep", slot="0", message="There is no pending win choice.")
+    refused(
+        client, table, "keep", slot="0", offer_id="1", message="There is no pending win choice."
+    )
+
+
+@pytest.mark.django_db
+def test_the_page_refuses_a_keep_that_does_not_name_its_offer(client):
+    table, ann = started()
+    table.choose_start(ann)
+    table.report(ann, 1, "win")
+    as_player(client, ann)
+    refused(client, table, "keep", slot="0", message="This form is out of date")
+
+
+@pytest.mark.django_db
+def test_a_keep_for_an_earlier_offer_is_refused_on_the_page(client):
+    """Game 1's choice, sent after House settled it and game 2 dealt two other cards."""
+    table, ann = started()
+    table.choose_start(ann)
+    table.report(ann, 1, "win")
+    first = Offer.objects.get(registration=table.registration(ann), kind="win")
+    services.win_choice_confirm(
+        registration_id=table.rid(ann), by=table.house, slot=0, reason="Player stepped out"
+    )
+    table.report(ann, 2, "win")
+    as_player(client, ann)
+    before = snapshot(table.event.pk)
+    response = post(client, "keep", table.event.pk, htmx=True, slot="0", offer_id=str(first.pk))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "data-refusal" in page
+    assert "That choice was for an earlier offer: look at your cards again." in page
+    assert snapshot(table.event.pk) == before
 
 
 # Leaving early
