@@ -177,3 +177,20 @@ def test_tonight_shows_every_column_and_names_on_a_tablet(server: str, browser: 
     assert found["fits"] and found["cut"] == [], found
     assert max(found["lines"]) <= 2, found
     context.close()
+
+
+def test_the_offline_note_names_the_state_in_the_dots_words(server: str, browser: Any) -> None:
+    """Offline, House's dot and note say the same word, as the phone's do."""
+    table = make_table(players=2, start=True)
+    context = browser.new_context(viewport=TABLET)
+    page = context.new_page()
+    sign_in(page, server, table.house.email)
+    page.goto(f"{server}/house/events/{table.event.pk}/")
+    expect(page.locator(".conn")).to_have_attribute("data-state", "live", timeout=WAIT)
+    context.set_offline(True)
+    expect(page.locator(".conn")).to_have_attribute("data-state", "offline", timeout=WAIT)
+    expect(page.locator(".offline-note")).to_be_visible()
+    expect(page.locator(".offline-note [data-connection-words]")).to_have_text("Offline")
+    context.set_offline(False)
+    expect(page.locator(".conn")).to_have_attribute("data-state", "live", timeout=WAIT)
+    context.close()
