@@ -43,17 +43,21 @@ def test_a_paid_event_without_a_remainder_policy_says_why_registration_cannot_op
     policy.fill("An indivisible High remainder rolls into next week's pool.")
     page.click("button:has-text('Save settings')")
 
-    expect(page.locator(".messages .message")).to_contain_text("Settings saved.")
-    expect(switch.locator("button:has-text('Open registration')")).to_be_enabled(timeout=WAIT)
-    # With the toast showing, the end of the page scrolls clear of it.
+    toast = page.locator(".messages .message")
+    expect(toast).to_contain_text("Settings saved.")
+    # With the toast showing (it leaves by itself after a few seconds: measured at once), the end
+    # of the page scrolls clear of it.
     clear = page.evaluate(
         """() => {
             window.scrollTo(0, document.documentElement.scrollHeight);
-            const toast = document.querySelector('.messages').getBoundingClientRect();
+            const message = document.querySelector('.messages .message');
+            if (!message) return 'no toast';
+            const toast = message.getBoundingClientRect();
             const sections = document.querySelectorAll('main section');
             const last = sections[sections.length - 1].getBoundingClientRect();
             return last.bottom <= toast.top;
         }"""
     )
-    assert clear
+    assert clear is True, clear
+    expect(switch.locator("button:has-text('Open registration')")).to_be_enabled(timeout=WAIT)
     context.close()
