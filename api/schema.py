@@ -18,6 +18,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import serializers
 
 from api.errors import METHOD_NOT_ALLOWED, SERVER_ERROR, THROTTLED, TOO_LARGE
+from audit import anchor
 from cards.models import KeptSource, OfferKind
 from events import limits
 from events.answers import Answer, Described
@@ -395,6 +396,14 @@ class AuditResult(Doc):
 class AuditHead(Doc):
     seq = serializers.IntegerField()
     hash = serializers.CharField()
+    phase = serializers.ChoiceField(
+        choices=list(anchor.PHASES),
+        help_text="Whether the event was running or final when this head was signed.",
+    )
+    at = serializers.CharField(help_text="When this chain state was first signed (ISO 8601 UTC).")
+    event_block = serializers.CharField(
+        help_text="sha256 hex of the canonical JSON of the export's event block."
+    )
     signature = serializers.CharField(help_text="Hex Ed25519 signature (docs/audit.md).")
     key_id = serializers.CharField(help_text="The key at /audit/public-key.")
 

@@ -408,6 +408,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "FormatEnum": "api.serializers.FORMATS",
         "OutcomeEnum": "api.serializers.OUTCOMES",
+        "HeadPhaseEnum": "audit.anchor.PHASES",
+        "PhaseEnum": "events.models.Phase.values",
     },
 }
 

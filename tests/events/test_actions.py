@@ -160,7 +160,10 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
             {"event_id": e, "enabled": True},
             {"event_id": e2, "enabled": False},
         ),
-        "self_check_in": ({"event_id": e, "code": "ABCDEF"}, {"event_id": e2, "code": "GHJKMN"}),
+        "self_check_in": (
+            {"event_id": e, "code": "ABCDEF", "register": False},
+            {"event_id": e2, "code": "GHJKMN", "register": True},
+        ),
         "check_in_all": ({"event_id": e}, {"event_id": e2}),
         "payment_mark": (
             {"registration_id": r, "paid": True},
