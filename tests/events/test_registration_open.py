@@ -1,5 +1,5 @@
-"""`registration_open`: House opens registration, and the event with it (SPEC section 3); when it
-may not (`events.registration_switch`)."""
+"""`registration_open`: House opens registration, and the event with it (docs/decisions.md,
+Events and House); when it may not (`events.registration_switch`)."""
 
 from __future__ import annotations
 
