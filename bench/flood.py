@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rush import Client
 from scratch import (
     ROOT,
+    before_after_parser,
     cpu_seconds,
     daphne,
     delete_keys,
@@ -48,6 +49,7 @@ from scratch import (
     manage,
     percentile,
     scratch_database,
+    servers_from_environment,
 )
 
 PASSWORD = "cornhole-demo-7"  # seed_demo's
@@ -211,20 +213,13 @@ def describe(label: str, alone: Phase, beside: Phase) -> str:
 def main() -> int:
     import os
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", type=Path, required=True, help="checkout of the code before")
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--port", type=int, default=8114)
+    parser = before_after_parser(__doc__.splitlines()[0], port=8114, database="bench_flood")
     parser.add_argument("--page-rate", type=float, default=5.0)
     parser.add_argument("--flood-rate", type=float, default=100.0)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--ramp", type=float, default=10.0)
-    parser.add_argument("--database", default="bench_flood")
     args = parser.parse_args()
-    server_url = os.environ.get("DATABASE_URL", "")
-    redis_url = os.environ.get("REDIS_URL", "")
-    if not server_url or not redis_url:
-        sys.exit("Set DATABASE_URL (any database on the server) and REDIS_URL.")
+    server_url, redis_url = servers_from_environment()
     checkouts = {"before": args.before.resolve(), "after": ROOT}
     logs = Path(f"/tmp/bench-flood-{os.getpid()}")
     logs.mkdir(exist_ok=True)

@@ -7,6 +7,7 @@ Nothing here imports the project: each checkout's code runs in its own server pr
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import signal
@@ -23,6 +24,25 @@ from psycopg import sql
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+
+
+def before_after_parser(description: str, *, port: int, database: str) -> argparse.ArgumentParser:
+    """The command line both benchmarks share: the checkout before, rounds, a port, a database."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--before", type=Path, required=True, help="checkout of the code before")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--port", type=int, default=port)
+    parser.add_argument("--database", default=database)
+    return parser
+
+
+def servers_from_environment() -> tuple[str, str]:
+    """DATABASE_URL (any database on the server) and REDIS_URL, or a plain exit."""
+    server_url = os.environ.get("DATABASE_URL", "")
+    redis_url = os.environ.get("REDIS_URL", "")
+    if not server_url or not redis_url:
+        sys.exit("Set DATABASE_URL (any database on the server) and REDIS_URL.")
+    return server_url, redis_url
 
 
 def with_database(url: str, name: str) -> str:

@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rush import Answer, Client
 from scratch import (
     ROOT,
+    before_after_parser,
     cpu_seconds,
     daphne,
     delete_keys,
@@ -45,6 +46,7 @@ from scratch import (
     manage,
     percentile,
     scratch_database,
+    servers_from_environment,
 )
 
 SERVER_PID = [0]  # the daphne process of the waves under way
@@ -190,17 +192,10 @@ def run_server(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", type=Path, required=True, help="checkout of the code before")
-    parser.add_argument("--rounds", type=int, default=2)
+    parser = before_after_parser(__doc__.splitlines()[0], port=8115, database="bench_sign_in")
     parser.add_argument("--at-once", type=int, default=32)
-    parser.add_argument("--port", type=int, default=8115)
-    parser.add_argument("--database", default="bench_sign_in")
     args = parser.parse_args()
-    server_url = os.environ.get("DATABASE_URL", "")
-    redis_url = os.environ.get("REDIS_URL", "")
-    if not server_url or not redis_url:
-        sys.exit("Set DATABASE_URL (any database on the server) and REDIS_URL.")
+    server_url, redis_url = servers_from_environment()
     checkouts = {"before": args.before.resolve(), "after": ROOT}
     logs = Path(f"/tmp/bench-sign-in-{os.getpid()}")
     logs.mkdir(exist_ok=True)
