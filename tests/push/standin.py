@@ -7,6 +7,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -170,3 +171,13 @@ class PushService:
         if not str(claims.get("sub", "")).startswith(("mailto:", "https:")):
             raise ValueError("VAPID subject missing")
         return claims
+
+
+def wait_until(check: Callable[[], bool], timeout: float) -> bool:
+    """Whether `check` came true within `timeout` seconds (asked every 50 ms)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return False

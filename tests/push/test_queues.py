@@ -8,9 +8,8 @@ starts it) sends a reminder while a backlog of announcement deliveries is still 
 from __future__ import annotations
 
 import datetime
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -28,7 +27,7 @@ from push.tasks import send_reminder
 from syndicate import launcher
 from syndicate.celery import app
 from tests.factories import make_table
-from tests.push.standin import PushService
+from tests.push.standin import PushService, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 REMINDER_TASKS = ("send_reminder", "deliver", "sweep_reminders")
@@ -105,15 +104,6 @@ def reroute() -> None:
     """Celery reads the routes once, into a router it keeps: build both again."""
     app.amqp.flush_routes()
     app.amqp.__dict__.pop("router", None)
-
-
-def wait_until(check: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 @pytest.mark.real_celery

@@ -9,9 +9,8 @@ short timeout instead of holding a worker for minutes.
 from __future__ import annotations
 
 import datetime
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 from celery.contrib.testing.worker import start_worker
@@ -23,7 +22,7 @@ from push.subscriptions import subscription_save
 from push.tasks import send_reminder
 from syndicate.celery import app
 from tests.factories import make_table
-from tests.push.standin import PushService
+from tests.push.standin import PushService, wait_until
 
 READ_TIMEOUT = 4.0
 
@@ -48,15 +47,6 @@ def worker() -> Iterator[None]:
             yield None
     finally:
         app.conf.task_default_queue, app.conf.task_always_eager = before
-
-
-def wait_until(check: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 @pytest.mark.real_celery
