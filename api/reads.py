@@ -12,10 +12,10 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
 
 from accounts.models import User
-from events.actions import is_house
 from events.errors import NotAllowed, NotFound
 from events.models import Event, Phase, Registration
 from events.progress import blockers
+from events.runner import is_house
 from events.snapshots import event_summary
 
 

@@ -1608,7 +1608,7 @@ def samples(files: list[Path], top: int = 12) -> str:
         )
     inside = sum(change.values())
     if inside:
-        lines += ["", "Threads inside `events.actions.perform` (a change):", ""]
+        lines += ["", "Threads inside `events.runner.perform` (a change):", ""]
         lines += [f"- {name}: {n / count:.2f} threads on average" for name, n in change.items()]
     running = sum(own.values())
     lines += ["", "| Innermost frame (running samples) | Share |", "|---|---:|"]

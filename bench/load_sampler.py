@@ -103,8 +103,8 @@ class Sampler:
         else:
             kind = "other threads"
         self.threads.setdefault(kind, Counter())[state] += 1
-        if "events/actions.py:perform" in joined:
-            if "events/actions.py:_lock_event" in joined:
+        if "events/runner.py:perform" in joined:
+            if "events/runner.py:_lock_event" in joined:
                 self.change["waiting for the event lock"] += 1
             else:
                 self.change[f"inside the change: {state}"] += 1

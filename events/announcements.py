@@ -13,10 +13,10 @@ from datetime import timedelta
 
 from accounts.models import User
 from events import answers, changes
-from events.actions import Change, action
 from events.errors import AnnouncementRateLimited, Invalid, WrongPhase
 from events.limits import ANNOUNCEMENT_LENGTH, check_text
 from events.models import Announcement, Event, Phase, RegistrationStatus
+from events.runner import Change, action
 
 # Who hears an announcement by Poker push: the players still taking part.
 LISTENING = (RegistrationStatus.REGISTERED, RegistrationStatus.CHECKED_IN)

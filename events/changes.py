@@ -2,7 +2,7 @@
 pages, in `live/`).
 
 The engine imports nothing from the code that shows its state: `live` subscribes here when its
-app is ready, and `events.actions` calls `committed` after each commit.
+app is ready, and `events.runner` calls `tell` after each commit.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
-class Change:
+class Committed:
     """One committed change: its event, the event's version it made, the players it touched."""
 
     event_id: int
@@ -23,7 +23,7 @@ class Change:
     version: int | None = None
 
 
-Listener = Callable[[Change], None]
+Listener = Callable[[Committed], None]
 _listeners: list[Listener] = []
 
 
@@ -32,7 +32,7 @@ def subscribe(listener: Listener) -> None:
         _listeners.append(listener)
 
 
-def committed(change: Change) -> None:
+def tell(change: Committed) -> None:
     """Tell every listener; call only after the commit. A failing listener never fails the
     change, which is already committed."""
     for listener in list(_listeners):

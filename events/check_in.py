@@ -17,7 +17,6 @@ from django.urls import reverse
 
 from accounts.models import User
 from events import answers
-from events.actions import Change, action
 from events.errors import (
     LateEntryNeedsHouse,
     NotFound,
@@ -32,6 +31,7 @@ from events.models import Event, Phase, Registration, RegistrationStatus
 from events.registration import check_in, refuse_return
 from events.registration import register as register_player
 from events.remainder_policy import require_remainder_policy
+from events.runner import Change, action
 from events.venue import display_path
 
 # Letters and digits no one misreads on a projector (no 0/O, 1/I/L).

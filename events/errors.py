@@ -67,12 +67,12 @@ class WrongPhase(WrongState):
     default_message = "The event is not at the stage where that can be done."
 
 
-class EventFinalized(WrongState):
+class EventIsFinalized(WrongState):
     code = "event_finalized"
     default_message = "The event is finalized: nothing can change any more."
 
 
-class RegistrationClosed(WrongState):
+class RegistrationIsClosed(WrongState):
     code = "registration_closed"
     default_message = "Registration is closed."
 
@@ -123,7 +123,7 @@ class OfferChanged(WrongState):
     default_message = "That choice was for an earlier offer: look at your cards again."
 
 
-class PlayerWithdrawn(WrongState):
+class PlayerIsWithdrawn(WrongState):
     code = "player_withdrawn"
     default_message = "This player has withdrawn."
 
@@ -237,8 +237,8 @@ ALL_ERRORS: tuple[type[DomainError], ...] = (
     NotFound,
     WrongState,
     WrongPhase,
-    EventFinalized,
-    RegistrationClosed,
+    EventIsFinalized,
+    RegistrationIsClosed,
     AlreadyRegistered,
     NotCheckedIn,
     LateEntryClosed,
@@ -247,7 +247,7 @@ ALL_ERRORS: tuple[type[DomainError], ...] = (
     PendingChoice,
     OutOfOrder,
     NothingPending,
-    PlayerWithdrawn,
+    PlayerIsWithdrawn,
     PlayerPaused,
     HandLocked,
     NotComplete,

@@ -14,7 +14,6 @@ from accounts.models import User
 from audit.heads import finalizing_head
 from cards.dealing import build_shoes, seed_hex, stock_size
 from events import answers, limits
-from events.actions import Change, action
 from events.errors import (
     FinalizationBlocked,
     Invalid,
@@ -22,7 +21,7 @@ from events.errors import (
     PaidEntriesExist,
     PoolLocked,
     PoolNotConfirmed,
-    RegistrationClosed,
+    RegistrationIsClosed,
     RemainderPolicyRequired,
     WrongPhase,
     WrongState,
@@ -34,6 +33,7 @@ from events.progress import blockers, final_standings, participants
 from events.registration import deal_starting_offer
 from events.registration_switch import close_registration, why_registration_cannot_open
 from events.remainder_policy import lacks_remainder_policy, require_remainder_policy
+from events.runner import Change, action
 from payouts.allocation import allocate
 
 EDITABLE = (
@@ -233,7 +233,7 @@ def registration_close(
     change.require_house()
     change.refuse_if_finalized()
     if not change.event.registration_open:
-        raise RegistrationClosed("Registration is already closed.")
+        raise RegistrationIsClosed("Registration is already closed.")
     close_registration(change)
     return answers.RegistrationClosed(event_id=change.event.pk, registration_open=False)
 
@@ -302,7 +302,7 @@ def pool_confirm(
     if event.phase != Phase.STARTED:
         raise WrongPhase("The pool is confirmed after the event starts.")
     if event.registration_open:
-        raise RegistrationClosed("Close registration before confirming the pool.")
+        raise RegistrationIsClosed("Close registration before confirming the pool.")
     if event.pool_confirmed:
         raise PoolLocked()
     if event.contribution == 0 and cleaned:

@@ -10,7 +10,6 @@ from accounts.models import User
 from cards.dealing import audit_card
 from cards.models import CardState, DealtCard, KeptSource, Offer, OfferKind, ShoeKind
 from events import answers, limits, store
-from events.actions import Change, Trimmed, action
 from events.dealing import deal, save_cards
 from events.errors import (
     HandLocked,
@@ -23,8 +22,8 @@ from events.errors import (
     OfferChanged,
     OutOfOrder,
     PendingChoice,
+    PlayerIsWithdrawn,
     PlayerPaused,
-    PlayerWithdrawn,
     ReasonRequired,
     StartingSelectionPending,
     WrongCount,
@@ -36,6 +35,7 @@ from events.models import GameResult, Outcome, Phase, Registration, Registration
 from events.progress import Progress, progress_of
 from events.registration import registration_for
 from events.registration_switch import close_if_nobody_waits
+from events.runner import Change, Trimmed, action
 from push import reminders
 from push.tasks import schedule_reminder
 
@@ -429,7 +429,7 @@ def _refuse_unless_in_play(change: Change, registration: Registration) -> None:
     if change.event.phase != Phase.STARTED:
         raise WrongPhase("The event has not started yet.")
     if registration.status == RegistrationStatus.WITHDRAWN:
-        raise PlayerWithdrawn()
+        raise PlayerIsWithdrawn()
     if registration.status != RegistrationStatus.CHECKED_IN:
         raise NotCheckedIn()
 

@@ -14,7 +14,6 @@ from accounts.recovery import send_password_reset
 from cards.dealing import audit_card
 from cards.models import CardState, Offer, OfferKind, ShoeKind
 from events import answers, store
-from events.actions import Change, Trimmed, action
 from events.dealing import deal
 from events.errors import (
     AlreadyRegistered,
@@ -22,9 +21,9 @@ from events.errors import (
     NoSupportedPlace,
     NotCheckedIn,
     NotFound,
-    PlayerWithdrawn,
+    PlayerIsWithdrawn,
     ReasonRequired,
-    RegistrationClosed,
+    RegistrationIsClosed,
     WithdrawnCannotReturn,
     WrongPhase,
 )
@@ -32,6 +31,7 @@ from events.limits import check_pool
 from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
 from events.progress import Progress, participants
 from events.registration_switch import close_if_nobody_waits
+from events.runner import Change, Trimmed, action
 from push import reminders
 from push.tasks import schedule_reminder
 
@@ -57,7 +57,7 @@ def register(change: Change, player: User) -> Registration:
     if event.phase == Phase.DRAFT:
         raise NotFound("No such event.")
     if not event.registration_open:
-        raise RegistrationClosed()
+        raise RegistrationIsClosed()
     existing = event.registrations.filter(player=player).first()
     if existing is not None:
         refuse_return(existing)
@@ -284,7 +284,7 @@ def player_withdraw(
     if not own and not reason.strip():
         raise ReasonRequired("House must give a reason for a withdrawal.")
     if registration.status == RegistrationStatus.WITHDRAWN:
-        raise PlayerWithdrawn()
+        raise PlayerIsWithdrawn()
     if registration.status != RegistrationStatus.CHECKED_IN:
         raise NotCheckedIn(f"{registration.label} is not checked in.")
     voided = void_pending_offer(change, registration)

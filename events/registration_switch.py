@@ -11,15 +11,15 @@ provisional again; House still adds late participants (docs/decisions.md, Events
 from __future__ import annotations
 
 from events import store
-from events.actions import Change
 from events.errors import (
     DomainError,
     RegistrationCannotReopen,
-    RegistrationClosed,
+    RegistrationIsClosed,
     RemainderPolicyRequired,
 )
 from events.models import Event, Phase, RegistrationStatus
 from events.remainder_policy import lacks_remainder_policy
+from events.runner import Change
 
 LATE_ENTRY = "House may still add a late participant."
 
@@ -63,7 +63,7 @@ def why_registration_cannot_open(event: Event) -> DomainError | None:
     if event.phase == Phase.FINALIZED:
         return None  # every change is refused as finalized first
     if event.registration_open:
-        return RegistrationClosed("Registration is already open.")
+        return RegistrationIsClosed("Registration is already open.")
     if event.pool_was_confirmed:
         return RegistrationCannotReopen(
             "The pool has been confirmed, so registration cannot reopen. " + LATE_ENTRY

@@ -1,6 +1,6 @@
 """Every state change of an event, one function each; pages, API and commands call these.
 
-Each is decorated with `events.actions.action` and answers a dataclass of `events.answers`.
+Each is decorated with `events.runner.action` and answers a dataclass of `events.answers`.
 """
 
 from events.announcements import announcement_send

@@ -253,7 +253,7 @@ def deal(
 # --- choosing -------------------------------------------------------------------------------
 
 
-class PendingChoice(NamedTuple):
+class PendingOffer(NamedTuple):
     """A player's pending offer and its cards, in slot order."""
 
     id: int
@@ -264,7 +264,7 @@ class PendingChoice(NamedTuple):
     in_hand: int  # cards the player's hand holds already
 
 
-def pending_choice(*, registration_id: int) -> PendingChoice | None:
+def pending_choice(*, registration_id: int) -> PendingOffer | None:
     """The player's pending offer (there is at most one) with its cards, in one statement."""
     cards = list(
         DealtCard.objects.raw(
@@ -283,7 +283,7 @@ def pending_choice(*, registration_id: int) -> PendingChoice | None:
         return None
     # The offer's own columns arrive as extra attributes of each card.
     offer = vars(cards[0])
-    return PendingChoice(
+    return PendingOffer(
         id=offer["offer_id"],
         kind=offer["offer_kind"],
         keep=offer["offer_keep"],

@@ -25,11 +25,11 @@ from accounts.models import User
 from api import serializers as body
 from audit.export import audit_csv, audit_document
 from events import limits, scoreholio, services
-from events.actions import is_house
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
 from events.models import Event, Phase, Registration, Review
 from events.remainder_policy import lacks_remainder_policy
+from events.runner import is_house
 from house import selectors, sheets
 from house.forms import COMMON_ZONES, EmailForm, EventForm, parse_adjustments
 from house.tools import tools

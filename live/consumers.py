@@ -49,8 +49,8 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocke
 from django.template.loader import render_to_string
 
 from accounts import revocation
-from events.actions import is_house
 from events.models import Event, Phase, Registration
+from events.runner import is_house
 from events.snapshots import player_snapshot
 from events.venue import VenueCheckIn, display_grant, venue_check_in
 from live import announcements

@@ -62,7 +62,7 @@ from django.db import close_old_connections, connection, transaction
 from django.urls import get_resolver
 
 from events import store
-from events.changes import Change
+from events.changes import Committed
 from events.models import Event, Phase, Registration
 from events.progress import provisional_standings
 from events.snapshots import (
@@ -532,7 +532,7 @@ def send(snapshots: list[Snapshot]) -> None:
         async_to_sync(_send_all)(layer, snapshots)
 
 
-def on_change(change: Change) -> None:
+def on_change(change: Committed) -> None:
     """The engine's hook (`events.changes`): a change committed."""
     announce(
         event_id=change.event_id,

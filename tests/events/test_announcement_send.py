@@ -12,7 +12,7 @@ from django.utils import timezone
 from events import services
 from events.announcements import PER_WINDOW, WINDOW
 from events.answers import AnnouncementSent
-from events.errors import AnnouncementRateLimited, EventFinalized, Invalid, NotAllowed, WrongPhase
+from events.errors import AnnouncementRateLimited, EventIsFinalized, Invalid, NotAllowed, WrongPhase
 from events.limits import ANNOUNCEMENT_LENGTH
 from events.models import Announcement
 from tests.events.support import actions, create_event, finalized_table, last, refused
@@ -93,7 +93,7 @@ def test_a_draft_or_a_finalized_event_takes_no_announcement():
     )
     table = finalized_table()
     refused(
-        EventFinalized,
+        EventIsFinalized,
         table.event,
         lambda: services.announcement_send(event_id=table.event.pk, by=table.house, text="Hi"),
     )

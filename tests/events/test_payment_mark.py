@@ -11,7 +11,7 @@ import pytest
 from events import services
 from events.check_in import collected
 from events.errors import (
-    EventFinalized,
+    EventIsFinalized,
     NotFound,
     PaidEntriesExist,
     RemainderPolicyRequired,
@@ -89,7 +89,7 @@ def test_a_free_event_and_a_cancelled_registration_take_no_payment():
 def test_a_finalized_event_refuses_payment_changes():
     table = finalized_table()
     refused(
-        EventFinalized,
+        EventIsFinalized,
         table.event,
         lambda: services.payment_mark(
             registration_id=table.rid(table.players[0]), by=table.house, paid=True

@@ -12,7 +12,7 @@ from events.answers import PlayerRegistered
 from events.errors import (
     AlreadyRegistered,
     NotFound,
-    RegistrationClosed,
+    RegistrationIsClosed,
 )
 from tests.events.support import (
     last,
@@ -40,7 +40,7 @@ def test_it_refuses_self_registration_while_registration_is_closed():
     table = make_table("league", players=2, start=True)
     services.registration_close(event_id=table.event.pk, by=table.house)
     error = refused(
-        RegistrationClosed,
+        RegistrationIsClosed,
         table.event,
         lambda: services.player_register(event_id=table.event.pk, by=make_user("Lou")),
     )
@@ -56,7 +56,7 @@ def test_it_refuses_self_registration_for_a_draft_event():
     ).event_id
     ann = make_user("Ann")
     refused(
-        (NotFound, RegistrationClosed),
+        (NotFound, RegistrationIsClosed),
         event_id,
         lambda: services.player_register(event_id=event_id, by=ann),
     )

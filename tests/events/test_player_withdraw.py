@@ -10,7 +10,7 @@ from events import answers, services
 from events.errors import (
     NoSupportedPlace,
     NotFound,
-    PlayerWithdrawn,
+    PlayerIsWithdrawn,
     ReasonRequired,
     WithdrawnCannotReturn,
 )
@@ -124,12 +124,12 @@ def test_it_makes_a_withdrawal_final():
     rid = table.rid(player)
     services.player_withdraw(registration_id=rid, by=player)
     refused(
-        PlayerWithdrawn,
+        PlayerIsWithdrawn,
         table.event,
         lambda: services.player_withdraw(registration_id=rid, by=table.house, reason="Again."),
     )
-    refused(PlayerWithdrawn, table.event, lambda: table.choose_start(player))
-    refused(PlayerWithdrawn, table.event, lambda: table.report(player, 1, "loss"))
+    refused(PlayerIsWithdrawn, table.event, lambda: table.choose_start(player))
+    refused(PlayerIsWithdrawn, table.event, lambda: table.report(player, 1, "loss"))
 
 
 @pytest.mark.django_db

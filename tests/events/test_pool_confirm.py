@@ -17,7 +17,7 @@ from events.errors import (
     Invalid,
     NotAllowed,
     PoolLocked,
-    RegistrationClosed,
+    RegistrationIsClosed,
     WrongState,
 )
 from events.lifecycle import participants
@@ -61,7 +61,7 @@ def test_it_grows_the_provisional_pool_as_participants_register():
 def test_it_confirms_the_pool_only_after_registration_closes():
     """After registration closes, House confirms the final pool."""
     table = make_table("league", players=2, start=True)
-    error = refused(RegistrationClosed, table.event, lambda: _confirm(table))
+    error = refused(RegistrationIsClosed, table.event, lambda: _confirm(table))
     assert error.status == 409
 
 

@@ -9,7 +9,7 @@ from events import services
 from events.errors import (
     NotAllowed,
     RegistrationCannotReopen,
-    RegistrationClosed,
+    RegistrationIsClosed,
 )
 from tests.events.support import (
     entries,
@@ -44,7 +44,7 @@ def test_it_lets_only_house_close_registration():
     assert not table.refresh().registration_open
     assert last(table.event, "registration_closed").actor == "House: House"
     refused(
-        RegistrationClosed,
+        RegistrationIsClosed,
         table.event,
         lambda: services.registration_close(event_id=table.event.pk, by=table.house),
     )

@@ -8,7 +8,7 @@ import pytest
 from events import services
 from events.errors import (
     RegistrationCannotReopen,
-    RegistrationClosed,
+    RegistrationIsClosed,
     RemainderPolicyRequired,
 )
 from events.models import Event
@@ -106,7 +106,7 @@ def test_registration_cannot_reopen_once_the_pool_has_been_confirmed():
     assert "The pool has been confirmed" in error.message
     walk_in = make_user("Wes")
     refused(
-        RegistrationClosed,
+        RegistrationIsClosed,
         table.event,
         lambda: services.player_register(event_id=table.event.pk, by=walk_in),
     )

@@ -21,11 +21,11 @@ from events import services
 from events.check_in import CODE_ALPHABET, CODE_LENGTH, GUESSES, _guess_key, board_check_in
 from events.errors import (
     DomainError,
-    EventFinalized,
+    EventIsFinalized,
     LateEntryNeedsHouse,
     NotAllowed,
     NotFound,
-    RegistrationClosed,
+    RegistrationIsClosed,
     SelfCheckInOff,
     TooManyGuesses,
     WrongCheckInCode,
@@ -301,7 +301,7 @@ def test_it_cannot_be_switched_on_for_a_draft_or_used_after_finalization():
     )
     table = finalized_table()
     refused(
-        EventFinalized,
+        EventIsFinalized,
         table.event,
         lambda: services.self_check_in_switch(
             event_id=table.event.pk, by=table.house, enabled=True
@@ -405,7 +405,7 @@ def test_with_register_closed_registration_refuses_and_registers_nobody():
     services.registration_close(event_id=table.event.pk, by=table.house)
     ann = make_user("Ann")
     refused(
-        RegistrationClosed,
+        RegistrationIsClosed,
         table.event,
         lambda: services.self_check_in(event_id=table.event.pk, by=ann, code=code, register=True),
     )

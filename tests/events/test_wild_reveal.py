@@ -14,8 +14,8 @@ from events.errors import (
     HandLocked,
     NotAllowed,
     NotComplete,
+    PlayerIsWithdrawn,
     PlayerPaused,
-    PlayerWithdrawn,
     WrongPhase,
 )
 from tests.events.support import (
@@ -216,7 +216,7 @@ def test_it_refuses_a_standard_v1_reveal_for_a_withdrawn_player():
     table.play_out(player)
     services.player_withdraw(registration_id=table.rid(player), by=player)
     refused(
-        PlayerWithdrawn,
+        PlayerIsWithdrawn,
         table.event,
         lambda: services.wild_reveal(registration_id=table.rid(player), by=table.house),
     )

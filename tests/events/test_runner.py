@@ -1,4 +1,4 @@
-"""The one shape of a state change (`events.actions.action`): what a retry must repeat, and how an
+"""The one shape of a state change (`events.runner.action`): what a retry must repeat, and how an
 answer is stored under its key and replayed."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import pytest
 
 from accounts.models import User
 from events import services
-from events.actions import Service
 from events.answers import ALL_ANSWERS, Answer, as_json, from_json
 from events.errors import DomainError, IdempotencyConflict
 from events.models import IdempotencyRecord, Outcome, RegistrationStatus
+from events.runner import Service
 from tests.factories import make_table, make_user
 
 pytestmark = pytest.mark.django_db

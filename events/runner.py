@@ -1,5 +1,6 @@
-"""How every state change runs: one short transaction that locks the event, checks who acts,
-applies the change, chains its audit entries and stores the answer under the idempotency key.
+"""The transaction runner: every state change runs as one short transaction that locks the event,
+checks who acts, applies the change, chains its audit entries and stores the answer under the
+idempotency key.
 
 Each state change is one function decorated with `action`: it takes the `Change` and keyword
 arguments, and returns its answer (a frozen dataclass of `events.answers`).
@@ -32,7 +33,7 @@ from events.answers import Answer, as_json, from_json
 from events.errors import (
     ERRORS_BY_CODE,
     DomainError,
-    EventFinalized,
+    EventIsFinalized,
     IdempotencyConflict,
     Invalid,
     NotAllowed,
@@ -137,7 +138,7 @@ class Change:
 
     def refuse_if_finalized(self) -> None:
         if self.event.phase == Phase.FINALIZED:
-            raise EventFinalized()
+            raise EventIsFinalized()
 
 
 def fingerprint(action: str, event_id: int | None, request: Mapping[str, Any]) -> str:
@@ -414,7 +415,7 @@ def _record(change: Change, stored: IdempotencyRecord | None = None) -> None:
     _write_together(change, rows, touched, stored)
     event_id, version = event.pk, event.version
     transaction.on_commit(
-        lambda: changes.committed(changes.Change(event_id, tuple(touched), version))
+        lambda: changes.tell(changes.Committed(event_id, tuple(touched), version))
     )
 
 
