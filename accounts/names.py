@@ -5,7 +5,7 @@ A display name is public: it names a player on the board and in the audit. So it
 characters, shows nothing visible, or reads as a name the audit reserves ("system", "House",
 "House: ..."), compared by their Unicode TR39 skeletons so look-alike letters cannot get round it.
 Within an event two labels whose skeletons are equal look the same on the board: the later one
-gets a " #2" suffix, as an exact duplicate does (SPEC section 1).
+gets a " #2" suffix, as an exact duplicate does (docs/rules.md section 1.2).
 """
 
 from __future__ import annotations

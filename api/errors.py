@@ -1,4 +1,5 @@
-"""Every API refusal in one shape: `{"error": {"code": ..., "message": ...}}` (SPEC section 10).
+"""Every API refusal in one shape: `{"error": {"code": ..., "message": ...}}`
+(docs/rules.md section 11.2).
 
 Domain errors carry their own code, status and message; Django REST framework's own refusals
 (validation, sign-in, permissions, unknown routes, bad JSON, wrong method) are mapped here, once.

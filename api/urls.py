@@ -1,4 +1,5 @@
-"""The REST API under /api/ (SPEC sections 5, 9 and 10); the schema and docs sit beside it."""
+"""The REST API under /api/ (docs/rules.md sections 5, 11.2 and 12.1); the schema and docs sit
+beside it."""
 
 from django.urls import URLPattern, path, re_path
 from drf_spectacular.views import SpectacularAPIView

@@ -1,4 +1,5 @@
-"""The audit hash chain (SPEC section 8), shared by the writer and the independent verifier.
+"""The audit hash chain (docs/rules.md section 10.3), shared by the writer and the independent
+verifier.
 
 `hash = sha256(prev_hash + canonical JSON of the entry without "hash")`, where canonical JSON
 has sorted keys, no spaces and keeps non-ASCII characters as they are. The first `prev_hash` is

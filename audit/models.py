@@ -1,4 +1,4 @@
-"""Audit entries: append-only, hash-chained per event (SPEC section 8)."""
+"""Audit entries: append-only, hash-chained per event (docs/rules.md section 10.3)."""
 
 from __future__ import annotations
 

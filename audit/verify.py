@@ -1,4 +1,4 @@
-"""The independent audit verifier (SPEC section 8, docs/audit.md).
+"""The independent audit verifier (docs/rules.md section 10.7, docs/audit.md).
 
 It reads the JSON export alone and re-checks the event from it: the hash chain (with each entry's
 actor kind), the event block against the entries, the shuffle commitment, every dealt card against

@@ -1,4 +1,5 @@
-"""The provably fair shuffle (SPEC section 4), pure Python so that anyone can recompute it.
+"""The provably fair shuffle (docs/rules.md section 2.3), pure Python so that anyone can recompute
+it.
 
 At start the server draws `seed = secrets.token_bytes(32)` and publishes
 `sha256(seed).hexdigest()` as the commitment before any card is dealt; the seed is revealed at

@@ -175,8 +175,8 @@ class SelfCheckInOff(WrongState):
 
 
 class TooManyGuesses(DomainError):
-    # 403 like a wrong code: the statuses of the domain are SPEC section 10's (429 is the API's
-    # own request throttle).
+    # 403 like a wrong code: the statuses of the domain are those of docs/rules.md section 11.2 (429
+    # is the API's own request throttle).
     code = "too_many_guesses"
     status = 403
     default_message = "Too many wrong check-in codes: wait a few minutes, or check in with House."

@@ -1,4 +1,4 @@
-"""The three event formats and their numbers (SPEC section 2)."""
+"""The three event formats and their numbers (docs/rules.md section 1.3)."""
 
 from __future__ import annotations
 

@@ -239,7 +239,8 @@ class Announcement(models.Model):
 
 
 class IdempotencyRecord(models.Model):
-    """The first answer to a write, replayed for a retry with the same key (SPEC section 5).
+    """The first answer to a write, replayed for a retry with the same key
+    (docs/rules.md section 11.1).
 
     Kept `IDEMPOTENCY_RECORD_HOURS` (24): a retry comes within seconds or minutes; the hourly
     beat task `events.tasks.expire_idempotency_records` deletes older ones.

@@ -157,7 +157,8 @@ class BoardView:
 
 
 class SplitArithmetic(TypedDict):
-    """The prize split's steps as the final pages show them (SPEC section 7), in dollars."""
+    """The prize split's steps as the final pages show them (docs/rules.md section 7.4), in
+    dollars."""
 
     low_share: int
     high_share_before: int  # the pool less the Low share, before any Low dollars move to High
@@ -858,7 +859,7 @@ def next_step(
             "text": f"Choose {pending['keep']} of {pending['offered']} starting cards",
         }
     if pending and pending_outcome == Outcome.LOSS:
-        # A Win -> Loss correction leaves the choice in place (SPEC section 5).
+        # A Win -> Loss correction leaves the choice in place (docs/rules.md section 8.2).
         return {
             "code": "choose_win",
             "text": f"Game {pending['game']} is now a loss, but its choice stays: keep one card",

@@ -35,7 +35,7 @@ MAX_ADJUSTMENTS = limits.MAX_ADJUSTMENTS
 
 
 class EventForm(forms.Form):
-    """The draft settings of an event (SPEC section 3)."""
+    """The draft settings of an event (docs/rules.md section 1.5)."""
 
     name = forms.CharField(max_length=limits.NAME_LENGTH, validators=[limits.single_line])
     venue = forms.CharField(

@@ -168,7 +168,8 @@ def registration_switch(event: Event) -> dict[str, Any]:
 
 
 def start_preview(event: Event, checked_in: int) -> dict[str, Any]:
-    """The stock the start would build from the players checked in now (SPEC section 4)."""
+    """The stock the start would build from the players checked in now
+    (docs/rules.md section 2.2)."""
     rules = event.rules
     size = stock_size(players=checked_in, reserve=rules.reserve, extra_decks=event.extra_decks)
     return {

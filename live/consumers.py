@@ -1,4 +1,5 @@
-"""Websockets for live updates (SPEC section 9). Consumers only subscribe and send snapshots.
+"""Websockets for live updates (docs/rules.md section 12.1). Consumers only subscribe and send
+snapshots.
 
 Domain code broadcasts after commit (`live.publisher.announce`); a consumer checks who may listen,
 joins the groups, sends the current snapshots on connect and on `{"type": "reload"}`, and relays

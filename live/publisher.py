@@ -1,4 +1,4 @@
-"""Live updates after a change commits (SPEC section 9).
+"""Live updates after a change commits (docs/rules.md section 12.1).
 
 The engine hands every committed change to `on_change` (through `events.changes`, subscribed in
 `live.apps`): its event, the players it touched and the event version it made. What the change

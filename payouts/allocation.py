@@ -1,4 +1,5 @@
-"""The prize split (SPEC section 7): 80% High, 20% Low, whole dollars, integer arithmetic only.
+"""The prize split (docs/rules.md section 7.4): 80% High, 20% Low, whole dollars, integer arithmetic
+only.
 
 `allocate(pool, high_winners, low_winners)` returns the dollars each winner receives and what stays
 unallocated for House to resolve under the event's announced remainder policy. Importable without

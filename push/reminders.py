@@ -1,4 +1,5 @@
-"""Reminders for pending card selections (SPEC section 5): one per selection, to every device.
+"""Reminders for pending card selections (docs/rules.md section 5.5): one per selection, to every
+device.
 
 A reminder is due `PUSH_REMINDER_DELAY` seconds after the selection became pending. The countdown
 task and the beat sweep both try to claim it with one conditional update; whoever updates the row
@@ -96,7 +97,7 @@ def payload(offer: Offer) -> dict[str, Any]:
     if offer.kind == OfferKind.STARTING:
         body = f"Your starting cards are waiting: choose {offer.keep} to keep."
     elif offer.result is not None and offer.result.outcome == Outcome.LOSS:
-        # Corrected Win -> Loss after the deal: the choice stays (SPEC section 5).
+        # Corrected Win -> Loss after the deal: the choice stays (docs/rules.md section 8.2).
         body = (
             f"Game {offer.result.game} is now a loss, but its choice stays: keep one of two cards."
         )

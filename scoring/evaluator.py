@@ -1,4 +1,4 @@
-"""Poker hand values for High and Low (SPEC section 6): pure, immutable, typed, fast.
+"""Poker hand values for High and Low (docs/rules.md section 6): pure, immutable, typed, fast.
 
 Public API
 ----------
@@ -143,7 +143,7 @@ class _Value:
 
     @property
     def category(self) -> str:
-        """One of `CATEGORIES`, spelled as SPEC section 6 spells it."""
+        """One of `CATEGORIES`, spelled as docs/rules.md section 6.1 spells it."""
         return CATEGORIES[self._key >> self._LOW_BITS + CATEGORY_SHIFT]
 
     @property

@@ -1,4 +1,5 @@
-"""Provisional and final places (SPEC section 7): pure functions over kept cards and wild ranks.
+"""Provisional and final places (docs/rules.md sections 6.6 and 6.8): pure functions over kept cards
+and wild ranks.
 
 The caller decides who is included (checked in, not withdrawn, not paused, at least one kept card);
 these functions order the hands and give shared places by competition ranking (1, 1, 3).

@@ -1,4 +1,5 @@
-"""Websocket routes (live updates, SPEC section 9); asgi.py checks the Origin and the session."""
+"""Websocket routes (live updates, docs/rules.md section 12.1); asgi.py checks the Origin and the
+session."""
 
 from django.urls import URLPattern, path, re_path
 

@@ -168,8 +168,8 @@ CHANNEL_LAYERS = {
         # Redis pub/sub: a group message is published once and each server process hands it
         # to its own sockets, instead of one copy per socket through Redis; a process that
         # dies leaves nothing behind. Live messages need no persistence: a socket that misses
-        # one sees the version gap and reloads (SPEC section 9). The process decodes a group
-        # message once for all its sockets (live.channel_layer).
+        # one sees the version gap and reloads (docs/rules.md section 12.1). The process decodes a
+        # group message once for all its sockets (live.channel_layer).
         "BACKEND": "live.channel_layer.PubSubChannelLayer",
         # redis-py reads time out after 5 s by default, which would drop idle sockets
         # (django/channels_redis#422): give the channel layer a longer read timeout.
@@ -317,7 +317,7 @@ PUSH_SUBSCRIPTIONS_PER_ACCOUNT = 5
 # one worker thread this long at most.
 PUSH_CONNECT_TIMEOUT = 3.0
 PUSH_READ_TIMEOUT = 5.0
-# Hours an Idempotency-Key's stored answer is kept for a retry (SPEC section 5).
+# Hours an Idempotency-Key's stored answer is kept for a retry (docs/rules.md section 11.1).
 IDEMPOTENCY_RECORD_HOURS = 24
 CELERY_BEAT_SCHEDULE = {
     "sweep-reminders": {"task": "push.tasks.sweep_reminders", "schedule": 30.0},

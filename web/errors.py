@@ -25,7 +25,8 @@ OUT_OF_DATE = "This form is out of date: reload the page and try again."
 
 
 def form_key(request: HttpRequest) -> str:
-    """The rendered form's key: every write carries one (SPEC section 5), or it is refused."""
+    """The rendered form's key: every write carries one (docs/rules.md section 11.1), or it is
+    refused."""
     key = request.POST.get("idempotency_key", "").strip()
     if not key:
         raise IdempotencyKeyRequired(OUT_OF_DATE)

@@ -1,5 +1,5 @@
 /*
- * Live updates (SPEC section 9; DESIGN "connection dot").
+ * Live updates (docs/rules.md sections 12.1 and 12.4).
  *
  * The page names its socket: <div data-live-socket="/ws/events/7/player/">. Every frame is
  *   {"type": "snapshot" | "update", "stream": "board" | "player" | "house", "version": n, "data": {...}}

@@ -15,7 +15,7 @@
 
   var TIMEOUT = 12000; // ms before an unanswered confirmation offers "Check again"
   var REFUSAL_SHOWN = 15000; // ms a refusal stays next to the action across pushed panels
-  var NOT_KEPT_MS = 3000; // the Not kept cards' whole stay (DESIGN: about three seconds)
+  var NOT_KEPT_MS = 3000; // the Not kept cards' whole stay (docs/rules.md section 4.3: about three seconds)
 
   if (window.htmx) {
     window.htmx.config.timeout = TIMEOUT;

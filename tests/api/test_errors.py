@@ -1,4 +1,4 @@
-"""The one error shape (SPEC section 10) for the framework's own refusals, and CSRF."""
+"""The one error shape (docs/rules.md section 11.2) for the framework's own refusals, and CSRF."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""No answer shows a face-down card before its player confirms (SPEC section 4).
+"""No answer shows a face-down card before its player confirms (docs/rules.md section 2.6).
 
 An event is walked from the offers to the last confirmation through the API. After every
 response, the face-down cards are read from the database (DealtCard rows with face_down=True)

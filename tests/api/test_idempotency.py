@@ -1,4 +1,5 @@
-"""Idempotency-Key on every write (SPEC section 5): replays, refusals replayed, 422 on misuse."""
+"""Idempotency-Key on every write (docs/rules.md section 11.1): replays, refusals replayed, 422 on
+misuse."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Nobody reads or acts beyond their rights, on any endpoint (SPEC sections 1, 5 and 10).
+"""Nobody reads or acts beyond their rights, on any endpoint (docs/rules.md sections 1.2, 8.1
+and 11.2).
 
 - player A gets 404, exactly as for a registration that does not exist, on every endpoint that
   names player B's registration;

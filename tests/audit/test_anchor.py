@@ -86,7 +86,7 @@ def unfinished_export() -> tuple[Any, Document]:
 
 
 def finalized_export() -> Document:
-    """simulate_event -> export_audit, the commands the SPEC names."""
+    """simulate_event -> export_audit, the commands docs/rules.md section 13 names."""
     out = io.StringIO()
     call_command(
         "simulate_event", "--format", "league", "--players", "4", "--seed", "7", stdout=out

@@ -1,4 +1,4 @@
-"""The database itself refuses to change or remove an audit entry (SPEC section 8).
+"""The database itself refuses to change or remove an audit entry (docs/rules.md section 10.3).
 
 Each refused statement runs in its own `transaction.atomic()` block, so the error rolls back only
 that savepoint and the test can go on to check that nothing changed.

@@ -1,4 +1,5 @@
-"""The command contract of SPEC section 8: `simulate_event`, `export_audit` and `verify_audit`.
+"""The command contract of docs/rules.md section 13: `simulate_event`, `export_audit` and
+`verify_audit`.
 
 Each (format, players) simulation plays a whole event through the services, which takes seconds,
 so it runs once per test session: the first test that needs it runs the commands inside its own
@@ -34,8 +35,9 @@ KEPT = {"league": 7, "switch": 7, "standard-v1": 6}
 OFFERED = {"league": 3, "switch": 5, "standard-v1": 0}
 SEED = 20261203
 CONTRIBUTION = 10  # simulate_event's default
-# The SPEC's fields, with the actor's kind beside the actor; then the signed head's columns.
-SPEC_COLUMNS = [
+# The fields of docs/rules.md section 10.3, with the actor's kind beside the actor; then the signed
+# head's columns.
+ENTRY_COLUMNS = [
     "seq",
     "at",
     "actor",
@@ -56,7 +58,8 @@ SIMULATIONS = [
     for format in FORMATS
     for players in SIZES
 ]
-# SPEC: with N >= 4 the event includes a late entry, a withdrawal, a correction, a House selection.
+# docs/rules.md section 13: with N >= 4 the event includes a late entry, a withdrawal, a correction,
+# a House selection.
 WITH_TWISTS = [
     pytest.param(format, players, id=f"{format}-{players}")
     for format in FORMATS
@@ -194,7 +197,7 @@ def test_the_csv_export_has_one_row_per_entry_with_the_spec_fields(
 
     header, *rows = list(csv.reader(io.StringIO(run.csv_export)))
 
-    assert header == SPEC_COLUMNS + HEAD_COLUMNS
+    assert header == ENTRY_COLUMNS + HEAD_COLUMNS
     entries = run.entries()
     assert len(rows) == len(entries)
     head = run.document["head"]

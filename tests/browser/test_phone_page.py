@@ -176,7 +176,8 @@ def test_cards_and_tap_targets_are_phone_sized(server: str, browser: Any) -> Non
     # The hand, full slots and empty ones, readable at arm's length.
     assert page.locator(".player-hand .card").count() == 7
     assert _too_small(page, ".player-hand .card", 56, 80) == []
-    # Nothing runs off the side of the screen, at 390 px nor on a 360 px phone (SPEC 1).
+    # Nothing runs off the side of the screen, at 390 px nor on a 360 px phone
+    # (docs/rules.md section 1.2).
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.set_viewport_size({"width": 360, "height": 740})
     assert _too_small(page, ".player-hand .card", 56, 80) == []

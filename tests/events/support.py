@@ -2,7 +2,8 @@
 
 `refused()` checks the contract of every refusal: the exact domain error (and its code), and
 nothing written at all, neither a row nor an audit entry. `reference_shoe()` recomputes a shoe
-from the seed with the algorithm of SPEC section 4, written here independently of cards/shuffle.py.
+from the seed with the algorithm of docs/rules.md section 2.3, written here independently of
+cards/shuffle.py.
 """
 
 from __future__ import annotations
@@ -132,7 +133,7 @@ def offer_cards(offer: Offer) -> list[DealtCard]:
 
 
 def reference_shoe(decks: int, seed: bytes, label: bytes) -> list[str]:
-    """SPEC section 4, written out again: canonical order, HMAC stream, Fisher-Yates."""
+    """docs/rules.md section 2.3, written out again: canonical order, HMAC stream, Fisher-Yates."""
     cards = [rank + suit for _ in range(decks) for rank in "23456789TJQKA" for suit in "cdhs"]
     counter = 0
 
@@ -152,7 +153,7 @@ def reference_shoe(decks: int, seed: bytes, label: bytes) -> list[str]:
 
 
 def chain_hash(entry: AuditEntry) -> str:
-    """The hash of SPEC section 8, computed from the stored fields."""
+    """The hash of docs/rules.md section 10.3, computed from the stored fields."""
     body = {
         "seq": entry.seq,
         "at": entry.at,

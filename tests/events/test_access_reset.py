@@ -1,4 +1,5 @@
-"""`access_reset`: House ends a player's sessions and emails a reset; cards stay (SPEC 5)."""
+"""`access_reset`: House ends a player's sessions and emails a reset; cards stay
+(docs/rules.md section 8.5)."""
 
 from __future__ import annotations
 

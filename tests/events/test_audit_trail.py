@@ -1,5 +1,5 @@
-"""SPEC section 8, as far as single actions go: one chained entry per state change, its fields,
-who acted, and what an entry may never hold."""
+"""docs/rules.md section 10.3, as far as single actions go: one chained entry per state change, its
+fields, who acted, and what an entry may never hold."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`check_in_undo`: House undoes a check-in, only before the start (SPEC section 3)."""
+"""`check_in_undo`: House undoes a check-in, only before the start (docs/rules.md section 9.3)."""
 
 from __future__ import annotations
 

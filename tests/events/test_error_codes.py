@@ -1,4 +1,4 @@
-"""The error codes are a documented, stable list (SPEC section 10)."""
+"""The error codes are a documented, stable list (docs/rules.md section 11.2)."""
 
 from pathlib import Path
 
@@ -19,7 +19,7 @@ def test_it_gives_every_error_a_unique_snake_case_code() -> None:
         assert code == code.lower() and " " not in code and "-" not in code
 
 
-def test_it_maps_each_kind_of_refusal_to_the_spec_status() -> None:
+def test_it_maps_each_kind_of_refusal_to_its_documented_status() -> None:
     statuses = {error.status for error in ALL_ERRORS}
     assert statuses == {400, 403, 404, 409, 422}
     assert ERRORS_BY_CODE["idempotency_conflict"].status == 422

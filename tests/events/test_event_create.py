@@ -1,4 +1,5 @@
-"""`event_create`: site staff create events in draft, as their House (SPEC sections 1 and 3)."""
+"""`event_create`: site staff create events in draft, as their House (docs/rules.md sections 1.2
+and 1.5)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""`event_finalize`: the checklist, places, awards and the lock that follows (rules sections 3
-and 9, SPEC sections 3 and 7)."""
+"""`event_finalize`: the checklist, places, awards and the lock that follows
+(docs/rules.md sections 6.8, 7.4 and 10.1)."""
 
 from __future__ import annotations
 

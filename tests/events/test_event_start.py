@@ -1,4 +1,5 @@
-"""`event_start`: House starts the event with at least two checked-in players (SPEC section 3)."""
+"""`event_start`: House starts the event with at least two checked-in players
+(docs/rules.md section 1.5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`event_update`: House edits the draft settings until the start (SPEC section 3)."""
+"""`event_update`: House edits the draft settings until the start (docs/rules.md section 1.5)."""
 
 from __future__ import annotations
 

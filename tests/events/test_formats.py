@@ -1,4 +1,4 @@
-"""SPEC section 2 and the rules' opening lines: the three formats and their numbers."""
+"""docs/rules.md sections 1.3 and 1.4: the three formats and their numbers."""
 
 from __future__ import annotations
 
@@ -77,7 +77,8 @@ def test_it_earns_one_card_from_each_game_of_the_format(format, games, kept, aft
     ids=["league", "switch", "standard-v1"],
 )
 def test_it_reserves_the_format_cards_per_place(format, reserve):
-    """League reserves 15 drawn cards per place; Switch reserves 13; Standard v1 12 (SPEC 2)."""
+    """League reserves 15 drawn cards per place; Switch reserves 13; Standard v1 12
+    (docs/rules.md section 1.3)."""
     table = make_table(format, players=2, start=True)
     assert last(table.event, "event_started").details["reserve_per_place"] == reserve
 

@@ -1,5 +1,5 @@
-"""`house_member_add` and `house_member_remove`: site staff appoint each event's House (SPEC
-section 1)."""
+"""`house_member_add` and `house_member_remove`: site staff appoint each event's House
+(docs/rules.md section 1.2)."""
 
 from __future__ import annotations
 

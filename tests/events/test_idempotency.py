@@ -1,6 +1,6 @@
-"""Idempotency keys (SPEC section 5): a retry with the same key returns the first answer, refusals
-included, and changes nothing; the same key with different content is refused (422); keys belong to
-one user."""
+"""Idempotency keys (docs/rules.md section 11.1): a retry with the same key returns the first
+answer, refusals included, and changes nothing; the same key with different content is refused
+(422); keys belong to one user."""
 
 from __future__ import annotations
 

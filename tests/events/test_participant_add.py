@@ -1,4 +1,4 @@
-"""`participant_add`: House adds a late participant (SPEC section 3)."""
+"""`participant_add`: House adds a late participant (docs/rules.md section 9.4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`player_check_in`: House checks players in, late entries included (SPEC section 3)."""
+"""`player_check_in`: House checks players in, late entries included (docs/rules.md sections 9.3
+and 9.4)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""`player_register`: players register themselves while registration is open (SPEC sections 1 and
-3)."""
+"""`player_register`: players register themselves while registration is open
+(docs/rules.md sections 1.2 and 9.2)."""
 
 from __future__ import annotations
 

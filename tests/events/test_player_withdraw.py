@@ -1,5 +1,5 @@
-"""`player_withdraw`: House withdraws a player, or a player leaves early (rules sections 8-9, SPEC
-section 5)."""
+"""`player_withdraw`: House withdraws a player, or a player leaves early
+(docs/rules.md section 8.4)."""
 
 from __future__ import annotations
 

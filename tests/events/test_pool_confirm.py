@@ -1,5 +1,4 @@
-"""`pool_confirm`: the prize pool, its adjustments and its lock (rules section 7, SPEC
-section 7)."""
+"""`pool_confirm`: the prize pool, its adjustments and its lock (docs/rules.md section 7.3)."""
 
 from __future__ import annotations
 

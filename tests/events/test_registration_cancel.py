@@ -1,4 +1,4 @@
-"""`registration_cancel`: a registration is cancelled until check-in (SPEC section 3)."""
+"""`registration_cancel`: a registration is cancelled until check-in (docs/rules.md section 9.2)."""
 
 from __future__ import annotations
 

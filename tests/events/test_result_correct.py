@@ -1,5 +1,5 @@
 """`result_correct`: House corrects a result; no card moves and the player is paused for review
-(SPEC section 5)."""
+(docs/rules.md section 8.2)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""`result_submit`: a loss keeps one card, a win offers two face up (rules section 2, SPEC
-section 5)."""
+"""`result_submit`: a loss keeps one card, a win offers two face up (docs/rules.md section 5)."""
 
 from __future__ import annotations
 

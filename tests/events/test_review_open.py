@@ -1,4 +1,5 @@
-"""`review_open`: House pauses a player for review without a correction (SPEC section 5)."""
+"""`review_open`: House pauses a player for review without a correction
+(docs/rules.md section 8.3)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`review_resolve`: House resolves a review with a reason; the player resumes and the reveal check
-runs (SPEC section 5)."""
+runs (docs/rules.md section 8.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Running standings and final eligibility (rules section 6, SPEC section 7)."""
+"""Running standings and final eligibility (docs/rules.md sections 6.6 and 6.7)."""
 
 from __future__ import annotations
 

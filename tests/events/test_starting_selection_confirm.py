@@ -1,5 +1,5 @@
 """`starting_selection_confirm`: the face-down starting offers, their confirmation and the cards
-not kept (rules section 1, SPEC sections 4-5)."""
+not kept (docs/rules.md sections 2.6 and 4)."""
 
 from __future__ import annotations
 

@@ -187,7 +187,7 @@ class EventMachine(RuleBasedStateMachine):
         """Run the call; it must be refused exactly when the model has a reason to refuse it.
 
         `reasons` are the error codes that apply. When they agree, the refusal must carry that
-        code; when several different ones apply, the SPEC leaves the choice open.
+        code; when several different ones apply, docs/rules.md section 11.2 leaves the choice open.
         """
         before = self.snapshot() if reasons else None
         try:

@@ -1,4 +1,4 @@
-"""SPEC section 4 and rules section 2: the stock, the House deck, the shuffle and dealing order."""
+"""docs/rules.md section 2: the stock, the House deck, the shuffle and dealing order."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The wild reveal: automatic in League and Switch, `wild_reveal` by House one player at a time in
-Standard v1 (rules section 3, SPEC section 5)."""
+Standard v1 (docs/rules.md section 3)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`win_choice_confirm`: keep one of a win's two face-up cards; House resolves an abandoned choice
-(rules sections 2 and 8, SPEC section 5)."""
+(docs/rules.md sections 5.3 and 5.4)."""
 
 from __future__ import annotations
 

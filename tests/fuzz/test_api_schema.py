@@ -1,4 +1,5 @@
-"""Schemathesis against /api/schema/ (SPEC section 10): every answer is one the schema documents.
+"""Schemathesis against /api/schema/ (docs/rules.md section 11.2): every answer is one the schema
+documents.
 
 The schema is loaded from the app in-process (WSGI, no network). Each operation runs against a
 fresh scene: a started League event, an open Standard v1 event and a draft, the League House

@@ -1,4 +1,4 @@
-"""The prize split contract (SPEC section 7)."""
+"""The prize split contract (docs/rules.md section 7.4)."""
 
 from __future__ import annotations
 

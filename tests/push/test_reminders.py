@@ -1,4 +1,4 @@
-"""Poker push reminders (SPEC section 5; issue: one reminder after three minutes)."""
+"""Poker push reminders (docs/rules.md section 5.5: one reminder after three minutes)."""
 
 from __future__ import annotations
 

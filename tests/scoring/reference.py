@@ -1,4 +1,5 @@
-"""A plain, slow, independent reading of SPEC section 6, used as the second opinion in the tests.
+"""A plain, slow, independent reading of docs/rules.md section 6, used as the second opinion in the
+tests.
 
 Nothing here is imported from `scoring/`: every rule is written out again from the contract, so
 that a misreading in one place shows up as a disagreement.

@@ -1,5 +1,5 @@
-"""Every page write carries its form's Idempotency-Key (SPEC section 5): a form posted without one
-(a stale page, a hand-made request) is refused in plain words and changes nothing.
+"""Every page write carries its form's Idempotency-Key (docs/rules.md section 11.1): a form posted
+without one (a stale page, a hand-made request) is refused in plain words and changes nothing.
 
 The routes are every POST route of the player and House pages that calls a service, read from
 the resolver; those that call none (settings, the Scoreholio check) are listed apart.

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 register = template.Library()
 
-NOT_KEPT_MS = 3000  # "shown about three seconds, then hidden" (DESIGN, starting selection)
+NOT_KEPT_MS = 3000  # "shown about three seconds, then hidden" (docs/rules.md section 4.3)
 
 
 @register.filter
