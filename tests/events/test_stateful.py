@@ -457,6 +457,8 @@ class EventMachine(RuleBasedStateMachine):
         if answer is not None:
             player.active = False
             player.pending_win = False  # voided with the pending offer, like a starting one
+            if self.registration_open and all(p.original for p in self.players if p.active):
+                self.registration_open = False  # nobody waits for a first result any more
 
     @precondition(running)
     @rule(who=WHO)
