@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from accounts.models import User
@@ -101,7 +100,8 @@ def result_submit(
     reason: Trimmed = "",
     idempotency_key: str | None = None,
 ) -> answers.ResultSubmitted:
-    """Report the next game's result: a loss keeps one card, a win offers two face up."""
+    """Report the next game's result: a loss deals its cards into the hand, a win offers its
+    cards face up to choose from (as many as the format says, docs/rules.md section 5)."""
     opponent = check_text(opponent, label="The opponent", max_length=limits.OPPONENT_LENGTH)
     score = check_text(score, label="The score", max_length=limits.SCORE_LENGTH)
     if isinstance(game, bool) or not isinstance(game, int) or not 1 <= game <= limits.MAX_GAME:
@@ -151,7 +151,7 @@ def result_submit(
         dealt = deal(
             event=change.event,
             kind=ShoeKind.STOCK,
-            count=1,
+            count=rules.loss_dealt,
             registration=registration,
             state=CardState.KEPT,
             moment=change.now,
@@ -159,15 +159,14 @@ def result_submit(
             kept_index=in_hand,
             kept_source=source,
         )
-        (card,) = dealt.cards
-        _keep(change, registration, [card], source, game=game, before=in_hand)
-        loss_card = card.card
+        _keep(change, registration, dealt.cards, source, game=game, before=in_hand)
+        loss_card = dealt.cards[0].card  # a format's Loss deals one card (events.formats)
     else:
         offer = Offer(
             registration=registration,
             kind=OfferKind.WIN,
             result=result,
-            keep=1,
+            keep=rules.win_kept,
             face_down=False,
             offered_at=change.now,
             reminder_due_at=reminders.due_at(change.now),
@@ -175,7 +174,7 @@ def result_submit(
         dealt = deal(
             event=change.event,
             kind=ShoeKind.STOCK,
-            count=2,
+            count=rules.win_offered,
             registration=registration,
             state=CardState.OFFERED,
             moment=change.now,
@@ -217,15 +216,15 @@ def win_choice_confirm(
     reason: Trimmed = "",
     idempotency_key: str | None = None,
 ) -> answers.WinChoiceConfirmed:
-    """Keep one of the two face-up cards of a win; the other is discarded.
+    """Keep one of a win's face-up cards; the others are discarded.
 
     `offer_id`, when given, names the offer the choice answers: a choice made on an earlier
     offer (a tap kept offline while House settled it and a later game dealt another) is
     refused rather than keep a card the player never saw. House may choose for a player (an
     abandoned choice) with a reason.
     """
-    if isinstance(slot, bool) or slot not in (0, 1):
-        raise Invalid("Choose card 0 or card 1.")
+    if isinstance(slot, bool) or not isinstance(slot, int) or slot < 0:
+        raise Invalid("Choose a card by its number (0, 1 ...).")
     if offer_id is not None and (isinstance(offer_id, bool) or not isinstance(offer_id, int)):
         raise Invalid("The offer is named by its id.")
     registration = _playing(change, registration_id, by, reason)
@@ -233,6 +232,8 @@ def win_choice_confirm(
     if offer_id is not None and offer_id != offer.id:
         raise OfferChanged()
     cards = offer.cards
+    if slot >= len(cards):
+        raise Invalid(f"This win offers {len(cards)} cards: choose card 0 to {len(cards) - 1}.")
     kept = cards[slot]
     discarded = [card for card in cards if card.pk != kept.pk]
     for card in discarded:
@@ -245,7 +246,7 @@ def win_choice_confirm(
         details={
             "game": game,
             "kept": audit_card(kept, kind=ShoeKind.STOCK),
-            "discarded": audit_card(discarded[0], kind=ShoeKind.STOCK),
+            "discarded": _discarded(discarded),
             "by_house": change.house,
         },
         reason=_reason(change, reason),
@@ -434,33 +435,23 @@ def _refuse_unless_in_play(change: Change, registration: Registration) -> None:
         raise NotCheckedIn()
 
 
-@dataclass(frozen=True, slots=True)
-class PendingOffer:
-    """A player's pending selection and its cards, in slot order."""
-
-    id: int
-    keep: int
-    game: int | None
-    cards: list[DealtCard]
-    in_hand: int  # cards the player's hand holds already
-
-
-def _pending_offer(registration: Registration, kind: OfferKind) -> PendingOffer:
+def _pending_offer(registration: Registration, kind: OfferKind) -> store.PendingOffer:
     """The pending selection of this kind, with its cards, read in one statement."""
     offer = store.pending_choice(registration_id=registration.pk)
     if offer is None or offer.kind != kind:
         what = "starting selection" if kind == OfferKind.STARTING else "win choice"
         raise NothingPending(f"There is no pending {what}.")
-    return PendingOffer(
-        id=offer.id,
-        keep=offer.keep,
-        game=offer.game,
-        cards=offer.cards,
-        in_hand=offer.in_hand,
-    )
+    return offer
 
 
-def _resolve(change: Change, offer: PendingOffer) -> None:
+def _discarded(cards: list[DealtCard]) -> dict[str, Any] | list[dict[str, Any]]:
+    """The audit's `discarded`: the one card a two-card win leaves, as every audit has written it
+    since the first; a list when a format's win leaves more (docs/audit.md)."""
+    written = [audit_card(card, kind=ShoeKind.STOCK) for card in cards]
+    return written[0] if len(written) == 1 else written
+
+
+def _resolve(change: Change, offer: store.PendingOffer) -> None:
     store.resolve_offer(offer_id=offer.id, resolved_at=change.now, by_house=change.house)
 
 

@@ -861,10 +861,14 @@ def next_step(
         # A Win -> Loss correction leaves the choice in place (SPEC section 5).
         return {
             "code": "choose_win",
-            "text": f"Game {pending['game']} is now a loss, but its choice stays: keep one card",
+            "text": f"Game {pending['game']} is now a loss, but its choice stays: "
+            f"{rules.win_keep_words}",
         }
     if pending:
-        return {"code": "choose_win", "text": f"You won game {pending['game']}: keep one card"}
+        return {
+            "code": "choose_win",
+            "text": f"You won game {pending['game']}: {rules.win_keep_words}",
+        }
     if registration.paused:
         return {"code": "review", "text": "Waiting for House review"}
     if reported < rules.games:
