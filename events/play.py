@@ -11,28 +11,29 @@ from cards.models import CardState, DealtCard, KeptSource, Offer, OfferKind, Sho
 from events import answers, limits, store
 from events.dealing import deal, save_cards
 from events.errors import (
-    HandLocked,
+    DomainError,
     Invalid,
     NotAllowed,
-    NotCheckedIn,
-    NotComplete,
     NotFound,
     NothingPending,
     OfferChanged,
     OutOfOrder,
-    PendingChoice,
-    PlayerIsWithdrawn,
-    PlayerPaused,
     ReasonRequired,
-    StartingSelectionPending,
     WrongCount,
     WrongPhase,
     WrongState,
 )
 from events.limits import check_text
-from events.models import GameResult, Outcome, Phase, Registration, RegistrationStatus, Review
+from events.models import GameResult, Outcome, Registration, Review
+from events.play_rules import (
+    choice_refusal,
+    in_play_refusal,
+    result_refusal,
+    reveal_refusal,
+    reveals_now,
+)
 from events.progress import Progress, progress_of
-from events.registration import registration_for
+from events.registration import facts_of, registration_for
 from events.registration_switch import close_if_nobody_waits
 from events.runner import Change, Trimmed, action
 from push import reminders
@@ -51,7 +52,7 @@ def starting_selection_confirm(
 ) -> answers.StartingSelectionConfirmed:
     """Lock exactly the required number of face-down cards; all offered cards are revealed."""
     chosen = _clean_slots(slots)
-    registration = _playing(change, registration_id, by, reason)
+    registration = _choosing(change, registration_id, by, reason, OfferKind.STARTING)
     offer = _pending_offer(registration, OfferKind.STARTING)
     cards = offer.cards
     if len(chosen) != offer.keep:
@@ -108,17 +109,10 @@ def result_submit(
         raise Invalid(f"The game number is a whole number from 1 to {limits.MAX_GAME}.")
     if outcome not in Outcome.values:
         raise Invalid("The result is 'win' or 'loss'.")
-    registration = _playing(change, registration_id, by, reason)
+    registration = _acting(change, registration_id, by, reason)
     rules = change.event.rules
-    if registration.paused:
-        raise PlayerPaused("Waiting for House review before the next result.")
     progress = change.progress[registration.pk]  # read with the registration, just now
-    if not progress.starting_confirmed:
-        raise StartingSelectionPending()
-    if progress.pending_offer:
-        raise PendingChoice()
-    if progress.results >= rules.games:
-        raise OutOfOrder(f"All {rules.games} games are already reported.")
+    _refuse(result_refusal(progress.facts(registration, phase=change.event.phase), rules))
     if game != progress.results + 1:
         raise OutOfOrder(f"The next game to report is game {progress.results + 1}.")
     result = GameResult(  # saved by `deal`, in the statement that deals its cards
@@ -227,7 +221,7 @@ def win_choice_confirm(
         raise Invalid("Choose a card by its number (0, 1 ...).")
     if offer_id is not None and (isinstance(offer_id, bool) or not isinstance(offer_id, int)):
         raise Invalid("The offer is named by its id.")
-    registration = _playing(change, registration_id, by, reason)
+    registration = _choosing(change, registration_id, by, reason, OfferKind.WIN)
     offer = _pending_offer(registration, OfferKind.WIN)
     if offer_id is not None and offer_id != offer.id:
         raise OfferChanged()
@@ -270,15 +264,7 @@ def wild_reveal(
     registration = registration_for(change, registration_id, by)
     if not change.house:
         raise NotAllowed("Only House reveals wilds in Standard v1 events.")
-    _refuse_unless_in_play(change, registration)
-    if change.event.rules.automatic_reveal:
-        raise WrongPhase("This format reveals each wild automatically.")
-    if registration.wild_rank:
-        raise HandLocked("This player's wild is already revealed.")
-    if registration.paused:
-        raise PlayerPaused()
-    if not change.progress[registration.pk].complete(registration):
-        raise NotComplete(f"{registration.label}'s hand is not complete yet.")
+    _refuse(reveal_refusal(facts_of(change, registration), change.event.rules))
     wild = _reveal(change, registration)
     return answers.WildRevealed(registration_id=registration.pk, wild_rank=wild)
 
@@ -406,14 +392,20 @@ def review_resolve(
 # --- the steps the services share -----------------------------------------------------------
 
 
-def _playing(change: Change, registration_id: int, by: User, reason: str) -> Registration:
+def _acting(change: Change, registration_id: int, by: User, reason: str) -> Registration:
     """The registration a player acts on, or House assists with a reason."""
     registration = registration_for(change, registration_id, by)
     if change.house and not reason.strip():
         raise ReasonRequired("House must give a reason when acting for a player.")
-    _refuse_unless_in_play(change, registration)
-    if registration.wild_rank:
-        raise HandLocked()
+    return registration
+
+
+def _choosing(
+    change: Change, registration_id: int, by: User, reason: str, kind: OfferKind
+) -> Registration:
+    """The registration whose pending offer of `kind` the player (or House) chooses from."""
+    registration = _acting(change, registration_id, by, reason)
+    _refuse(choice_refusal(facts_of(change, registration), kind))
     return registration
 
 
@@ -421,18 +413,13 @@ def _house_target(change: Change, registration_id: int, by: User) -> Registratio
     registration = registration_for(change, registration_id, by)
     if not change.house:
         raise NotAllowed("Only House can do that.")
-    _refuse_unless_in_play(change, registration)
+    _refuse(in_play_refusal(facts_of(change, registration)))
     return registration
 
 
-def _refuse_unless_in_play(change: Change, registration: Registration) -> None:
-    change.refuse_if_finalized()
-    if change.event.phase != Phase.STARTED:
-        raise WrongPhase("The event has not started yet.")
-    if registration.status == RegistrationStatus.WITHDRAWN:
-        raise PlayerIsWithdrawn()
-    if registration.status != RegistrationStatus.CHECKED_IN:
-        raise NotCheckedIn()
+def _refuse(refusal: DomainError | None) -> None:
+    if refusal is not None:
+        raise refusal
 
 
 def _pending_offer(registration: Registration, kind: OfferKind) -> store.PendingOffer:
@@ -504,15 +491,15 @@ def _reveal_if_complete(
     lock, with what the change wrote); otherwise `in_hand`, how many cards the hand holds
     now, settles most actions without a query: a hand short of cards cannot be complete.
     """
-    if not change.event.rules.automatic_reveal or registration.wild_rank or registration.paused:
-        return
-    if registration.status != RegistrationStatus.CHECKED_IN:
+    rules = change.event.rules
+    # What can be told without reading the progress (`reveals_now` asks it again).
+    if not rules.automatic_reveal or registration.wild_rank or registration.paused:
         return
     if progress is None:
-        if in_hand is not None and in_hand < change.event.rules.kept:
+        if in_hand is not None and in_hand < rules.kept:
             return
         progress = progress_of(registration)
-    if progress.complete(registration):
+    if reveals_now(progress.facts(registration, phase=change.event.phase), rules):
         _reveal(change, registration, by_system=True)
 
 
