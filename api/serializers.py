@@ -193,7 +193,7 @@ class WinChoice(Body):
         min_value=0,
         max_value=limits.MAX_SLOT,
         help_text="Which of the win's face-up cards to keep, by slot number (0, 1 ...). A slot "
-        "past the pending offer (2 when a win offers two cards) is refused with 400 `invalid`.",
+        "past the pending offer's cards is refused with 400 `invalid`.",
     )
     offer_id = serializers.IntegerField(
         min_value=1,
