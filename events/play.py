@@ -426,8 +426,8 @@ def _pending_offer(registration: Registration, kind: OfferKind) -> store.Pending
     """The pending selection of this kind, with its cards, read in one statement."""
     offer = store.pending_choice(registration_id=registration.pk)
     if offer is None or offer.kind != kind:
-        what = "starting selection" if kind == OfferKind.STARTING else "win choice"
-        raise NothingPending(f"There is no pending {what}.")
+        # `choice_refusal` found it pending in the progress read under the same lock.
+        raise NothingPending()
     return offer
 
 
