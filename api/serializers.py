@@ -190,7 +190,10 @@ class ResultReport(Body):
 
 class WinChoice(Body):
     slot = serializers.IntegerField(
-        min_value=0, max_value=1, help_text="Which of the two face-up cards to keep."
+        min_value=0,
+        max_value=limits.MAX_SLOT,
+        help_text="Which of the win's face-up cards to keep, by slot number (0, 1 ...). A slot "
+        "past the pending offer's cards is refused with 400 `invalid`.",
     )
     offer_id = serializers.IntegerField(
         min_value=1,

@@ -305,8 +305,9 @@ class StartingSelection(ApiView):
 class Results(ApiView):
     @schema.write(
         summary="Report the next game's result",
-        description="A loss keeps one card; a win deals two face-up cards to choose from. House "
-        "may report for a player, with a reason.",
+        description="A loss deals its card into the hand; a win deals the face-up cards the "
+        "event's format offers (`offered`) to choose from. House may report for a player, with a "
+        "reason.",
         request=body.ResultReport,
         answer=answers.ResultSubmitted,
         status=201,
@@ -324,7 +325,7 @@ class Results(ApiView):
 
 class WinChoice(ApiView):
     @schema.write(
-        summary="Keep one of a win's two cards",
+        summary="Keep one of a win's face-up cards",
         description="House may choose for a player (an abandoned choice), with a reason.",
         request=body.WinChoice,
         answer=answers.WinChoiceConfirmed,

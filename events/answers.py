@@ -193,18 +193,20 @@ class StartingSelectionConfirmed(Answer):
 
 @dataclass(frozen=True)
 class ResultSubmitted(Answer):
-    """The result reported; a loss's card, or a win's two cards to choose from."""
+    """The result reported; a loss's card, or a win's face-up cards to choose from."""
 
     registration_id: int
     game: int
     result: Outcome
     card: Annotated[str | None, Described("A loss: the card kept.")] = None
-    offered: Annotated[list[str] | None, Described("A win: the two face-up cards.")] = None
+    offered: Annotated[list[str] | None, Described("A win: the face-up cards to choose from.")] = (
+        None
+    )
 
 
 @dataclass(frozen=True)
 class WinChoiceConfirmed(Answer):
-    """The card kept from a win's two."""
+    """The card kept from a win's face-up cards."""
 
     registration_id: int
     game: int | None

@@ -28,6 +28,7 @@ from events.errors import (
 )
 from events.limits import CHECK_IN_CODE_LENGTH, check_text
 from events.models import Event, Phase, Registration, RegistrationStatus
+from events.play_rules import PARTICIPANTS
 from events.registration import check_in, refuse_return
 from events.registration import register as register_player
 from events.remainder_policy import require_remainder_policy
@@ -210,14 +211,6 @@ def check_in_all(
     return answers.EveryoneCheckedIn(event_id=event.pk, checked_in=[r.pk for r in waiting])
 
 
-# A contribution is recorded for a player who takes part, or took part (it stays in the pool).
-_PAYABLE = (
-    RegistrationStatus.REGISTERED,
-    RegistrationStatus.CHECKED_IN,
-    RegistrationStatus.WITHDRAWN,
-)
-
-
 @action("payment_mark")
 def payment_mark(
     change: Change,
@@ -239,7 +232,8 @@ def payment_mark(
         raise WrongState("A free event takes no contributions.")
     if paid:
         require_remainder_policy(event, before="accepting a paid entry")
-    if paid and registration.status not in _PAYABLE:
+    # Recorded for a player who takes part, or took part (it stays in the pool).
+    if paid and registration.status not in PARTICIPANTS:
         raise WrongState(
             f"{registration.label} is {registration.get_status_display()}: "
             "only a participant's contribution is recorded."

@@ -26,7 +26,7 @@ from events.errors import (
     WrongPhase,
     WrongState,
 )
-from events.formats import FORMATS, FormatName
+from events.formats import FORMATS
 from events.limits import check_pool, check_text
 from events.models import Event, Phase, PoolAdjustment, Registration, RegistrationStatus
 from events.progress import blockers, final_standings, participants
@@ -390,8 +390,9 @@ def _clean_settings(values: dict[str, Any]) -> dict[str, Any]:
     name = check_text(values["name"] or "", label="The name", max_length=limits.NAME_LENGTH)
     if not name:
         raise Invalid("An event needs a name of 1 to 120 characters.")
-    if values["format"] not in {f.value for f in FormatName}:
-        raise Invalid(f"Unknown format {values['format']!r}: use league, switch or standard-v1.")
+    if values["format"] not in FORMATS:
+        *others, last = FORMATS
+        raise Invalid(f"Unknown format {values['format']!r}: use {', '.join(others)} or {last}.")
     contribution = values["contribution"]
     if (
         isinstance(contribution, bool)
@@ -476,7 +477,7 @@ def formats_summary() -> list[dict[str, Any]]:
     """The formats as pages and the API describe them."""
     return [
         {
-            "name": f.name.value,
+            "name": str(f.name),
             "label": f.label,
             "offered": f.offered,
             "starting": f.starting,

@@ -25,6 +25,9 @@ MAX_ADJUSTMENT = 1_000_000
 MAX_ADJUSTMENTS = 50
 MAX_EXTRA_DECKS = 50
 MAX_GAME = 99
+# A card's number within an offer: a bound on the request only; the service refuses a number
+# past the offer it answers (formats say how many cards they offer).
+MAX_SLOT = 51
 
 NAME_LENGTH = 120
 VENUE_LENGTH = 120

@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 
 from audit.chain import GENESIS
-from events.formats import FORMATS, Format, FormatName
+from events.formats import FORMATS, Format, FormatName, format_for
 
 
 class Phase(models.TextChoices):
@@ -26,7 +26,7 @@ class Event(models.Model):
     time_zone = models.CharField(max_length=64, default="UTC")
     format = models.CharField(
         max_length=16,
-        choices=[(f.name.value, f.label) for f in FORMATS.values()],
+        choices=[(str(f.name), f.label) for f in FORMATS.values()],
         default=FormatName.LEAGUE.value,
     )
     contribution = models.PositiveIntegerField(default=0, help_text="Whole dollars per player.")
@@ -78,7 +78,7 @@ class Event(models.Model):
 
     @property
     def rules(self) -> Format:
-        return FORMATS[FormatName(self.format)]
+        return format_for(self.format)
 
     @property
     def pool_was_confirmed(self) -> bool:

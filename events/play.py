@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from accounts.models import User
@@ -12,28 +11,29 @@ from cards.models import CardState, DealtCard, KeptSource, Offer, OfferKind, Sho
 from events import answers, limits, store
 from events.dealing import deal, save_cards
 from events.errors import (
-    HandLocked,
+    DomainError,
     Invalid,
     NotAllowed,
-    NotCheckedIn,
-    NotComplete,
     NotFound,
     NothingPending,
     OfferChanged,
     OutOfOrder,
-    PendingChoice,
-    PlayerIsWithdrawn,
-    PlayerPaused,
     ReasonRequired,
-    StartingSelectionPending,
     WrongCount,
     WrongPhase,
     WrongState,
 )
 from events.limits import check_text
-from events.models import GameResult, Outcome, Phase, Registration, RegistrationStatus, Review
+from events.models import GameResult, Outcome, Registration, Review
+from events.play_rules import (
+    choice_refusal,
+    in_play_refusal,
+    result_refusal,
+    reveal_refusal,
+    reveals_now,
+)
 from events.progress import Progress, progress_of
-from events.registration import registration_for
+from events.registration import facts_of, registration_for
 from events.registration_switch import close_if_nobody_waits
 from events.runner import Change, Trimmed, action
 from push import reminders
@@ -52,7 +52,7 @@ def starting_selection_confirm(
 ) -> answers.StartingSelectionConfirmed:
     """Lock exactly the required number of face-down cards; all offered cards are revealed."""
     chosen = _clean_slots(slots)
-    registration = _playing(change, registration_id, by, reason)
+    registration = _choosing(change, registration_id, by, reason, OfferKind.STARTING)
     offer = _pending_offer(registration, OfferKind.STARTING)
     cards = offer.cards
     if len(chosen) != offer.keep:
@@ -101,24 +101,18 @@ def result_submit(
     reason: Trimmed = "",
     idempotency_key: str | None = None,
 ) -> answers.ResultSubmitted:
-    """Report the next game's result: a loss keeps one card, a win offers two face up."""
+    """Report the next game's result: a loss deals its cards into the hand, a win offers its
+    cards face up to choose from (as many as the format says, docs/rules.md section 5)."""
     opponent = check_text(opponent, label="The opponent", max_length=limits.OPPONENT_LENGTH)
     score = check_text(score, label="The score", max_length=limits.SCORE_LENGTH)
     if isinstance(game, bool) or not isinstance(game, int) or not 1 <= game <= limits.MAX_GAME:
         raise Invalid(f"The game number is a whole number from 1 to {limits.MAX_GAME}.")
     if outcome not in Outcome.values:
         raise Invalid("The result is 'win' or 'loss'.")
-    registration = _playing(change, registration_id, by, reason)
+    registration = _acting(change, registration_id, by, reason)
     rules = change.event.rules
-    if registration.paused:
-        raise PlayerPaused("Waiting for House review before the next result.")
     progress = change.progress[registration.pk]  # read with the registration, just now
-    if not progress.starting_confirmed:
-        raise StartingSelectionPending()
-    if progress.pending_offer:
-        raise PendingChoice()
-    if progress.results >= rules.games:
-        raise OutOfOrder(f"All {rules.games} games are already reported.")
+    _refuse(result_refusal(progress.facts(registration, phase=change.event.phase), rules))
     if game != progress.results + 1:
         raise OutOfOrder(f"The next game to report is game {progress.results + 1}.")
     result = GameResult(  # saved by `deal`, in the statement that deals its cards
@@ -151,7 +145,7 @@ def result_submit(
         dealt = deal(
             event=change.event,
             kind=ShoeKind.STOCK,
-            count=1,
+            count=rules.loss_dealt,
             registration=registration,
             state=CardState.KEPT,
             moment=change.now,
@@ -159,15 +153,14 @@ def result_submit(
             kept_index=in_hand,
             kept_source=source,
         )
-        (card,) = dealt.cards
-        _keep(change, registration, [card], source, game=game, before=in_hand)
-        loss_card = card.card
+        _keep(change, registration, dealt.cards, source, game=game, before=in_hand)
+        loss_card = dealt.cards[0].card  # a format's Loss deals one card (events.formats)
     else:
         offer = Offer(
             registration=registration,
             kind=OfferKind.WIN,
             result=result,
-            keep=1,
+            keep=rules.win_kept,
             face_down=False,
             offered_at=change.now,
             reminder_due_at=reminders.due_at(change.now),
@@ -175,7 +168,7 @@ def result_submit(
         dealt = deal(
             event=change.event,
             kind=ShoeKind.STOCK,
-            count=2,
+            count=rules.win_offered,
             registration=registration,
             state=CardState.OFFERED,
             moment=change.now,
@@ -217,22 +210,24 @@ def win_choice_confirm(
     reason: Trimmed = "",
     idempotency_key: str | None = None,
 ) -> answers.WinChoiceConfirmed:
-    """Keep one of the two face-up cards of a win; the other is discarded.
+    """Keep one of a win's face-up cards; the others are discarded.
 
     `offer_id`, when given, names the offer the choice answers: a choice made on an earlier
     offer (a tap kept offline while House settled it and a later game dealt another) is
     refused rather than keep a card the player never saw. House may choose for a player (an
     abandoned choice) with a reason.
     """
-    if isinstance(slot, bool) or slot not in (0, 1):
-        raise Invalid("Choose card 0 or card 1.")
+    if isinstance(slot, bool) or not isinstance(slot, int) or slot < 0:
+        raise Invalid("Choose a card by its number (0, 1 ...).")
     if offer_id is not None and (isinstance(offer_id, bool) or not isinstance(offer_id, int)):
         raise Invalid("The offer is named by its id.")
-    registration = _playing(change, registration_id, by, reason)
+    registration = _choosing(change, registration_id, by, reason, OfferKind.WIN)
     offer = _pending_offer(registration, OfferKind.WIN)
     if offer_id is not None and offer_id != offer.id:
         raise OfferChanged()
     cards = offer.cards
+    if slot >= len(cards):
+        raise Invalid(f"This win offers {len(cards)} cards: choose card 0 to {len(cards) - 1}.")
     kept = cards[slot]
     discarded = [card for card in cards if card.pk != kept.pk]
     for card in discarded:
@@ -245,7 +240,7 @@ def win_choice_confirm(
         details={
             "game": game,
             "kept": audit_card(kept, kind=ShoeKind.STOCK),
-            "discarded": audit_card(discarded[0], kind=ShoeKind.STOCK),
+            "discarded": _discarded(discarded),
             "by_house": change.house,
         },
         reason=_reason(change, reason),
@@ -269,15 +264,7 @@ def wild_reveal(
     registration = registration_for(change, registration_id, by)
     if not change.house:
         raise NotAllowed("Only House reveals wilds in Standard v1 events.")
-    _refuse_unless_in_play(change, registration)
-    if change.event.rules.automatic_reveal:
-        raise WrongPhase("This format reveals each wild automatically.")
-    if registration.wild_rank:
-        raise HandLocked("This player's wild is already revealed.")
-    if registration.paused:
-        raise PlayerPaused()
-    if not change.progress[registration.pk].complete(registration):
-        raise NotComplete(f"{registration.label}'s hand is not complete yet.")
+    _refuse(reveal_refusal(facts_of(change, registration), change.event.rules))
     wild = _reveal(change, registration)
     return answers.WildRevealed(registration_id=registration.pk, wild_rank=wild)
 
@@ -405,14 +392,20 @@ def review_resolve(
 # --- the steps the services share -----------------------------------------------------------
 
 
-def _playing(change: Change, registration_id: int, by: User, reason: str) -> Registration:
+def _acting(change: Change, registration_id: int, by: User, reason: str) -> Registration:
     """The registration a player acts on, or House assists with a reason."""
     registration = registration_for(change, registration_id, by)
     if change.house and not reason.strip():
         raise ReasonRequired("House must give a reason when acting for a player.")
-    _refuse_unless_in_play(change, registration)
-    if registration.wild_rank:
-        raise HandLocked()
+    return registration
+
+
+def _choosing(
+    change: Change, registration_id: int, by: User, reason: str, kind: OfferKind
+) -> Registration:
+    """The registration whose pending offer of `kind` the player (or House) chooses from."""
+    registration = _acting(change, registration_id, by, reason)
+    _refuse(choice_refusal(facts_of(change, registration), kind))
     return registration
 
 
@@ -420,47 +413,32 @@ def _house_target(change: Change, registration_id: int, by: User) -> Registratio
     registration = registration_for(change, registration_id, by)
     if not change.house:
         raise NotAllowed("Only House can do that.")
-    _refuse_unless_in_play(change, registration)
+    _refuse(in_play_refusal(facts_of(change, registration)))
     return registration
 
 
-def _refuse_unless_in_play(change: Change, registration: Registration) -> None:
-    change.refuse_if_finalized()
-    if change.event.phase != Phase.STARTED:
-        raise WrongPhase("The event has not started yet.")
-    if registration.status == RegistrationStatus.WITHDRAWN:
-        raise PlayerIsWithdrawn()
-    if registration.status != RegistrationStatus.CHECKED_IN:
-        raise NotCheckedIn()
+def _refuse(refusal: DomainError | None) -> None:
+    if refusal is not None:
+        raise refusal
 
 
-@dataclass(frozen=True, slots=True)
-class PendingOffer:
-    """A player's pending selection and its cards, in slot order."""
-
-    id: int
-    keep: int
-    game: int | None
-    cards: list[DealtCard]
-    in_hand: int  # cards the player's hand holds already
-
-
-def _pending_offer(registration: Registration, kind: OfferKind) -> PendingOffer:
+def _pending_offer(registration: Registration, kind: OfferKind) -> store.PendingOffer:
     """The pending selection of this kind, with its cards, read in one statement."""
     offer = store.pending_choice(registration_id=registration.pk)
     if offer is None or offer.kind != kind:
-        what = "starting selection" if kind == OfferKind.STARTING else "win choice"
-        raise NothingPending(f"There is no pending {what}.")
-    return PendingOffer(
-        id=offer.id,
-        keep=offer.keep,
-        game=offer.game,
-        cards=offer.cards,
-        in_hand=offer.in_hand,
-    )
+        # `choice_refusal` found it pending in the progress read under the same lock.
+        raise NothingPending()
+    return offer
 
 
-def _resolve(change: Change, offer: PendingOffer) -> None:
+def _discarded(cards: list[DealtCard]) -> dict[str, Any] | list[dict[str, Any]]:
+    """The audit's `discarded`: the one card a two-card win leaves, as every audit has written it
+    since the first; a list when a format's win leaves more (docs/audit.md)."""
+    written = [audit_card(card, kind=ShoeKind.STOCK) for card in cards]
+    return written[0] if len(written) == 1 else written
+
+
+def _resolve(change: Change, offer: store.PendingOffer) -> None:
     store.resolve_offer(offer_id=offer.id, resolved_at=change.now, by_house=change.house)
 
 
@@ -513,15 +491,15 @@ def _reveal_if_complete(
     lock, with what the change wrote); otherwise `in_hand`, how many cards the hand holds
     now, settles most actions without a query: a hand short of cards cannot be complete.
     """
-    if not change.event.rules.automatic_reveal or registration.wild_rank or registration.paused:
-        return
-    if registration.status != RegistrationStatus.CHECKED_IN:
+    rules = change.event.rules
+    # What can be told without reading the progress (`reveals_now` asks it again).
+    if not rules.automatic_reveal or registration.wild_rank or registration.paused:
         return
     if progress is None:
-        if in_hand is not None and in_hand < change.event.rules.kept:
+        if in_hand is not None and in_hand < rules.kept:
             return
         progress = progress_of(registration)
-    if progress.complete(registration):
+    if reveals_now(progress.facts(registration, phase=change.event.phase), rules):
         _reveal(change, registration, by_system=True)
 
 

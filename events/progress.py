@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cards.models import CardState, DealtCard
+from cards.models import CardState, DealtCard, OfferKind
 from events import store
 from events.formats import Format
 from events.models import Event, Registration, RegistrationStatus
+from events.play_rules import PARTICIPANTS, PlayerFacts, finalization_blockers, hand_complete
 from scoring.standings import Hand, Standings, standings
 
 
@@ -32,17 +33,35 @@ class Progress:
             open_reviews=row.open_reviews,
         )
 
+    @property
+    def pending_kind(self) -> OfferKind | None:
+        """The pending offer's kind: a starting offer stays pending until it is confirmed, and
+        no result (so no win choice) comes before that."""
+        if not self.pending_offer:
+            return None
+        return OfferKind.WIN if self.starting_confirmed else OfferKind.STARTING
+
     def complete(self, registration: Registration) -> bool:
         """Every required result, every card kept, nothing pending, no open review."""
         return self.complete_for(registration.event.rules)
 
     def complete_for(self, rules: Format) -> bool:
-        return (
-            self.starting_confirmed
-            and self.results == rules.games
-            and self.kept == rules.kept
-            and not self.pending_offer
-            and self.open_reviews == 0
+        return hand_complete(self, rules)
+
+    def facts(self, registration: Registration, *, phase: str) -> PlayerFacts:
+        """What the rules ask about this player (`events.play_rules`) with this progress, in an
+        event in `phase`."""
+        return PlayerFacts(
+            label=registration.label,
+            phase=phase,
+            status=registration.status,
+            paused=registration.paused,
+            wild_revealed=bool(registration.wild_rank),
+            results=self.results,
+            kept=self.kept,
+            starting_confirmed=self.starting_confirmed,
+            pending=self.pending_kind,
+            open_reviews=self.open_reviews,
         )
 
 
@@ -60,13 +79,7 @@ def progress_of_many(event: Event, registrations: list[Registration]) -> dict[in
 
 def participants(event: Event) -> int:
     """Registrations that count for the pool: not cancelled, not no-shows; withdrawals included."""
-    return event.registrations.filter(
-        status__in=[
-            RegistrationStatus.REGISTERED,
-            RegistrationStatus.CHECKED_IN,
-            RegistrationStatus.WITHDRAWN,
-        ]
-    ).count()
+    return event.registrations.filter(status__in=PARTICIPANTS).count()
 
 
 def kept_cards(registration: Registration) -> list[str]:
@@ -170,26 +183,9 @@ def finalization_checklist(
         progress = progress_of_many(event, players)
     rules = event.rules
     for registration in players:
+        facts = progress[registration.pk].facts(registration, phase=event.phase)
         found.extend(
             Blocker(text, registration.label, registration.pk)
-            for text in _player_blockers(registration, progress[registration.pk], rules)
+            for text in finalization_blockers(facts, rules)
         )
-    return found
-
-
-def _player_blockers(registration: Registration, progress: Progress, rules: Format) -> list[str]:
-    label = registration.label
-    found: list[str] = []
-    if not progress.starting_confirmed:
-        found.append(f"{label} has not confirmed the starting selection.")
-    if progress.results < rules.games:
-        found.append(f"{label} has {progress.results} of {rules.games} results.")
-    if progress.pending_offer and progress.starting_confirmed:
-        found.append(f"{label} has a card choice pending.")
-    if progress.kept < rules.kept:
-        found.append(f"{label} has kept {progress.kept} of {rules.kept} cards.")
-    if progress.open_reviews or registration.paused:
-        found.append(f"{label} is paused for House review.")
-    if not registration.wild_rank:
-        found.append(f"{label} has no revealed wild.")
     return found

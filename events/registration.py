@@ -29,6 +29,7 @@ from events.errors import (
 )
 from events.limits import check_pool
 from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
+from events.play_rules import PlayerFacts, may_cancel, may_undo_check_in
 from events.progress import Progress, participants
 from events.registration_switch import close_if_nobody_waits
 from events.runner import Change, Trimmed, action
@@ -87,7 +88,7 @@ def registration_cancel(
     """A registration not yet checked in is cancelled (by the player or House)."""
     change.refuse_if_finalized()
     registration = registration_for(change, registration_id, by)
-    if registration.status != RegistrationStatus.REGISTERED:
+    if not may_cancel(facts_of(change, registration)):
         raise WrongPhase("Only a registration not yet checked in can be cancelled.")
     registration.status = RegistrationStatus.CANCELLED
     registration.save(update_fields=["status"])
@@ -130,9 +131,9 @@ def check_in_undo(
     change.refuse_if_finalized()
     registration = registration_for(change, registration_id, by)
     change.require_house()
-    if change.event.phase != Phase.OPEN:
-        raise WrongPhase("A check-in can only be undone before the event starts.")
-    if registration.status != RegistrationStatus.CHECKED_IN:
+    if not may_undo_check_in(facts_of(change, registration)):
+        if change.event.phase != Phase.OPEN:
+            raise WrongPhase("A check-in can only be undone before the event starts.")
         raise NotCheckedIn(f"{registration.label} is not checked in.")
     registration.status = RegistrationStatus.REGISTERED
     registration.checked_in_at = None
@@ -356,6 +357,11 @@ def unique_label(event: Event, display_name: str) -> str:
     """The display name, made unique within the event with a suffix (" #2"), also when it only
     looks like a label already there (accounts.names)."""
     return names.unique_label(display_name, event.registrations.values_list("label", flat=True))
+
+
+def facts_of(change: Change, registration: Registration) -> PlayerFacts:
+    """What the rules ask about a player `registration_for` read, as the event is now."""
+    return change.progress[registration.pk].facts(registration, phase=change.event.phase)
 
 
 def registration_for(change: Change, registration_id: int, by: User) -> Registration:

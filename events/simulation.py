@@ -125,16 +125,17 @@ class Simulation:
             registration_id=registration.pk, by=player, game=game, outcome=outcome
         )
         if outcome == "win":
+            offered = len(answer.offered or ())
             if registration == abandoned and game == 2:
                 services.win_choice_confirm(
                     registration_id=registration.pk,
                     by=house,
-                    slot=rng.randrange(2),
+                    slot=rng.randrange(offered),
                     reason="Player walked away without choosing",
                 )
             else:
                 services.win_choice_confirm(
-                    registration_id=registration.pk, by=player, slot=rng.randrange(2)
+                    registration_id=registration.pk, by=player, slot=rng.randrange(offered)
                 )
         if registration == corrected and game == 1:
             flipped = "loss" if answer.result == "win" else "win"

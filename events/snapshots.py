@@ -34,6 +34,14 @@ from events.models import (
     RegistrationStatus,
     Review,
 )
+from events.play_rules import (
+    PlayerFacts,
+    hand_complete,
+    may_choose_start,
+    may_choose_win,
+    may_submit_result,
+    starting_confirmed,
+)
 from events.player_words import ReviewWords, hand_names, review_words, wild_effect
 from events.progress import (
     blockers,
@@ -853,29 +861,46 @@ def next_step(
         return {"code": "check_in", "text": "Check in with House before playing."}
     if event.phase != Phase.STARTED:
         return {"code": "wait_start", "text": "Checked in. Waiting for House to start the event."}
-    if pending and pending["kind"] == OfferKind.STARTING:
+    kind = pending["kind"] if pending else None
+    facts = PlayerFacts(
+        label=registration.label,
+        phase=event.phase,
+        status=status,
+        paused=registration.paused,
+        wild_revealed=bool(registration.wild_rank),
+        results=reported,
+        kept=kept,
+        starting_confirmed=starting_confirmed(rules, kind),
+        pending=kind,
+        open_reviews=int(registration.paused),  # paused while any review of theirs is open
+    )
+    if pending and may_choose_start(facts):
         return {
             "code": "choose_start",
             "text": f"Choose {pending['keep']} of {pending['offered']} starting cards",
         }
-    if pending and pending_outcome == Outcome.LOSS:
+    if pending and may_choose_win(facts) and pending_outcome == Outcome.LOSS:
         # A Win -> Loss correction leaves the choice in place (docs/rules.md section 8.2).
         return {
             "code": "choose_win",
-            "text": f"Game {pending['game']} is now a loss, but its choice stays: keep one card",
+            "text": f"Game {pending['game']} is now a loss, but its choice stays: "
+            f"{rules.win_keep_words}",
         }
-    if pending:
-        return {"code": "choose_win", "text": f"You won game {pending['game']}: keep one card"}
+    if pending and may_choose_win(facts):
+        return {
+            "code": "choose_win",
+            "text": f"You won game {pending['game']}: {rules.win_keep_words}",
+        }
     if registration.paused:
         return {"code": "review", "text": "Waiting for House review"}
-    if reported < rules.games:
+    if may_submit_result(facts, rules):
         return {"code": "report", "text": f"Report game {reported + 1}", "game": str(reported + 1)}
     if registration.wild_rank:
         return {
             "code": "done",
             "text": f"All done: your Wild is {_rank_word(registration.wild_rank)}",
         }
-    if kept == rules.kept:
+    if hand_complete(facts, rules):
         return {"code": "await_reveal", "text": "All games reported: House reveals your Wild"}
     return {"code": "wait", "text": "Waiting for House."}
 

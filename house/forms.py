@@ -50,7 +50,7 @@ class EventForm(forms.Form):
         help_text="The venue's time zone; times are shown in it (for example America/Chicago).",
         widget=forms.TextInput(attrs={"list": "time-zones", "autocomplete": "off"}),
     )
-    format = forms.ChoiceField(choices=[(f.name.value, f.label) for f in FORMATS.values()])
+    format = forms.ChoiceField(choices=[(str(f.name), f.label) for f in FORMATS.values()])
     contribution = forms.IntegerField(
         min_value=0,
         max_value=limits.MAX_CONTRIBUTION,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import asdict
 from typing import Any, TypedDict
 
 from django.db.models import Count, Q, QuerySet
@@ -23,6 +24,7 @@ from cards.names import card_face
 from events import scoreholio
 from events.errors import RemainderPolicyRequired
 from events.models import Event, GameResult, Phase, RegistrationStatus, Review
+from events.play_rules import PlayerFacts, hand_complete, house_actions, starting_confirmed
 from events.progress import kept_cards
 from events.registration_switch import why_registration_cannot_open
 from events.snapshots import (
@@ -111,7 +113,6 @@ def dashboard(event: Event, snapshot: HouseTable | None = None) -> Dashboard:
     snapshot = house_snapshot(event) if snapshot is None else snapshot
     rules = event.rules
     started = event.phase == Phase.STARTED
-    live = event.phase != Phase.FINALIZED
     counts: dict[str, int] = snapshot["counts"]
     win_offers = _win_offers(event)
     games = _games(event)
@@ -121,10 +122,7 @@ def dashboard(event: Event, snapshot: HouseTable | None = None) -> Dashboard:
         snapshot["players"],
         key=lambda r: (STATUS_ORDER.get(r["status"], 9), r["registration_id"]),
     )
-    players = [
-        _player_row(row, event, games, win_offers, accounts, paid, started=started, live=live)
-        for row in rows
-    ]
+    players = [_player_row(row, event, games, win_offers, accounts, paid) for row in rows]
     pending = sum(1 for p in players if p["pending"])
     paused = sum(1 for p in players if p["paused"] and p["status"] == "checked_in")
     checked_in = counts.get(RegistrationStatus.CHECKED_IN, 0)
@@ -329,23 +327,27 @@ def _player_row(
     win_offers: dict[int, dict[str, Any]],
     accounts: set[int],
     paid: set[int],
-    *,
-    started: bool,
-    live: bool,
 ) -> PlayerRow:
     rules = event.rules
     rid = row["registration_id"]
     status = row["status"]
-    in_play = status == RegistrationStatus.CHECKED_IN and started and live
     pending = _pending(row["pending"], win_offers.get(rid), rules.offered, rules.starting)
     played = games.get(rid, [])
     reported = len(played)
-    complete = (
-        reported == rules.games
-        and row["kept"] == rules.kept
-        and pending is None
-        and row["open_reviews"] == 0
+    pending_kind = row["pending"]["kind"] if row["pending"] else None
+    facts = PlayerFacts(
+        label=row["label"],
+        phase=event.phase,
+        status=status,
+        paused=row["paused"],
+        wild_revealed=bool(row["wild_rank"]),
+        results=reported,
+        kept=row["kept"],
+        starting_confirmed=starting_confirmed(rules, pending_kind),
+        pending=pending_kind,
+        open_reviews=row["open_reviews"],
     )
+    complete = hand_complete(facts, rules)
     return {
         **row,
         "anchor": f"player-{rid}",
@@ -355,50 +357,15 @@ def _player_row(
         "next_game": reported + 1 if reported < rules.games else None,
         "complete": complete,
         "paid": rid in paid,
-        "can": {
-            # Before check-in (events.registration.registration_cancel).
-            "cancel": status == RegistrationStatus.REGISTERED and live,
-            # A participant's contribution, or undoing a mark (events.check_in.payment_mark).
-            "mark_paid": live
-            and event.contribution > 0
-            and (
-                rid in paid
-                or status
-                in (
-                    RegistrationStatus.REGISTERED,
-                    RegistrationStatus.CHECKED_IN,
-                    RegistrationStatus.WITHDRAWN,
-                )
-            ),
-            "check_in": status == RegistrationStatus.REGISTERED
-            and event.phase in (Phase.OPEN, Phase.STARTED),
-            "add_back": status == RegistrationStatus.NO_SHOW
-            and rid in accounts
-            and event.phase in (Phase.OPEN, Phase.STARTED),
-            "undo": status == RegistrationStatus.CHECKED_IN and event.phase == Phase.OPEN,
-            "choose_start": in_play and pending is not None and pending["kind"] == "starting",
-            "choose_win": in_play and pending is not None and pending["kind"] == "win",
-            "submit": in_play
-            and pending is None
-            and not row["paused"]
-            and not row["wild_rank"]
-            and reported < rules.games,
-            "correct": in_play and reported > 0,
-            "pause": in_play,
-            "reveal": in_play
-            and not rules.automatic_reveal
-            and not row["wild_rank"]
-            and not row["paused"]
-            and complete,
-            "withdraw": in_play,
-            "reset": rid in accounts
-            and status
-            in (
-                RegistrationStatus.REGISTERED,
-                RegistrationStatus.CHECKED_IN,
-                RegistrationStatus.WITHDRAWN,
-            ),
-        },
+        "can": asdict(
+            house_actions(
+                facts,
+                rules,
+                contribution=event.contribution,
+                paid=rid in paid,
+                has_account=rid in accounts,
+            )
+        ),
     }
 
 

@@ -506,7 +506,7 @@ def win_choice(
     choice = checked(
         body.WinChoice,
         _fields(request, "slot", "reason"),
-        {"slot": "Choose one of the two face-up cards."},
+        {"slot": f"Choose one of the {event.rules.win_offer_words}."},
     )
     answer = services.win_choice_confirm(
         registration_id=registration.pk, by=user, **choice, idempotency_key=key

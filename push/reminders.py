@@ -94,15 +94,15 @@ def claim(offer_id: int) -> list[int]:
 
 def payload(offer: Offer) -> dict[str, Any]:
     event = offer.registration.event
+    keep = event.rules.win_choice_words  # "keep one of two cards"
     if offer.kind == OfferKind.STARTING:
         body = f"Your starting cards are waiting: choose {offer.keep} to keep."
     elif offer.result is not None and offer.result.outcome == Outcome.LOSS:
         # Corrected Win -> Loss after the deal: the choice stays (docs/rules.md section 8.2).
-        body = (
-            f"Game {offer.result.game} is now a loss, but its choice stays: keep one of two cards."
-        )
+        body = f"Game {offer.result.game} is now a loss, but its choice stays: {keep}."
     else:
-        body = f"You won game {offer.result.game if offer.result else ''}: keep one of two cards."
+        game = offer.result.game if offer.result else ""
+        body = f"You won game {game}: {keep}."
     return {
         "title": f"{event.name}: your card choice is waiting",
         "body": body,

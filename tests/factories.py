@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import datetime
 import itertools
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+from django.db import connection
 
 from accounts.models import User
 from cards.models import CardState, DealtCard, Offer
 from events import answers, services
+from events.formats import FORMATS, Format
 from events.models import Event, Registration
 
 _numbers = itertools.count(1)
@@ -81,7 +86,7 @@ class Table:
         )
 
     def win(self, player: User, game: int) -> list[str]:
-        """Report a win; the two face-up cards it offers."""
+        """Report a win; the face-up cards it offers."""
         offered = self.report(player, game, "win").offered
         assert offered is not None
         return offered
@@ -141,3 +146,39 @@ def make_table(
         table.start()
         table.refresh()
     return table
+
+
+# A format no event plays: its Win offers three cards, of which the player keeps one. Registered
+# for a test by `format_registered`, it shows that a format's shape is stated once.
+THREE_CARD_WIN = Format(
+    name="three-card-win",
+    label="Three-card Win",
+    offered=3,
+    starting=1,
+    games=3,
+    win_offered=3,
+    automatic_reveal=True,
+)
+
+
+@contextmanager
+def format_registered(rules: Format) -> Iterator[Format]:
+    """`rules` in the registry the engine reads, for one test in a transaction of its own.
+
+    The events table checks that an event's format is known (`event_format_known`, from the
+    formats the code ships); the check is widened to `rules` by DDL in the test's transaction, so
+    it is back as migrated when the test's transaction rolls back.
+    """
+    assert rules.name not in FORMATS
+    assert connection.in_atomic_block, "use django_db without transaction=True"
+    FORMATS[rules.name] = rules
+    names = ", ".join(f"'{name}'" for name in FORMATS)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "ALTER TABLE events_event DROP CONSTRAINT event_format_known,"
+            f" ADD CONSTRAINT event_format_known CHECK (format IN ({names}))"
+        )
+    try:
+        yield rules
+    finally:
+        del FORMATS[rules.name]

@@ -32,12 +32,21 @@ def test_it_refuses_when_nothing_is_pending() -> None:
     assert error(Api(player).post(path, {"slot": 0})) == (409, "nothing_pending")
 
 
-@pytest.mark.parametrize("body", [{}, {"slot": 2}, {"slot": -1}, {"slot": "left"}])
+@pytest.mark.parametrize("body", [{}, {"slot": -1}, {"slot": "left"}, {"slot": 52}])
 def test_it_refuses_a_malformed_choice(body: dict) -> None:
     _, player, _, path = _won()
     response = Api(player).post(path, body)
     assert error(response) == (400, "invalid")
     assert response.json()["error"]["message"].startswith("slot: ")
+
+
+def test_it_refuses_a_card_the_offer_does_not_have_naming_its_count() -> None:
+    """A well-formed slot past the offer: the format decides how many cards a win offers."""
+    table, player, _, path = _won()
+    response = Api(player).post(path, {"slot": 2})
+    assert error(response) == (400, "invalid")
+    assert response.json()["error"]["message"] == "This win offers 2 cards: choose card 0 to 1."
+    assert len(table.kept(player)) == 1
 
 
 def test_it_lets_house_resolve_an_abandoned_choice_with_a_reason() -> None:

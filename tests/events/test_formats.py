@@ -9,6 +9,7 @@ import pytest
 from cards.models import CardState, DealtCard, Offer
 from events import services
 from events.errors import HandLocked, Invalid, OutOfOrder, WrongPhase
+from events.formats import FORMATS, Format
 from events.models import Event, GameResult
 from tests.events.support import actions, last, refused
 from tests.factories import make_table, make_user
@@ -122,3 +123,32 @@ def test_it_lets_house_change_the_format_until_the_start():
             event_id=table.event.pk, by=table.house, changes={"format": "standard-v1"}
         ),
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "reserve", "kept"),
+    [("league", 15, 7), ("switch", 13, 7), ("standard-v1", 12, 6)],
+)
+def test_the_reserve_and_the_hand_derive_from_the_shape(name, reserve, kept):
+    """Reserve = starting offer + games x the larger of a Win's offer and a Loss's deal."""
+    rules = FORMATS[name]
+    assert rules.reserve == rules.offered + rules.games * max(rules.win_offered, rules.loss_dealt)
+    assert (rules.reserve, rules.kept) == (reserve, kept)
+
+
+@pytest.mark.parametrize(
+    ("shape", "problem"),
+    [
+        ({"offered": 3, "starting": 4}, "keeps 4 of 3 starting cards"),
+        ({"offered": 3, "starting": 0}, "a starting offer keeps at least one card"),
+        ({"games": 0}, "plays at least one game"),
+        ({"win_offered": 1, "win_kept": 2, "loss_dealt": 2}, "a Win keeps 2 of 1"),
+        ({"loss_dealt": 2}, "a Loss deals as many cards as a Win keeps"),
+        ({"win_kept": 2, "loss_dealt": 2, "win_offered": 3}, "a Win keeps one card"),
+    ],
+)
+def test_a_shape_that_breaks_the_rules_is_refused(shape, problem):
+    """Every complete hand has one size, and a Win's choice keeps some of what it offers."""
+    given = {"offered": 3, "starting": 1, "games": 6, **shape}
+    with pytest.raises(ValueError, match=problem):
+        Format(name="odd", label="Odd", automatic_reveal=True, **given)

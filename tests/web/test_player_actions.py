@@ -249,13 +249,24 @@ def test_it_keeps_the_tapped_card_of_a_win(client):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("slot", ["", "2", "-1", "x"])
+@pytest.mark.parametrize("slot", ["", "-1", "x"])
 def test_it_refuses_a_card_that_is_not_one_of_the_two(client, slot):
     table, ann = started()
     table.choose_start(ann)
     table.report(ann, 1, "win")
     as_player(client, ann)
     refused(client, table, "keep", slot=slot, message="Tap the card you want to keep.")
+
+
+@pytest.mark.django_db
+def test_it_refuses_a_card_past_the_offer_naming_its_count(client):
+    table, ann = started()
+    table.choose_start(ann)
+    table.report(ann, 1, "win")
+    offer = Offer.objects.get(registration=table.registration(ann), kind="win")
+    as_player(client, ann)
+    message = "This win offers 2 cards: choose card 0 to 1."
+    refused(client, table, "keep", slot="2", offer_id=str(offer.pk), message=message)
 
 
 @pytest.mark.django_db
