@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from accounts.models import User
-from cards.dealing import audit_card
 from cards.models import CardState, DealtCard, KeptSource, Offer, OfferKind, ShoeKind
+from cards.stock import audit_card
 from events import answers, limits, store
 from events.dealing import deal, reminder_due, save_cards
 from events.errors import (

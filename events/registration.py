@@ -11,8 +11,8 @@ from django.db.models import Max
 from accounts import names, revocation
 from accounts.models import User
 from accounts.recovery import send_password_reset
-from cards.dealing import audit_card
 from cards.models import CardState, Offer, OfferKind, ShoeKind
+from cards.stock import audit_card
 from events import answers, store
 from events.dealing import deal, reminder_due
 from events.errors import (

@@ -471,7 +471,7 @@ def _write_together(
         wilds=wilds,
         answer=None
         if stored is None
-        else store.Answer(
+        else store.StoredAnswer(
             user_id=stored.user_id,
             key=stored.key,
             fingerprint=stored.fingerprint,

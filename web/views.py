@@ -15,9 +15,9 @@ from accounts.models import User
 from events import request_bodies as body
 from events import services
 from events.errors import DomainError, Invalid, NothingPending, OutOfOrder
+from events.event_lists import event_list_public, events_of
 from events.models import Event, Phase, Registration
 from events.runner import is_house
-from events.selectors import event_list_public, events_of
 from events.snapshots import (
     board_snapshot,
     board_view,
