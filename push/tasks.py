@@ -38,12 +38,12 @@ def send_reminder(offer_id: int) -> int:
     """Claim one pending selection's reminder and queue a delivery to each device."""
     delivery_ids = reminders.claim(offer_id)
     for delivery_id in delivery_ids:
-        deliver.delay(delivery_id)
+        deliver_reminder.delay(delivery_id)
     return len(delivery_ids)
 
 
 @shared_task(bind=True, acks_late=True, ignore_result=True, max_retries=5)
-def deliver(self, delivery_id: int) -> str:  # type: ignore[no-untyped-def]
+def deliver_reminder(self, delivery_id: int) -> str:  # type: ignore[no-untyped-def]
     try:
         return reminders.deliver(delivery_id)
     except reminders.RetryLater as busy:
@@ -60,7 +60,7 @@ def sweep_reminders() -> int:
     for offer_id in reminders.due_offers().values_list("pk", flat=True)[:500]:
         count += send_reminder(offer_id)
     for delivery_id in reminders.stranded_deliveries().values_list("pk", flat=True)[:500]:
-        deliver.delay(delivery_id)
+        deliver_reminder.delay(delivery_id)
         count += 1
     return count
 
