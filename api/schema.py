@@ -532,7 +532,7 @@ def strict_request_bodies(result: dict[str, Any], **kwargs: Any) -> dict[str, An
     an adjustment never $0; a slot kept once; a time zone one of the IANA names; a participant
     named by exactly one of `user_id` and `email`.
     """
-    from api import serializers as body
+    from events import request_bodies as body
 
     schemas = result.get("components", {}).get("schemas", {})
     for serializer in _bodies(body.Body):

@@ -25,10 +25,10 @@ from rest_framework.views import APIView
 
 from accounts.models import User
 from api import reads, schema
-from api import serializers as body
 from api.errors import TOO_LARGE
 from audit.export import audit_csv, audit_document
 from events import answers, limits, services
+from events import request_bodies as body
 from events.answers import Answer, as_json
 from events.errors import IdempotencyKeyRequired, NotAllowed
 from events.lifecycle import formats_summary

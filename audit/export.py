@@ -12,7 +12,7 @@ from audit.chain import canonical_json
 from audit.heads import event_block, export_head
 from audit.models import AuditEntry
 from audit.spreadsheet import spreadsheet_cell
-from cards.dealing import seed_hex
+from cards.stock import seed_hex
 from events.models import Event, Phase, RegistrationStatus
 from events.progress import hands
 

@@ -1,9 +1,9 @@
 """Announcements: House sends a short message to every player of an event.
 
-It reaches open player pages at once (handed to `events.changes`, which `live.announcements`
-listens to) and the phones of players with Poker push on (`push.announcements`), both after the
-commit. An event takes at most `PER_WINDOW` announcements in any `WINDOW`: each push fans out to
-every subscribed device (docs/decisions.md, "Announcements").
+It is handed to `events.changes` after the commit; from there it reaches open player pages
+(`live.announcement_frames`) and the phones of players with Poker push on
+(`push.announcement_pushes`). An event takes at most `PER_WINDOW` announcements in any `WINDOW`:
+each push fans out to every subscribed device (docs/decisions.md, "Announcements").
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def announcement_send(
         details={"announcement": announcement.pk, "text": message, "recipients": recipients},
     )
     announced = changes.Announced(event_id=event.pk, announcement_id=announcement.pk)
-    change.after_commit(lambda: _deliver(announced))
+    change.after_commit(lambda: changes.announced(announced))
     return answers.AnnouncementSent(
         announcement_id=announcement.pk, event_id=event.pk, recipients=recipients
     )
@@ -82,11 +82,3 @@ def _refuse_if_too_many(change: Change) -> None:
         f"This event has had {PER_WINDOW} announcements in the last minute, the most it takes: "
         f"try again in {wait} second{'s' if wait != 1 else ''}."
     )
-
-
-def _deliver(announced: changes.Announced) -> None:
-    # Imported here: push's tasks need the app registry, which this module's importers may not.
-    from push.tasks import queue_announcement
-
-    changes.announced(announced)
-    queue_announcement(announced.announcement_id)

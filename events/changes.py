@@ -1,8 +1,9 @@
-"""What a committed change touched, and House's announcements, handed to whoever listens (live
-pages, in `live/`).
+"""What a committed change touched, and House's announcements, handed to whoever listens: live
+pages (`live/`) and Poker push (`push/`).
 
-The engine imports nothing from the code that shows its state: `live` subscribes here when its
-app is ready, and `events.runner` calls `tell` after each commit.
+The engine imports nothing from the code that shows its state or sends its messages: `live` and
+`push` subscribe here when their apps are ready, and `events.runner` calls `tell` after each
+commit.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Committed:
-    """One committed change: its event, the event's version it made, the players it touched."""
+    """One committed change: its event, the players it touched, the event's version it made, and
+    the offers it made (each waits for its player's choice)."""
 
     event_id: int
     registration_ids: tuple[int, ...]
     version: int | None = None
+    offer_ids: tuple[int, ...] = ()
 
 
 Listener = Callable[[Committed], None]

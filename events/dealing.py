@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import connection, models
 
 from cards.models import CardState, DealtCard, Offer, Shoe, ShoeKind
@@ -18,6 +19,12 @@ from events.progress import Progress
 class Dealt:
     cards: list[DealtCard]  # in slot order
     progress: Progress  # the player's, with what the deal wrote
+
+
+def reminder_due(offered_at: datetime) -> datetime:
+    """When a player who has not chosen from an offer is nudged, once (`PUSH_REMINDER_DELAY`
+    seconds on): stored with the offer, so a reminder whose countdown was lost is still found."""
+    return offered_at + timedelta(seconds=settings.PUSH_REMINDER_DELAY)
 
 
 def deal(

@@ -12,7 +12,7 @@ from django.db import transaction
 from accounts import revocation
 from accounts.models import User
 from audit.heads import finalizing_head
-from cards.dealing import build_shoes, seed_hex, stock_size
+from cards.stock import build_shoes, seed_hex, stock_size
 from events import answers, limits
 from events.errors import (
     FinalizationBlocked,

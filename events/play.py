@@ -6,10 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from accounts.models import User
-from cards.dealing import audit_card
 from cards.models import CardState, DealtCard, KeptSource, Offer, OfferKind, ShoeKind
+from cards.stock import audit_card
 from events import answers, limits, store
-from events.dealing import deal, save_cards
+from events.dealing import deal, reminder_due, save_cards
 from events.errors import (
     DomainError,
     Invalid,
@@ -36,8 +36,6 @@ from events.progress import Progress, progress_of
 from events.registration import facts_of, registration_for
 from events.registration_switch import close_if_nobody_waits
 from events.runner import Change, Trimmed, action
-from push import reminders
-from push.tasks import schedule_reminder
 
 
 @action("starting_selection_confirm")
@@ -163,7 +161,7 @@ def result_submit(
             keep=rules.win_kept,
             face_down=False,
             offered_at=change.now,
-            reminder_due_at=reminders.due_at(change.now),
+            reminder_due_at=reminder_due(change.now),
         )
         dealt = deal(
             event=change.event,
@@ -176,8 +174,7 @@ def result_submit(
             result=result,
         )
         cards = dealt.cards
-        offer_id = offer.pk
-        change.after_commit(lambda: schedule_reminder(offer_id))
+        change.offered(offer.pk)
         change.audit(
             "win_cards_dealt",
             player=registration.label,

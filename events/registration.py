@@ -11,10 +11,10 @@ from django.db.models import Max
 from accounts import names, revocation
 from accounts.models import User
 from accounts.recovery import send_password_reset
-from cards.dealing import audit_card
 from cards.models import CardState, Offer, OfferKind, ShoeKind
+from cards.stock import audit_card
 from events import answers, store
-from events.dealing import deal
+from events.dealing import deal, reminder_due
 from events.errors import (
     AlreadyRegistered,
     LateEntryClosed,
@@ -33,8 +33,6 @@ from events.play_rules import PlayerFacts, may_cancel, may_undo_check_in
 from events.progress import Progress, participants
 from events.registration_switch import close_if_nobody_waits
 from events.runner import Change, Trimmed, action
-from push import reminders
-from push.tasks import schedule_reminder
 
 
 @action("player_register")
@@ -248,7 +246,7 @@ def deal_starting_offer(change: Change, registration: Registration) -> None:
         keep=rules.starting,
         face_down=True,
         offered_at=change.now,
-        reminder_due_at=reminders.due_at(change.now),
+        reminder_due_at=reminder_due(change.now),
     )
     cards = deal(
         event=change.event,
@@ -260,8 +258,7 @@ def deal_starting_offer(change: Change, registration: Registration) -> None:
         offer=offer,  # saved with its cards
         face_down=True,
     ).cards
-    offer_id = offer.pk
-    change.after_commit(lambda: schedule_reminder(offer_id))
+    change.offered(offer.pk)
     change.audit(
         "starting_offer_dealt",
         player=registration.label,

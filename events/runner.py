@@ -65,6 +65,8 @@ class Change:
     callbacks: list[Callable[[], None]] = field(default_factory=list)
     touched_labels: set[str] = field(default_factory=set)
     touches_everyone: bool = False
+    # The offers this change made, told with the committed change (push reminds of each).
+    offer_ids: list[int] = field(default_factory=list)
     # Registrations already read in this change, by label: their versions move without a lookup.
     known: dict[str, int] = field(default_factory=dict)
     # Progress read with a registration, before this change altered anything, by registration id.
@@ -123,6 +125,10 @@ class Change:
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         self.callbacks.append(callback)
+
+    def offered(self, offer_id: int) -> None:
+        """A new offer awaits the player's choice: say so with the committed change."""
+        self.offer_ids.append(offer_id)
 
     def save_at_end(self, registration: Registration, *fields: str) -> None:
         """Save these fields of a registration when the change ends, with its version.
@@ -413,10 +419,8 @@ def _record(change: Change, stored: IdempotencyRecord | None = None) -> None:
             players = players.filter(label__in=unknown)
         touched = sorted(set(touched) | set(players.values_list("pk", flat=True)))
     _write_together(change, rows, touched, stored)
-    event_id, version = event.pk, event.version
-    transaction.on_commit(
-        lambda: changes.tell(changes.Committed(event_id, tuple(touched), version))
-    )
+    committed = changes.Committed(event.pk, tuple(touched), event.version, tuple(change.offer_ids))
+    transaction.on_commit(lambda: changes.tell(committed))
 
 
 # The fields a change saves at its end in the statement that ends it (both, together); any other
@@ -467,7 +471,7 @@ def _write_together(
         wilds=wilds,
         answer=None
         if stored is None
-        else store.Answer(
+        else store.StoredAnswer(
             user_id=stored.user_id,
             key=stored.key,
             fingerprint=stored.fingerprint,

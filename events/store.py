@@ -362,7 +362,7 @@ class Wild(NamedTuple):
     revealed_at: datetime
 
 
-class Answer(NamedTuple):
+class StoredAnswer(NamedTuple):
     """The answer stored under the author's idempotency key, for a retry to replay."""
 
     user_id: int
@@ -380,7 +380,7 @@ def write_change(
     entries: Sequence[Entry],
     touched: Sequence[int],
     wilds: Sequence[Wild] = (),
-    answer: Answer | None = None,
+    answer: StoredAnswer | None = None,
     now: datetime,
 ) -> None:
     """How every change ends, in one statement: its audit entries, the event's version and chain

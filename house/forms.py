@@ -9,8 +9,8 @@ from django import forms
 from django.http import QueryDict
 
 from accounts.models import User
-from api import serializers as body
 from events import limits
+from events import request_bodies as body
 from events.errors import Invalid
 from events.formats import FORMATS
 from events.models import Event

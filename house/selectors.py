@@ -18,9 +18,9 @@ from typing import Any, TypedDict
 from django.db.models import Count, Q, QuerySet
 
 from accounts.models import User
-from cards.dealing import stock_size
 from cards.models import CardState, DealtCard, OfferKind, Shoe, ShoeKind, pending_offer
 from cards.names import card_face
+from cards.stock import stock_size
 from events import scoreholio
 from events.errors import RemainderPolicyRequired
 from events.models import Event, GameResult, Phase, RegistrationStatus, Review

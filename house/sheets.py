@@ -12,9 +12,9 @@ from django.utils import timezone
 
 from accounts.models import User
 from audit.export import final_result
-from cards.dealing import seed_hex
 from cards.models import Offer, pending_offer
 from cards.names import RANK_FACES, card_face
+from cards.stock import seed_hex
 from events.check_in import collected
 from events.models import Event, Phase, RegistrationStatus, Review
 from events.player_words import hand_names

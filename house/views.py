@@ -22,9 +22,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
-from api import serializers as body
 from audit.export import audit_csv, audit_document
 from events import limits, scoreholio, services
+from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
 from events.models import Event, Phase, Registration, Review

@@ -7,10 +7,10 @@ class LiveConfig(AppConfig):
     def ready(self) -> None:
         from events import changes
         from live import (
-            announcements,
+            announcement_frames,
             checks,  # noqa: F401 - registers the system check
             publisher,
         )
 
         changes.subscribe(publisher.on_change)
-        changes.subscribe_announcements(announcements.on_announced)
+        changes.subscribe_announcements(announcement_frames.on_announced)

@@ -54,7 +54,7 @@ from events.models import Event, Phase, Registration
 from events.runner import is_house
 from events.snapshots import player_snapshot
 from events.venue import VenueCheckIn, display_grant, venue_check_in
-from live import announcements
+from live import announcement_frames
 from live import publisher as live
 from web.follow import follow
 
@@ -67,7 +67,7 @@ RELOAD_INTERVAL = 1.0
 
 # Group messages a socket only passes on: their handlers read no database.
 RELAYS = frozenset(
-    {live.MESSAGE_TYPE, live.PLACES_TYPE, live.VENUE_TYPE, announcements.MESSAGE_TYPE}
+    {live.MESSAGE_TYPE, live.PLACES_TYPE, live.VENUE_TYPE, announcement_frames.MESSAGE_TYPE}
 )
 
 
@@ -230,7 +230,7 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         """The venue's check-in part: only a board socket of the venue's display hears it."""
 
     async def live_announcement(self, message: dict[str, Any]) -> None:
-        """House's announcement (`live.announcements`): every player socket passes it on."""
+        """House's announcement (`live.announcement_frames`): every player socket passes it on."""
         if self.access is not None and self.access.registration_id is not None:
             await self.send(text_data=message["frame"])
 

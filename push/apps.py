@@ -6,4 +6,11 @@ class PushConfig(AppConfig):
     verbose_name = "Poker push"
 
     def ready(self) -> None:
-        from push import checks  # noqa: F401 - registers the system check
+        from events import changes
+        from push import (
+            checks,  # noqa: F401 - registers the system check
+            tasks,
+        )
+
+        changes.subscribe(tasks.on_change)
+        changes.subscribe_announcements(tasks.on_announced)

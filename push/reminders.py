@@ -1,10 +1,12 @@
 """Reminders for pending card selections (docs/rules.md section 5.5): one per selection, to every
 device.
 
-A reminder is due `PUSH_REMINDER_DELAY` seconds after the selection became pending. The countdown
-task and the beat sweep both try to claim it with one conditional update; whoever updates the row
-sends it, after commit. The claim re-checks that the selection is still pending and the event not
-finalized, so nothing is sent for a selection resolved in time.
+A reminder is due when its offer says (`Offer.reminder_due_at`, which the engine sets as it deals
+the offer: `events.dealing.reminder_due`). Its countdown starts when the committed change that made
+the offer reaches `push.tasks.on_change`; the countdown task and the beat sweep both try to claim
+it with one conditional update, and whoever updates the row sends it, after commit. The claim
+re-checks that the selection is still pending and the event not finalized, so nothing is sent for
+a selection resolved in time.
 """
 
 from __future__ import annotations
@@ -30,14 +32,6 @@ log = logging.getLogger(__name__)
 
 class RetryLater(Exception):
     """The push service asked us to come back (429 or 5xx)."""
-
-
-def reminder_delay() -> timedelta:
-    return timedelta(seconds=settings.PUSH_REMINDER_DELAY)
-
-
-def due_at(offered_at: datetime) -> datetime:
-    return offered_at + reminder_delay()
 
 
 def due_offers(now: datetime | None = None) -> QuerySet[Offer]:

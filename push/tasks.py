@@ -1,4 +1,5 @@
-"""Celery tasks for Poker push: thin wrappers over push.reminders, and how a reminder is queued."""
+"""Celery tasks for Poker push: thin wrappers over push.reminders and push.announcement_pushes,
+and the engine's hand-overs that queue them after each commit (subscribed in `push.apps`)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,21 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
-from push import announcements, reminders
+from events.changes import Announced, Committed
+from push import announcement_pushes, reminders
 
 log = logging.getLogger(__name__)
+
+
+def on_change(change: Committed) -> None:
+    """A change committed: each offer it made gets its reminder's countdown."""
+    for offer_id in change.offer_ids:
+        schedule_reminder(offer_id)
+
+
+def on_announced(announced: Announced) -> None:
+    """House's announcement committed: it goes to the players' devices."""
+    queue_announcement(announced.announcement_id)
 
 
 def schedule_reminder(offer_id: int) -> None:
@@ -25,12 +38,12 @@ def send_reminder(offer_id: int) -> int:
     """Claim one pending selection's reminder and queue a delivery to each device."""
     delivery_ids = reminders.claim(offer_id)
     for delivery_id in delivery_ids:
-        deliver.delay(delivery_id)
+        deliver_reminder.delay(delivery_id)
     return len(delivery_ids)
 
 
 @shared_task(bind=True, acks_late=True, ignore_result=True, max_retries=5)
-def deliver(self, delivery_id: int) -> str:  # type: ignore[no-untyped-def]
+def deliver_reminder(self, delivery_id: int) -> str:  # type: ignore[no-untyped-def]
     try:
         return reminders.deliver(delivery_id)
     except reminders.RetryLater as busy:
@@ -47,7 +60,7 @@ def sweep_reminders() -> int:
     for offer_id in reminders.due_offers().values_list("pk", flat=True)[:500]:
         count += send_reminder(offer_id)
     for delivery_id in reminders.stranded_deliveries().values_list("pk", flat=True)[:500]:
-        deliver.delay(delivery_id)
+        deliver_reminder.delay(delivery_id)
         count += 1
     return count
 
@@ -68,7 +81,7 @@ def send_announcement(announcement_id: int) -> int:
     announcement = Announcement.objects.filter(pk=announcement_id).first()
     if announcement is None:
         return 0
-    devices = announcements.subscriptions(announcement)
+    devices = announcement_pushes.subscriptions(announcement)
     for subscription_id in devices:
         deliver_announcement.delay(announcement_id, subscription_id)
     return len(devices)
@@ -76,4 +89,4 @@ def send_announcement(announcement_id: int) -> int:
 
 @shared_task(acks_late=True, ignore_result=True)
 def deliver_announcement(announcement_id: int, subscription_id: int) -> str:
-    return announcements.deliver(announcement_id, subscription_id)
+    return announcement_pushes.deliver(announcement_id, subscription_id)

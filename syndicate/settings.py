@@ -406,8 +406,8 @@ SPECTACULAR_SETTINGS = {
         "api.schema.strict_request_bodies",
     ],
     "ENUM_NAME_OVERRIDES": {
-        "FormatEnum": "api.serializers.FORMATS",
-        "OutcomeEnum": "api.serializers.OUTCOMES",
+        "FormatEnum": "events.request_bodies.FORMATS",
+        "OutcomeEnum": "events.request_bodies.OUTCOMES",
         "HeadPhaseEnum": "audit.anchor.PHASES",
         "PhaseEnum": "events.models.Phase.values",
     },

@@ -19,7 +19,7 @@ from django.urls import Resolver404, resolve, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from accounts.models import User
-from api import serializers as body
+from events import request_bodies as body
 from events import services
 from events.check_in import normalised_code
 from events.errors import DomainError

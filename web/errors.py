@@ -49,9 +49,10 @@ def checked(
     data: Mapping[str, Any],
     plain: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """A form's fields checked by the API's serializer for the same action (the limits are
-    written once); the first problem refuses it, in the page's `plain` words for a field that
-    has them (a choice the page offered, tampered with), else in the serializer's."""
+    """A form's fields checked by the request body the API takes for the same action
+    (`events.request_bodies`: the limits are written once); the first problem refuses it, in the
+    page's `plain` words for a field that has them (a choice the page offered, tampered with),
+    else in the request body's."""
     form = serializer(data=dict(data))
     try:
         form.is_valid(raise_exception=True)

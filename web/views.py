@@ -12,12 +12,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
 from accounts.models import User
-from api import serializers as body
+from events import request_bodies as body
 from events import services
 from events.errors import DomainError, Invalid, NothingPending, OutOfOrder
+from events.event_lists import event_list_public, events_of
 from events.models import Event, Phase, Registration
 from events.runner import is_house
-from events.selectors import event_list_public, events_of
 from events.snapshots import (
     board_snapshot,
     board_view,

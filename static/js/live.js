@@ -522,7 +522,7 @@
       return;
     }
     if (message && message.type === "announcement") {
-      // House's announcement (live/announcements.py): no stream state, the page shows it.
+      // House's announcement (live/announcement_frames.py): no stream state, the page shows it.
       document.dispatchEvent(new CustomEvent("live:announcement", { detail: message }));
       return;
     }

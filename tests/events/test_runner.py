@@ -8,12 +8,14 @@ import datetime
 import inspect
 import types
 import typing
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from accounts.models import User
-from events import services
+from cards.models import Offer, OfferKind
+from events import changes, services
 from events.answers import ALL_ANSWERS, Answer, as_json, from_json
 from events.errors import DomainError, IdempotencyConflict
 from events.models import IdempotencyRecord, Outcome, RegistrationStatus
@@ -287,3 +289,34 @@ def test_a_replayed_answer_is_the_dataclass_first_answered() -> None:
     assert type(again) is type(first)
     assert again == first and first.offered is not None and first.card is None
     assert IdempotencyRecord.objects.get(user=ann, key="g1").answer == as_json(first)
+
+
+@pytest.fixture
+def committed() -> Iterator[list[changes.Committed]]:
+    """The changes `events.changes` tells its listeners of, as live pages and push hear them."""
+    heard: list[changes.Committed] = []
+    changes.subscribe(heard.append)
+    try:
+        yield heard
+    finally:
+        changes._listeners.remove(heard.append)
+
+
+def test_a_committed_change_names_the_offers_it_made(
+    committed: list[changes.Committed], django_capture_on_commit_callbacks: Any
+) -> None:
+    table = make_table("league", players=2)
+    player = table.players[0]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        table.start()
+    starting = Offer.objects.filter(registration__event=table.event, kind=OfferKind.STARTING)
+    assert committed[-1].offer_ids == tuple(sorted(starting.values_list("pk", flat=True)))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        table.choose_start(player)
+        table.report(player, 1, "loss")
+        table.report(player, 2, "win")
+    win = Offer.objects.get(registration=table.registration(player), kind=OfferKind.WIN)
+    assert [change.offer_ids for change in committed[-3:]] == [(), (), (win.pk,)]
+    assert win.reminder_due_at == win.offered_at + datetime.timedelta(seconds=180)

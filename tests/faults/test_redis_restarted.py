@@ -296,7 +296,7 @@ def test_a_claimed_reminder_whose_delivery_message_was_lost_is_still_sent(
     )
     worker = processes.worker("worker-1", env)
     _, offer = due_offer(push_service)
-    push_service.answer("phone", 503)  # busy once: `deliver` retries in 2 s
+    push_service.answer("phone", 503)  # busy once: `deliver_reminder` retries in 2 s
     worker.wait_ready()
 
     publish(redis_server.url, "push.tasks.send_reminder", offer.pk)

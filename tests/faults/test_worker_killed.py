@@ -2,9 +2,10 @@
 
 The push stand-in takes the message (decrypts and counts it) and then holds its answer, so the
 kill lands while the worker waits for the push service: the POST reached the service, the worker
-never learned it. `deliver` is acknowledged late, so the message comes back and the POST is made
-again. What the system keeps to once is the PushDelivery row: one per pending selection and
-device, claimed once by a conditional update; the push service may see the same message twice.
+never learned it. `deliver_reminder` is acknowledged late, so the message comes back and the POST
+is made again. What the system keeps to once is the PushDelivery row: one per pending selection
+and device, claimed once by a conditional update; the push service may see the same message
+twice.
 """
 
 from __future__ import annotations

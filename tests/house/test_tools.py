@@ -150,7 +150,7 @@ def test_the_results_sheet_prints_standings_awards_arithmetic_and_proofs(client)
     assert f"${21 // 5}" in page  # the Low share
     assert event.commitment in page
     assert event.audit_hash in page
-    from cards.dealing import seed_hex
+    from cards.stock import seed_hex
 
     assert seed_hex(event.pk) in page
     winners = Registration.objects.filter(event=event, award__gt=0)

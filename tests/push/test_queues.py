@@ -30,7 +30,7 @@ from tests.factories import make_table
 from tests.push.standin import PushService, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
-REMINDER_TASKS = ("send_reminder", "deliver", "sweep_reminders")
+REMINDER_TASKS = ("send_reminder", "deliver_reminder", "sweep_reminders")
 ANNOUNCEMENT_TASKS = ("send_announcement", "deliver_announcement")
 # Each announcement delivery to a device that never answers holds the one worker process this long.
 READ_TIMEOUT = 1.0

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from cards.dealing import seed_hex
+from cards.stock import seed_hex
 from events.models import RegistrationStatus
 from events.snapshots import final_results
 from tests.events.support import finalized_table, last

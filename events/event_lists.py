@@ -1,4 +1,4 @@
-"""Read helpers for events."""
+"""The lists of events: the public one, and the events a user is registered for."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """House's announcements by Poker push: one message to each device of the players taking part.
 
-Sent by a Celery task after the commit (`push.tasks.queue_announcement`); each device is tried once
+Sent by a Celery task after the commit (`push.tasks.on_announced`); each device is tried once
 (an announcement is for now: a late retry helps no one). A subscription the push service says is
 gone is deleted, as for reminders.
 """

@@ -1,4 +1,5 @@
-"""The stock's size, the shoes shuffled at start, and how the audit writes a dealt card.
+"""The stock: its size, the shoes shuffled at start, and how the audit writes a card dealt from
+them.
 
 Dealing itself (the shoe moving on under its row lock) is `events.dealing`: it records cards with
 the game results and offers they belong to.
