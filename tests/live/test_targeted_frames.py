@@ -19,7 +19,8 @@ from cards.models import CardState, DealtCard
 from cards.names import card_name
 from events import services
 from events.models import Event
-from events.snapshots import board_view, house_snapshot
+from events.reads.board import board_view
+from events.snapshots import house_snapshot
 from house import selectors
 from live import publisher as live
 from live.fragments import HOUSE_SECTIONS, board_html, compact, house_cut, house_html
