@@ -131,11 +131,6 @@ class PoolSummary:
     adjustments: tuple[Adjustment, ...]
     unallocated: int | None
 
-    @property
-    def adjusted(self) -> int:
-        """The adjustments' sum, in dollars."""
-        return sum(a.amount for a in self.adjustments)
-
 
 def pool_summary(event: Event) -> PoolSummary:
     """The pool as House sees it: while provisional, the base plus the adjustments in force."""
