@@ -25,18 +25,27 @@ def to_json(model: Any) -> Any:
     A field whose default is None is left out when it is None (a live board row has no `award`);
     one without a default is always there, possibly null. Page-only fields are left out.
     """
-    if dataclasses.is_dataclass(model) and not isinstance(model, type):
+    kind = type(model)
+    if kind in _AS_IS:
+        return model
+    fields = _FIELDS.get(kind)
+    if fields is None and dataclasses.is_dataclass(kind):
+        fields = _FIELDS[kind] = tuple(
+            (field.name, field.default is None)
+            for field in dataclasses.fields(kind)
+            if not field.metadata.get("page_only")
+        )
+    if fields is not None:
         found = {}
-        for field in dataclasses.fields(model):
-            if field.metadata.get("page_only"):
+        for name, optional in fields:
+            value = getattr(model, name)
+            if value is None and optional:
                 continue
-            value = getattr(model, field.name)
-            if value is None and field.default is None:
-                continue
-            found[field.name] = to_json(value)
+            # Most values are plain: no call for them (a board or a player holds thousands).
+            found[name] = value if type(value) in _AS_IS else to_json(value)
         return found
     if isinstance(model, list | tuple):
-        return [to_json(item) for item in model]
+        return [item if type(item) in _AS_IS else to_json(item) for item in model]
     if isinstance(model, dict):
         return {key: to_json(value) for key, value in model.items()}
     if isinstance(model, datetime.date):  # datetimes too
@@ -44,6 +53,11 @@ def to_json(model: Any) -> Any:
     if isinstance(model, enum.Enum):
         return model.value
     return model
+
+
+_AS_IS = frozenset({str, int, bool, float, type(None)})
+# Each read model's JSON fields, and whether each is left out when None (`to_json`).
+_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
 
 
 @dataclass(frozen=True, slots=True)

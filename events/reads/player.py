@@ -293,13 +293,13 @@ def _player(
     wild_rank = registration.wild_rank or None
     held = [c.card for c in kept]
     # `next_step` reads the pending offer as a mapping of its fields.
+    offered = (
+        None
+        if pending is None
+        else {field.name: getattr(pending, field.name) for field in dataclasses.fields(pending)}
+    )
     step = next_step(
-        registration,
-        rules,
-        len(kept),
-        len(results),
-        None if pending is None else dataclasses.asdict(pending),
-        pending_outcome=pending_outcome,
+        registration, rules, len(kept), len(results), offered, pending_outcome=pending_outcome
     )
     return PlayerState(
         registration_id=registration.pk,
