@@ -15,8 +15,8 @@ from accounts.models import User
 from events.errors import NotAllowed, NotFound
 from events.models import Event, Phase, Registration
 from events.progress import blockers
+from events.reads.common import event_summary, to_json
 from events.runner import is_house
-from events.snapshots import event_summary
 
 
 def account(user: User | AnonymousUser) -> User | None:
@@ -88,7 +88,7 @@ def event_list(user: User | None) -> list[dict[str, Any]]:
         registrations = dict(Registration.objects.filter(player=user).values_list("event_id", "pk"))
     return [
         {
-            **event_summary(event),
+            **to_json(event_summary(event)),
             "house": user is not None and (user.is_superuser or event.pk in house_ids),
             "registration_id": registrations.get(event.pk),
         }

@@ -1,30 +1,32 @@
 """The OpenAPI description of the API (drf-spectacular): answer shapes, errors, the key header.
 
-The serializers here only document what the snapshots and reads return; no view runs them. The
-services' answers are documented from their dataclasses (`answer_serializer`).
+The serializers here only document what the API returns; no view runs them. The services' answers
+and the read models (`events.reads`) are documented from their dataclasses (`read_model`).
 `tests/api/test_schema.py` checks real answers against these shapes.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import enum
 import zoneinfo
 from collections.abc import Callable
 from types import NoneType, UnionType
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
-from django.db.models import Choices
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
 from api.errors import METHOD_NOT_ALLOWED, SERVER_ERROR, THROTTLED, TOO_LARGE
 from audit import anchor
-from cards.models import KeptSource, OfferKind
+from cards.models import OfferKind
 from events import limits
 from events.answers import Answer, Described
 from events.errors import ALL_ERRORS
 from events.formats import FormatName
-from events.models import Outcome, Phase, RegistrationStatus
+from events.models import Phase, RegistrationStatus
+from events.reads import board, common, player
 from syndicate.busy import UNAVAILABLE
 
 ERROR_CODES = [error.code for error in ALL_ERRORS] + [
@@ -50,6 +52,74 @@ IDEMPOTENCY_KEY = OpenApiParameter(
 
 class Doc(serializers.Serializer[Any]):
     """A documented answer shape (never used to read or write data)."""
+
+
+# --- shapes derived from dataclasses -----------------------------------------------------------
+
+# The names the published schema has always given these read models.
+NAMES: dict[type, str] = {
+    common.PoolSummary: "Pool",
+    common.Adjustment: "PoolAdjustment",
+    board.BoardRow: "StandingRow",
+    player.PlayerState: "PlayerSnapshot",
+}
+
+
+def read_model(kind: type) -> type[Doc]:
+    """The documented shape of a dataclass: a service's answer or a read model.
+
+    One serializer per name (the schema names its component after the dataclass, or `NAMES`).
+    A field whose default is None is optional (left out when None); one typed `X | None` without
+    a default is always there, possibly null. A nested dataclass is its own component; page-only
+    fields (`events.reads.common.PAGE_ONLY`) are not in the JSON, so not here either.
+    """
+    name = NAMES.get(kind, kind.__name__)
+    if name not in _DERIVED:
+        hints = get_type_hints(kind, include_extras=True)
+        fields = {
+            field.name: _derived_field(hints[field.name], optional=field.default is None)
+            for field in dataclasses.fields(kind)
+            if not field.metadata.get("page_only")
+        }
+        _DERIVED[name] = type(name, (Doc,), {**fields, "__doc__": kind.__doc__})
+    return _DERIVED[name]
+
+
+_DERIVED: dict[str, type[Doc]] = {}
+
+
+def _derived_field(hint: Any, *, optional: bool) -> serializers.Field[Any, Any, Any, Any]:
+    kwargs: dict[str, Any] = {}
+    if get_origin(hint) is Annotated:
+        hint, *extras = get_args(hint)
+        for extra in extras:
+            if isinstance(extra, Described):
+                kwargs["help_text"] = extra.text
+    if get_origin(hint) in (UnionType, Union):
+        (hint,) = (arg for arg in get_args(hint) if arg is not NoneType)
+        if optional:
+            kwargs["required"] = False
+        else:
+            kwargs["allow_null"] = True
+    if get_origin(hint) in (list, tuple):
+        item = get_args(hint)[0]  # list[X] or tuple[X, ...]
+        if dataclasses.is_dataclass(item):
+            return read_model(item)(many=True, **kwargs)  # type: ignore[arg-type]
+        return serializers.ListField(child=_derived_field(item, optional=False), **kwargs)
+    if dataclasses.is_dataclass(hint):
+        return read_model(hint)(**kwargs)  # type: ignore[arg-type]
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return serializers.ChoiceField(choices=[member.value for member in hint], **kwargs)
+    return _SIMPLE[hint](**kwargs)
+
+
+_SIMPLE: dict[Any, Any] = {
+    bool: serializers.BooleanField,
+    int: serializers.IntegerField,
+    str: serializers.CharField,
+    datetime.date: serializers.DateField,
+    datetime.datetime: serializers.DateTimeField,
+}
 
 
 # --- errors ---------------------------------------------------------------------------------
@@ -87,41 +157,25 @@ KEY_CONFLICT = _error("`idempotency_conflict`: this key was used before with dif
 # --- cards, events, formats -----------------------------------------------------------------
 
 
-class CardFace(Doc):
-    code = serializers.CharField(help_text="Rank and suit, like `As`, `Td`, `7h`.")
-    rank = serializers.CharField(help_text="The rank as printed (`10` for a ten).")
-    suit = serializers.CharField(help_text="`c`, `d`, `h` or `s`.")
-    symbol = serializers.CharField()
-    name = serializers.CharField(help_text="The card in words, like `Ace of spades`.")
-
-
-class EventSummary(Doc):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    venue = serializers.CharField()
-    date = serializers.DateField()
-    time_zone = serializers.CharField()
-    format = serializers.ChoiceField(choices=[name.value for name in FormatName])
-    format_label = serializers.CharField()
-    games = serializers.IntegerField()
-    offered = serializers.IntegerField(help_text="Face-down starting cards offered.")
-    starting = serializers.IntegerField(help_text="Starting cards kept.")
-    kept = serializers.IntegerField(help_text="Cards a complete hand holds.")
-    contribution = serializers.IntegerField(help_text="Whole dollars per participant.")
-    remainder_policy = serializers.CharField()
-    phase = serializers.ChoiceField(choices=Phase.values)
-    registration_open = serializers.BooleanField()
-    commitment = serializers.CharField(
-        allow_null=True, help_text="sha256 of the secret shuffle seed, public from the start."
-    )
-    version = serializers.IntegerField()
-
-
-class EventListItem(EventSummary):
-    house = serializers.BooleanField(help_text="Whether you are House for this event.")
-    registration_id = serializers.IntegerField(
-        allow_null=True, help_text="Your registration in this event, if any."
-    )
+# The read models' shapes, derived from their dataclasses (`read_model`), under the names the
+# published schema has always given them.
+CardFace = read_model(common.CardFace)
+EventSummary = read_model(common.EventSummary)
+EventListItem = type(
+    "EventListItem",
+    (EventSummary,),
+    {
+        "__doc__": EventSummary.__doc__,
+        "house": serializers.BooleanField(help_text="Whether you are House for this event."),
+        "registration_id": serializers.IntegerField(
+            allow_null=True, help_text="Your registration in this event, if any."
+        ),
+    },
+)
+Pool = read_model(common.PoolSummary)
+PoolAdjustment = read_model(common.Adjustment)
+Board = read_model(board.Board)
+PlayerSnapshot = read_model(player.PlayerState)
 
 
 class FormatDoc(Doc):
@@ -132,171 +186,6 @@ class FormatDoc(Doc):
     games = serializers.IntegerField()
     kept = serializers.IntegerField()
     reserve = serializers.IntegerField(help_text="Stock cards reserved per supported place.")
-
-
-class PoolAdjustment(Doc):
-    amount = serializers.IntegerField()
-    explanation = serializers.CharField()
-
-
-class Pool(Doc):
-    contribution = serializers.IntegerField()
-    participants = serializers.IntegerField()
-    base = serializers.IntegerField()
-    confirmed = serializers.BooleanField()
-    pool = serializers.IntegerField()
-    adjustments = PoolAdjustment(many=True)
-    unallocated = serializers.IntegerField(allow_null=True)
-
-
-class Progress(Doc):
-    players = serializers.IntegerField()
-    kept = serializers.IntegerField()
-    to_keep = serializers.IntegerField()
-
-
-class StandingRow(Doc):
-    place = serializers.IntegerField()
-    player = serializers.CharField(help_text="The player's public label.")
-    cards = CardFace(many=True, help_text="The five cards that make the hand (fewer early on).")
-    held = serializers.IntegerField()
-    wild_rank = serializers.CharField(allow_null=True)
-    category = serializers.CharField()
-    description = serializers.CharField()
-    award = serializers.IntegerField(
-        required=False, allow_null=True, help_text="Final board only: dollars won."
-    )
-
-
-class Board(Doc):
-    event = EventSummary()
-    version = serializers.IntegerField()
-    progress = Progress()
-    high = StandingRow(many=True)
-    low = StandingRow(many=True)
-    final = serializers.BooleanField()
-    pool = Pool()
-
-
-# --- a player's own state -------------------------------------------------------------------
-
-
-class NextStep(Doc):
-    code = serializers.CharField(help_text="`choose_start`, `report`, `choose_win`, `done` ...")
-    text = serializers.CharField()
-    game = serializers.CharField(required=False, help_text="The game to report next.")
-
-
-class HandCard(CardFace):
-    source = serializers.ChoiceField(choices=KeptSource.values)  # type: ignore[assignment]
-    wild = serializers.BooleanField()
-
-
-class PendingCard(Doc):
-    """An offered card: a face-down one is only its slot until the confirmation reveals it."""
-
-    slot = serializers.IntegerField()
-    face_down = serializers.BooleanField()
-    code = serializers.CharField(required=False, help_text="Face-up cards only.")
-    rank = serializers.CharField(required=False)
-    suit = serializers.CharField(required=False)
-    symbol = serializers.CharField(required=False)
-    name = serializers.CharField(required=False)
-
-
-class Pending(Doc):
-    id = serializers.IntegerField(help_text="The offer; a win choice may name it (`offer_id`).")
-    kind = serializers.ChoiceField(choices=OfferKind.values)
-    keep = serializers.IntegerField()
-    offered = serializers.IntegerField()
-    game = serializers.IntegerField(allow_null=True)
-    since = serializers.DateTimeField()
-    cards = PendingCard(many=True)
-
-
-class RevealCard(CardFace):
-    kept = serializers.BooleanField(help_text="False: marked Not kept.")
-
-
-class Reveal(Doc):
-    cards = RevealCard(many=True)
-    at = serializers.DateTimeField(
-        allow_null=True, help_text="When the confirmation revealed them (Not kept leave 3 s on)."
-    )
-
-
-class HandNames(Doc):
-    high = serializers.CharField(
-        allow_null=True, help_text="'Three of a Kind, twos'; the wild counts once revealed."
-    )
-    low = serializers.CharField(allow_null=True)
-
-
-class ReviewWords(Doc):
-    game = serializers.IntegerField(allow_null=True)
-    text = serializers.CharField(help_text="What House is reviewing and why, in words.")
-
-
-class GameRow(Doc):
-    game = serializers.IntegerField()
-    outcome = serializers.ChoiceField(choices=Outcome.values, allow_null=True)
-    opponent = serializers.CharField(required=False)
-    score = serializers.CharField(required=False)
-
-
-class WinnerCard(CardFace):
-    wild = serializers.BooleanField(help_text="A card of the winner's wild rank (High only).")
-
-
-class Winner(Doc):
-    player = serializers.CharField(help_text="The winner's public label.")
-    cards = WinnerCard(many=True, help_text="The winning five.")
-    description = serializers.CharField(help_text="'Full House, kings over fives'.")
-    wild_rank = serializers.CharField(allow_null=True)
-    prize = serializers.IntegerField(help_text="Dollars won in this column.")
-
-
-class FinalWinners(Doc):
-    high = Winner(many=True)
-    low = Winner(many=True)
-
-
-class PlayerSnapshot(Doc):
-    registration_id = serializers.IntegerField()
-    label = serializers.CharField()  # type: ignore[assignment]
-    status = serializers.ChoiceField(choices=RegistrationStatus.values)
-    paused = serializers.BooleanField()
-    version = serializers.IntegerField()
-    event_version = serializers.IntegerField()
-    next_step = NextStep()
-    hand = HandCard(many=True)
-    slots = serializers.IntegerField(help_text="Cards a complete hand holds.")
-    wild_rank = serializers.CharField(allow_null=True)
-    wild_indicator = CardFace(
-        allow_null=True, help_text="The House-deck card that set the wild (not playable)."
-    )
-    pending = Pending(allow_null=True)
-    reveal = Reveal(
-        allow_null=True,
-        help_text="Every offered starting card, face up, for a few seconds after confirming.",
-    )
-    empty = serializers.ListField(
-        child=serializers.IntegerField(), help_text="One item per hand slot still empty."
-    )
-    games = GameRow(many=True)
-    high_place = serializers.IntegerField(allow_null=True)
-    low_place = serializers.IntegerField(allow_null=True)
-    ranked = serializers.IntegerField()
-    award = serializers.IntegerField(allow_null=True)
-    final = serializers.BooleanField()
-    hand_names = HandNames(help_text="The kept cards' High and Low names (null before any).")
-    wild_effect = serializers.CharField(
-        allow_null=True, help_text="What the revealed wild does to the High hand."
-    )
-    review = ReviewWords(allow_null=True, help_text="While paused: the open review.")
-    winners = FinalWinners(
-        allow_null=True, help_text="Once the event is final: its High and Low winners."
-    )
 
 
 # --- House ----------------------------------------------------------------------------------
@@ -420,51 +309,8 @@ class AuditDocument(Doc):
 
 
 def answer_serializer(kind: type[Answer]) -> type[Doc]:
-    """The documented shape of a service's answer, derived from its dataclass.
-
-    One serializer per dataclass (the schema names its component after the dataclass). A field
-    whose default is None is optional (left out when None); one typed `X | None` without a
-    default is always there, possibly null.
-    """
-    if kind not in _ANSWERS:
-        hints = get_type_hints(kind, include_extras=True)
-        fields = {
-            field.name: _answer_field(hints[field.name], optional=field.default is None)
-            for field in dataclasses.fields(kind)  # type: ignore[arg-type]
-        }
-        _ANSWERS[kind] = type(kind.__name__, (Doc,), {**fields, "__doc__": kind.__doc__})
-    return _ANSWERS[kind]
-
-
-_ANSWERS: dict[type[Answer], type[Doc]] = {}
-
-
-def _answer_field(hint: Any, *, optional: bool) -> serializers.Field[Any, Any, Any, Any]:
-    kwargs: dict[str, Any] = {}
-    if get_origin(hint) is Annotated:
-        hint, *extras = get_args(hint)
-        for extra in extras:
-            if isinstance(extra, Described):
-                kwargs["help_text"] = extra.text
-    if get_origin(hint) in (UnionType, Union):
-        (hint,) = (arg for arg in get_args(hint) if arg is not NoneType)
-        if optional:
-            kwargs["required"] = False
-        else:
-            kwargs["allow_null"] = True
-    if get_origin(hint) is list:
-        (item,) = get_args(hint)
-        return serializers.ListField(child=_answer_field(item, optional=False), **kwargs)
-    if isinstance(hint, type) and issubclass(hint, Choices):
-        return serializers.ChoiceField(choices=hint.values, **kwargs)
-    return _SIMPLE[hint](**kwargs)
-
-
-_SIMPLE: dict[Any, Any] = {
-    bool: serializers.BooleanField,
-    int: serializers.IntegerField,
-    str: serializers.CharField,
-}
+    """The documented shape of a service's answer, derived from its dataclass (`read_model`)."""
+    return read_model(kind)
 
 
 # --- operation decorators -------------------------------------------------------------------

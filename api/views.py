@@ -32,7 +32,10 @@ from events import request_bodies as body
 from events.answers import Answer, as_json
 from events.errors import IdempotencyKeyRequired, NotAllowed
 from events.lifecycle import formats_summary
-from events.snapshots import board_snapshot, event_summary, house_snapshot, player_snapshot
+from events.reads.board import board_view
+from events.reads.common import event_summary, to_json
+from events.reads.player import player_state
+from events.snapshots import house_snapshot
 from syndicate.query import query_choice, refuse_unknown
 
 EVENTS = ["Events"]
@@ -179,7 +182,8 @@ class EventList(PublicReadView):
 class EventDetail(PublicReadView):
     @schema.read(summary="An event", answer=schema.EventSummary, tags=EVENTS, public=True)
     def get(self, request: Request, event_id: int) -> Response:
-        return Response(event_summary(reads.visible_event(reads.account(request.user), event_id)))
+        event = reads.visible_event(reads.account(request.user), event_id)
+        return Response(to_json(event_summary(event)))
 
     @schema.write(
         summary="Edit an event's settings (House)",
@@ -208,7 +212,8 @@ class EventBoard(PublicReadView):
         public=True,
     )
     def get(self, request: Request, event_id: int) -> Response:
-        return Response(board_snapshot(reads.visible_event(reads.account(request.user), event_id)))
+        event = reads.visible_event(reads.account(request.user), event_id)
+        return Response(to_json(board_view(event).data))
 
 
 class FormatList(PublicReadView):
@@ -249,7 +254,7 @@ class MyRegistration(ApiView):
     def get(self, request: Request, event_id: int) -> Response:
         user = actor(request)
         event = reads.visible_event(user, event_id)
-        return Response(player_snapshot(reads.own_registration(user, event)))
+        return Response(to_json(player_state(reads.own_registration(user, event))))
 
 
 class RegistrationDetail(ApiView):
@@ -259,9 +264,8 @@ class RegistrationDetail(ApiView):
         tags=PLAYING,
     )
     def get(self, request: Request, registration_id: int) -> Response:
-        return Response(
-            player_snapshot(reads.readable_registration(actor(request), registration_id))
-        )
+        registration = reads.readable_registration(actor(request), registration_id)
+        return Response(to_json(player_state(registration)))
 
 
 class RegistrationCancel(ApiView):

@@ -44,13 +44,10 @@ from django.template.loader import render_to_string
 
 from events import services
 from events.models import Event, Registration
-from events.snapshots import (
-    board_view,
-    board_with_standings,
-    house_snapshot,
-    player_snapshot,
-    player_snapshots,
-)
+from events.reads.board import board_view
+from events.reads.common import to_json
+from events.reads.player import player_state, player_states
+from events.snapshots import house_snapshot
 from house import selectors
 from live import publisher as live
 from live.fragments import board_html, house_html
@@ -74,20 +71,20 @@ def act(rng: random.Random, seated: list[tuple[int, Any]]) -> int | None:
     """One change by a random player who can still make one; the registration it touched."""
     for _ in range(50):
         rid, user = rng.choice(seated)
-        me = player_snapshot(Registration.objects.select_related("event").get(pk=rid))
-        step = me["next_step"]
-        if step["code"] == "choose_start":
-            keep = me["pending"]["keep"]
+        me = player_state(Registration.objects.select_related("event").get(pk=rid))
+        step = me.next_step
+        if step.code == "choose_start" and me.pending is not None:
+            keep = me.pending.keep
             services.starting_selection_confirm(
                 registration_id=rid, by=user, slots=list(range(keep))
             )
-        elif step["code"] == "choose_win":
+        elif step.code == "choose_win":
             services.win_choice_confirm(registration_id=rid, by=user, slot=rng.randint(0, 1))
-        elif step["code"] == "report":
+        elif step.code == "report" and step.game is not None:
             services.result_submit(
                 registration_id=rid,
                 by=user,
-                game=int(step["game"]),
+                game=int(step.game),
                 outcome=rng.choice(["win", "loss"]),
             )
         else:
@@ -132,7 +129,7 @@ def whole(event_id: int, rid: int) -> tuple[float, dict[str, float]]:
             live.event_group(event_id),
             "board",
             event.version,
-            view.data,
+            to_json(view.data),
             html=board_html(event, view),
         )
         table = house_snapshot(event)
@@ -146,7 +143,7 @@ def whole(event_id: int, rid: int) -> tuple[float, dict[str, float]]:
         touched = list(Registration.objects.filter(pk=rid))
         for r in touched:
             r.event = event
-        own = player_snapshots(touched, view.standings)
+        own = player_states(touched, view.standings)
         player = live.player(touched[0], own[rid])
         if view.standings is not None:
             live.places(event, view.standings)
@@ -165,23 +162,26 @@ def refetched(
     began = time.perf_counter()
     with live.consistent_read():
         event = Event.objects.get(pk=event_id)
-        board, table = board_with_standings(event)
+        view = board_view(event)
+        board, table = to_json(view.data), view.standings
         house = house_snapshot(event)
         touched = list(Registration.objects.filter(pk=rid))
         for r in touched:
             r.event = event
-        own = player_snapshots(touched, table)
+        own = player_states(touched, table)
     sockets = time.perf_counter() - began
     board_bytes = len(json.dumps({"type": "update", "stream": "board", "data": board}))
     house_bytes = len(json.dumps({"type": "update", "stream": "house", "data": house}))
-    player_bytes = len(json.dumps({"type": "update", "stream": "player", "data": own[rid]}))
+    player_bytes = len(
+        json.dumps({"type": "update", "stream": "player", "data": to_json(own[rid])})
+    )
     # Each phone's refetch: its own snapshot (with the event's standings) and its panel.
     refetch = []
     fetched_bytes = []
     for registration in Registration.objects.filter(event_id=event_id).order_by("pk")[:phones]:
         registration.event = event
         one = time.perf_counter()
-        me = player_snapshot(registration)
+        me = player_state(registration)
         html = render_to_string("web/_player.html", {"event": event, "me": me, "key": fresh_key()})
         refetch.append(time.perf_counter() - one)
         fetched_bytes.append(len(html))

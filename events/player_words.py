@@ -7,8 +7,10 @@ wild rank once it is revealed. A pending offer's cards never do.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypedDict
+from dataclasses import dataclass
+from typing import Annotated
 
+from events.answers import Described
 from events.models import Outcome, Review
 from scoring.evaluator import evaluate_high, evaluate_low
 
@@ -34,14 +36,24 @@ def rank_word(rank: str) -> str:
     return RANK_WORDS.get(rank.upper(), rank)
 
 
-def hand_names(cards: Sequence[str], wild_rank: str | None) -> dict[str, str | None]:
+@dataclass(frozen=True, slots=True)
+class HandNames:
+    """The kept cards' High and Low names (null before any)."""
+
+    high: Annotated[
+        str | None, Described("'Three of a Kind, twos'; the wild counts once revealed.")
+    ]
+    low: str | None
+
+
+def hand_names(cards: Sequence[str], wild_rank: str | None) -> HandNames:
     """The High and Low names of the kept cards ('Three of a Kind, twos'); None before any."""
     if not cards:
-        return {"high": None, "low": None}
-    return {
-        "high": evaluate_high(cards, wild_rank or None).description,
-        "low": evaluate_low(cards).description,
-    }
+        return HandNames(high=None, low=None)
+    return HandNames(
+        high=evaluate_high(cards, wild_rank or None).description,
+        low=evaluate_low(cards).description,
+    )
 
 
 def wild_effect(cards: Sequence[str], wild_rank: str | None) -> str | None:
@@ -63,11 +75,12 @@ def wild_effect(cards: Sequence[str], wild_rank: str | None) -> str | None:
     )
 
 
-class ReviewWords(TypedDict):
+@dataclass(frozen=True, slots=True)
+class ReviewWords:
     """What House is reviewing and why, for the paused player."""
 
     game: int | None
-    text: str
+    text: Annotated[str, Described("What House is reviewing and why, in words.")]
 
 
 def review_words(review: Review | None) -> ReviewWords | None:
@@ -83,4 +96,4 @@ def review_words(review: Review | None) -> ReviewWords | None:
         what = f"House is reviewing game {game}"
     else:
         what = "House paused your play for a review"
-    return {"game": game, "text": f"{what}. Reason: {review.reason}"}
+    return ReviewWords(game=game, text=f"{what}. Reason: {review.reason}")

@@ -11,83 +11,44 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from accounts.models import User
-from audit.export import final_result
 from cards.models import Offer, pending_offer
-from cards.names import RANK_FACES, card_face
-from cards.stock import seed_hex
 from events.check_in import collected
 from events.models import Event, Phase, RegistrationStatus, Review
-from events.player_words import hand_names
-from events.snapshots import event_summary, pool_summary, prize_split
+from events.reads.common import event_summary, pool_summary
+from events.reads.final import final_results
 from house.selectors import house_events
 
 
 def results(event: Event) -> dict[str, Any]:
-    """What the printed sheet shows: standings, awards, the pool's arithmetic, the proofs."""
-    pool = pool_summary(event)
+    """What the printed sheet shows: standings, awards, the pool's arithmetic, the proofs.
+
+    Once the event is final, the final results page's own results (`events.reads.final`).
+    """
+    final = final_results(event)
     sheet: dict[str, Any] = {
         "event": event,
         "summary": event_summary(event),
-        "pool": pool,
-        "adjusted": sum(a["amount"] for a in pool["adjustments"]),
+        "pool": pool_summary(event) if final is None else final.pool,
         "collected": collected(event),
-        "final": event.phase == Phase.FINALIZED,
+        "final": final is not None,
         "commitment": event.commitment,
-        "seed": seed_hex(event.pk) if event.phase == Phase.FINALIZED else None,
+        "seed": None if final is None else final.seed,
         "head": {"seq": event.audit_seq, "hash": event.audit_hash},
         "printed_at": timezone.now(),
     }
-    if not sheet["final"]:
+    if final is None:
         return sheet
-    result = final_result(event)
-    # Each hand as the final page names it, and each card with its face ("10♣").
-    players = [
-        {
-            **p,
-            "faces": [card_face(card) for card in p["cards"]],
-            "names": hand_names(p["cards"], p["wild_rank"]),
-            "wild": RANK_FACES.get(p["wild_rank"] or "", p["wild_rank"]),
-        }
-        for p in result["players"]
-    ]
-    eligible = [p for p in players if p["status"] == "eligible" and p["high_place"] is not None]
-    high = sorted(eligible, key=lambda p: (p["high_place"], p["player"]))
-    low = sorted(
-        (p for p in eligible if p["low_place"] is not None),
-        key=lambda p: (p["low_place"], p["player"]),
-    )
-    winners = sorted(
-        event.registrations.filter(
-            Q(high_place=1) | Q(low_place=1), status=RegistrationStatus.CHECKED_IN
-        ),
-        key=lambda r: r.label,
-    )
-    prizes = prize_split(event, winners)
-    high_winners = [r.label for r in prizes.high_winners]
-    low_winners = [r.label for r in prizes.low_winners]
-    labels = {r.pk: r.label for r in winners}
-    awards = [
-        {
-            "player": labels[pk],
-            "amount": amount,
-            "for": " and ".join(
-                what
-                for what, names in (("High", high_winners), ("Low", low_winners))
-                if labels[pk] in names
-            ),
-        }
-        for pk, amount in prizes.allocation.awards.items()
-    ]
+    # The sheet names winners by label, the Low winners' awards first.
+    awards = sorted(final.awards, key=lambda a: ("Low" not in a.won, a.player))
     sheet.update(
-        high=high,
-        low=low,
-        withdrawn=[p for p in players if p["status"] == "withdrawn"],
+        high=final.high,
+        low=final.low,
+        withdrawn=final.withdrawn,
         awards=awards,
-        split=prizes.arithmetic,
-        high_winners=high_winners,
-        low_winners=low_winners,
-        confirmed_pool=result["pool"],
-        unallocated=result["unallocated"],
+        split=final.split,
+        high_winners=sorted(w.player for w in final.winners.high),
+        low_winners=sorted(w.player for w in final.winners.low),
+        unallocated=final.unallocated,
     )
     return sheet
 
@@ -136,8 +97,8 @@ def tonight_events(events: list[Event]) -> list[dict[str, Any]]:
                 "withdrawn": count["withdrawn"],
                 "pending": pending.get(event.pk, 0),
                 "reviews": reviews.get(event.pk, 0),
-                "pool": pool["pool"],
-                "pool_confirmed": pool["confirmed"],
+                "pool": pool.pool,
+                "pool_confirmed": pool.confirmed,
                 "collected": event.contribution * count["paid"],
             }
         )

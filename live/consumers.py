@@ -6,7 +6,7 @@ joins the groups, sends the current snapshots on connect and on `{"type": "reloa
 what the groups carry. Every frame a client receives is one JSON object:
 
     {"type": "snapshot" | "update", "stream": "board" | "venue" | "player" | "places" | "house",
-     "version": <int>, "data": <the stream's full snapshot, see events.snapshots>,
+     "version": <int>, "data": <the stream's full snapshot, see events.reads>,
      "html": <board, player and House: the fragment the page swaps in, see live.fragments>}
 
 A "venue" frame (the venue's display only: BoardConsumer) is always a "snapshot" with the
@@ -51,8 +51,8 @@ from django.template.loader import render_to_string
 
 from accounts import revocation
 from events.models import Event, Phase, Registration
+from events.reads.player import player_state
 from events.runner import is_house
-from events.snapshots import player_snapshot
 from events.venue import VenueCheckIn, display_grant, venue_check_in
 from live import announcement_frames
 from live import publisher as live
@@ -382,7 +382,7 @@ class PlayerConsumer(LiveConsumer):
             registration = Registration.objects.select_related("event").get(
                 pk=access.registration_id
             )
-            me = player_snapshot(registration)
+            me = player_state(registration)
             return [live.player(registration, me), live.own_places(registration, me)]
 
 

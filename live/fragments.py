@@ -1,6 +1,6 @@
 """The HTML a live page swaps in: rendered once per audience, for the first page and for pushes.
 
-Each audience's live part is rendered from its read model (`events.snapshots.BoardView`, the
+Each audience's live part is rendered from its read model (`events.reads.board.BoardView`, the
 player's `PlayerState`, House's `house.selectors.Dashboard`), the same one the page's first
 render uses. The board's and House's parts are also cut into pieces (`Cut`): elements with an id
 (a board row, a House row, a section) that a pushed update replaces one by one, and the lists
@@ -16,6 +16,7 @@ A pushed fragment is rendered outside any request, so it carries no CSRF token: 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -28,7 +29,8 @@ from django.template import engines
 from django.template.loader import get_template, render_to_string
 
 from events.models import Event
-from events.snapshots import BoardView, PlayerState
+from events.reads.board import BoardView
+from events.reads.player import PlayerState
 from house import selectors
 from house.tools import tools
 from web.errors import fresh_key
@@ -145,19 +147,14 @@ def board_cut(event: Event, view: BoardView) -> Cut:
             suffix = "-low" if side == "low" else ""
             id = f"board-row-{entry.registration_id}{suffix}"
             ids.append(id)
-            places[id] = board_place(entry.row["place"])
-            shown = {k: v for k, v in entry.row.items() if k != "place"}
+            places[id] = board_place(entry.row.place)
+            shown = dataclasses.asdict(entry)
+            del shown["row"]["place"]  # the cut's `places`, not the piece's
             context = {"entry": entry, "side": side, "place": ""}
-            pieces.append(
-                data_piece(
-                    id,
-                    [side, entry.registration_id, shown, entry.prize, entry.stands_for],
-                    _renderer("web/_board_row.html", context),
-                )
-            )
+            pieces.append(data_piece(id, [side, shown], _renderer("web/_board_row.html", context)))
         if ids:
             lists[f"board-{side}"] = tuple(ids)
-    layout = f"board final={view.data['final']} high={bool(view.high)} low={bool(view.low)}"
+    layout = f"board final={view.data.final} high={bool(view.high)} low={bool(view.low)}"
     return Cut(layout, tuple(pieces), lists, lambda: board_html(event, view), places)
 
 
@@ -171,12 +168,7 @@ def player_html(event: Event, me: PlayerState) -> str:
 
 def places_of(me: PlayerState) -> dict[str, Any]:
     """A player's place line as the page renders it itself (see live.js, "places")."""
-    return {
-        "high": me.get("high_place"),
-        "low": me.get("low_place"),
-        "ranked": me.get("ranked"),
-        "final": bool(me.get("final")),
-    }
+    return {"high": me.high_place, "low": me.low_place, "ranked": me.ranked, "final": me.final}
 
 
 # --- House ----------------------------------------------------------------------------------------

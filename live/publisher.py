@@ -65,14 +65,10 @@ from events import store
 from events.changes import Committed
 from events.models import Event, Phase, Registration
 from events.progress import provisional_standings
-from events.snapshots import (
-    BoardView,
-    PlayerState,
-    board_view,
-    house_snapshot,
-    player_snapshot,
-    player_snapshots,
-)
+from events.reads.board import BoardView, board_view
+from events.reads.common import to_json
+from events.reads.player import PlayerState, player_state, player_states
+from events.snapshots import house_snapshot
 from events.venue import venue_check_in
 from house import selectors
 from live.fragments import (
@@ -220,7 +216,11 @@ def board(event: Event, view: BoardView | None = None) -> Snapshot:
     view = board_view(event) if view is None else view
     remember(event, event_group(event.pk), board_cut(event, view))
     return Snapshot(
-        event_group(event.pk), "board", event.version, view.data, html=board_html(event, view)
+        event_group(event.pk),
+        "board",
+        event.version,
+        to_json(view.data),
+        html=board_html(event, view),
     )
 
 
@@ -356,7 +356,8 @@ def targeted(
 
 def board_update(event: Event, view: BoardView) -> Snapshot:
     """The board after a change: the rows and head that changed, with the board's data."""
-    snapshot, _ = targeted(event, event_group(event.pk), "board", board_cut(event, view), view.data)
+    cut = board_cut(event, view)
+    snapshot, _ = targeted(event, event_group(event.pk), "board", cut, to_json(view.data))
     return snapshot
 
 
@@ -444,13 +445,13 @@ def house_update(event: Event, *, listening: bool = True) -> Snapshot:
 
 
 def player(registration: Registration, data: PlayerState | None = None) -> Snapshot:
-    """A player's snapshot; `data`, when the caller has computed it, is `player_snapshot`'s."""
-    own = player_snapshot(registration) if data is None else data
+    """A player's snapshot; `data`, when the caller has computed it, is `player_state`'s."""
+    own = player_state(registration) if data is None else data
     return Snapshot(
         player_group(registration.pk),
         "player",
         registration.version,
-        own,
+        to_json(own),
         html=player_html(registration.event, own),
     )
 
@@ -510,7 +511,7 @@ def change_snapshots(
         registrations.sort(key=lambda r: r.pk)
         for registration in registrations:
             registration.event = event
-        own = player_snapshots(registrations, table)
+        own = player_states(registrations, table)
         found += [player(r, own[r.pk]) for r in registrations]
         if first is not None:
             first(found)

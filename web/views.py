@@ -17,14 +17,11 @@ from events import services
 from events.errors import DomainError, Invalid, NothingPending, OutOfOrder
 from events.event_lists import event_list_public, events_of
 from events.models import Event, Phase, Registration
+from events.reads.board import board_view
+from events.reads.common import event_summary, to_json
+from events.reads.final import final_results
+from events.reads.player import player_state
 from events.runner import is_house
-from events.snapshots import (
-    board_snapshot,
-    board_view,
-    event_summary,
-    final_results,
-    player_snapshot,
-)
 from events.venue import display_grant, venue_check_in
 from syndicate.query import query_flag, query_int
 from web.errors import OUT_OF_DATE, checked, form_key, fresh_key, log_refused, refuse
@@ -89,7 +86,7 @@ def _player_context(
         "event": event,
         "summary": event_summary(event),
         "registration": registration,
-        "me": player_snapshot(registration),
+        "me": player_state(registration),
         "key": fresh_key(),
         "refusal": refusal,
     }
@@ -358,4 +355,4 @@ def board_final(request: HttpRequest, event_id: int) -> HttpResponse:
 @require_safe
 def board_json(request: HttpRequest, event_id: int) -> JsonResponse:
     """The public snapshot, for clients that reload after a gap."""
-    return JsonResponse(board_snapshot(_event(event_id)))
+    return JsonResponse(to_json(board_view(_event(event_id)).data))

@@ -19,6 +19,10 @@ from django.urls import URLPattern, resolve
 
 from api import urls
 from events.answers import ALL_ANSWERS
+from events.reads.board import Board, BoardRow
+from events.reads.common import PoolSummary
+from events.reads.final import FinalWinners, Winner
+from events.reads.player import PlayerState
 from tests.api.support import Api
 from tests.factories import make_table, make_user
 
@@ -315,3 +319,24 @@ def test_it_documents_each_service_answer_from_its_dataclass() -> None:
         if int(status) < 300
     }
     assert answered == {kind.__name__ for kind in ALL_ANSWERS}
+
+
+def test_it_documents_each_read_model_from_its_dataclass() -> None:
+    components = _spec()["components"]["schemas"]
+    for kind, name in (
+        (Board, "Board"),
+        (BoardRow, "StandingRow"),
+        (PlayerState, "PlayerSnapshot"),
+        (PoolSummary, "Pool"),
+        (FinalWinners, "FinalWinners"),
+        (Winner, "Winner"),
+    ):
+        component = components[name]
+        shown = [f.name for f in dataclasses.fields(kind) if not f.metadata.get("page_only")]
+        assert list(component["properties"]) == shown, name
+        assert component["description"] == kind.__doc__
+    # The page's own fields are not in the JSON, so not in the schema either.
+    assert "stands_for" not in components["Winner"]["properties"]
+    # A live board row has no award: optional, and never null.
+    assert "award" not in components["StandingRow"]["required"]
+    assert components["StandingRow"]["properties"]["award"]["type"] == "integer"

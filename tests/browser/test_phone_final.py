@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from events import services
-from events.snapshots import final_results
+from events.reads.final import final_results
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.test_event_flow import WAIT
 from tests.browser.test_phone_connection import open_live, phone, step
@@ -52,13 +52,14 @@ def test_a_phone_open_when_house_finalizes_shows_the_winners_its_result_and_the_
     assert results is not None
     for side in ("high", "low"):
         winners = final.locator(f'[data-winners="{side}"] .winner')
-        expect(winners).to_have_count(len(results[f"{side}_winners"]))
-        for index, winner in enumerate(results[f"{side}_winners"]):
+        side_winners = getattr(results.winners, side)
+        expect(winners).to_have_count(len(side_winners))
+        for index, winner in enumerate(side_winners):
             shown = winners.nth(index)
-            expect(shown).to_contain_text(winner["player"])
-            expect(shown).to_contain_text(winner["description"])
-            if winner["prize"]:
-                expect(shown).to_contain_text(f"${winner['prize']}")
+            expect(shown).to_contain_text(winner.player)
+            expect(shown).to_contain_text(winner.description)
+            if winner.prize:
+                expect(shown).to_contain_text(f"${winner.prize}")
             expect(shown.locator(".card")).to_have_count(5)
     link = final.get_by_role("link", name="Every place, the pool and the shuffle's proof")
     expect(link).to_have_attribute("href", f"/board/{event_id}/final/")

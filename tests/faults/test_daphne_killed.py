@@ -19,7 +19,10 @@ import pytest
 import requests
 
 from events.models import Event, GameResult, Registration
-from events.snapshots import board_snapshot, house_snapshot, player_snapshot
+from events.reads.board import board_view
+from events.reads.common import to_json
+from events.reads.player import player_state
+from events.snapshots import house_snapshot
 from tests.factories import make_table
 from tests.faults.clients import Api, LiveSocket, Loop, session_cookie
 from tests.faults.processes import Processes, app_env, report
@@ -157,13 +160,15 @@ def test_clients_of_a_killed_daphne_recover_the_saved_state_from_the_other(
         assert {f.server for f in snapshots.values()} == {b.url}
         assert snapshots[s.event_stream].message["version"] == event.version
         if s.event_stream == "board":
-            assert snapshots["board"].message["data"] == as_sent(board_snapshot(event))
+            assert snapshots["board"].message["data"] == as_sent(to_json(board_view(event).data))
         if "player" in snapshots:
             registration = Registration.objects.get(
                 pk=snapshots["player"].message["data"]["registration_id"]
             )
             assert snapshots["player"].message["version"] == registration.version
-            assert snapshots["player"].message["data"] == as_sent(player_snapshot(registration))
+            assert snapshots["player"].message["data"] == as_sent(
+                to_json(player_state(registration))
+            )
             games = snapshots["player"].message["data"]["games"]
             assert games[0]["outcome"] == "loss"  # reported on B while this socket was down
         if "house" in snapshots:
@@ -184,7 +189,7 @@ def test_clients_of_a_killed_daphne_recover_the_saved_state_from_the_other(
             if f.message["stream"] == s.event_stream and f.message["version"] == event.version
         ]
         if s.event_stream == "board":
-            assert heard.message["data"] == as_sent(board_snapshot(event))
+            assert heard.message["data"] == as_sent(to_json(board_view(event).data))
         assert s.reloads == 0 and s.refused is None
 
     group = f"{env['CHANNELS_PREFIX']}:group:event.{event_id}"

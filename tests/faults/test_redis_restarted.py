@@ -23,7 +23,8 @@ from django.utils import timezone
 from accounts.models import User
 from cards.models import Offer, OfferKind
 from events.models import Event, GameResult
-from events.snapshots import board_snapshot
+from events.reads.board import board_view
+from events.reads.common import to_json
 from push.keys import VapidKeys
 from push.models import DeliveryStatus, PushDelivery
 from push.subscriptions import subscription_save
@@ -198,7 +199,7 @@ def test_a_redis_restart_loses_nothing_saved_and_the_sweep_sends_the_lost_remind
         latest = [f for f in k.frames if f.message["stream"] == k.event_stream][-1]
         assert latest.message["version"] == after.version
         if k.event_stream == "board":
-            assert latest.message["data"] == as_sent(board_snapshot(after))
+            assert latest.message["data"] == as_sent(to_json(board_view(after).data))
 
     # Nothing accepted was lost.
     for answer in accepted:

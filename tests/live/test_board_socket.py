@@ -12,7 +12,8 @@ from cards.models import CardState, DealtCard
 from events import services
 from events.errors import OutOfOrder
 from events.models import Event
-from events.snapshots import board_snapshot, board_view
+from events.reads.board import board_view
+from events.reads.common import to_json
 from live.fragments import board_html
 from tests.factories import make_table, make_user
 from tests.live.sockets import TIMEOUT, card_faces, communicator, open_socket, refusal
@@ -27,7 +28,7 @@ def path(event_id: int) -> str:
 def test_it_sends_a_snapshot_with_the_version_on_connect() -> None:
     table = make_table(players=2, start=True)
     event = table.refresh()
-    expected = board_snapshot(event)
+    expected = to_json(board_view(event).data)
     html = board_html(event, board_view(event))
 
     async def scenario() -> None:

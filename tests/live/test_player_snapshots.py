@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from events.snapshots import player_snapshot, player_snapshots
+from events.reads.player import player_state, player_states
 from live import publisher as live
 from tests.factories import Table, make_table
 
@@ -30,17 +30,17 @@ def test_snapshots_taken_together_equal_those_taken_one_by_one() -> None:
     table = varied()
     registrations = [table.registration(player) for player in table.players]
 
-    together = player_snapshots(registrations)
+    together = player_states(registrations)
 
-    assert together == {r.pk: player_snapshot(r) for r in registrations}
+    assert together == {r.pk: player_state(r) for r in registrations}
     pending_win, plain, done, waiting = (together[r.pk] for r in registrations)
-    assert pending_win["pending"] is not None and waiting["pending"] is not None
-    assert pending_win["pending"]["kind"] == "win" and pending_win["reveal"] is not None
-    assert plain["pending"] is None
-    assert [card["code"] for card in plain["hand"]] == table.kept(table.players[1])
-    assert done["wild_indicator"] is not None and len(done["hand"]) == table.event.rules.kept
-    assert waiting["pending"]["kind"] == "starting"
-    assert all(card["face_down"] for card in waiting["pending"]["cards"])
+    assert pending_win.pending is not None and waiting.pending is not None
+    assert pending_win.pending.kind == "win" and pending_win.reveal is not None
+    assert plain.pending is None
+    assert [card.code for card in plain.hand] == table.kept(table.players[1])
+    assert done.wild_indicator is not None and len(done.hand) == table.event.rules.kept
+    assert waiting.pending.kind == "starting"
+    assert all(card.face_down for card in waiting.pending.cards)
 
 
 def test_a_change_touching_more_players_costs_no_more_queries() -> None:

@@ -10,8 +10,9 @@ from accounts.models import User
 from cards.models import DealtCard
 from cards.names import card_face
 from events.models import Registration
+from events.reads.common import to_json
+from events.reads.player import player_state
 from events.registration import end_sessions
-from events.snapshots import player_snapshot
 from live.fragments import player_html
 from tests.factories import make_table, make_user
 from tests.live.sockets import (
@@ -38,7 +39,7 @@ def test_it_sends_the_players_own_snapshot_and_places_on_connect() -> None:
     table = make_table(players=2, start=True)
     player = table.players[0]
     registration = Registration.objects.select_related("event").get(pk=table.rid(player))
-    own = player_snapshot(registration)
+    own = player_state(registration)
     cookie = session_cookie(player)
 
     async def scenario() -> None:
@@ -48,7 +49,7 @@ def test_it_sends_the_players_own_snapshot_and_places_on_connect() -> None:
             {
                 "type": "snapshot",
                 "stream": "places",
-                "version": own["event_version"],
+                "version": own.event_version,
                 "data": {"high": None, "low": None, "ranked": 0, "final": False},
             }
         ]
@@ -58,12 +59,12 @@ def test_it_sends_the_players_own_snapshot_and_places_on_connect() -> None:
             {
                 "type": "snapshot",
                 "stream": "player",
-                "version": own["version"],
-                "data": own,
+                "version": own.version,
+                "data": to_json(own),
                 "html": expected,
             }
         )
-        assert own["registration_id"] == registration.pk and own["version"] >= 1
+        assert own.registration_id == registration.pk and own.version >= 1
         assert await socket.receive_nothing(timeout=0.2)
         await socket.disconnect()
 

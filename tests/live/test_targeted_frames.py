@@ -19,7 +19,9 @@ from cards.models import CardState, DealtCard
 from cards.names import card_name
 from events import services
 from events.models import Event
-from events.snapshots import board_view, house_snapshot
+from events.reads.board import board_view
+from events.reads.common import to_json
+from events.snapshots import house_snapshot
 from house import selectors
 from live import publisher as live
 from live.fragments import HOUSE_SECTIONS, board_html, compact, house_cut, house_html
@@ -41,13 +43,13 @@ def house_path(event_id: int) -> str:
 
 
 def board_rows(event: Event) -> dict[str, Any]:
-    """Each board row's element id and what it shows."""
+    """Each board row's element id and what it shows (as JSON)."""
     view = board_view(event)
     rows: dict[str, Any] = {}
     for side, entries in (("high", view.high), ("low", view.low)):
         for entry in entries:
             suffix = "-low" if side == "low" else ""
-            rows[f"board-row-{entry.registration_id}{suffix}"] = entry.row
+            rows[f"board-row-{entry.registration_id}{suffix}"] = to_json(entry.row)
     return rows
 
 

@@ -11,7 +11,8 @@ from django.urls import reverse
 
 from events import services
 from events.models import RegistrationStatus
-from events.snapshots import board_snapshot, board_view, stood_for, wild_stands_for
+from events.reads.board import board_view, stood_for, wild_stands_for
+from events.reads.common import to_json
 from payouts.allocation import allocate
 from scoring.evaluator import evaluate_high
 from tests.events.support import finalized_table
@@ -27,8 +28,8 @@ def test_it_ranks_every_player_not_only_the_top_ten(client: Client):
     view = board_view(table.refresh())
     assert len(view.high) == len(view.low) == 12
     # The JSON snapshot keeps its top ten places per list, as before.
-    assert view.data["high"] == [e.row for e in view.high[:10]]
-    assert view.data["low"] == [e.row for e in view.low[:10]]
+    assert view.data.high == tuple(e.row for e in view.high[:10])
+    assert view.data.low == tuple(e.row for e in view.low[:10])
     page = client.get(reverse("web:board", args=[table.event.pk])).content.decode()
     for player in table.players:
         assert page.count(f'id="board-row-{table.rid(player)}"') == 1
@@ -47,8 +48,8 @@ def test_it_gives_each_row_its_player_registration_in_place_order():
     labels = {table.rid(p): table.registration(p).label for p in table.players}
     for entries in (view.high, view.low):
         assert {e.registration_id for e in entries} == ids
-        assert all(e.row["player"] == labels[e.registration_id] for e in entries)
-        places = [e.row["place"] for e in entries]
+        assert all(e.row.player == labels[e.registration_id] for e in entries)
+        places = [e.row.place for e in entries]
         assert places == sorted(places)
 
 
@@ -58,10 +59,10 @@ def test_it_shows_the_provisional_pool_with_the_adjustments_in_force():
     table = make_table("league", players=3, start=True, contribution=10)
     services.registration_close(event_id=table.event.pk, by=table.house)
     services.pool_confirm(event_id=table.event.pk, by=table.house, adjustments=[(-5, "Refund")])
-    assert board_snapshot(table.refresh())["pool"]["pool"] == 25
+    assert board_view(table.refresh()).data.pool.pool == 25
     services.participant_add(event_id=table.event.pk, by=table.house, player=make_user("Lou"))
-    pool = board_snapshot(table.refresh())["pool"]
-    assert (pool["confirmed"], pool["base"], pool["pool"]) == (False, 40, 35)
+    pool = board_view(table.refresh()).data.pool
+    assert (pool.confirmed, pool.base, pool.pool) == (False, 40, 35)
 
 
 @pytest.mark.django_db
@@ -85,7 +86,8 @@ def test_it_shows_each_prize_in_the_column_where_it_was_won():
         prizes[entry.registration_id] += entry.prize or 0
     assert prizes == {pk: r.award for pk, r in registrations.items()}
     # The public snapshot keeps its shape: the prize by column is the page's alone.
-    assert all("prize" not in row for row in view.data["high"] + view.data["low"])
+    public = to_json(view.data)
+    assert all("prize" not in row for row in public["high"] + public["low"])
 
 
 @pytest.mark.django_db

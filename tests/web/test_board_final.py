@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from cards.stock import seed_hex
 from events.models import RegistrationStatus
-from events.snapshots import final_results
+from events.reads.final import final_results
 from tests.events.support import finalized_table, last
 from tests.factories import make_table
 
@@ -41,15 +41,15 @@ def test_its_arithmetic_adds_up_to_the_pool():
     event = table.refresh()
     results = final_results(event)
     assert results is not None
-    split = results["split"]
-    assert results["pool"]["pool"] == 28
-    assert split["low_share"] == 28 // 5
-    assert split["high_share"] == 28 - split["low_share"] + split["low_moved"]
-    paid = sum(p["award"] for p in results["payouts"])
-    assert paid + results["unallocated"] == 28
-    assert split["low_paid"] + split["high_paid"] == paid
-    assert results["seed"] == seed_hex(event.pk)
-    assert results["seed_matches"] is True
+    split = results.split
+    assert results.pool.pool == 28
+    assert split.low_share == 28 // 5
+    assert split.high_share == 28 - split.low_share + split.low_moved
+    paid = sum(p.award for p in results.payouts)
+    assert paid + results.unallocated == 28
+    assert split.low_paid + split.high_paid == paid
+    assert results.seed == seed_hex(event.pk)
+    assert results.seed_matches is True
 
 
 @pytest.mark.django_db

@@ -10,7 +10,8 @@ from django.urls import reverse
 
 from events import services
 from events.models import Registration
-from events.snapshots import final_results, player_snapshot, player_snapshots
+from events.reads.final import final_results
+from events.reads.player import player_state, player_states
 from live.fragments import player_html
 from tests.events.support import complete_table, finalized_table
 from web.templatetags.player_page import ordinal
@@ -20,7 +21,7 @@ def winners_as_the_final_page_has_them(table) -> dict[str, list[tuple[str, str, 
     results = final_results(table.refresh())
     assert results is not None
     return {
-        side: [(w["player"], w["description"], w["prize"]) for w in results[f"{side}_winners"]]
+        side: [(w.player, w.description, w.prize) for w in getattr(results.winners, side)]
         for side in ("high", "low")
     }
 
@@ -28,22 +29,22 @@ def winners_as_the_final_page_has_them(table) -> dict[str, list[tuple[str, str, 
 @pytest.mark.django_db
 def test_the_read_model_carries_the_winners_once_final():
     table = complete_table("league", players=3)
-    assert player_snapshot(table.registration(table.players[0]))["winners"] is None
+    assert player_state(table.registration(table.players[0])).winners is None
     services.pool_confirm(event_id=table.event.pk, by=table.house)
     services.event_finalize(event_id=table.event.pk, by=table.house)
-    me = player_snapshot(table.registration(table.players[0]))
-    assert me["winners"] is not None
+    me = player_state(table.registration(table.players[0]))
+    assert me.winners is not None
     shown = {
-        side: [(w["player"], w["description"], w["prize"]) for w in me["winners"][side]]
+        side: [(w.player, w.description, w.prize) for w in getattr(me.winners, side)]
         for side in ("high", "low")
     }
     assert shown == winners_as_the_final_page_has_them(table)
-    assert all(len(w["cards"]) == 5 for side in ("high", "low") for w in me["winners"][side])
+    assert all(len(w.cards) == 5 for side in ("high", "low") for w in getattr(me.winners, side))
     # The winners are the same for every player, read once for a batch.
     registrations = list(Registration.objects.filter(event=table.event).select_related("event"))
-    together = player_snapshots(registrations)
-    assert {pk: s["winners"] for pk, s in together.items()} == {
-        r.pk: me["winners"] for r in registrations
+    together = player_states(registrations)
+    assert {pk: s.winners for pk, s in together.items()} == {
+        r.pk: me.winners for r in registrations
     }
 
 
@@ -54,7 +55,7 @@ def test_the_final_phone_shows_the_winners_its_own_result_and_the_final_page(cli
     registration = table.registration(player)
     client.force_login(player)
     first = client.get(reverse("web:event", args=[table.event.pk])).content.decode()
-    pushed = player_html(table.event, player_snapshot(registration))
+    pushed = player_html(table.event, player_state(registration))
     for page in (first, pushed):
         assert "data-final-results" in page
         own = f"High {ordinal(registration.high_place)} · Low {ordinal(registration.low_place)}"

@@ -19,8 +19,8 @@ from audit.models import AuditEntry
 from cards.models import Offer
 from events import services
 from events.models import Registration, RegistrationStatus
-from events.player_words import hand_names, wild_effect
-from events.snapshots import PlayerState, player_snapshot
+from events.player_words import HandNames, hand_names, wild_effect
+from events.reads.player import PlayerState, player_state
 from scoring.evaluator import evaluate_high, evaluate_low
 from tests.events.support import snapshot
 from tests.factories import Table, make_table, make_user
@@ -77,12 +77,12 @@ def test_a_pending_offer_never_reaches_the_words(client):
     table = make_table("switch", players=2, start=True)
     ann = table.players[0]
     me = services_snapshot(table, ann)
-    assert me["hand_names"] == {"high": None, "low": None}
-    assert me["wild_effect"] is None
+    assert me.hand_names == HandNames(high=None, low=None)
+    assert me.wild_effect is None
 
 
 def services_snapshot(table: Table, player: User) -> PlayerState:
-    return player_snapshot(table.registration(player))
+    return player_state(table.registration(player))
 
 
 def test_the_wilds_effect_names_the_hand_with_and_without_it():
@@ -98,10 +98,9 @@ def test_the_wilds_effect_names_the_hand_with_and_without_it():
         "Your best High hand, Royal Flush, needs no wild 2."
     )
     assert wild_effect(cards, None) is None
-    assert hand_names(["2c", "2d", "2h", "9s", "Kd"], None) == {
-        "high": "Three of a Kind, twos",
-        "low": "Three of a Kind, twos",
-    }
+    assert hand_names(["2c", "2d", "2h", "9s", "Kd"], None) == HandNames(
+        high="Three of a Kind, twos", low="Three of a Kind, twos"
+    )
 
 
 @pytest.mark.django_db
@@ -113,8 +112,8 @@ def test_it_says_what_the_revealed_wild_does(client):
     wild = registration.wild_rank
     held = table.kept(ann)
     me = services_snapshot(table, ann)
-    assert me["hand_names"]["high"] == evaluate_high(held, wild).description
-    effect = me["wild_effect"]
+    assert me.hand_names.high == evaluate_high(held, wild).description
+    effect = me.wild_effect
     assert effect is not None
     holding = [card for card in held if card[0] == wild]
     if not holding:
@@ -177,9 +176,9 @@ def test_places_read_as_ordinals():
 def test_not_kept_cards_count_their_three_seconds_from_the_confirmation():
     now = timezone.now()
     assert not_kept_left_ms(None) == 0
-    assert 2900 <= not_kept_left_ms(now.isoformat()) <= 3000
-    assert 900 <= not_kept_left_ms((now - datetime.timedelta(seconds=2)).isoformat()) <= 1000
-    assert not_kept_left_ms((now - datetime.timedelta(seconds=4)).isoformat()) == 0
+    assert 2900 <= not_kept_left_ms(now) <= 3000
+    assert 900 <= not_kept_left_ms(now - datetime.timedelta(seconds=2)) <= 1000
+    assert not_kept_left_ms(now - datetime.timedelta(seconds=4)) == 0
 
 
 @pytest.mark.django_db

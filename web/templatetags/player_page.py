@@ -23,10 +23,10 @@ def ordinal(place: int | None) -> str:
 
 
 @register.filter
-def not_kept_left_ms(revealed_at: str | None) -> int:
+def not_kept_left_ms(revealed_at: datetime.datetime | None) -> int:
     """Milliseconds the Not kept cards still show, counted from the confirmation itself, so a
     refresh or a reload never starts the three seconds again."""
-    if not revealed_at:
+    if revealed_at is None:
         return 0
-    shown = timezone.now() - datetime.datetime.fromisoformat(revealed_at)
+    shown = timezone.now() - revealed_at
     return max(0, NOT_KEPT_MS - int(shown.total_seconds() * 1000))

@@ -1,0 +1,291 @@
+"""The public board: live High and Low standings, the event's progress and the pool.
+
+`board_view(event)` builds it; the board page's first render, every pushed board fragment, the
+API's board and the board's socket data all come from it. Public state only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from itertools import combinations, product
+from typing import Annotated
+
+from events.answers import Described
+from events.models import Event, Phase, Registration, RegistrationStatus
+from events.progress import hands, standings_of
+from events.reads.common import (
+    CardFace,
+    EventSummary,
+    PoolSummary,
+    event_summary,
+    face,
+    pool_summary,
+)
+from payouts.allocation import allocate
+from scoring.evaluator import (
+    RANKS,
+    HighValue,
+    LowValue,
+    best_five,
+    evaluate_high,
+    evaluate_low,
+    low_five,
+)
+from scoring.standings import Hand, Place, Standings
+
+SNAPSHOT_ROWS = 10  # places per list in the board's JSON snapshot; the board page shows them all
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRow:
+    """One place on the board: the player's label (public), never who they are otherwise."""
+
+    place: int
+    player: Annotated[str, Described("The player's public label.")]
+    cards: Annotated[
+        tuple[CardFace, ...], Described("The five cards that make the hand (fewer early on).")
+    ]
+    held: int
+    wild_rank: str | None
+    category: str
+    description: str
+    award: Annotated[int | None, Described("Final board only: dollars won.")] = None
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """How far the event is: cards kept of those a complete field holds."""
+
+    players: int
+    kept: int
+    to_keep: int
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """The public board: live High and Low standings (the top ten each), progress, the pool."""
+
+    event: EventSummary
+    version: int
+    progress: Progress
+    high: tuple[BoardRow, ...]
+    low: tuple[BoardRow, ...]
+    final: bool
+    pool: PoolSummary
+
+
+@dataclass(frozen=True, slots=True)
+class StandsFor:
+    """A wild card of a High hand, and the card it stands for."""
+
+    card: CardFace
+    meant: CardFace
+
+
+@dataclass(frozen=True, slots=True)
+class BoardEntry:
+    """A board row and whose it is (the page's row id; not in the public board).
+
+    Page only, beside it: the prize won in this row's column (final board, winners), and for High
+    the card each wild of the hand stands for.
+    """
+
+    registration_id: int
+    row: BoardRow
+    prize: int | None = None
+    stands_for: tuple[StandsFor, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BoardView:
+    """The board's read model: the public board, whose each row is, and the standings it shows.
+
+    The board page's first render and every pushed board fragment are rendered from it; the API
+    and the sockets send `to_json(view.data)`.
+    """
+
+    data: Board
+    high: tuple[BoardEntry, ...]  # every ranked player; the public board keeps the top ten
+    low: tuple[BoardEntry, ...]
+    standings: Standings[int] | None  # None once the event is final
+
+    @property
+    def version(self) -> int:
+        return self.data.version
+
+
+def board_view(event: Event) -> BoardView:
+    """The board's read model (see `BoardView`)."""
+    players = list(
+        event.registrations.filter(status=RegistrationStatus.CHECKED_IN).order_by("check_in_order")
+    )
+    labels = {r.pk: r.label for r in players}
+    held = hands(event, players)
+    final = event.phase == Phase.FINALIZED
+    table = None
+    if final:
+        high = _final_rows(players, held, low=False)
+        low = _final_rows(players, held, low=True)
+    else:
+        table = standings_of(players, held)
+        high = _rows(table.high, labels, held, low=False)
+        low = _rows(table.low, labels, held, low=True)
+    pool = pool_summary(event)
+    if final and pool.confirmed:
+        high, low = _with_prizes(pool.pool, high, low)
+    board = Board(
+        event=event_summary(event),
+        version=event.version,
+        progress=Progress(
+            players=len(players),
+            kept=sum(len(hand.cards) for hand in held.values()),
+            to_keep=len(players) * event.rules.kept,
+        ),
+        # The public board (API, socket data) keeps its top ten; the page ranks every player.
+        high=tuple(entry.row for entry in high[:SNAPSHOT_ROWS]),
+        low=tuple(entry.row for entry in low[:SNAPSHOT_ROWS]),
+        final=final,
+        pool=pool,
+    )
+    return BoardView(board, tuple(high), tuple(low), table)
+
+
+def _row(
+    place: int,
+    player: str,
+    hand: Hand,
+    value: HighValue | LowValue,
+    *,
+    low: bool,
+    award: int | None = None,
+) -> tuple[BoardRow, tuple[StandsFor, ...]]:
+    shown = low_five(hand.cards) if low else best_five(hand.cards, hand.wild_rank)
+    row = BoardRow(
+        place=place,
+        player=player,
+        cards=tuple(face(c) for c in shown),
+        held=len(hand.cards),
+        wild_rank=hand.wild_rank,
+        category=value.category,
+        description=value.description,
+        award=award,
+    )
+    return row, (() if low else stands_for(shown, hand.wild_rank))
+
+
+def _rows(
+    places: tuple[Place[int], ...], labels: dict[int, str], held: dict[int, Hand], *, low: bool
+) -> list[BoardEntry]:
+    rows = []
+    for entry in places:
+        row, stands = _row(
+            entry.place, labels[entry.player], held[entry.player], entry.value, low=low
+        )
+        rows.append(BoardEntry(entry.player, row, stands_for=stands))
+    return rows
+
+
+def _final_rows(
+    players: list[Registration], held: dict[int, Hand], *, low: bool
+) -> list[BoardEntry]:
+    def place_of(r: Registration) -> int | None:
+        return r.low_place if low else r.high_place
+
+    rows = []
+    placed = sorted((p for p in players if place_of(p)), key=lambda p: place_of(p) or 0)
+    for r in placed:
+        hand = held[r.pk]
+        value = evaluate_low(hand.cards) if low else evaluate_high(hand.cards, hand.wild_rank)
+        row, stands = _row(place_of(r) or 0, r.label, hand, value, low=low, award=r.award)
+        rows.append(BoardEntry(r.pk, row, stands_for=stands))
+    return rows
+
+
+def _with_prizes(
+    pool: int, high: list[BoardEntry], low: list[BoardEntry]
+) -> tuple[list[BoardEntry], list[BoardEntry]]:
+    """Each winner of the final board with the prize won in that column (High or Low)."""
+    split = allocate(
+        pool,
+        [e.registration_id for e in high if e.row.place == 1],
+        [e.registration_id for e in low if e.row.place == 1],
+    )
+
+    def paid(entries: list[BoardEntry], each: int) -> list[BoardEntry]:
+        return [replace(e, prize=each) if e.row.place == 1 else e for e in entries]
+
+    return paid(high, split.high_each), paid(low, split.low_each)
+
+
+def stands_for(cards: tuple[str, ...], wild_rank: str | None) -> tuple[StandsFor, ...]:
+    """Each wild card of a High five that stands for another card, as faces (`wild_stands_for`)."""
+    return tuple(
+        StandsFor(card=face(printed), meant=face(meant))
+        for printed, meant in wild_stands_for(cards, wild_rank)
+    )
+
+
+@lru_cache(maxsize=4096)
+def wild_stands_for(five: tuple[str, ...], wild_rank: str | None) -> tuple[tuple[str, str], ...]:
+    """Each wild card of a High five that stands for another card, and the card it stands for.
+
+    As many substitutions as the evaluator counts; a wild used as printed is left out. Suits only
+    matter for a flush: otherwise any suit the other cards leave free is shown.
+    """
+    if wild_rank is None or len(five) < 5:
+        return ()
+    value = evaluate_high(five, wild_rank)
+    wilds = [card for card in five if card[0] == wild_rank]
+    natural = [card for card in five if card[0] != wild_rank]
+    if not value.substitutions or not wilds:
+        return ()
+    if value.category == "Five of a Kind":
+        rank = natural[0][0] if natural else "A"  # five wilds make five aces
+        return tuple((card, rank + card[1]) for card in wilds)
+    suits = {card[1] for card in natural}
+    flush = value.category in ("Flush", "Straight Flush", "Royal Flush")
+    if flush:
+        suit = min(suits) if suits else wilds[0][1]
+    else:
+        suit = next((s for s in "shdc" if s not in suits), "s")
+    best: tuple[HighValue, tuple[tuple[str, str], ...]] | None = None
+    for moving in combinations(wilds, value.substitutions):
+        printed = list(wilds)
+        for card in moving:
+            printed.remove(card)
+        for ranks in product(RANKS, repeat=len(moving)):
+            meant = [rank + suit for rank in ranks]
+            hand = evaluate_high([*natural, *printed, *meant], None)
+            if best is None or hand > best[0]:
+                best = (hand, tuple(zip(moving, meant, strict=True)))
+    if best is None:
+        return ()
+    if flush:
+        return best[1]
+    # Shown in suits no other card of the five has, when that changes nothing in the hand.
+    distinct = _distinct_suits(five, best[1])
+    return distinct if evaluate_high(stood_for(five, distinct), None) == best[0] else best[1]
+
+
+def stood_for(five: tuple[str, ...], stands: tuple[tuple[str, str], ...]) -> list[str]:
+    """The five with each listed wild card replaced by the card it stands for."""
+    left = list(stands)
+    cards = []
+    for card in five:
+        match = next((i for i, (wild, _) in enumerate(left) if wild == card), None)
+        cards.append(card if match is None else left.pop(match)[1])
+    return cards
+
+
+def _distinct_suits(
+    five: tuple[str, ...], stands: tuple[tuple[str, str], ...]
+) -> tuple[tuple[str, str], ...]:
+    """The same ranks, each in a suit no other card of the five shows, where one is free."""
+    shown = {card for card in five if card not in {wild for wild, _ in stands}}
+    chosen = []
+    for wild, meant in stands:
+        card = next((meant[0] + s for s in "shdc" if meant[0] + s not in shown), meant)
+        shown.add(card)
+        chosen.append((wild, card))
+    return tuple(chosen)
