@@ -22,7 +22,7 @@ from api.errors import METHOD_NOT_ALLOWED, SERVER_ERROR, THROTTLED, TOO_LARGE
 from audit import anchor
 from cards.models import OfferKind
 from events import limits
-from events.answers import Answer, Described
+from events.answers import Answer, Described, OneOf
 from events.errors import ALL_ERRORS
 from events.formats import FormatName
 from events.models import Phase, RegistrationStatus
@@ -90,11 +90,14 @@ _DERIVED: dict[str, type[Doc]] = {}
 
 def _derived_field(hint: Any, *, optional: bool) -> serializers.Field[Any, Any, Any, Any]:
     kwargs: dict[str, Any] = {}
+    choices: tuple[str, ...] = ()
     if get_origin(hint) is Annotated:
         hint, *extras = get_args(hint)
         for extra in extras:
             if isinstance(extra, Described):
                 kwargs["help_text"] = extra.text
+            elif isinstance(extra, OneOf):
+                choices = extra.values
     if get_origin(hint) in (UnionType, Union):
         (hint,) = (arg for arg in get_args(hint) if arg is not NoneType)
         if optional:
@@ -110,6 +113,8 @@ def _derived_field(hint: Any, *, optional: bool) -> serializers.Field[Any, Any, 
         return read_model(hint)(**kwargs)  # type: ignore[arg-type]
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return serializers.ChoiceField(choices=[member.value for member in hint], **kwargs)
+    if choices:
+        return serializers.ChoiceField(choices=list(choices), **kwargs)
     return _SIMPLE[hint](**kwargs)
 
 

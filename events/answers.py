@@ -22,6 +22,14 @@ class Described:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class OneOf:
+    """The values the API documentation lists for a text field whose Python type stays `str`
+    (a format's machine name: a test may register a format the documentation does not list)."""
+
+    values: tuple[str, ...]
+
+
 class Answer:
     """Base of every answer (a frozen dataclass)."""
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from cards.names import card_face
-from events.answers import Described
+from events.answers import Described, OneOf
 from events.formats import FormatName
 from events.models import Event, Phase
 from events.progress import participants
@@ -85,7 +85,7 @@ class EventSummary:
     venue: str
     date: datetime.date
     time_zone: str
-    format: FormatName
+    format: Annotated[str, OneOf(tuple(name.value for name in FormatName))]
     format_label: str
     games: int
     offered: Annotated[int, Described("Face-down starting cards offered.")]
@@ -110,7 +110,7 @@ def event_summary(event: Event) -> EventSummary:
         venue=event.venue,
         date=event.date,
         time_zone=event.time_zone,
-        format=FormatName(event.format),
+        format=event.format,
         format_label=rules.label,
         games=rules.games,
         offered=rules.offered,
