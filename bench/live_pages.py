@@ -8,7 +8,7 @@ database (`bench_live_pages`, dropped at the end) and played part-way (every sta
 one result each). Then `--changes` changes are made, each a result or a card choice of a random
 player (seeded), with live updates off; after each, in this process and on the same data:
 
-- targeted (what the pages get now): `live.publisher.change_snapshots` for the change: the board's
+- targeted (what the pages get now): `live.targeting.change_snapshots` for the change: the board's
   and House's pieces that changed since the last change (rendered once, for every page), the
   touched player's panel and the places frame; then each phone's own places frame as its socket
   cuts it;
@@ -52,7 +52,7 @@ from events.snapshots import (
     player_snapshots,
 )
 from house import selectors
-from live import publisher as live
+from live import protocol, targeting
 from live.fragments import board_html, house_html
 from web.errors import fresh_key
 
@@ -98,7 +98,7 @@ def act(rng: random.Random, seated: list[tuple[int, Any]]) -> int | None:
 
 def pushed(event_id: int, rid: int, phones: int) -> tuple[float, dict[str, float]]:
     began = time.perf_counter()
-    snapshots = live.change_snapshots(event_id, [rid])
+    snapshots = targeting.change_snapshots(event_id, [rid])
     by_stream = {s.stream: s for s in snapshots}
     places = by_stream["places"]
     sizes = {}
@@ -125,19 +125,19 @@ def whole(event_id: int, rid: int) -> tuple[float, dict[str, float]]:
     """Before targeted updates: the board's and House's whole fragments and data, every change
     (the touched player's panel and the places as now)."""
     began = time.perf_counter()
-    with live.consistent_read():
+    with targeting.consistent_read():
         event = Event.objects.get(pk=event_id)
         view = board_view(event)
-        board = live.Snapshot(
-            live.event_group(event_id),
+        board = protocol.Snapshot(
+            protocol.event_group(event_id),
             "board",
             event.version,
             view.data,
             html=board_html(event, view),
         )
         table = house_snapshot(event)
-        house = live.Snapshot(
-            live.house_group(event_id),
+        house = protocol.Snapshot(
+            protocol.house_group(event_id),
             "house",
             event.version,
             table,
@@ -147,9 +147,9 @@ def whole(event_id: int, rid: int) -> tuple[float, dict[str, float]]:
         for r in touched:
             r.event = event
         own = player_snapshots(touched, view.standings)
-        player = live.player(touched[0], own[rid])
+        player = targeting.player(touched[0], own[rid])
         if view.standings is not None:
-            live.places(event, view.standings)
+            targeting.places(event, view.standings)
         frames = [json.dumps(s.frame()) for s in (board, house, player)]
     spent = time.perf_counter() - began
     sizes = {"board": len(frames[0]), "house": len(frames[0]) + len(frames[1])}
@@ -163,7 +163,7 @@ def refetched(
     fraction of changes a throttled phone refetches on (1 when changes are rarer than 1.5 s).
     The seconds spent: the sockets' snapshots, every phone's refetch, House's refetch."""
     began = time.perf_counter()
-    with live.consistent_read():
+    with targeting.consistent_read():
         event = Event.objects.get(pk=event_id)
         board, table = board_with_standings(event)
         house = house_snapshot(event)
@@ -225,12 +225,12 @@ def main() -> None:
             services.starting_selection_confirm(
                 registration_id=rid, by=user, slots=list(range(keep))
             )
-        live.house_listening(event_id)  # a House page is open: its fragment is rendered
+        targeting.house_listening(event_id)  # a House page is open: its fragment is rendered
         # The pages open: each starts from the whole board and House (what later updates build on).
-        with live.consistent_read():
+        with targeting.consistent_read():
             opened = Event.objects.get(pk=event_id)
-            live.board(opened)
-            live.house(opened)
+            targeting.board(opened)
+            targeting.house(opened)
         # A throttled phone refetches on one change in (rate x throttle), at most every change.
         share = min(1.0, 1.0 / (args.rate * THROTTLE_SECONDS))
         new_ms, whole_ms, old_ms, old_all_ms = [], [], [], []
@@ -241,7 +241,7 @@ def main() -> None:
             rid = act(rng, seated)
             if rid is None:
                 break
-            live.house_listening(event_id)
+            targeting.house_listening(event_id)
             # Both ways on the same state, in turns first (the first reads a colder database).
             if len(new_ms) % 2:
                 spent_whole, sizes_whole = whole(event_id, rid)

@@ -5,7 +5,7 @@ player's `PlayerState`, House's `house.selectors.Dashboard`), the same one the p
 render uses. The board's and House's parts are also cut into pieces (`Cut`): elements with an id
 (a board row, a House row, a section) that a pushed update replaces one by one, and the lists
 whose order it keeps. Each piece carries a key, a digest of what it shows, so the publisher can
-tell which pieces changed since the version a page holds (`live.publisher`) and render only
+tell which pieces changed since the version a page holds (`live.targeting`) and render only
 those: a row's key is a digest of the row's data, so an unchanged row is not even rendered. A
 board row's place is not in its piece: it follows from the other rows, so the cut gives the
 places apart (`Cut.places`) and an update carries the places that moved, not the rows.

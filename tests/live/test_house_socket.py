@@ -11,7 +11,7 @@ from django.core.cache import cache
 
 from events import services
 from events.snapshots import house_snapshot
-from live import publisher as live
+from live import protocol, targeting
 from tests.factories import make_table, make_user
 from tests.live.sockets import (
     by_stream,
@@ -126,8 +126,8 @@ def test_houses_fragment_is_rendered_only_while_a_house_page_listens() -> None:
     second = table.rid(table.players[1])
     label = table.registration(table.players[1]).label
 
-    def house_frame() -> live.Snapshot:
-        (house,) = [s for s in live.change_snapshots(event_id, []) if s.stream == "house"]
+    def house_frame() -> protocol.Snapshot:
+        (house,) = [s for s in targeting.change_snapshots(event_id, []) if s.stream == "house"]
         return house
 
     assert not house_frame().fragment  # nobody listens: nothing rendered
