@@ -8,6 +8,7 @@ services' answers are documented from their dataclasses (`answer_serializer`).
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import zoneinfo
 from collections.abc import Callable
 from types import NoneType, UnionType
@@ -20,11 +21,12 @@ from rest_framework import serializers
 from api.errors import METHOD_NOT_ALLOWED, SERVER_ERROR, THROTTLED, TOO_LARGE
 from audit import anchor
 from cards.models import KeptSource, OfferKind
-from events import limits
+from events import limits, snapshots
 from events.answers import Answer, Described
 from events.errors import ALL_ERRORS
 from events.formats import FormatName
 from events.models import Outcome, Phase, RegistrationStatus
+from house.read_model import HouseTable
 from syndicate.busy import UNAVAILABLE
 
 ERROR_CODES = [error.code for error in ALL_ERRORS] + [
@@ -302,39 +304,7 @@ class PlayerSnapshot(Doc):
 # --- House ----------------------------------------------------------------------------------
 
 
-class HousePending(Doc):
-    kind = serializers.ChoiceField(choices=OfferKind.values)
-    since = serializers.DateTimeField()
-    waited_seconds = serializers.IntegerField()
-    reminded_at = serializers.DateTimeField(allow_null=True)
-
-
-class HouseRow(Doc):
-    registration_id = serializers.IntegerField()
-    label = serializers.CharField()  # type: ignore[assignment]
-    status = serializers.ChoiceField(choices=RegistrationStatus.values)
-    late = serializers.BooleanField()
-    paused = serializers.BooleanField()
-    games = serializers.IntegerField()
-    kept = serializers.IntegerField()
-    open_reviews = serializers.IntegerField()
-    wild_rank = serializers.CharField(allow_null=True)
-    pending = HousePending(allow_null=True)
-    high_place = serializers.IntegerField(allow_null=True)
-    low_place = serializers.IntegerField(allow_null=True)
-    award = serializers.IntegerField(allow_null=True)
-
-
-class HouseSnapshot(Doc):
-    event = EventSummary()
-    version = serializers.IntegerField()
-    players = HouseRow(many=True)
-    counts = serializers.DictField(
-        child=serializers.IntegerField(), help_text="Registrations by status."
-    )
-    pool = Pool()
-    blockers = serializers.ListField(child=serializers.CharField())
-    supported_places = serializers.IntegerField(allow_null=True)
+# House's table: derived from its dataclass (`house.read_model.HouseTable`), as answers are.
 
 
 class Checklist(Doc):
@@ -419,12 +389,12 @@ class AuditDocument(Doc):
 # --- the services' answers ------------------------------------------------------------------
 
 
-def answer_serializer(kind: type[Answer]) -> type[Doc]:
-    """The documented shape of a service's answer, derived from its dataclass.
+def answer_serializer(kind: type[Answer] | type[Any]) -> type[Doc]:
+    """The documented shape of a service's answer or a read model, derived from its dataclass.
 
     One serializer per dataclass (the schema names its component after the dataclass). A field
     whose default is None is optional (left out when None); one typed `X | None` without a
-    default is always there, possibly null.
+    default is always there, possibly null. A field holding a dataclass is documented from it.
     """
     if kind not in _ANSWERS:
         hints = get_type_hints(kind, include_extras=True)
@@ -436,7 +406,7 @@ def answer_serializer(kind: type[Answer]) -> type[Doc]:
     return _ANSWERS[kind]
 
 
-_ANSWERS: dict[type[Answer], type[Doc]] = {}
+_ANSWERS: dict[type[Any], type[Doc]] = {}
 
 
 def _answer_field(hint: Any, *, optional: bool) -> serializers.Field[Any, Any, Any, Any]:
@@ -454,17 +424,35 @@ def _answer_field(hint: Any, *, optional: bool) -> serializers.Field[Any, Any, A
             kwargs["allow_null"] = True
     if get_origin(hint) is list:
         (item,) = get_args(hint)
+        if dataclasses.is_dataclass(item) or item in _DOCUMENTED:
+            return _nested(item)(many=True, **kwargs)
         return serializers.ListField(child=_answer_field(item, optional=False), **kwargs)
+    if get_origin(hint) is dict:
+        _, value = get_args(hint)
+        return serializers.DictField(child=_answer_field(value, optional=False), **kwargs)
+    if dataclasses.is_dataclass(hint) or hint in _DOCUMENTED:
+        return _nested(hint)(**kwargs)
     if isinstance(hint, type) and issubclass(hint, Choices):
         return serializers.ChoiceField(choices=hint.values, **kwargs)
     return _SIMPLE[hint](**kwargs)
+
+
+def _nested(kind: Any) -> type[Doc]:
+    return _DOCUMENTED[kind] if kind in _DOCUMENTED else answer_serializer(kind)
 
 
 _SIMPLE: dict[Any, Any] = {
     bool: serializers.BooleanField,
     int: serializers.IntegerField,
     str: serializers.CharField,
+    datetime.datetime: serializers.DateTimeField,
 }
+# The snapshots' TypedDicts a read model holds, documented above.
+_DOCUMENTED: dict[Any, type[Doc]] = {
+    snapshots.EventSummary: EventSummary,
+    snapshots.PoolSummary: Pool,
+}
+HouseSnapshot = answer_serializer(HouseTable)
 
 
 # --- operation decorators -------------------------------------------------------------------

@@ -32,7 +32,8 @@ from events import answers, limits, services
 from events.answers import Answer, as_json
 from events.errors import IdempotencyKeyRequired, NotAllowed
 from events.lifecycle import formats_summary
-from events.snapshots import board_snapshot, event_summary, house_snapshot, player_snapshot
+from events.snapshots import board_snapshot, event_summary, player_snapshot
+from house.read_model import house_table
 from syndicate.query import query_choice, refuse_unknown
 
 EVENTS = ["Events"]
@@ -727,7 +728,7 @@ class HouseDashboard(ApiView):
         tags=HOUSE,
     )
     def get(self, request: Request, event_id: int) -> Response:
-        return Response(house_snapshot(reads.house_event(actor(request), event_id)))
+        return Response(house_table(reads.house_event(actor(request), event_id)).data())
 
 
 class Checklist(ApiView):

@@ -47,13 +47,16 @@ from events.models import Event, Registration
 from events.snapshots import (
     board_view,
     board_with_standings,
-    house_snapshot,
     player_snapshot,
     player_snapshots,
 )
-from house import selectors
-from live import protocol, targeting
-from live.fragments import board_html, house_html
+from live.fragments import board_html
+
+try:
+    from live import protocol, targeting
+except ImportError:  # the code before the publisher was split (af8f13d), run side by side
+    from live import publisher as protocol  # type: ignore[attr-defined,no-redef]
+    from live import publisher as targeting  # type: ignore[attr-defined,no-redef]
 from web.errors import fresh_key
 
 THROTTLE_SECONDS = 1.5  # the old player page's refetch throttle
@@ -98,7 +101,12 @@ def act(rng: random.Random, seated: list[tuple[int, Any]]) -> int | None:
 
 def pushed(event_id: int, rid: int, phones: int) -> tuple[float, dict[str, float]]:
     began = time.perf_counter()
+    cpu = time.process_time()
     snapshots = targeting.change_snapshots(event_id, [rid])
+    for snapshot in snapshots:  # as the publisher encodes each for the channel layer
+        snapshot.message()
+    publisher_cpu = time.process_time() - cpu
+    publisher_wall = time.perf_counter() - began
     by_stream = {s.stream: s for s in snapshots}
     places = by_stream["places"]
     sizes = {}
@@ -118,7 +126,39 @@ def pushed(event_id: int, rid: int, phones: int) -> tuple[float, dict[str, float
     sizes["house_alone"] = len(json.dumps(house_frame))
     sizes["house_parts"] = len(house_frame.get("parts") or {})
     sizes["house"] = sizes["house_alone"] + sizes["board"]
+    sizes["publisher_cpu_ms"] = publisher_cpu * 1000
+    sizes["publisher_ms"] = publisher_wall * 1000
     return spent, sizes
+
+
+def house_table(event: Event) -> Any:
+    """House's table as its socket carries it."""
+    from house.read_model import house_table
+
+    return house_table(event).data()
+
+
+def house_page_html(event: Event) -> str:
+    """House's live part, as a House page's refetch rendered it."""
+    from house.read_model import house_page
+    from live.fragments import house_html
+
+    return house_html(house_page(event))
+
+
+def whole_house(event: Event) -> Any:
+    """House's whole fragment and table, as sent before targeted updates."""
+    from house.read_model import house_page
+    from live.fragments import house_html
+
+    page = house_page(event)
+    return protocol.Snapshot(
+        protocol.house_group(event.pk),
+        "house",
+        event.version,
+        page.table.data(),
+        html=house_html(page),
+    )
 
 
 def whole(event_id: int, rid: int) -> tuple[float, dict[str, float]]:
@@ -135,14 +175,7 @@ def whole(event_id: int, rid: int) -> tuple[float, dict[str, float]]:
             view.data,
             html=board_html(event, view),
         )
-        table = house_snapshot(event)
-        house = protocol.Snapshot(
-            protocol.house_group(event_id),
-            "house",
-            event.version,
-            table,
-            html=house_html(event, selectors.dashboard(event, table)),
-        )
+        house = whole_house(event)
         touched = list(Registration.objects.filter(pk=rid))
         for r in touched:
             r.event = event
@@ -166,7 +199,7 @@ def refetched(
     with targeting.consistent_read():
         event = Event.objects.get(pk=event_id)
         board, table = board_with_standings(event)
-        house = house_snapshot(event)
+        house = house_table(event)
         touched = list(Registration.objects.filter(pk=rid))
         for r in touched:
             r.event = event
@@ -186,10 +219,7 @@ def refetched(
         refetch.append(time.perf_counter() - one)
         fetched_bytes.append(len(html))
     one = time.perf_counter()
-    render_to_string(
-        "house/_live.html",
-        {"event": event, "live_socket": True, **selectors.dashboard(event)},
-    )
+    house_page_html(event)
     house_refetch = time.perf_counter() - one
     spent = (sockets, sum(refetch), house_refetch)
     sizes = {
@@ -209,6 +239,12 @@ def main() -> None:
     parser.add_argument("--database", default="bench_live_pages")
     parser.add_argument(
         "--profile", type=int, default=0, help="print the targeted path's N costliest functions"
+    )
+    parser.add_argument(
+        "--publisher-only",
+        action="store_true",
+        help="measure the publisher's work per change alone (targeted), without the whole "
+        "fragments and the refetches, whose cost grows with every phone (for 512 players)",
     )
     args = parser.parse_args()
     profile = cProfile.Profile() if args.profile else None
@@ -242,6 +278,15 @@ def main() -> None:
             if rid is None:
                 break
             targeting.house_listening(event_id)
+            if args.publisher_only:
+                if profile:
+                    profile.enable()
+                spent, sizes = pushed(event_id, rid, args.players)
+                if profile:
+                    profile.disable()
+                new_ms.append(spent * 1000)
+                new_sizes.append(sizes)
+                continue
             # Both ways on the same state, in turns first (the first reads a colder database).
             if len(new_ms) % 2:
                 spent_whole, sizes_whole = whole(event_id, rid)
@@ -265,6 +310,16 @@ def main() -> None:
             return statistics.median(row[key] for row in rows)
 
         print(f"{args.players} players, {len(new_ms)} changes, {args.rate} writes/s in the event")
+        print(
+            f"publisher per change (change_snapshots and the frames encoded), median: "
+            f"{med(new_sizes, 'publisher_cpu_ms'):.1f} ms CPU, "
+            f"{med(new_sizes, 'publisher_ms'):.1f} ms wall"
+        )
+        if profile:
+            print(f"\nThe targeted path's {args.profile} costliest functions (cumulative):")
+            pstats.Stats(profile).sort_stats("cumulative").print_stats(args.profile)
+        if args.publisher_only:
+            return
         print(
             f"| per change | targeted (now) | whole fragments | refetched at {args.rate}/s "
             "| refetched, every change |"
@@ -298,9 +353,6 @@ def main() -> None:
             f"ratio of server work (refetched at rate / pushed): "
             f"{statistics.median(old_ms) / statistics.median(new_ms):.2f}"
         )
-        if profile:
-            print(f"\nThe targeted path's {args.profile} costliest functions (cumulative):")
-            pstats.Stats(profile).sort_stats("cumulative").print_stats(args.profile)
     finally:
         engine.drop_scratch(args.database)
 

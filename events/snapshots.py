@@ -1,9 +1,9 @@
 """What the board, a player and House see: JSON-ready snapshots shared by pages, API and sockets.
 
-The snapshots are typed (`Board`, `PlayerState`, `HouseTable`): TypedDicts, so what the API and
-the sockets send stays plain JSON while mypy checks every reader. The board's read model
-(`BoardView`) adds whose each row is, for the pages' row ids; the player's is `PlayerState`;
-House's dashboard is built on `HouseTable` (`house.selectors.dashboard`).
+The snapshots are typed (`Board`, `PlayerState`): TypedDicts, so what the API and the sockets
+send stays plain JSON while mypy checks every reader. The board's read model (`BoardView`) adds
+whose each row is, for the pages' row ids; the player's is `PlayerState`; House's is in
+`house.read_model`.
 
 Nothing here ever carries a face-down card's identity, an email or a push endpoint.
 """
@@ -36,10 +36,8 @@ from events.models import (
 )
 from events.player_words import ReviewWords, hand_names, review_words, wild_effect
 from events.progress import (
-    blockers,
     hands,
     participants,
-    progress_of_many,
     provisional_standings,
     standings_of,
 )
@@ -227,44 +225,6 @@ class PlayerState(TypedDict):
     review: ReviewWords | None
     # Once the event is final: its winners, the same for every player (None before).
     winners: FinalWinners | None
-
-
-class PendingChoice(TypedDict):
-    kind: str
-    since: str
-    waited_seconds: int
-    reminded_at: str | None
-
-
-class HouseRow[Pending = PendingChoice](TypedDict):
-    """One player in House's table. The dashboard's row (`house.selectors.PlayerRow`) is this
-    row, its pending choice shaped for the page (`Pending`), with what House may do."""
-
-    registration_id: int
-    label: str
-    status: str
-    late: bool
-    paused: bool
-    games: int
-    kept: int
-    open_reviews: int
-    wild_rank: str | None
-    pending: Pending | None
-    high_place: int | None
-    low_place: int | None
-    award: int | None
-
-
-class HouseTable(TypedDict):
-    """House's snapshot: every player, the counts, the pool and what finalizing waits for."""
-
-    event: EventSummary
-    version: int
-    players: list[HouseRow]
-    counts: dict[str, int]
-    pool: PoolSummary
-    blockers: list[str]
-    supported_places: int | None
 
 
 def event_summary(event: Event) -> EventSummary:
@@ -881,54 +841,3 @@ def next_step(
 
 def _rank_word(rank: str) -> str:
     return {"T": "10"}.get(rank, rank)
-
-
-def house_snapshot(event: Event) -> HouseTable:
-    """House's players table and checklist. House sees no face-down card either."""
-    now = timezone.now()
-    registrations = list(event.registrations.order_by("status", "check_in_order", "id"))
-    progress = progress_of_many(event, registrations)
-    offers = {
-        o.registration_id: o for o in Offer.objects.pending().filter(registration__event=event)
-    }
-    rows: list[HouseRow] = []
-    for r in registrations:
-        offer = offers.get(r.pk)
-        rows.append(
-            {
-                "registration_id": r.pk,
-                "label": r.label,
-                "status": r.status,
-                "late": r.late,
-                "paused": r.paused,
-                "games": progress[r.pk].results,
-                "kept": progress[r.pk].kept,
-                "open_reviews": progress[r.pk].open_reviews,
-                "wild_rank": r.wild_rank or None,
-                "pending": None
-                if offer is None
-                else {
-                    "kind": offer.kind,
-                    "since": offer.offered_at.isoformat(),
-                    "waited_seconds": int((now - offer.offered_at).total_seconds()),
-                    "reminded_at": offer.reminded_at.isoformat() if offer.reminded_at else None,
-                },
-                "high_place": r.high_place,
-                "low_place": r.low_place,
-                "award": r.award,
-            }
-        )
-    counts: dict[str, int] = {}
-    for r in registrations:
-        counts[r.status] = counts.get(r.status, 0) + 1
-    return {
-        "event": event_summary(event),
-        "version": event.version,
-        "players": rows,
-        "counts": counts,
-        "pool": pool_summary(event),
-        "blockers": (
-            blockers(event, registrations, progress) if event.phase == Phase.STARTED else []
-        ),
-        "supported_places": event.supported_places,
-    }

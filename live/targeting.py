@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -25,20 +25,22 @@ from events.snapshots import (
     BoardView,
     PlayerState,
     board_view,
-    house_snapshot,
     player_snapshot,
     player_snapshots,
 )
 from events.venue import venue_check_in
-from house import selectors
+from house.read_model import HousePage, house_page, row_stamps
 from live.fragments import (
     Cut,
     board_cut,
     board_html,
+    check_in_row_id,
+    digest,
     house_cut,
     house_html,
     places_of,
     player_html,
+    player_row_id,
 )
 from live.protocol import (
     Snapshot,
@@ -83,14 +85,34 @@ def _event_stamp(event: Event) -> str:
     return f"{event.pk}:{event.created_at.isoformat()}"
 
 
-def _shown(event: Event, cut: Cut) -> dict[str, Any]:
-    """What a page holding this version of the fragment shows, piece by piece."""
-    return {
+def _shown(event: Event, cut: Cut, memo: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a page holding this version of the fragment shows, piece by piece (and what the
+    next update needs to know to read only what moved: `memo`)."""
+    shown = {
         "layout": cut.layout,
-        "keys": {piece.id: piece.key for piece in cut.pieces},
+        "keys": {**cut.known, **{piece.id: piece.key for piece in cut.pieces}},
         "lists": {list_id: list(ids) for list_id, ids in cut.lists.items()},
         "places": dict(cut.places),
     }
+    if memo is not None:
+        shown["memo"] = memo
+    return shown
+
+
+def _base(
+    history: dict[int, dict[str, Any]], version: int, layout: str | None = None
+) -> int | None:
+    """The version an update to `version` builds on: the last one sent (else the last one a page
+    started from) of the same layout; None when there is none."""
+    held = {
+        v: was
+        for v, was in history.items()
+        if v < version and (layout is None or was.get("layout") == layout)
+    }
+    if not held:
+        return None
+    sent = [v for v, was in held.items() if was.get("sent")]
+    return max(sent) if sent else max(held)
 
 
 def _last_shown(group: str, event: Event) -> dict[int, dict[str, Any]]:
@@ -122,13 +144,20 @@ def _keep_shown(
         logger.warning("Could not keep what %s was sent.", group)
 
 
-def remember(event: Event, group: str, cut: Cut) -> None:
+def remember(event: Event, group: str, cut: Cut, memo: dict[str, Any] | None = None) -> None:
     """A page starts from the whole fragment at this version: later updates may build on it."""
-    _keep_shown(group, event, _last_shown(group, event), _shown(event, cut))
+    _keep_shown(group, event, _last_shown(group, event), _shown(event, cut, memo))
 
 
 def targeted(
-    event: Event, group: str, stream: str, cut: Cut, data: Any | None
+    event: Event,
+    group: str,
+    stream: str,
+    cut: Cut,
+    data: Any | None,
+    memo: dict[str, Any] | None = None,
+    *,
+    history: dict[int, dict[str, Any]] | None = None,
 ) -> tuple[Snapshot, set[str]]:
     """The stream's update from the version its pages were last sent, and the ids of the pieces
     it carries (all of them when it carries the whole fragment).
@@ -138,16 +167,15 @@ def targeted(
     snapshot of a later version (made while this change was on its way) applies it too when
     every piece, order and place it would get wrong is in the update: those versions are `bases`.
     """
-    history = _last_shown(group, event)
-    now = _shown(event, cut)
+    history = _last_shown(group, event) if history is None else history
+    now = _shown(event, cut, memo)
     held = {
         version: was
         for version, was in history.items()
         if version < event.version and was.get("layout") == cut.layout
     }
-    sent = [version for version, was in held.items() if was.get("sent")]
-    if held:
-        base = max(sent) if sent else max(held)
+    base = _base(history, event.version, cut.layout)
+    if base is not None:
         was_keys = held[base].get("keys") or {}
         was_lists = held[base].get("lists") or {}
         was_places = held[base].get("places") or {}
@@ -250,35 +278,85 @@ def house_listens(event_id: int) -> bool:
 
 def house(event: Event) -> Snapshot:
     """House's whole snapshot, as a House socket starts from it: the table and the live part."""
-    table = house_snapshot(event)
-    dashboard = selectors.dashboard(event, table)
-    remember(event, house_group(event.pk), house_cut(event, dashboard))
-    fragment = house_html(event, dashboard)
-    return Snapshot(house_group(event.pk), "house", event.version, table, html=fragment)
+    page = house_page(event)
+    group = house_group(event.pk)
+    remember(event, group, house_cut(page), _house_memo(page, row_stamps(event)))
+    fragment = house_html(page)
+    return Snapshot(group, "house", event.version, page.table.data(), html=fragment)
 
 
-def house_update(event: Event, *, listening: bool = True) -> Snapshot:
+def house_update(
+    event: Event, touched: Collection[int] = (), *, listening: bool = True
+) -> Snapshot:
     """House after a change: the rows and sections that changed, and as data the players whose
     row changed (the whole table when the frame carries the whole fragment).
 
+    Only the rows of the players `touched` (and of any other whose registration moved since the
+    version the update builds on) are read; the others' pieces keep the keys they were sent with.
     While no House page listens nothing is read: the frame carries the version alone, and a page
     that hears it asks for the whole snapshot.
     """
+    group = house_group(event.pk)
     if not listening:
-        return Snapshot(house_group(event.pk), "house", event.version, None)
-    table = house_snapshot(event)
+        return Snapshot(group, "house", event.version, None)
+    history = _last_shown(group, event)
+    stamps = row_stamps(event)
+    page, known, base = _house_read(event, history, stamps, touched)
+    cut = house_cut(page, known)
+    if not page.whole and _base(history, event.version, cut.layout) != base:
+        # The layout moved (a section came or went): the update builds on another version, or
+        # carries the whole fragment, so every row is read.
+        page = house_page(event)
+        cut = house_cut(page)
     snapshot, changed = targeted(
-        event,
-        house_group(event.pk),
-        "house",
-        house_cut(event, selectors.dashboard(event, table)),
-        None,
+        event, group, "house", cut, None, _house_memo(page, stamps), history=history
     )
     if snapshot.base is None:
-        return replace(snapshot, data=table)
+        return replace(snapshot, data=page.table.data())
     # The rest of the table shows in the parts: the data carries the players whose row changed.
-    players = [r for r in table["players"] if f"house-row-{r['registration_id']}" in changed]
+    players = [
+        row.data() for row in page.table.players if player_row_id(row.registration_id) in changed
+    ]
     return replace(snapshot, data={"players": players})
+
+
+def _house_memo(page: HousePage, stamps: dict[int, str]) -> dict[str, Any]:
+    """What the next update needs to read only the rows that moved: each registration's stamp
+    (`read_model.row_stamps`) and what every row shows beside its own data."""
+    return {"rows": stamps, "facts": digest(page.row_facts)}
+
+
+def _house_read(
+    event: Event,
+    history: dict[int, dict[str, Any]],
+    stamps: dict[int, str],
+    touched: Collection[int],
+) -> tuple[HousePage, dict[str, str], int | None]:
+    """House's page for an update: the rows that moved since the version the update builds on,
+    the keys of the other rows' pieces as that version has them, and that version. Every row
+    when that version is not known well enough to build on."""
+    base = _base(history, event.version)
+    was = history.get(base, {}) if base is not None else {}
+    memo = was.get("memo") or {}
+    rows_was = memo.get("rows")
+    keys = was.get("keys") or {}
+    if not isinstance(rows_was, dict):
+        return house_page(event), {}, None
+    moved = set(touched) | {pk for pk, stamp in stamps.items() if rows_was.get(pk) != stamp}
+    page = house_page(event, rows=moved)
+    if memo.get("facts") != digest(page.row_facts):
+        return house_page(event), {}, None  # what every row shows changed: read them all
+    known: dict[str, str] = {}
+    listed = set(page.check_in_order)
+    for pk in page.players_order:
+        if pk in moved:
+            continue
+        ids = [player_row_id(pk)] + ([check_in_row_id(pk)] if pk in listed else [])
+        for id in ids:
+            if id not in keys:
+                return house_page(event), {}, None
+            known[id] = keys[id]
+    return page, known, base
 
 
 def player(registration: Registration, data: PlayerState | None = None) -> Snapshot:
@@ -321,6 +399,7 @@ def change_snapshots(
     `first`, what phones and boards follow is handed to it as soon as it is read, before House is
     read (House's read is the costliest), and only House is returned.
     """
+    touched = set(registration_ids)
     with consistent_read():
         event = Event.objects.filter(pk=event_id).first()
         if event is None or event.phase == Phase.DRAFT:
@@ -337,7 +416,7 @@ def change_snapshots(
                 found.append(places(event, table))
         registrations = [
             r
-            for r in Registration.objects.filter(event=event, pk__in=set(registration_ids))
+            for r in Registration.objects.filter(event=event, pk__in=touched)
             if fresh(player_group(r.pk), r.version)
         ]
         # One standings table for the board and every player snapshot of this change.
@@ -354,5 +433,5 @@ def change_snapshots(
             first(found)
             found = []
         if public:
-            found.append(house_update(event, listening=house_listens(event.pk)))
+            found.append(house_update(event, touched, listening=house_listens(event.pk)))
         return found

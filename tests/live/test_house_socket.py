@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 from django.core.cache import cache
 
 from events import services
-from events.snapshots import house_snapshot
+from house.read_model import house_table
 from live import protocol, targeting
 from tests.factories import make_table, make_user
 from tests.live.sockets import (
@@ -33,7 +33,7 @@ def path(event_id: int) -> str:
 def test_it_sends_the_board_and_house_snapshots_on_connect_and_after_changes() -> None:
     table = make_table(players=2, start=True)
     event = table.refresh()
-    expected = house_snapshot(event)
+    expected = house_table(event).data()
     cookie = session_cookie(table.house)
     label = table.registration(table.players[0]).label
 

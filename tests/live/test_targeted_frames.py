@@ -19,8 +19,8 @@ from cards.models import CardState, DealtCard
 from cards.names import card_name
 from events import services
 from events.models import Event
-from events.snapshots import board_view, house_snapshot
-from house import selectors
+from events.snapshots import board_view
+from house.read_model import house_page
 from live import protocol, targeting
 from live.fragments import HOUSE_SECTIONS, board_html, compact, house_cut, house_html
 from tests.factories import make_table, make_user
@@ -265,12 +265,12 @@ def test_what_a_house_row_is_rendered_from_is_what_the_page_shows_first() -> Non
     """One read model: the pushed row is the row of the page's first render."""
     table = make_table(players=2, start=True)
     event = table.refresh()
-    dashboard = selectors.dashboard(event, house_snapshot(event))
+    page = house_page(event)
     rid = table.rid(table.players[0])
-    cut = house_cut(event, dashboard)
+    cut = house_cut(page)
     (row,) = [p for p in cut.pieces if p.id == f"house-row-{rid}"]
     blank = re.compile(r'(value|data-key)="[0-9a-f]{32}"')
-    assert blank.sub("", row.render()) in blank.sub("", compact(house_html(event, dashboard)))
+    assert blank.sub("", row.render()) in blank.sub("", compact(house_html(page)))
 
 
 def test_a_page_that_holds_another_version_gets_a_whole_snapshot_on_reload() -> None:
@@ -424,10 +424,10 @@ def test_a_house_section_is_rendered_again_only_when_what_it_shows_changed() -> 
 
     def look() -> dict[str, str]:
         event = table.refresh()
-        dashboard = selectors.dashboard(event, house_snapshot(event))
-        cut = house_cut(event, dashboard)
-        whole = blank.sub("", compact(house_html(event, dashboard)))
-        ids = {id for id, _ in HOUSE_SECTIONS}
+        page = house_page(event)
+        cut = house_cut(page)
+        whole = blank.sub("", compact(house_html(page)))
+        ids = {id for id, _, _ in HOUSE_SECTIONS}
         for piece in cut.pieces:
             if piece.id not in ids:
                 continue
