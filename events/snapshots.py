@@ -320,19 +320,30 @@ def _rows(
     rows = []
     for entry in places:
         hand = held[entry.player]
-        shown = low_five(hand.cards) if low else best_five(hand.cards, hand.wild_rank)
+        cards, stands = _shown_hand(hand.cards, hand.wild_rank, low)
         row: BoardRow = {
             "place": entry.place,
             "player": labels[entry.player],
-            "cards": [card_face(c) for c in shown],
+            "cards": list(cards),
             "held": len(hand.cards),
             "wild_rank": hand.wild_rank,
             "category": entry.value.category,
             "description": entry.value.description,
         }
-        stands = () if low else _stands_for(shown, hand.wild_rank)
         rows.append(BoardEntry(entry.player, row, stands_for=stands))
     return rows
+
+
+# The cards a board row shows depend on the hand alone, and most hands do not change from one
+# change to the next: the publisher finds them again rather than working them out. (Card faces
+# are shared between rows: nothing changes them once made.)
+@lru_cache(maxsize=16384)
+def _shown_hand(
+    cards: tuple[str, ...], wild_rank: str | None, low: bool
+) -> tuple[tuple[CardFace, ...], tuple[StandsFor, ...]]:
+    shown = low_five(cards) if low else best_five(cards, wild_rank)
+    stands = () if low else _stands_for(shown, wild_rank)
+    return tuple(card_face(c) for c in shown), stands
 
 
 def _final_rows(players: list[Registration], held: dict[int, Hand], field: str) -> list[BoardEntry]:

@@ -18,23 +18,24 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from django.db.models import Count
+from django.db.models import Count, F
 from django.utils import timezone
 
 from cards.dealing import stock_size
 from cards.models import Offer, OfferKind, Shoe, ShoeKind
 from cards.names import card_face
+from events import store
 from events.announcements import recent
 from events.answers import Described
 from events.check_in import board_check_in
 from events.errors import RemainderPolicyRequired
 from events.formats import Format
 from events.models import Event, GameResult, Phase, Registration, RegistrationStatus, Review
-from events.progress import Blocker, finalization_checklist, kept_cards, progress_of_many
+from events.progress import Blocker, Progress, finalization_checklist, kept_cards
 from events.registration_switch import why_registration_cannot_open
 from events.snapshots import CardFace, EventSummary, PoolSummary, event_summary, pool_summary
 from house import selectors
@@ -133,17 +134,32 @@ class HouseTable:
 
 def house_table(event: Event) -> HouseTable:
     """House's table of every player. House sees no face-down card either."""
-    return _table(event, None, _checklist(event))
+    progress = _progress(event, None)
+    return _table(event, None, progress, _checklist(event, None, progress))
 
 
-def _table(event: Event, rows: Collection[int] | None, checklist: list[Blocker]) -> HouseTable:
+def _progress(event: Event, rows: Collection[int] | None) -> dict[int, Progress]:
+    """Every player's progress (or these players'), in one statement."""
+    rules = event.rules
+    found = store.progress_of_many(
+        event_id=event.pk, registration_ids=None if rows is None else list(rows)
+    )
+    return {pk: Progress.of(row, rules) for pk, row in found.items()}
+
+
+def _table(
+    event: Event,
+    rows: Collection[int] | None,
+    progress: dict[int, Progress],
+    checklist: list[Blocker],
+) -> HouseTable:
     registrations = event.registrations.order_by("status", "check_in_order", "id")
     if rows is not None:
         registrations = registrations.filter(pk__in=list(rows))
     return HouseTable(
         event=event_summary(event),
         version=event.version,
-        players=_table_rows(event, list(registrations)),
+        players=_table_rows(list(registrations), progress),
         counts={
             status: count
             for status, count in event.registrations.order_by("status")
@@ -156,13 +172,20 @@ def _table(event: Event, rows: Collection[int] | None, checklist: list[Blocker])
     )
 
 
-def _checklist(event: Event) -> list[Blocker]:
-    return finalization_checklist(event) if event.phase == Phase.STARTED else []
+def _checklist(
+    event: Event, rows: Collection[int] | None, progress: dict[int, Progress]
+) -> list[Blocker]:
+    """What finalizing waits for: everything, or the event's own blockers and these players'."""
+    if event.phase != Phase.STARTED:
+        return []
+    checked_in = event.registrations.filter(status=RegistrationStatus.CHECKED_IN)
+    if rows is not None:
+        checked_in = checked_in.filter(pk__in=list(rows))
+    return finalization_checklist(event, list(checked_in), progress)
 
 
-def _table_rows(event: Event, registrations: list[Registration]) -> list[HouseRow]:
+def _table_rows(registrations: list[Registration], progress: dict[int, Progress]) -> list[HouseRow]:
     now = timezone.now()
-    progress = progress_of_many(event, registrations)
     offers = {
         o.registration_id: o
         for o in Offer.objects.pending().filter(registration__in=[r.pk for r in registrations])
@@ -602,9 +625,10 @@ class HouseSections:
 class HousePage:
     """Everything the dashboard's live part shows.
 
-    `players` and `check_in` hold every row when the page is read whole; a pushed update's read
-    (`house_page(event, rows=...)`) holds only the rows asked for, while `players_order` and
-    `check_in_order` always name every row in the page's order.
+    `players`, `check_in` and `checklist` hold every row and item when the page is read whole; a
+    pushed update's read (`house_page(event, rows=...)`) holds only the rows asked for and the
+    items of those players (with the event's own), while `players_order`, `check_in_order` and
+    `checklist_order` always name every row and item in the page's order.
     """
 
     event: EventFacts
@@ -621,6 +645,7 @@ class HousePage:
     players_order: tuple[int, ...]
     check_in_order: tuple[int, ...]
     checklist: tuple[CheckItem, ...]
+    checklist_order: tuple[str, ...]
     statuses: tuple[tuple[str, str], ...]
     start_slots: tuple[int, ...]
     table: HouseTable
@@ -653,9 +678,15 @@ def part_context(part: Any) -> dict[str, Any]:
     return {f.name: getattr(part, f.name) for f in dataclasses.fields(part)}
 
 
-def house_page(event: Event, *, rows: Collection[int] | None = None) -> HousePage:
+def house_page(
+    event: Event,
+    *,
+    rows: Collection[int] | None = None,
+    item_ids: Mapping[int, tuple[str, ...]] | None = None,
+) -> HousePage:
     """Everything the dashboard's live part shows: every row, or only the rows of `rows`
-    (registration ids), with everything event-wide read set-wide."""
+    (registration ids), with everything event-wide read set-wide. The other players' checklist
+    items are not read either: `item_ids` names them, per player, as they last were."""
     rules = event.rules
     started = event.phase == Phase.STARTED
     finalized = event.phase == Phase.FINALIZED
@@ -675,8 +706,9 @@ def house_page(event: Event, *, rows: Collection[int] | None = None) -> HousePag
         commitment=event.commitment,
         finalized_at=event.finalized_at,
     )
-    checklist_of = _checklist(event)
-    table = _table(event, rows, checklist_of)
+    progress = _progress(event, rows)
+    checklist_of = _checklist(event, rows, progress)
+    table = _table(event, rows, progress, checklist_of)
     counts = table.counts
     everyone = _everyone(event)
     paid = {pk for pk, (_, _, is_paid, _) in everyone.items() if is_paid}
@@ -690,6 +722,7 @@ def house_page(event: Event, *, rows: Collection[int] | None = None) -> HousePag
     listed = set(CHECK_IN_STATUSES)
     in_order = _in_order(shown_rows, players_order)
     checklist = tuple(check_items(checklist_of))
+    checklist_order = _checklist_order(checklist, everyone, rows, item_ids or {})
     start = _start_preview(event, checked_in) if event.phase in (Phase.DRAFT, Phase.OPEN) else None
     sections = HouseSections(
         registration=StatusHeader(
@@ -725,10 +758,10 @@ def house_page(event: Event, *, rows: Collection[int] | None = None) -> HousePag
             finalized=finalized,
             live_socket=live_socket,
         ),
-        finalize_status=FinalizeStatus(waiting_for=len(checklist)),
-        checklist_more=ChecklistMore(checklist_more=len(checklist) - CHECKLIST_SHOWN),
+        finalize_status=FinalizeStatus(waiting_for=len(checklist_order)),
+        checklist_more=ChecklistMore(checklist_more=len(checklist_order) - CHECKLIST_SHOWN),
         finalize_form=FinalizeForm(
-            event=facts, ready_to_finalize=not checklist, live_socket=live_socket
+            event=facts, ready_to_finalize=not checklist_order, live_socket=live_socket
         ),
     )
     return HousePage(
@@ -752,6 +785,7 @@ def house_page(event: Event, *, rows: Collection[int] | None = None) -> HousePag
         players_order=players_order,
         check_in_order=tuple(pk for pk in players_order if everyone[pk][0] in listed),
         checklist=checklist,
+        checklist_order=checklist_order,
         statuses=tuple((status, STATUS_LABELS[status]) for status in STATUS_ORDER),
         start_slots=tuple(range(rules.offered)),
         table=table,
@@ -762,6 +796,30 @@ def house_page(event: Event, *, rows: Collection[int] | None = None) -> HousePag
 CHECKLIST_SHOWN = 25  # checklist items shown before "more" (house/_finalize.html)
 
 
+def _checklist_order(
+    built: tuple[CheckItem, ...],
+    everyone: dict[int, tuple[str, bool, bool, bool]],
+    rows: Collection[int] | None,
+    item_ids: Mapping[int, tuple[str, ...]],
+) -> tuple[str, ...]:
+    """Every checklist item's id in the list's order: the event's own first, then each checked-in
+    player's in check-in order (read now for `rows`, as they were for the others)."""
+    if rows is None:
+        return tuple(item.id for item in built)
+    read = set(rows)
+    own: dict[int, list[str]] = {}
+    order = []
+    for item in built:
+        if item.anchor.startswith("player-"):
+            own.setdefault(int(item.anchor.removeprefix("player-")), []).append(item.id)
+        else:
+            order.append(item.id)
+    for pk, (status, _, _, _) in everyone.items():
+        if status == RegistrationStatus.CHECKED_IN:
+            order += own.get(pk, []) if pk in read else item_ids.get(pk, ())
+    return tuple(order)
+
+
 def _in_order(rows: Iterable[PlayerRow], order: tuple[int, ...]) -> list[PlayerRow]:
     place = {pk: n for n, pk in enumerate(order)}
     return sorted(rows, key=lambda p: place[p.registration_id])
@@ -769,12 +827,12 @@ def _in_order(rows: Iterable[PlayerRow], order: tuple[int, ...]) -> list[PlayerR
 
 def _everyone(event: Event) -> dict[int, tuple[str, bool, bool, bool]]:
     """Every registration's status, pause, paid mark and whether it has an account: what the
-    counts and the rows' order need, without building a row."""
+    counts and the rows' order need, without building a row; in check-in order."""
     return {
         pk: (status, paused, paid, player_id is not None)
-        for pk, status, paused, paid, player_id in event.registrations.values_list(
-            "pk", "status", "paused", "paid", "player_id"
-        )
+        for pk, status, paused, paid, player_id in event.registrations.order_by(
+            F("check_in_order").asc(nulls_last=True), "pk"
+        ).values_list("pk", "status", "paused", "paid", "player_id")
     }
 
 

@@ -79,9 +79,15 @@ def digest(value: Any) -> str:
 
 
 def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    return str(value)
+    names = _FIELDS.get(type(value))
+    if names is None:
+        if not dataclasses.is_dataclass(value) or isinstance(value, type):
+            return str(value)
+        names = _FIELDS[type(value)] = tuple(f.name for f in dataclasses.fields(value))
+    return {name: getattr(value, name) for name in names}
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}  # a read model's field names, per dataclass
 
 
 # A form's fresh idempotency key differs at every render: it is not a change of what it shows.
@@ -139,9 +145,11 @@ def board_place(place: int) -> str:
     return str(place)
 
 
-def board_cut(event: Event, view: BoardView) -> Cut:
+def board_cut(event: Event, view: BoardView, known: Mapping[str, str] | None = None) -> Cut:
     """The board as pieces: its head, and each row of the High and the Low list, without its
-    place (the cut's `places`)."""
+    place (the cut's `places`). `known` gives the keys of rows known not to have changed since
+    the version they were keyed at: those are not keyed again."""
+    known = known or {}
     pieces = [
         html_piece(
             "board-head",
@@ -157,19 +165,36 @@ def board_cut(event: Event, view: BoardView) -> Cut:
             id = f"board-row-{entry.registration_id}{suffix}"
             ids.append(id)
             places[id] = board_place(entry.row["place"])
-            shown = {k: v for k, v in entry.row.items() if k != "place"}
+            if id in known:
+                continue
+            # A card shows what its code says (cards.names.card_face): the key holds the codes.
+            row: dict[str, Any] = dict(entry.row)
+            shown = {
+                k: [card["code"] for card in v] if k == "cards" else v
+                for k, v in row.items()
+                if k != "place"
+            }
+            stands = [[each["card"]["code"], each["as"]["code"]] for each in entry.stands_for]
             context = {"entry": entry, "side": side, "place": ""}
             pieces.append(
                 data_piece(
                     id,
-                    [side, entry.registration_id, shown, entry.prize, entry.stands_for],
+                    [side, entry.registration_id, shown, entry.prize, stands],
                     _renderer("web/_board_row.html", context),
                 )
             )
         if ids:
             lists[f"board-{side}"] = tuple(ids)
     layout = f"board final={view.data['final']} high={bool(view.high)} low={bool(view.low)}"
-    return Cut(layout, tuple(pieces), lists, lambda: board_html(event, view), places)
+    listed = set(places)
+    return Cut(
+        layout,
+        tuple(pieces),
+        lists,
+        lambda: board_html(event, view),
+        places,
+        known={id: key for id, key in known.items() if id in listed},
+    )
 
 
 # --- a player -------------------------------------------------------------------------------------
@@ -241,12 +266,11 @@ def house_cut(page: HousePage, known: Mapping[str, str] | None = None) -> Cut:
     """House's live part as pieces: its sections, the checklist's items, and each player's
     check-in entry and row.
 
-    A page read whole has every row; one read for a change (`house_page(event, rows=...)`) has
-    the rows it touched, and `known` gives the keys of the others' pieces, unchanged since the
-    version they were read at.
+    A page read whole has every row and item; one read for a change (`house_page(event,
+    rows=...)`) has the rows it touched and their items, and `known` gives the keys of the
+    others' pieces, unchanged since the version they were read at.
     """
     event = page.event
-    checklist = page.checklist
     # The checklist while the event is started: its status line and form, and one piece per item
     # (the first 25 shown, the others behind "more").
     checking = page.started and not page.finalized
@@ -257,7 +281,7 @@ def house_cut(page: HousePage, known: Mapping[str, str] | None = None) -> Cut:
         "checkin-add": event.phase == "draft",
         "finalize-status": not checking,
         "finalize-form": not checking,
-        "checklist-more-count": not checking or len(checklist) <= CHECKLIST_SHOWN,
+        "checklist-more-count": not checking or len(page.checklist_order) <= CHECKLIST_SHOWN,
     }
     pieces: list[Piece] = []
     for id, name, template in HOUSE_SECTIONS:
@@ -265,12 +289,13 @@ def house_cut(page: HousePage, known: Mapping[str, str] | None = None) -> Cut:
             part = getattr(page.sections, name)
             pieces.append(data_piece(id, [id, part], _renderer(template, part_context(part))))
     lists: dict[str, tuple[str, ...]] = {}
-    if checking and checklist:
-        for item in checklist:
+    order = page.checklist_order
+    if checking and order:
+        for item in page.checklist:
             pieces.append(data_piece(item.id, item, _renderer(CHECK_ITEM, {"item": item})))
-        lists["checklist"] = tuple(item.id for item in checklist[:CHECKLIST_SHOWN])
-        if len(checklist) > CHECKLIST_SHOWN:
-            lists["checklist-more"] = tuple(item.id for item in checklist[CHECKLIST_SHOWN:])
+        lists["checklist"] = order[:CHECKLIST_SHOWN]
+        if len(order) > CHECKLIST_SHOWN:
+            lists["checklist-more"] = order[CHECKLIST_SHOWN:]
     # What every row and check-in entry shows beside the player's own data.
     facts = part_context(page.row_facts)
     for entry in page.check_in:
@@ -290,7 +315,8 @@ def house_cut(page: HousePage, known: Mapping[str, str] | None = None) -> Cut:
     layout = (
         f"house phase={event.phase} check-in={bool(page.check_in_order)}"
         f" players={bool(page.players_order)} start={page.sections.start.start is not None}"
-        f" checklist={bool(checklist)} more={len(checklist) > CHECKLIST_SHOWN}"
+        f" checklist={bool(page.checklist_order)}"
+        f" more={len(page.checklist_order) > CHECKLIST_SHOWN}"
     )
     return Cut(
         layout,

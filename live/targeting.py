@@ -19,7 +19,7 @@ from django.core.cache import cache
 from django.db import connection, transaction
 
 from events import store
-from events.models import Event, Phase, Registration
+from events.models import Event, Phase, Registration, RegistrationStatus
 from events.progress import provisional_standings
 from events.snapshots import (
     BoardView,
@@ -58,7 +58,7 @@ logger = logging.getLogger(__name__)
 def board(event: Event, view: BoardView | None = None) -> Snapshot:
     """The board's whole snapshot, as a socket starts from it."""
     view = board_view(event) if view is None else view
-    remember(event, event_group(event.pk), board_cut(event, view))
+    remember(event, event_group(event.pk), board_cut(event, view), {"rows": board_stamps(event)})
     return Snapshot(
         event_group(event.pk), "board", event.version, view.data, html=board_html(event, view)
     )
@@ -220,10 +220,41 @@ def targeted(
     return snapshot, changed
 
 
-def board_update(event: Event, view: BoardView) -> Snapshot:
-    """The board after a change: the rows and head that changed, with the board's data."""
-    snapshot, _ = targeted(event, event_group(event.pk), "board", board_cut(event, view), view.data)
+def board_update(event: Event, view: BoardView, touched: Collection[int] = ()) -> Snapshot:
+    """The board after a change: the rows and head that changed, with the board's data.
+
+    The rows of players whose registration did not move since the version the update builds on
+    show what they showed (their hand is theirs alone; a place is sent apart): they keep their
+    keys rather than being keyed again.
+    """
+    group = event_group(event.pk)
+    history = _last_shown(group, event)
+    stamps = board_stamps(event)
+    base = _base(history, event.version)
+    was = history.get(base, {}) if base is not None else {}
+    rows_was = (was.get("memo") or {}).get("rows")
+    known: dict[str, str] = {}
+    if isinstance(rows_was, dict) and not view.data["final"]:
+        keys = was.get("keys") or {}
+        for pk, stamp in stamps.items():
+            if pk not in touched and rows_was.get(pk) == stamp:
+                for id in (f"board-row-{pk}", f"board-row-{pk}-low"):
+                    if id in keys:
+                        known[id] = keys[id]
+    cut = board_cut(event, view, known)
+    if known and _base(history, event.version, cut.layout) != base:
+        cut = board_cut(event, view)  # the update builds on another version: key every row
+    snapshot, _ = targeted(event, group, "board", cut, view.data, {"rows": stamps}, history=history)
     return snapshot
+
+
+def board_stamps(event: Event) -> dict[int, int]:
+    """Each checked-in player's registration version: every change to their hand moves it."""
+    return dict(
+        event.registrations.filter(status=RegistrationStatus.CHECKED_IN).values_list(
+            "pk", "version"
+        )
+    )
 
 
 def venue(event: Event) -> Snapshot:
@@ -340,18 +371,27 @@ def _house_read(
     memo = was.get("memo") or {}
     rows_was = memo.get("rows")
     keys = was.get("keys") or {}
+    lists = was.get("lists") or {}
     if not isinstance(rows_was, dict):
         return house_page(event), {}, None
     moved = set(touched) | {pk for pk, stamp in stamps.items() if rows_was.get(pk) != stamp}
-    page = house_page(event, rows=moved)
+    # Each player's checklist items as that version listed them (none: nothing blocked them).
+    items: dict[int, list[str]] = {}
+    for id in [*lists.get("checklist", ()), *lists.get("checklist-more", ())]:
+        if id.startswith("check-player-"):
+            items.setdefault(int(id.split("-")[2]), []).append(id)
+    page = house_page(event, rows=moved, item_ids={pk: tuple(ids) for pk, ids in items.items()})
     if memo.get("facts") != digest(page.row_facts):
         return house_page(event), {}, None  # what every row shows changed: read them all
     known: dict[str, str] = {}
     listed = set(page.check_in_order)
-    for pk in page.players_order:
-        if pk in moved:
-            continue
-        ids = [player_row_id(pk)] + ([check_in_row_id(pk)] if pk in listed else [])
+    unread = [pk for pk in page.players_order if pk not in moved]
+    for pk in unread:
+        ids = [
+            player_row_id(pk),
+            *([check_in_row_id(pk)] if pk in listed else []),
+            *items.get(pk, ()),
+        ]
         for id in ids:
             if id not in keys:
                 return house_page(event), {}, None
@@ -410,7 +450,7 @@ def change_snapshots(
         if public:
             view = board_view(event)
             table = view.standings
-            found.append(board_update(event, view))
+            found.append(board_update(event, view, touched))
             found.append(venue(event))
             if event.phase == Phase.STARTED and table is not None:
                 found.append(places(event, table))

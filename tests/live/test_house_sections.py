@@ -9,12 +9,15 @@ cover, which a pushed update would then never bring.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
+from django.core.cache import cache
 from django.template.loader import render_to_string
 
 from events import services
 from house.read_model import HousePage, house_page, part_context
+from live import protocol, targeting
 from live.fragments import (
     CHECK_IN_ROW,
     CHECK_ITEM,
@@ -88,12 +91,70 @@ def test_a_house_page_read_for_some_rows_shows_them_as_the_whole_page_does() -> 
     event = table.refresh()
     rid = table.rid(table.players[0])
     whole = house_page(event)
-    some = house_page(event, rows=[rid])
+    items: dict[int, tuple[str, ...]] = {}
+    for item in whole.checklist:
+        if item.anchor.startswith("player-"):
+            pk = int(item.anchor.removeprefix("player-"))
+            items[pk] = (*items.get(pk, ()), item.id)
+    some = house_page(event, rows=[rid], item_ids=items)
     assert [row.registration_id for row in some.players] == [rid]
     assert some.players[0].steady() == next(
         p.steady() for p in whole.players if p.registration_id == rid
     )
     assert some.players_order == whole.players_order
     assert some.check_in_order == whole.check_in_order
-    assert some.sections == whole.sections and some.checklist == whole.checklist
-    assert some.row_facts == whole.row_facts
+    assert some.checklist_order == whole.checklist_order
+    assert set(some.checklist) < set(whole.checklist)
+    assert some.sections == whole.sections and some.row_facts == whole.row_facts
+
+
+def test_after_each_change_house_is_sent_what_a_page_read_now_shows(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An update reads only the rows that moved; the page that applies it holds, piece by piece,
+    what a page loaded now shows."""
+    settings.LIVE_UPDATES = "off"  # each change is delivered here, by hand
+    table = make_table(players=4, start=True)
+    first, second, third, fourth = table.players
+    event = table.refresh()
+    group = protocol.house_group(event.pk)
+    targeting.house_listening(event.pk)
+    with targeting.consistent_read():
+        targeting.house(table.refresh())
+    read: list[Any] = []  # the rows each House read asked for (None: every row)
+
+    def reading(event: Any, **kwargs: Any) -> HousePage:
+        read.append(kwargs.get("rows"))
+        return house_page(event, **kwargs)
+
+    monkeypatch.setattr(targeting, "house_page", reading)
+
+    def deliver(player: Any) -> dict[str, Any]:
+        read.clear()
+        (house,) = [
+            s
+            for s in targeting.change_snapshots(event.pk, [table.rid(player)])
+            if s.stream == "house"
+        ]
+        frame = house.frame()
+        assert read == [{table.rid(player)}]
+        fresh = house_cut(house_page(table.refresh()))
+        record = cache.get(targeting._shown_key(group))["versions"][frame["version"]]
+        assert record["keys"] == {piece.id: piece.key for piece in fresh.pieces}
+        assert record["lists"] == {id: list(ids) for id, ids in fresh.lists.items()}
+        return frame
+
+    for player in table.players:
+        frame = deliver(player) if table.choose_start(player) else {}
+        assert "base" in frame
+        rows = [row["registration_id"] for row in frame["data"]["players"]]
+        assert rows == [table.rid(player)]
+    table.win(first, 1)
+    deliver(first)
+    table.choose_win(first)
+    deliver(first)
+    table.report(second, 1, "loss")
+    deliver(second)
+    services.review_open(registration_id=table.rid(third), by=table.house, reason="Board 3")
+    frame = deliver(third)
+    assert f"house-row-{table.rid(fourth)}" not in frame["parts"]
