@@ -263,8 +263,11 @@ def board_with_standings(event: Event) -> tuple[Board, Standings[int] | None]:
 
 def board_view(event: Event) -> BoardView:
     """The board's read model (see `BoardView`)."""
+    # What the board shows of each player, and nothing else: it is read at every change.
     players = list(
-        event.registrations.filter(status=RegistrationStatus.CHECKED_IN).order_by("check_in_order")
+        event.registrations.filter(status=RegistrationStatus.CHECKED_IN)
+        .order_by("check_in_order")
+        .only("label", "wild_rank", "paused", "high_place", "low_place", "award")
     )
     labels = {r.pk: r.label for r in players}
     held = hands(event, players)

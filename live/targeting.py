@@ -265,10 +265,12 @@ def venue(event: Event) -> Snapshot:
 
 def places(event: Event, table: Standings[int]) -> Snapshot:
     """Every ranked player's High and Low place, by registration id, and how many are ranked."""
-    ranked = {place.player for place in table.high}
+    # One pass over each list (a player's place, looked up one by one, is a scan of the list).
+    high = {place.player: place.place for place in table.high}
+    low = {place.player: place.place for place in table.low}
     shown = {
         "ranked": len(table.high),
-        "places": {str(pk): [table.high_place(pk), table.low_place(pk)] for pk in sorted(ranked)},
+        "places": {str(pk): [high[pk], low.get(pk)] for pk in sorted(high)},
     }
     return Snapshot(places_group(event.pk), "places", event.version, shown, kind="snapshot")
 
