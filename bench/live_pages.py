@@ -20,8 +20,12 @@ player (seeded), with live updates off; after each, in this process and on the s
   them; the House dashboard's refetch likewise.
 
 Reported: median milliseconds of server work per change for every phone, a board and a House
-page open, and bytes each page receives per change. Nothing goes over a network: CPU of the
-daphne processes and end-to-end latency are measured by `bench/load.py`.
+page open, and bytes each page receives per change; first, the publisher's own work per change
+(`change_snapshots` and every frame encoded), in CPU time. `--publisher-only` measures that alone,
+without the whole fragments and the refetches, whose cost grows with every phone (for 512
+players); the same script runs on af8f13d, where the publisher was one module, side by side.
+Nothing goes over a network: CPU of the daphne processes and end-to-end latency are measured by
+`bench/load.py`.
 """
 
 from __future__ import annotations
