@@ -20,13 +20,13 @@ from rest_framework import serializers
 
 from api.errors import METHOD_NOT_ALLOWED, SERVER_ERROR, THROTTLED, TOO_LARGE
 from audit import anchor
-from cards.models import OfferKind
 from events import limits
 from events.answers import Answer, Described, OneOf
 from events.errors import ALL_ERRORS
 from events.formats import FormatName
-from events.models import Phase, RegistrationStatus
+from events.models import Phase
 from events.reads import board, common, player
+from house.read_model import HouseTable
 from syndicate.busy import UNAVAILABLE
 
 ERROR_CODES = [error.code for error in ALL_ERRORS] + [
@@ -62,6 +62,7 @@ NAMES: dict[type, str] = {
     common.Adjustment: "PoolAdjustment",
     board.BoardRow: "StandingRow",
     player.PlayerState: "PlayerSnapshot",
+    HouseTable: "HouseSnapshot",
 }
 
 
@@ -104,6 +105,9 @@ def _derived_field(hint: Any, *, optional: bool) -> serializers.Field[Any, Any, 
             kwargs["required"] = False
         else:
             kwargs["allow_null"] = True
+    if get_origin(hint) is dict:
+        _, value = get_args(hint)
+        return serializers.DictField(child=_derived_field(value, optional=False), **kwargs)
     if get_origin(hint) in (list, tuple):
         item = get_args(hint)[0]  # list[X] or tuple[X, ...]
         if dataclasses.is_dataclass(item):
@@ -196,39 +200,8 @@ class FormatDoc(Doc):
 # --- House ----------------------------------------------------------------------------------
 
 
-class HousePending(Doc):
-    kind = serializers.ChoiceField(choices=OfferKind.values)
-    since = serializers.DateTimeField()
-    waited_seconds = serializers.IntegerField()
-    reminded_at = serializers.DateTimeField(allow_null=True)
-
-
-class HouseRow(Doc):
-    registration_id = serializers.IntegerField()
-    label = serializers.CharField()  # type: ignore[assignment]
-    status = serializers.ChoiceField(choices=RegistrationStatus.values)
-    late = serializers.BooleanField()
-    paused = serializers.BooleanField()
-    games = serializers.IntegerField()
-    kept = serializers.IntegerField()
-    open_reviews = serializers.IntegerField()
-    wild_rank = serializers.CharField(allow_null=True)
-    pending = HousePending(allow_null=True)
-    high_place = serializers.IntegerField(allow_null=True)
-    low_place = serializers.IntegerField(allow_null=True)
-    award = serializers.IntegerField(allow_null=True)
-
-
-class HouseSnapshot(Doc):
-    event = EventSummary()
-    version = serializers.IntegerField()
-    players = HouseRow(many=True)
-    counts = serializers.DictField(
-        child=serializers.IntegerField(), help_text="Registrations by status."
-    )
-    pool = Pool()
-    blockers = serializers.ListField(child=serializers.CharField())
-    supported_places = serializers.IntegerField(allow_null=True)
+# House's table: derived from its dataclass (`house.read_model.HouseTable`), as answers are.
+HouseSnapshot = read_model(HouseTable)
 
 
 class Checklist(Doc):

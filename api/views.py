@@ -35,7 +35,7 @@ from events.lifecycle import formats_summary
 from events.reads.board import board_view
 from events.reads.common import event_summary, to_json
 from events.reads.player import player_state
-from events.snapshots import house_snapshot
+from house.read_model import house_table
 from syndicate.query import query_choice, refuse_unknown
 
 EVENTS = ["Events"]
@@ -732,7 +732,7 @@ class HouseDashboard(ApiView):
         tags=HOUSE,
     )
     def get(self, request: Request, event_id: int) -> Response:
-        return Response(house_snapshot(reads.house_event(actor(request), event_id)))
+        return Response(house_table(reads.house_event(actor(request), event_id)).data())
 
 
 class Checklist(ApiView):

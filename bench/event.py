@@ -56,7 +56,7 @@ from psycopg import sql
 from accounts.models import User
 from events import services
 from events.models import Event, Registration
-from live import publisher as live
+from live import delivery
 
 GOAL_RATIO = 5.0  # p95 of an action within 5x the p95 of the bare transaction
 GOAL_EVENT_SECONDS = 60.0
@@ -168,7 +168,7 @@ class Bench:
             # What the process spent beyond this thread: the live updates worker.
             self.run.worker_cpu = time.process_time() - process - (time.thread_time() - cpu)
         start = time.perf_counter()
-        if not live.wait_until_idle(timeout=600):
+        if not delivery.wait_until_idle(timeout=600):
             sys.exit("The live updates worker did not catch up within 10 minutes.")
         self.run.drain = time.perf_counter() - start
         return self.run
@@ -287,7 +287,7 @@ def create_scratch(name: str) -> None:
 
 
 def drop_scratch(name: str) -> None:
-    live.wait_until_idle(timeout=30)  # the worker's last reads need the database
+    delivery.wait_until_idle(timeout=30)  # the worker's last reads need the database
     connections.close_all()
     with server_connection() as server:
         server.execute(
@@ -392,7 +392,7 @@ def main() -> None:
             (version,) = cursor.fetchone()
         print(
             f"PostgreSQL {version}, Python {sys.version.split()[0]}, {os.cpu_count()} cores, "
-            f"DEBUG={settings.DEBUG}, LIVE_UPDATES={live.mode()}, "
+            f"DEBUG={settings.DEBUG}, LIVE_UPDATES={delivery.mode()}, "
             f"scratch database {args.database!r}, load average {os.getloadavg()[0]:.1f}",
             flush=True,
         )

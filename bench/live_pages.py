@@ -8,7 +8,7 @@ database (`bench_live_pages`, dropped at the end) and played part-way (every sta
 one result each). Then `--changes` changes are made, each a result or a card choice of a random
 player (seeded), with live updates off; after each, in this process and on the same data:
 
-- targeted (what the pages get now): `live.publisher.change_snapshots` for the change: the board's
+- targeted (what the pages get now): `live.targeting.change_snapshots` for the change: the board's
   and House's pieces that changed since the last change (rendered once, for every page), the
   touched player's panel and the places frame; then each phone's own places frame as its socket
   cuts it;
@@ -20,8 +20,12 @@ player (seeded), with live updates off; after each, in this process and on the s
   them; the House dashboard's refetch likewise.
 
 Reported: median milliseconds of server work per change for every phone, a board and a House
-page open, and bytes each page receives per change. Nothing goes over a network: CPU of the
-daphne processes and end-to-end latency are measured by `bench/load.py`.
+page open, and bytes each page receives per change; first, the publisher's own work per change
+(`change_snapshots` and every frame encoded), in CPU time. `--publisher-only` measures that alone,
+without the whole fragments and the refetches, whose cost grows with every phone (for 512
+players); the same script runs on af8f13d, where the publisher was one module, side by side.
+Nothing goes over a network: CPU of the daphne processes and end-to-end latency are measured by
+`bench/load.py`.
 """
 
 from __future__ import annotations
@@ -29,12 +33,14 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import os
 import pstats
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -44,14 +50,47 @@ from django.template.loader import render_to_string
 
 from events import services
 from events.models import Event, Registration
-from events.reads.board import board_view
-from events.reads.common import to_json
-from events.reads.player import player_state, player_states
-from events.snapshots import house_snapshot
-from house import selectors
-from live import publisher as live
-from live.fragments import board_html, house_html
+from live.fragments import board_html
 from web.errors import fresh_key
+
+try:
+    from events.reads.board import board_view
+    from events.reads.common import to_json
+    from events.reads.player import player_state, player_states
+    from live import protocol, targeting
+except ImportError:  # the code before typed read models and the split publisher (af8f13d)
+    from events.snapshots import (  # type: ignore[attr-defined,no-redef]
+        board_view,
+        player_snapshot,
+        player_snapshots,
+    )
+
+    from live import publisher as protocol  # type: ignore[attr-defined,no-redef]
+    from live import publisher as targeting  # type: ignore[attr-defined,no-redef]
+
+    def to_json(model: Any) -> Any:  # type: ignore[misc]
+        return model
+
+    def _attributes(value: Any) -> Any:
+        """A snapshot's dicts read as the read models' attributes."""
+        if isinstance(value, dict):
+            return SimpleNamespace(**{k: _attributes(v) for k, v in value.items()})
+        if isinstance(value, list):
+            return [_attributes(v) for v in value]
+        return value
+
+    def player_state(registration: Registration) -> Any:  # type: ignore[misc]
+        return _attributes(player_snapshot(registration))
+
+    def player_states(registrations: Any, table: Any) -> Any:  # type: ignore[misc]
+        return player_snapshots(registrations, table)
+
+
+def board_with_standings(event: Event) -> tuple[Any, Any]:
+    """The board's data as its socket carries it, and the standings it shows."""
+    view = board_view(event)
+    return to_json(view.data), view.standings
+
 
 THROTTLE_SECONDS = 1.5  # the old player page's refetch throttle
 
@@ -95,7 +134,12 @@ def act(rng: random.Random, seated: list[tuple[int, Any]]) -> int | None:
 
 def pushed(event_id: int, rid: int, phones: int) -> tuple[float, dict[str, float]]:
     began = time.perf_counter()
-    snapshots = live.change_snapshots(event_id, [rid])
+    cpu = time.process_time()
+    snapshots = targeting.change_snapshots(event_id, [rid])
+    for snapshot in snapshots:  # as the publisher encodes each for the channel layer
+        snapshot.message()
+    publisher_cpu = time.process_time() - cpu
+    publisher_wall = time.perf_counter() - began
     by_stream = {s.stream: s for s in snapshots}
     places = by_stream["places"]
     sizes = {}
@@ -115,38 +159,65 @@ def pushed(event_id: int, rid: int, phones: int) -> tuple[float, dict[str, float
     sizes["house_alone"] = len(json.dumps(house_frame))
     sizes["house_parts"] = len(house_frame.get("parts") or {})
     sizes["house"] = sizes["house_alone"] + sizes["board"]
+    sizes["publisher_cpu_ms"] = publisher_cpu * 1000
+    sizes["publisher_ms"] = publisher_wall * 1000
     return spent, sizes
+
+
+def house_table(event: Event) -> Any:
+    """House's table as its socket carries it."""
+    try:
+        from house.read_model import house_table
+    except ImportError:  # af8f13d
+        from events.snapshots import house_snapshot  # type: ignore[attr-defined]
+
+        return house_snapshot(event)
+    return house_table(event).data()
+
+
+def house_page_html(event: Event) -> str:
+    """House's live part, as a House page's refetch rendered it."""
+    from live.fragments import house_html
+
+    try:
+        from house.read_model import house_page
+    except ImportError:  # af8f13d
+        from house import selectors
+
+        return house_html(event, selectors.dashboard(event))  # type: ignore[call-arg,attr-defined]
+    return house_html(house_page(event))
+
+
+def whole_house(event: Event) -> Any:
+    """House's whole fragment and table, as sent before targeted updates."""
+    table = house_table(event)
+    return protocol.Snapshot(
+        protocol.house_group(event.pk), "house", event.version, table, html=house_page_html(event)
+    )
 
 
 def whole(event_id: int, rid: int) -> tuple[float, dict[str, float]]:
     """Before targeted updates: the board's and House's whole fragments and data, every change
     (the touched player's panel and the places as now)."""
     began = time.perf_counter()
-    with live.consistent_read():
+    with targeting.consistent_read():
         event = Event.objects.get(pk=event_id)
         view = board_view(event)
-        board = live.Snapshot(
-            live.event_group(event_id),
+        board = protocol.Snapshot(
+            protocol.event_group(event_id),
             "board",
             event.version,
             to_json(view.data),
             html=board_html(event, view),
         )
-        table = house_snapshot(event)
-        house = live.Snapshot(
-            live.house_group(event_id),
-            "house",
-            event.version,
-            table,
-            html=house_html(event, selectors.dashboard(event, table)),
-        )
+        house = whole_house(event)
         touched = list(Registration.objects.filter(pk=rid))
         for r in touched:
             r.event = event
-        own = player_states(touched, view.standings)
-        player = live.player(touched[0], own[rid])
+        own = player_snapshots(touched, view.standings)
+        player = targeting.player(touched[0], own[rid])
         if view.standings is not None:
-            live.places(event, view.standings)
+            targeting.places(event, view.standings)
         frames = [json.dumps(s.frame()) for s in (board, house, player)]
     spent = time.perf_counter() - began
     sizes = {"board": len(frames[0]), "house": len(frames[0]) + len(frames[1])}
@@ -160,11 +231,10 @@ def refetched(
     fraction of changes a throttled phone refetches on (1 when changes are rarer than 1.5 s).
     The seconds spent: the sockets' snapshots, every phone's refetch, House's refetch."""
     began = time.perf_counter()
-    with live.consistent_read():
+    with targeting.consistent_read():
         event = Event.objects.get(pk=event_id)
-        view = board_view(event)
-        board, table = to_json(view.data), view.standings
-        house = house_snapshot(event)
+        board, table = board_with_standings(event)
+        house = house_table(event)
         touched = list(Registration.objects.filter(pk=rid))
         for r in touched:
             r.event = event
@@ -186,10 +256,7 @@ def refetched(
         refetch.append(time.perf_counter() - one)
         fetched_bytes.append(len(html))
     one = time.perf_counter()
-    render_to_string(
-        "house/_live.html",
-        {"event": event, "live_socket": True, **selectors.dashboard(event)},
-    )
+    house_page_html(event)
     house_refetch = time.perf_counter() - one
     spent = (sockets, sum(refetch), house_refetch)
     sizes = {
@@ -210,8 +277,15 @@ def main() -> None:
     parser.add_argument(
         "--profile", type=int, default=0, help="print the targeted path's N costliest functions"
     )
+    parser.add_argument(
+        "--publisher-only",
+        action="store_true",
+        help="measure the publisher's work per change alone (targeted), without the whole "
+        "fragments and the refetches, whose cost grows with every phone (for 512 players)",
+    )
     args = parser.parse_args()
-    profile = cProfile.Profile() if args.profile else None
+    # CPU time: what the publisher spends, not its waits on the database.
+    profile = cProfile.Profile(time.process_time) if args.profile else None
     settings.LIVE_UPDATES = "off"
     db = settings.DATABASES["default"]
     engine.create_scratch(args.database)
@@ -225,12 +299,12 @@ def main() -> None:
             services.starting_selection_confirm(
                 registration_id=rid, by=user, slots=list(range(keep))
             )
-        live.house_listening(event_id)  # a House page is open: its fragment is rendered
+        targeting.house_listening(event_id)  # a House page is open: its fragment is rendered
         # The pages open: each starts from the whole board and House (what later updates build on).
-        with live.consistent_read():
+        with targeting.consistent_read():
             opened = Event.objects.get(pk=event_id)
-            live.board(opened)
-            live.house(opened)
+            targeting.board(opened)
+            targeting.house(opened)
         # A throttled phone refetches on one change in (rate x throttle), at most every change.
         share = min(1.0, 1.0 / (args.rate * THROTTLE_SECONDS))
         new_ms, whole_ms, old_ms, old_all_ms = [], [], [], []
@@ -241,7 +315,16 @@ def main() -> None:
             rid = act(rng, seated)
             if rid is None:
                 break
-            live.house_listening(event_id)
+            targeting.house_listening(event_id)
+            if args.publisher_only:
+                if profile:
+                    profile.enable()
+                spent, sizes = pushed(event_id, rid, args.players)
+                if profile:
+                    profile.disable()
+                new_ms.append(spent * 1000)
+                new_sizes.append(sizes)
+                continue
             # Both ways on the same state, in turns first (the first reads a colder database).
             if len(new_ms) % 2:
                 spent_whole, sizes_whole = whole(event_id, rid)
@@ -265,6 +348,18 @@ def main() -> None:
             return statistics.median(row[key] for row in rows)
 
         print(f"{args.players} players, {len(new_ms)} changes, {args.rate} writes/s in the event")
+        print(
+            f"publisher per change (change_snapshots and the frames encoded), median: "
+            f"{med(new_sizes, 'publisher_cpu_ms'):.1f} ms CPU, "
+            f"{med(new_sizes, 'publisher_ms'):.1f} ms wall"
+        )
+        if profile:
+            print(f"\nThe targeted path's {args.profile} costliest functions (cumulative):")
+            pstats.Stats(profile).sort_stats(
+                os.environ.get("PROFILE_SORT", "cumulative")
+            ).print_stats(args.profile)
+        if args.publisher_only:
+            return
         print(
             f"| per change | targeted (now) | whole fragments | refetched at {args.rate}/s "
             "| refetched, every change |"
@@ -298,9 +393,6 @@ def main() -> None:
             f"ratio of server work (refetched at rate / pushed): "
             f"{statistics.median(old_ms) / statistics.median(new_ms):.2f}"
         )
-        if profile:
-            print(f"\nThe targeted path's {args.profile} costliest functions (cumulative):")
-            pstats.Stats(profile).sort_stats("cumulative").print_stats(args.profile)
     finally:
         engine.drop_scratch(args.database)
 

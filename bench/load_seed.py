@@ -26,7 +26,7 @@ from audit.verify import verify
 from cards.models import CardState, DealtCard, Offer, Shoe
 from events import services
 from events.models import Event, Registration, RegistrationStatus
-from live import publisher as live
+from live import targeting
 
 SESSION_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -169,11 +169,11 @@ def snapshot_cost(event_ids: list[int], rounds: int = 5) -> dict[str, float]:
         one = Registration.objects.filter(event_id=event_id).values_list("pk", flat=True).first()
         for _ in range(rounds):
             began = time.perf_counter()
-            with live.consistent_read():
-                live.board(Event.objects.get(pk=event_id))
+            with targeting.consistent_read():
+                targeting.board(Event.objects.get(pk=event_id))
             board.append(time.perf_counter() - began)
             began = time.perf_counter()
-            live.change_snapshots(event_id, [one] if one else [])
+            targeting.change_snapshots(event_id, [one] if one else [])
             change.append(time.perf_counter() - began)
     return {
         "board": statistics.median(board) * 1000,

@@ -86,12 +86,19 @@ def progress_of(*, registration_id: int) -> ProgressRow:
     return ProgressRow.of(row)
 
 
-def progress_of_many(*, event_id: int) -> dict[int, ProgressRow]:
-    """Every player's progress in one event, by registration id, whatever their number."""
+def progress_of_many(
+    *, event_id: int, registration_ids: Sequence[int] | None = None
+) -> dict[int, ProgressRow]:
+    """Every player's progress in one event (or only these players'), by registration id,
+    whatever their number."""
     rows = _fetch(
         f"SELECT r.id, {_PROGRESS.format(player='r.id', **_STORED)}"
-        " FROM events_registration r WHERE r.event_id = %(event_id)s",
-        {"event_id": event_id},
+        " FROM events_registration r WHERE r.event_id = %(event_id)s"
+        " AND (%(ids)s::bigint[] IS NULL OR r.id = ANY(%(ids)s::bigint[]))",
+        {
+            "event_id": event_id,
+            "ids": None if registration_ids is None else list(registration_ids),
+        },
     )
     return {row["id"]: ProgressRow.of(row) for row in rows}
 

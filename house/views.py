@@ -27,12 +27,12 @@ from events import limits, scoreholio, services
 from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
-from events.models import Event, Phase, Registration, Review
+from events.models import Event, Registration, Review
 from events.remainder_policy import lacks_remainder_policy
 from events.runner import is_house
 from house import selectors, sheets
 from house.forms import COMMON_ZONES, EmailForm, EventForm, parse_adjustments
-from house.tools import tools
+from house.read_model import house_page
 from web.errors import checked, form_key, fresh_key, refuse
 
 SCOREHOLIO_SESSION = "house:scoreholio:{event_id}"
@@ -122,14 +122,8 @@ def _after(request: HttpRequest, event: Event, anchor: str) -> HttpResponse:
 
 
 def _dashboard_context(request: HttpRequest, event: Event, *, inline: bool = False) -> dict:
-    context: dict[str, Any] = {
-        "event": event,
-        # A draft is not public yet: no live socket, so its actions must not wait for one.
-        "live_socket": event.phase != Phase.DRAFT,
-        "inline_messages": inline,
-        **selectors.dashboard(event),
-        **tools(event),
-    }
+    # The live part's context is House's page (house.read_model), as pushed fragments render it.
+    context: dict[str, Any] = {**house_page(event).context(), "inline_messages": inline}
     log = request.session.get(SCOREHOLIO_SESSION.format(event_id=event.pk))
     if isinstance(log, dict) and isinstance(log.get("text"), str):
         context["scoreholio"] = {

@@ -20,7 +20,8 @@ from django.template.loader import render_to_string
 
 from events.changes import Announced
 from events.models import Announcement
-from live.publisher import OFF, mode, places_group
+from live.delivery import OFF, mode
+from live.protocol import places_group
 
 log = logging.getLogger(__name__)
 

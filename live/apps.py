@@ -9,8 +9,8 @@ class LiveConfig(AppConfig):
         from live import (
             announcement_frames,
             checks,  # noqa: F401 - registers the system check
-            publisher,
+            delivery,
         )
 
-        changes.subscribe(publisher.on_change)
+        changes.subscribe(delivery.on_change)
         changes.subscribe_announcements(announcement_frames.on_announced)

@@ -7,12 +7,12 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, register
 
-from live.publisher import BACKGROUND, MODES
+from live.delivery import BACKGROUND, MODES
 
 
 @register()
 def live_updates_mode(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
-    """LIVE_UPDATES names a delivery mode `live.publisher` knows."""
+    """LIVE_UPDATES names a delivery mode `live.delivery` knows."""
     value = getattr(settings, "LIVE_UPDATES", BACKGROUND)
     if value in MODES:
         return []

@@ -1,7 +1,7 @@
 """Websockets for live updates (docs/rules.md section 12.1). Consumers only subscribe and send
 snapshots.
 
-Domain code broadcasts after commit (`live.publisher.announce`); a consumer checks who may listen,
+Domain code broadcasts after commit (`live.delivery.announce`); a consumer checks who may listen,
 joins the groups, sends the current snapshots on connect and on `{"type": "reload"}`, and relays
 what the groups carry. Every frame a client receives is one JSON object:
 
@@ -54,8 +54,7 @@ from events.models import Event, Phase, Registration
 from events.reads.player import player_state
 from events.runner import is_house
 from events.venue import VenueCheckIn, display_grant, venue_check_in
-from live import announcement_frames
-from live import publisher as live
+from live import announcement_frames, protocol, targeting
 from web.follow import follow
 
 CLOSE_SIGN_IN = 4401
@@ -67,7 +66,12 @@ RELOAD_INTERVAL = 1.0
 
 # Group messages a socket only passes on: their handlers read no database.
 RELAYS = frozenset(
-    {live.MESSAGE_TYPE, live.PLACES_TYPE, live.VENUE_TYPE, announcement_frames.MESSAGE_TYPE}
+    {
+        protocol.MESSAGE_TYPE,
+        protocol.PLACES_TYPE,
+        protocol.VENUE_TYPE,
+        announcement_frames.MESSAGE_TYPE,
+    }
 )
 
 
@@ -205,7 +209,7 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
             await self.send_json({**snapshot.frame(), "type": "snapshot"})
 
     async def live_snapshot(self, message: dict[str, Any]) -> None:
-        """A group message from `live.publisher`: pass its frame on unless the socket has it."""
+        """A group message from `live.delivery`: pass its frame on unless the socket has it."""
         stream, version = message["stream"], message["version"]
         if self.access is None or version <= self.sent.get(stream, -1):
             return
@@ -213,7 +217,7 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         await self.send(text_data=message["frame"])
 
     async def live_places(self, message: dict[str, Any]) -> None:
-        """Every player's places (`live.publisher.places`): pass on this socket's own only."""
+        """Every player's places (`live.targeting.places`): pass on this socket's own only."""
         version = message["version"]
         if self.access is None or self.access.registration_id is None:
             return
@@ -240,7 +244,7 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         """The socket's access, or the close code that refuses it."""
         raise NotImplementedError
 
-    def current(self, access: Access) -> list[live.Snapshot]:
+    def current(self, access: Access) -> list[protocol.Snapshot]:
         """The snapshots this socket starts from."""
         raise NotImplementedError
 
@@ -280,8 +284,8 @@ class BoardConsumer(LiveConsumer):
         event = _public_event(event_id)
         if event is None:
             return CLOSE_NOT_FOUND
-        groups = (live.event_group(event_id),)
-        venue = (*groups, live.venue_group(event_id))
+        groups = (protocol.event_group(event_id),)
+        venue = (*groups, protocol.venue_group(event_id))
         if user is not None and is_house(user, event):
             return Access(event_id, venue, venue=True)
         token = self.scope["url_route"]["kwargs"].get("display")
@@ -297,10 +301,10 @@ class BoardConsumer(LiveConsumer):
             return self.authorize(self.access.event_id, None)
         return granted
 
-    def current(self, access: Access) -> list[live.Snapshot]:
-        with live.consistent_read():
+    def current(self, access: Access) -> list[protocol.Snapshot]:
+        with targeting.consistent_read():
             event = Event.objects.get(pk=access.event_id)
-            found = [live.board(event)]
+            found = [targeting.board(event)]
             if access.venue:
                 self.venue_shown = ""  # a reload takes the part whole
                 frame = self.venue_frame(access, event.version, venue_check_in(event).data())
@@ -334,7 +338,7 @@ class BoardConsumer(LiveConsumer):
 
     def venue_frame(
         self, access: Access, version: int, data: dict[str, Any] | None
-    ) -> live.Snapshot | None:
+    ) -> protocol.Snapshot | None:
         """The venue part for this socket (`data`: `VenueCheckIn.data()`, None: the public
         part), or None when it shows what the socket was last sent."""
         event = Event(pk=access.event_id)
@@ -346,8 +350,8 @@ class BoardConsumer(LiveConsumer):
         if html == self.venue_shown:
             return None
         self.venue_shown = html
-        group = live.venue_group(access.event_id)
-        return live.Snapshot(group, "venue", version, None, kind="snapshot", html=html)
+        group = protocol.venue_group(access.event_id)
+        return protocol.Snapshot(group, "venue", version, None, kind="snapshot", html=html)
 
     def origin(self) -> str | None:
         """The address the page was opened at (its Origin, which asgi.py checked)."""
@@ -373,23 +377,23 @@ class PlayerConsumer(LiveConsumer):
         )
         if registration_id is None:
             return CLOSE_NOT_ALLOWED
-        groups = (live.places_group(event_id), live.player_group(registration_id))
+        groups = (protocol.places_group(event_id), protocol.player_group(registration_id))
         return Access(event_id, groups, registration_id)
 
-    def current(self, access: Access) -> list[live.Snapshot]:
+    def current(self, access: Access) -> list[protocol.Snapshot]:
         assert access.registration_id is not None
-        with live.consistent_read():
+        with targeting.consistent_read():
             registration = Registration.objects.select_related("event").get(
                 pk=access.registration_id
             )
             me = player_state(registration)
-            return [live.player(registration, me), live.own_places(registration, me)]
+            return [targeting.player(registration, me), targeting.own_places(registration, me)]
 
 
 class HouseConsumer(LiveConsumer):
     """`ws/events/<id>/house/`: House of this event only; the board and House's table.
 
-    While it is open it keeps the event marked as having a House page (`live.house_listening`),
+    While it is open it keeps the event marked as having a House page (`targeting.house_listening`),
     so the publisher renders House's fragment only then.
     """
 
@@ -398,11 +402,13 @@ class HouseConsumer(LiveConsumer):
 
     async def live_snapshot(self, message: dict[str, Any]) -> None:
         if self.access is not None and (
-            time.monotonic() - self.marked_at > live.HOUSE_MARK_EVERY
+            time.monotonic() - self.marked_at > targeting.HOUSE_MARK_EVERY
             or (message["stream"] == "house" and not message.get("fragment", True))
         ):
             self.marked_at = time.monotonic()
-            await sync_to_async(live.house_listening, thread_sensitive=False)(self.access.event_id)
+            await sync_to_async(targeting.house_listening, thread_sensitive=False)(
+                self.access.event_id
+            )
         await super().live_snapshot(message)
 
     def authorize(self, event_id: int, user: Any) -> Access | int:
@@ -413,14 +419,14 @@ class HouseConsumer(LiveConsumer):
             return CLOSE_NOT_FOUND
         if not is_house(user, event):
             return CLOSE_NOT_ALLOWED
-        return Access(event_id, (live.event_group(event_id), live.house_group(event_id)))
+        return Access(event_id, (protocol.event_group(event_id), protocol.house_group(event_id)))
 
-    def current(self, access: Access) -> list[live.Snapshot]:
-        live.house_listening(access.event_id)
+    def current(self, access: Access) -> list[protocol.Snapshot]:
+        targeting.house_listening(access.event_id)
         self.marked_at = time.monotonic()
-        with live.consistent_read():
+        with targeting.consistent_read():
             event = Event.objects.get(pk=access.event_id)
-            return [live.board(event), live.house(event)]
+            return [targeting.board(event), targeting.house(event)]
 
 
 class NoRouteConsumer(AsyncWebsocketConsumer):

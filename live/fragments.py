@@ -1,11 +1,11 @@
 """The HTML a live page swaps in: rendered once per audience, for the first page and for pushes.
 
 Each audience's live part is rendered from its read model (`events.reads.board.BoardView`, the
-player's `PlayerState`, House's `house.selectors.Dashboard`), the same one the page's first
+player's `PlayerState`, House's `house.read_model.HousePage`), the same one the page's first
 render uses. The board's and House's parts are also cut into pieces (`Cut`): elements with an id
 (a board row, a House row, a section) that a pushed update replaces one by one, and the lists
 whose order it keeps. Each piece carries a key, a digest of what it shows, so the publisher can
-tell which pieces changed since the version a page holds (`live.publisher`) and render only
+tell which pieces changed since the version a page holds (`live.targeting`) and render only
 those: a row's key is a digest of the row's data, so an unchanged row is not even rendered. A
 board row's place is not in its piece: it follows from the other rows, so the cut gives the
 places apart (`Cut.places`) and an update carries the places that moved, not the rows.
@@ -20,7 +20,7 @@ import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,8 +31,8 @@ from django.template.loader import get_template, render_to_string
 from events.models import Event
 from events.reads.board import BoardView
 from events.reads.player import PlayerState
-from house import selectors
-from house.tools import tools
+from house import read_model
+from house.read_model import HousePage, part_context
 from web.errors import fresh_key
 
 
@@ -67,12 +67,28 @@ class Cut:
     lists: Mapping[str, tuple[str, ...]]
     whole: Callable[[], str]
     places: Mapping[str, str] = field(default_factory=dict)
+    # Pieces not read for this version (a House row no change touched): their keys, unchanged
+    # since the version they were read at.
+    known: Mapping[str, str] = field(default_factory=dict)
 
 
 def digest(value: Any) -> str:
-    """A short digest of JSON-ready data (dates and datetimes as text)."""
-    text = json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
+    """A short digest of JSON-ready data and read models (dataclasses by their fields, dates and
+    datetimes as text)."""
+    text = json.dumps(value, sort_keys=True, default=_plain, separators=(",", ":"))
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    names = _FIELDS.get(type(value))
+    if names is None:
+        if not dataclasses.is_dataclass(value) or isinstance(value, type):
+            return str(value)
+        names = _FIELDS[type(value)] = tuple(f.name for f in dataclasses.fields(value))
+    return {name: getattr(value, name) for name in names}
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}  # a read model's field names, per dataclass
 
 
 # A form's fresh idempotency key differs at every render: it is not a change of what it shows.
@@ -130,9 +146,11 @@ def board_place(place: int) -> str:
     return str(place)
 
 
-def board_cut(event: Event, view: BoardView) -> Cut:
+def board_cut(event: Event, view: BoardView, known: Mapping[str, str] | None = None) -> Cut:
     """The board as pieces: its head, and each row of the High and the Low list, without its
-    place (the cut's `places`)."""
+    place (the cut's `places`). `known` gives the keys of rows known not to have changed since
+    the version they were keyed at: those are not keyed again."""
+    known = known or {}
     pieces = [
         html_piece(
             "board-head",
@@ -148,14 +166,36 @@ def board_cut(event: Event, view: BoardView) -> Cut:
             id = f"board-row-{entry.registration_id}{suffix}"
             ids.append(id)
             places[id] = board_place(entry.row.place)
-            shown = dataclasses.asdict(entry)
-            del shown["row"]["place"]  # the cut's `places`, not the piece's
+            if id in known:
+                continue
+            # A card shows what its code says (cards.names.card_face): the key holds the codes.
+            row = dataclasses.asdict(entry.row)
+            shown = {
+                k: [card["code"] for card in v] if k == "cards" else v
+                for k, v in row.items()
+                if k != "place"
+            }
+            stands = [[each.card.code, each.meant.code] for each in entry.stands_for]
             context = {"entry": entry, "side": side, "place": ""}
-            pieces.append(data_piece(id, [side, shown], _renderer("web/_board_row.html", context)))
+            pieces.append(
+                data_piece(
+                    id,
+                    [side, entry.registration_id, shown, entry.prize, stands],
+                    _renderer("web/_board_row.html", context),
+                )
+            )
         if ids:
             lists[f"board-{side}"] = tuple(ids)
     layout = f"board final={view.data.final} high={bool(view.high)} low={bool(view.low)}"
-    return Cut(layout, tuple(pieces), lists, lambda: board_html(event, view), places)
+    listed = set(places)
+    return Cut(
+        layout,
+        tuple(pieces),
+        lists,
+        lambda: board_html(event, view),
+        places,
+        known={id: key for id, key in known.items() if id in listed},
+    )
 
 
 # --- a player -------------------------------------------------------------------------------------
@@ -173,180 +213,118 @@ def places_of(me: PlayerState) -> dict[str, Any]:
 
 # --- House ----------------------------------------------------------------------------------------
 
-CHECKLIST_SHOWN = 25  # checklist items shown before "more" (house/_finalize.html)
+CHECKLIST_SHOWN = read_model.CHECKLIST_SHOWN  # checklist items shown before "more"
 
-# House's sections that change with the event, each one piece, in page order (the check-in list
-# and the players' table are cut further, one piece per player).
+# House's sections that change with the event, each one piece, in page order: its element id, its
+# part of House's page (`HouseSections`) and its template, rendered from that part alone. A
+# section's key is a digest of its part, so a section whose part did not change is not rendered,
+# and nothing it shows can change under the same key. (The check-in list and the players' table
+# are cut further, one piece per player.)
 HOUSE_SECTIONS = (
-    ("registration", "house/_registration.html"),
-    ("house-tools", "house/_tools.html"),
-    ("house-banner", "house/_banner.html"),
-    ("checkin-note", "house/_checkin_note.html"),
-    ("checkin-add", "house/_checkin_add.html"),
-    ("start", "house/_start.html"),
-    ("players-note", "house/_players_note.html"),
-    ("reviews", "house/_reviews.html"),
-    ("pool", "house/_pool.html"),
-    ("finalize-status", "house/_finalize_status.html"),
-    ("checklist-more-count", "house/_checklist_more.html"),
-    ("finalize-form", "house/_finalize_form.html"),
+    ("registration", "registration", "house/_registration.html"),
+    ("house-tools", "tools", "house/_tools.html"),
+    ("house-banner", "banner", "house/_banner.html"),
+    ("checkin-note", "checkin_note", "house/_checkin_note.html"),
+    ("checkin-add", "checkin_add", "house/_checkin_add.html"),
+    ("start", "start", "house/_start.html"),
+    ("players-note", "players_note", "house/_players_note.html"),
+    ("reviews", "reviews", "house/_reviews.html"),
+    ("pool", "pool", "house/_pool.html"),
+    ("finalize-status", "finalize_status", "house/_finalize_status.html"),
+    ("checklist-more-count", "checklist_more", "house/_checklist_more.html"),
+    ("finalize-form", "finalize_form", "house/_finalize_form.html"),
 )
+PLAYER_ROW = "house/_player_row.html"
+CHECK_IN_ROW = "house/_checkin_row.html"
+CHECK_ITEM = "house/_check_item.html"
 
 
-# What each section is rendered from besides the event's own fields and the summary: the part of
-# House's context (`house_context`) its template shows. A section's key is a digest of this, so a
-# section whose data did not change is not rendered.
-def _registration(c: dict[str, Any]) -> Any:
-    event = c["event"]
-    return [
-        [event.audit_seq, event.audit_hash],
-        c["finalized"],
-        c["pool"],
-        c["registration_switch"],
-        c["counts"],
-        c["pending_count"],
-        c["paused_count"],
-    ]
+def player_row_id(registration_id: int) -> str:
+    return f"house-row-{registration_id}"
 
 
-def _tools(c: dict[str, Any]) -> Any:
-    shown = dict(c["tools"])
-    shown["announcements"] = [[a.pk, a.sent_at, a.text] for a in shown["announcements"]]
-    return shown
+def check_in_row_id(registration_id: int) -> str:
+    return f"checkin-row-{registration_id}"
 
 
-def _stock(c: dict[str, Any], *names: str) -> Any:
-    stock = c["stock"]
-    return None if stock is None else [stock[name] for name in names]
-
-
-SECTION_DATA: dict[str, Callable[[dict[str, Any]], Any]] = {
-    "registration": _registration,
-    "house-tools": _tools,
-    "house-banner": lambda c: c["pool"]["changed"],
-    "checkin-note": lambda c: [
-        _stock(c, "late_entry_open", "left", "round_two"),
-        c["finalized"],
-    ],
-    "checkin-add": lambda c: c["finalized"],
-    "start": lambda c: c["start"],
-    "players-note": lambda c: _stock(c, "decks", "dealt", "cards", "placed", "supported_places"),
-    "reviews": lambda c: [c["reviews"], c["finalized"]],
-    "pool": lambda c: [c["pool"], c["started"], c["finalized"]],
-    "finalize-status": lambda c: len(c["checklist"]),
-    "checklist-more-count": lambda c: len(c["checklist"]),
-    "finalize-form": lambda c: bool(c["checklist"]),
-}
-
-# Event fields no section shows as they are: the version moves with every change, and the audit
-# head shows only in the status header.
-_UNSHOWN_FIELDS = frozenset({"version", "audit_seq", "audit_hash"})
-
-
-def event_facts(event: Event) -> dict[str, Any]:
-    """The event's own fields a section may show."""
-    return {
-        field.attname: getattr(event, field.attname)
-        for field in event._meta.concrete_fields
-        if field.attname not in _UNSHOWN_FIELDS
-    }
-
-
-def house_context(event: Event, dashboard: selectors.Dashboard) -> dict[str, Any]:
-    """What House's live part is rendered from, for every House page of the event."""
-    return {
-        "event": event,
-        "live_socket": True,
-        "inline_messages": False,
-        **dashboard,
-        **tools(event),
-    }
-
-
-def house_html(event: Event, dashboard: selectors.Dashboard) -> str:
+def house_html(page: HousePage, *, inline_messages: bool = False) -> str:
     """House's live part of the dashboard (`house/_live.html`), for every House page of the event.
 
     What one House member's session holds (a Scoreholio comparison) is not in it: the page keeps
     its own ([data-live-keep], live.js).
     """
-    return render_to_string("house/_live.html", house_context(event, dashboard))
+    return render_to_string(
+        "house/_live.html", {**page.context(), "inline_messages": inline_messages}
+    )
 
 
-def house_cut(event: Event, dashboard: selectors.Dashboard) -> Cut:
-    """House's live part as pieces: its sections, and each player's check-in entry and row."""
-    context = house_context(event, dashboard)
-    checklist = dashboard["checklist"]
+def house_cut(page: HousePage, known: Mapping[str, str] | None = None) -> Cut:
+    """House's live part as pieces: its sections, the checklist's items, and each player's
+    check-in entry and row.
+
+    A page read whole has every row and item; one read for a change (`house_page(event,
+    rows=...)`) has the rows it touched and their items, and `known` gives the keys of the
+    others' pieces, unchanged since the version they were read at.
+    """
+    event = page.event
     # The checklist while the event is started: its status line and form, and one piece per item
     # (the first 25 shown, the others behind "more").
-    checking = dashboard["started"] and not dashboard["finalized"]
+    checking = page.started and not page.finalized
     absent = {
-        "start": not dashboard["start"],
+        "start": page.sections.start.start is None,
         "house-tools": event.phase in ("draft", "finalized"),
         "checkin-note": event.phase == "draft",
         "checkin-add": event.phase == "draft",
         "finalize-status": not checking,
         "finalize-form": not checking,
-        "checklist-more-count": not checking or len(checklist) <= CHECKLIST_SHOWN,
+        "checklist-more-count": not checking or len(page.checklist_order) <= CHECKLIST_SHOWN,
     }
-    # Every section shows the event's own fields and its summary (not the version nor the audit
-    # head, which move with every change); each also shows its own part of the dashboard.
-    summary = {k: v for k, v in dashboard["summary"].items() if k != "version"}
-    facts = [event_facts(event), summary]
     pieces: list[Piece] = []
-    for id, template in HOUSE_SECTIONS:
+    for id, name, template in HOUSE_SECTIONS:
         if not absent.get(id, False):
-            data = [id, facts, SECTION_DATA[id](context)]
-            pieces.append(data_piece(id, data, _renderer(template, context)))
+            part = getattr(page.sections, name)
+            pieces.append(data_piece(id, [id, part], _renderer(template, part_context(part))))
     lists: dict[str, tuple[str, ...]] = {}
-    if checking and checklist:
-        for item in checklist:
-            render = _renderer("house/_check_item.html", {"item": item})
-            pieces.append(data_piece(item["id"], item, render))
-        lists["checklist"] = tuple(item["id"] for item in checklist[:CHECKLIST_SHOWN])
-        if len(checklist) > CHECKLIST_SHOWN:
-            lists["checklist-more"] = tuple(item["id"] for item in checklist[CHECKLIST_SHOWN:])
-    # What every row shows beside its own data.
-    stock = dashboard["stock"]
-    shared = {
-        "event": event.pk,
-        "games": event.rules.games,
-        "kept": event.rules.kept,
-        "finalized": dashboard["finalized"],
-        "late_entry": None if not stock else stock["late_entry_open"],
-        "time_zone": dashboard["summary"]["time_zone"],
-    }
-
-    check_in = []
-    for row in dashboard["check_in"]:
-        check_in.append(f"checkin-row-{row['registration_id']}")
-        # A check-in entry shows who, their status and what House may do at check-in.
-        shown: dict[str, Any] = {
-            "who": [row["registration_id"], row["label"], row["late"], row["status"]],
-            "can": [row["can"][k] for k in ("check_in", "undo", "add_back")],
-        }
-        render = _renderer("house/_checkin_row.html", {**context, "p": row})
-        pieces.append(data_piece(check_in[-1], [shared, shown], render))
-    players = []
-    for row in dashboard["players"]:
-        players.append(f"house-row-{row['registration_id']}")
-        shown = {**row, "pending": _steady(row["pending"])}
-        render = _renderer("house/_player_row.html", {**context, "p": row})
-        pieces.append(data_piece(players[-1], [shared, shown], render))
-    if check_in:
-        lists["checkin-list"] = tuple(check_in)
-    if players:
-        lists["house-rows"] = tuple(players)
+    order = page.checklist_order
+    if checking and order:
+        for item in page.checklist:
+            pieces.append(data_piece(item.id, item, _renderer(CHECK_ITEM, {"item": item})))
+        lists["checklist"] = order[:CHECKLIST_SHOWN]
+        if len(order) > CHECKLIST_SHOWN:
+            lists["checklist-more"] = order[CHECKLIST_SHOWN:]
+    # What every row and check-in entry shows beside the player's own data.
+    facts = part_context(page.row_facts)
+    for entry in page.check_in:
+        render = _renderer(CHECK_IN_ROW, {**facts, "p": entry})
+        pieces.append(
+            data_piece(check_in_row_id(entry.registration_id), [page.row_facts, entry], render)
+        )
+    for row in page.players:
+        render = _renderer(PLAYER_ROW, {**facts, "p": row})
+        pieces.append(
+            data_piece(player_row_id(row.registration_id), [page.row_facts, row.steady()], render)
+        )
+    if page.check_in_order:
+        lists["checkin-list"] = tuple(map(check_in_row_id, page.check_in_order))
+    if page.players_order:
+        lists["house-rows"] = tuple(map(player_row_id, page.players_order))
     layout = (
-        f"house phase={event.phase} check-in={bool(check_in)} players={bool(players)}"
-        f" start={bool(dashboard['start'])} checklist={bool(checklist)}"
-        f" more={len(checklist) > CHECKLIST_SHOWN}"
+        f"house phase={event.phase} check-in={bool(page.check_in_order)}"
+        f" players={bool(page.players_order)} start={page.sections.start.start is not None}"
+        f" checklist={bool(page.checklist_order)}"
+        f" more={len(page.checklist_order) > CHECKLIST_SHOWN}"
     )
-    return Cut(layout, tuple(pieces), lists, lambda: house_html(event, dashboard))
+    return Cut(
+        layout,
+        tuple(pieces),
+        lists,
+        lambda: house_html(page),
+        known=known or {},
+    )
 
 
-def _steady(pending: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A pending choice without its waiting time, which grows by the second: the page ages it
-    itself (house.js), so a longer wait alone is no change to send."""
-    if pending is None:
-        return None
-    return {k: v for k, v in pending.items() if k not in ("waited_seconds", "overdue")}
+def house_pieces_of_rows(cut: Cut, registration_ids: Iterable[int]) -> set[str]:
+    """The ids of these players' pieces (their row, their check-in entry) in a House cut."""
+    ids = set(registration_ids)
+    listed = set(cut.lists.get("house-rows", ())) | set(cut.lists.get("checkin-list", ()))
+    return {id for pk in ids for id in (player_row_id(pk), check_in_row_id(pk)) if id in listed}

@@ -211,7 +211,7 @@ def main() -> int:
             # No mail leaves this laptop: sign-up codes would never arrive (syndicate/settings.py).
             web_env.setdefault("SIGNUP_EMAIL_CODE", "0")
         var_dir.mkdir(parents=True, exist_ok=True)
-        # Live pages are served by a publisher of their own (live.publisher, "process"): daphne
+        # Live pages are served by a publisher of their own (live.delivery, "process"): daphne
         # only relays its frames. LIVE_UPDATES=background keeps them inside daphne instead. Niced
         # as in docker-compose.yml: on a laptop's two cores the players' requests come first
         # (docs/performance.md, "The publisher in a process of its own").

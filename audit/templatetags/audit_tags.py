@@ -21,8 +21,9 @@ SHORT = 12  # hex digits of the hash shown; the full hash is in the title
 
 @register.simple_tag
 def audit_head(event: Any) -> SafeString:
-    """`Audit #57 · 3f9a1c2e04b7`, for an Event (no query) or an event id."""
-    if isinstance(event, Event):
+    """`Audit #57 · 3f9a1c2e04b7`, for an Event or what holds its head (no query), or an event
+    id."""
+    if isinstance(event, Event) or hasattr(event, "audit_seq"):
         seq, digest = event.audit_seq, event.audit_hash
     else:
         head = Event.objects.filter(pk=event).values_list("audit_seq", "audit_hash").first()

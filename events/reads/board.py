@@ -117,8 +117,11 @@ class BoardView:
 
 def board_view(event: Event) -> BoardView:
     """The board's read model (see `BoardView`)."""
+    # What the board shows of each player, and nothing else: it is read at every change.
     players = list(
-        event.registrations.filter(status=RegistrationStatus.CHECKED_IN).order_by("check_in_order")
+        event.registrations.filter(status=RegistrationStatus.CHECKED_IN)
+        .order_by("check_in_order")
+        .only("label", "wild_rank", "paused", "high_place", "low_place", "award")
     )
     labels = {r.pk: r.label for r in players}
     held = hands(event, players)
@@ -160,18 +163,29 @@ def _row(
     low: bool,
     award: int | None = None,
 ) -> tuple[BoardRow, tuple[StandsFor, ...]]:
-    shown = low_five(hand.cards) if low else best_five(hand.cards, hand.wild_rank)
+    cards, stands = _shown_hand(hand.cards, hand.wild_rank, low)
     row = BoardRow(
         place=place,
         player=player,
-        cards=tuple(face(c) for c in shown),
+        cards=cards,
         held=len(hand.cards),
         wild_rank=hand.wild_rank,
         category=value.category,
         description=value.description,
         award=award,
     )
-    return row, (() if low else stands_for(shown, hand.wild_rank))
+    return row, stands
+
+
+# The cards a board row shows depend on the hand alone, and most hands do not change from one
+# change to the next: the publisher finds them again rather than working them out. (Card faces
+# are frozen, so rows share them.)
+@lru_cache(maxsize=16384)
+def _shown_hand(
+    cards: tuple[str, ...], wild_rank: str | None, low: bool
+) -> tuple[tuple[CardFace, ...], tuple[StandsFor, ...]]:
+    shown = low_five(cards) if low else best_five(cards, wild_rank)
+    return tuple(face(c) for c in shown), (() if low else stands_for(shown, wild_rank))
 
 
 def _rows(

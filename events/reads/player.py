@@ -6,7 +6,6 @@ in a few queries. Face-down cards are only slots here until the confirmation rev
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 from dataclasses import dataclass
 from typing import Annotated
@@ -17,6 +16,7 @@ from django.utils import timezone
 from cards.models import CardState, DealtCard, KeptSource, Offer, OfferKind, pending_offer
 from cards.names import card_face
 from events.answers import Described
+from events.check_in import self_check_in_open
 from events.formats import Format
 from events.models import (
     GameResult,
@@ -26,11 +26,18 @@ from events.models import (
     RegistrationStatus,
     Review,
 )
+from events.play_rules import (
+    PlayerFacts,
+    hand_complete,
+    may_choose_start,
+    may_choose_win,
+    may_submit_result,
+    starting_confirmed,
+)
 from events.player_words import HandNames, ReviewWords, hand_names, review_words, wild_effect
 from events.progress import provisional_standings
 from events.reads.common import CardFace, face
 from events.reads.final import FinalWinners, final_winners
-from events.snapshots import next_step
 from scoring.standings import Standings
 
 REVEAL_SECONDS = 10  # how long a page load still shows the revealed starting offer
@@ -292,14 +299,8 @@ def _player(
     pending_outcome = reported[pending_game].outcome if pending_game in reported else None
     wild_rank = registration.wild_rank or None
     held = [c.card for c in kept]
-    # `next_step` reads the pending offer as a mapping of its fields.
-    offered = (
-        None
-        if pending is None
-        else {field.name: getattr(pending, field.name) for field in dataclasses.fields(pending)}
-    )
     step = next_step(
-        registration, rules, len(kept), len(results), offered, pending_outcome=pending_outcome
+        registration, rules, len(kept), len(results), pending, pending_outcome=pending_outcome
     )
     return PlayerState(
         registration_id=registration.pk,
@@ -308,7 +309,7 @@ def _player(
         paused=registration.paused,
         version=registration.version,
         event_version=event.version,
-        next_step=NextStep(code=step["code"], text=step["text"], game=step.get("game")),
+        next_step=step,
         hand=tuple(
             HandCard(
                 **card_face(c.card),
@@ -346,3 +347,79 @@ def _player(
         review=review_words(review) if registration.paused else None,
         winners=winners,
     )
+
+
+def next_step(
+    registration: Registration,
+    rules: Format,
+    kept: int,
+    reported: int,
+    pending: Pending | None,
+    *,
+    pending_outcome: str | None = None,
+) -> NextStep:
+    """The one thing to do now, in the rules' words (`pending_outcome`: the game result, as
+    recorded now, that the pending win choice came from)."""
+    event = registration.event
+    status = registration.status
+    if event.phase == Phase.FINALIZED:
+        return NextStep("final", "The event is final.")
+    if status == RegistrationStatus.WITHDRAWN:
+        return NextStep("withdrawn", "You have left this event.")
+    if status in (RegistrationStatus.CANCELLED, RegistrationStatus.NO_SHOW):
+        return NextStep("out", "You are not playing in this event.")
+    if status == RegistrationStatus.REGISTERED:
+        if self_check_in_open(event):
+            # The page offers the board's code right below (web/_self_check_in.html).
+            return NextStep(
+                "self_check_in",
+                "Check in with the board's code or with House before playing.",
+            )
+        return NextStep("check_in", "Check in with House before playing.")
+    if event.phase != Phase.STARTED:
+        return NextStep("wait_start", "Checked in. Waiting for House to start the event.")
+    kind = pending.kind if pending else None
+    facts = PlayerFacts(
+        label=registration.label,
+        phase=event.phase,
+        status=status,
+        paused=registration.paused,
+        wild_revealed=bool(registration.wild_rank),
+        results=reported,
+        kept=kept,
+        starting_confirmed=starting_confirmed(rules, kind),
+        pending=kind,
+        open_reviews=int(registration.paused),  # paused while any review of theirs is open
+    )
+    if pending and may_choose_start(facts):
+        return NextStep(
+            "choose_start",
+            f"Choose {pending.keep} of {pending.offered} starting cards",
+        )
+    if pending and may_choose_win(facts) and pending_outcome == Outcome.LOSS:
+        # A Win -> Loss correction leaves the choice in place (docs/rules.md section 8.2).
+        return NextStep(
+            "choose_win",
+            f"Game {pending.game} is now a loss, but its choice stays: {rules.win_keep_words}",
+        )
+    if pending and may_choose_win(facts):
+        return NextStep(
+            "choose_win",
+            f"You won game {pending.game}: {rules.win_keep_words}",
+        )
+    if registration.paused:
+        return NextStep("review", "Waiting for House review")
+    if may_submit_result(facts, rules):
+        return NextStep("report", f"Report game {reported + 1}", game=str(reported + 1))
+    if registration.wild_rank:
+        return NextStep(
+            "done",
+            f"All done: your Wild is {_rank_word(registration.wild_rank)}",
+        )
+    if hand_complete(facts, rules):
+        return NextStep("await_reveal", "All games reported: House reveals your Wild")
+    return NextStep("wait", "Waiting for House.")
+
+
+def _rank_word(rank: str) -> str:
+    return {"T": "10"}.get(rank, rank)

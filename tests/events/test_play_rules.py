@@ -28,7 +28,7 @@ from events.formats import FORMATS, FormatName
 from events.models import Phase, RegistrationStatus
 from events.play_rules import PlayerFacts
 from events.progress import progress_of
-from house.selectors import dashboard
+from house.read_model import house_page
 from tests.factories import make_table
 
 LEAGUE = FORMATS[FormatName.LEAGUE]
@@ -220,12 +220,12 @@ def test_house_and_the_engine_agree_when_a_hand_is_complete() -> None:
     table.play_out(ann, "wlwlwl")
     table.choose_start(bob)
     table.win(bob, 1)
-    rows = {row["registration_id"]: row for row in dashboard(table.refresh())["players"]}
+    rows = {row.registration_id: row for row in house_page(table.refresh()).players}
     for player, complete in ((ann, True), (bob, False), (cy, False)):
         registration = table.registration(player)
         progress = progress_of(registration)
         assert progress.complete(registration) is complete
-        assert rows[registration.pk]["complete"] is complete
+        assert rows[registration.pk].complete is complete
         assert (
             play_rules.starting_confirmed(LEAGUE, progress.pending_kind)
             is progress.starting_confirmed

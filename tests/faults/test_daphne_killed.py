@@ -22,7 +22,7 @@ from events.models import Event, GameResult, Registration
 from events.reads.board import board_view
 from events.reads.common import to_json
 from events.reads.player import player_state
-from events.snapshots import house_snapshot
+from house.read_model import house_table
 from tests.factories import make_table
 from tests.faults.clients import Api, LiveSocket, Loop, session_cookie
 from tests.faults.processes import Processes, app_env, report
@@ -173,7 +173,7 @@ def test_clients_of_a_killed_daphne_recover_the_saved_state_from_the_other(
             assert games[0]["outcome"] == "loss"  # reported on B while this socket was down
         if "house" in snapshots:
             assert snapshots["house"].message["version"] == event.version
-            assert snapshots["house"].message["data"] == as_sent(house_snapshot(event))
+            assert snapshots["house"].message["data"] == as_sent(house_table(event).data())
     for s in free:
         assert s.snapshots(2)["board"].server == b.url
 

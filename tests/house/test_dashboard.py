@@ -8,7 +8,6 @@ from __future__ import annotations
 import datetime
 import re
 import zoneinfo
-from typing import Any
 
 import pytest
 from django.utils import timezone
@@ -16,7 +15,8 @@ from django.utils import timezone
 from cards.models import DealtCard, Offer
 from cards.names import card_face, card_name
 from events import services
-from house.selectors import reviews
+from events.progress import Blocker
+from house.read_model import check_items, reviews
 from tests.factories import make_table, make_user
 from tests.house.support import house_client, url
 
@@ -261,7 +261,7 @@ def test_each_review_shows_the_cards_its_own_game_dealt():
             registration_id=table.rid(ann), by=table.house, game=game, outcome=outcome, reason="Row"
         )
 
-    shown = {review["game"]: review["cards"] for review in reviews(table.event)["open"]}
+    shown = {review.game: list(review.cards) for review in reviews(table.event).open}
 
     assert shown[1] == [{**card_face(lost), "note": "kept"}]
     assert shown[2] == [
@@ -270,25 +270,18 @@ def test_each_review_shows_the_cards_its_own_game_dealt():
     ]
 
 
-def test_a_checklist_item_links_to_the_player_with_the_longest_matching_name() -> None:
-    from house.selectors import checklist
-
-    def row(label: str, pk: int, status: str = "checked_in") -> Any:
-        return {"label": label, "anchor": f"player-{pk}", "status": status}
-
-    players = [row("Ann", 1), row("Ann #2", 2), row("Ann B", 3), row("Bo", 4, "registered")]
-    items = checklist(
+def test_a_checklist_item_links_to_the_player_it_concerns() -> None:
+    items = check_items(
         [
-            "Ann #2 has 2 cards to keep.",
-            "Ann has 1 card to keep.",
-            "Ann B has a game to report.",
-            "Bo has 3 cards to keep.",
-            "The pool is not confirmed.",
-            "Ann #2 has a review open.",
-        ],
-        players,
+            Blocker("Ann #2 has 2 cards to keep.", "Ann #2", 2),
+            Blocker("Ann has 1 card to keep.", "Ann", 1),
+            Blocker("Ann B has a game to report.", "Ann B", 3),
+            Blocker("Bo has 3 cards to keep."),
+            Blocker("The pool is not confirmed."),
+            Blocker("Ann #2 has a review open.", "Ann #2", 2),
+        ]
     )
-    assert [(i["anchor"], i["player"], i["id"]) for i in items] == [
+    assert [(i.anchor, i.player, i.id) for i in items] == [
         ("player-2", "Ann #2", "check-player-2-1"),
         ("player-1", "Ann", "check-player-1-1"),
         ("player-3", "Ann B", "check-player-3-1"),

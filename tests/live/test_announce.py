@@ -1,4 +1,4 @@
-"""`live.publisher.announce`: after the commit, once per change, in the chosen delivery mode."""
+"""`live.delivery.announce`: after the commit, once per change, in the chosen delivery mode."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 from channels.db import database_sync_to_async
 from django.db import connection, connections
 
-from live import publisher as live
+from live import delivery, protocol, targeting
 from tests.factories import make_table
 from tests.live.sockets import TIMEOUT, open_socket
 
@@ -36,14 +36,14 @@ def committed_version(event_id: int) -> int:
 def test_it_sends_only_after_the_commit(monkeypatch: pytest.MonkeyPatch) -> None:
     table = make_table(players=2, start=True)
     observed: list[tuple[bool, int, int]] = []
-    real_send = live.send
+    real_send = delivery.send
 
-    def watched(snapshots: list[live.Snapshot]) -> None:
+    def watched(snapshots: list[protocol.Snapshot]) -> None:
         version = snapshots[0].version
         observed.append((connection.in_atomic_block, version, committed_version(table.event.pk)))
         real_send(snapshots)
 
-    monkeypatch.setattr(live, "send", watched)
+    monkeypatch.setattr(delivery, "send", watched)
     table.choose_start(table.players[0])
     table.report(table.players[0], 1, "loss")
     version = table.refresh().version
@@ -56,14 +56,14 @@ def test_background_mode_does_not_make_the_change_wait(
     table = make_table(players=2, start=True)
     settings.LIVE_UPDATES = "background"
     entered, gate = threading.Event(), threading.Event()
-    real = live.change_snapshots
+    real = targeting.change_snapshots
 
-    def held(*args: Any, **kwargs: Any) -> list[live.Snapshot]:
+    def held(*args: Any, **kwargs: Any) -> list[protocol.Snapshot]:
         entered.set()
         gate.wait(TIMEOUT)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(live, "change_snapshots", held)
+    monkeypatch.setattr(targeting, "change_snapshots", held)
 
     async def scenario() -> None:
         socket = await open_socket(board(table.event.pk))
@@ -89,15 +89,15 @@ def test_a_burst_of_changes_costs_one_snapshot_per_event(
     settings.LIVE_UPDATES = "background"
     entered, gate = threading.Event(), threading.Event()
     calls: list[set[int]] = []
-    real = live.change_snapshots
+    real = targeting.change_snapshots
 
-    def counted(event_id: int, registration_ids: Any, *rest: Any) -> list[live.Snapshot]:
+    def counted(event_id: int, registration_ids: Any, *rest: Any) -> list[protocol.Snapshot]:
         calls.append(set(registration_ids))
         entered.set()
         gate.wait(TIMEOUT)
         return real(event_id, registration_ids, *rest)
 
-    monkeypatch.setattr(live, "change_snapshots", counted)
+    monkeypatch.setattr(targeting, "change_snapshots", counted)
     ids = [table.rid(p) for p in table.players]
 
     async def scenario() -> None:
@@ -119,7 +119,7 @@ def test_a_burst_of_changes_costs_one_snapshot_per_event(
         await socket.disconnect()
 
     async_to_sync(scenario)()
-    assert live.wait_until_idle()
+    assert delivery.wait_until_idle()
     assert calls == [{ids[0]}, {ids[1], ids[2]}]
 
 
@@ -130,20 +130,20 @@ def test_deliveries_for_a_busy_event_are_spaced_by_the_interval(
     settings.LIVE_UPDATES = "background"
     settings.LIVE_UPDATES_INTERVAL = 0.5
     stamps: list[tuple[float, set[int]]] = []
-    real = live.change_snapshots
+    real = targeting.change_snapshots
 
-    def stamped(event_id: int, registration_ids: Any, *rest: Any) -> list[live.Snapshot]:
+    def stamped(event_id: int, registration_ids: Any, *rest: Any) -> list[protocol.Snapshot]:
         stamps.append((time.monotonic(), set(registration_ids)))
         return real(event_id, registration_ids, *rest)
 
-    monkeypatch.setattr(live, "change_snapshots", stamped)
+    monkeypatch.setattr(targeting, "change_snapshots", stamped)
     ids = [table.rid(p) for p in table.players]
     time.sleep(0.5)  # the worker's last delivery, from earlier tests, is an interval old
 
     for player in table.players:
         table.choose_start(player)
 
-    assert live.wait_until_idle()
+    assert delivery.wait_until_idle()
     # The first change went out at once; the next two waited out the interval, together.
     assert [touched for _, touched in stamps] == [{ids[0]}, {ids[1], ids[2]}]
     assert stamps[1][0] - stamps[0][0] >= 0.45
@@ -156,24 +156,24 @@ def test_after_a_slow_delivery_the_worker_rests_in_proportion(
     settings.LIVE_UPDATES = "background"
     settings.LIVE_UPDATES_INTERVAL = 0.05
     starts: list[float] = []
-    real = live.change_snapshots
+    real = targeting.change_snapshots
 
-    def slow(event_id: int, registration_ids: Any, *rest: Any) -> list[live.Snapshot]:
+    def slow(event_id: int, registration_ids: Any, *rest: Any) -> list[protocol.Snapshot]:
         starts.append(time.monotonic())
         time.sleep(0.2)  # a busy process: computing this delivery took long
         return real(event_id, registration_ids, *rest)
 
-    monkeypatch.setattr(live, "change_snapshots", slow)
-    time.sleep(live.rest_per_work() * 0.5)  # past any rest owed from earlier tests
+    monkeypatch.setattr(targeting, "change_snapshots", slow)
+    time.sleep(delivery.rest_per_work() * 0.5)  # past any rest owed from earlier tests
 
     first, second = table.players
     table.choose_start(first)
     time.sleep(0.3)  # the first delivery is over
     table.choose_start(second)
 
-    assert live.wait_until_idle()
+    assert delivery.wait_until_idle()
     assert len(starts) == 2
-    assert starts[1] - starts[0] >= live.rest_per_work() * 0.2 * 0.95
+    assert starts[1] - starts[0] >= delivery.rest_per_work() * 0.2 * 0.95
 
 
 def test_a_failed_update_is_logged_and_the_next_one_is_sent(
@@ -181,21 +181,21 @@ def test_a_failed_update_is_logged_and_the_next_one_is_sent(
 ) -> None:
     table = make_table(players=2, start=True)
     settings.LIVE_UPDATES = "background"
-    real = live.change_snapshots
+    real = targeting.change_snapshots
     failures = [RuntimeError("the snapshot broke")]
 
-    def flaky(*args: Any, **kwargs: Any) -> list[live.Snapshot]:
+    def flaky(*args: Any, **kwargs: Any) -> list[protocol.Snapshot]:
         if failures:
             raise failures.pop()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(live, "change_snapshots", flaky)
+    monkeypatch.setattr(targeting, "change_snapshots", flaky)
 
     async def scenario() -> None:
         socket = await open_socket(board(table.event.pk))
         version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
         await database_sync_to_async(table.choose_start)(table.players[0])
-        assert await sync_to_async(live.wait_until_idle, thread_sensitive=False)()
+        assert await sync_to_async(delivery.wait_until_idle, thread_sensitive=False)()
         assert await socket.receive_nothing(timeout=0.2)
         await database_sync_to_async(table.choose_start)(table.players[1])
         # The lost version is a gap: the client reloads.
@@ -213,10 +213,10 @@ def test_an_inline_failure_never_reaches_the_request(
 ) -> None:
     table = make_table(players=2, start=True)
 
-    def broken(*args: Any, **kwargs: Any) -> list[live.Snapshot]:
+    def broken(*args: Any, **kwargs: Any) -> list[protocol.Snapshot]:
         raise RuntimeError("the snapshot broke")
 
-    monkeypatch.setattr(live, "change_snapshots", broken)
+    monkeypatch.setattr(targeting, "change_snapshots", broken)
     answer = table.choose_start(table.players[0])
     assert len(answer.kept) == 1
     assert "the snapshot broke" in caplog.text

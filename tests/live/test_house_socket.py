@@ -10,8 +10,8 @@ from channels.db import database_sync_to_async
 from django.core.cache import cache
 
 from events import services
-from events.snapshots import house_snapshot
-from live import publisher as live
+from house.read_model import house_table
+from live import protocol, targeting
 from tests.factories import make_table, make_user
 from tests.live.sockets import (
     by_stream,
@@ -33,7 +33,7 @@ def path(event_id: int) -> str:
 def test_it_sends_the_board_and_house_snapshots_on_connect_and_after_changes() -> None:
     table = make_table(players=2, start=True)
     event = table.refresh()
-    expected = house_snapshot(event)
+    expected = house_table(event).data()
     cookie = session_cookie(table.house)
     label = table.registration(table.players[0]).label
 
@@ -126,8 +126,8 @@ def test_houses_fragment_is_rendered_only_while_a_house_page_listens() -> None:
     second = table.rid(table.players[1])
     label = table.registration(table.players[1]).label
 
-    def house_frame() -> live.Snapshot:
-        (house,) = [s for s in live.change_snapshots(event_id, []) if s.stream == "house"]
+    def house_frame() -> protocol.Snapshot:
+        (house,) = [s for s in targeting.change_snapshots(event_id, []) if s.stream == "house"]
         return house
 
     assert not house_frame().fragment  # nobody listens: nothing rendered

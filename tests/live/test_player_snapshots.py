@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from events.reads.player import player_state, player_states
-from live import publisher as live
+from live import targeting
 from tests.factories import Table, make_table
 
 pytestmark = pytest.mark.django_db
@@ -48,9 +48,9 @@ def test_a_change_touching_more_players_costs_no_more_queries() -> None:
     ids = [table.rid(player) for player in table.players]
 
     with CaptureQueriesContext(connection) as one:
-        live.change_snapshots(table.event.pk, ids[:1])
+        targeting.change_snapshots(table.event.pk, ids[:1])
     with CaptureQueriesContext(connection) as four:
-        snapshots = live.change_snapshots(table.event.pk, ids)
+        snapshots = targeting.change_snapshots(table.event.pk, ids)
 
     assert len(four) == len(one)
     streams = [s.stream for s in snapshots]
@@ -64,13 +64,13 @@ def test_what_phones_and_boards_follow_is_handed_over_before_house_is_read(
     table = varied()
     ids = [table.rid(player) for player in table.players]
     if listening:
-        live.house_listening(table.event.pk)
+        targeting.house_listening(table.event.pk)
     else:
-        live.cache.delete(live._house_mark(table.event.pk))
+        targeting.cache.delete(targeting._house_mark(table.event.pk))
     handed: list[tuple[list[str], int]] = []
 
     with CaptureQueriesContext(connection) as queries:
-        rest = live.change_snapshots(
+        rest = targeting.change_snapshots(
             table.event.pk,
             ids,
             first=lambda snapshots: handed.append(

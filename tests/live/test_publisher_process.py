@@ -22,7 +22,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings as django_settings
 from django.db import connection
 
-from live import publisher as live
+from live import delivery
 from tests.factories import make_table
 from tests.live.sockets import TIMEOUT, open_socket
 
@@ -40,7 +40,7 @@ def process_mode(settings: Any) -> Iterator[redis.Redis]:
     settings.LIVE_UPDATES = "process"
     client = redis.Redis.from_url(settings.REDIS_URL)
     yield client
-    client.delete(live._redis_key("changes"), live._redis_key("publisher"))
+    client.delete(delivery._redis_key("changes"), delivery._redis_key("publisher"))
     client.close()
 
 
@@ -48,7 +48,7 @@ def process_mode(settings: Any) -> Iterator[redis.Redis]:
 def publisher() -> Iterator[threading.Thread]:
     """The publisher's loop on a thread of its own (a process of its own in production)."""
     stop = threading.Event()
-    thread = threading.Thread(target=live.serve, args=(stop,), name="publisher", daemon=True)
+    thread = threading.Thread(target=delivery.serve, args=(stop,), name="publisher", daemon=True)
     thread.start()
     yield thread
     stop.set()
@@ -57,7 +57,7 @@ def publisher() -> Iterator[threading.Thread]:
 
 
 def queued(client: redis.Redis) -> list[list[Any]]:
-    return [json.loads(raw) for raw in client.lrange(live._redis_key("changes"), 0, -1)]
+    return [json.loads(raw) for raw in client.lrange(delivery._redis_key("changes"), 0, -1)]
 
 
 def wait_for(condition: Any, timeout: float = TIMEOUT) -> bool:
@@ -87,9 +87,9 @@ def test_a_change_waits_on_the_list_for_the_publisher_and_reaches_the_board(
     process_mode: redis.Redis,
 ) -> None:
     table = make_table(players=2, start=True)
-    assert live.wait_until_idle()  # the set-up's own changes, delivered here (no publisher yet)
+    assert delivery.wait_until_idle()  # the set-up's own changes, delivered here (no publisher yet)
     client = process_mode
-    live._changes().beat()  # a publisher was seen alive: the servers hand their changes over
+    delivery._changes().beat()  # a publisher was seen alive: the servers hand their changes over
     player = table.players[0]
     registration = table.rid(player)
 
@@ -102,7 +102,7 @@ def test_a_change_waits_on_the_list_for_the_publisher_and_reaches_the_board(
         assert queued(client) == [[table.event.pk, [registration], version + 1]]
 
         stop = threading.Event()
-        thread = threading.Thread(target=live.serve, args=(stop,), daemon=True)
+        thread = threading.Thread(target=delivery.serve, args=(stop,), daemon=True)
         thread.start()
         try:
             frame = await socket.receive_json_from(timeout=TIMEOUT)
@@ -124,8 +124,8 @@ def test_a_burst_of_changes_reaches_the_board_in_order_through_the_publisher(
     process_mode: redis.Redis, publisher: threading.Thread
 ) -> None:
     table = make_table(players=3, start=True)
-    assert live.wait_until_idle()
-    assert wait_for(lambda: process_mode.exists(live._redis_key("publisher")))
+    assert delivery.wait_until_idle()
+    assert wait_for(lambda: process_mode.exists(delivery._redis_key("publisher")))
 
     async def scenario() -> None:
         socket = await open_socket(board(table.event.pk))
@@ -148,12 +148,12 @@ def test_without_a_publisher_the_server_delivers_its_own_changes(
     process_mode: redis.Redis,
 ) -> None:
     table = make_table(players=2, start=True)
-    assert live.wait_until_idle()
-    process_mode.delete(live._redis_key("publisher"))
-    live._changes().checked = float("-inf")  # read the heartbeat again, as a second later
+    assert delivery.wait_until_idle()
+    process_mode.delete(delivery._redis_key("publisher"))
+    delivery._changes().checked = float("-inf")  # read the heartbeat again, as a second later
 
     a_change_reaches_the_board(table)
-    assert live.wait_until_idle()
+    assert delivery.wait_until_idle()
     assert queued(process_mode) == []
 
 
@@ -161,14 +161,14 @@ def test_a_queued_entry_that_is_not_a_change_is_skipped(
     process_mode: redis.Redis, publisher: threading.Thread
 ) -> None:
     table = make_table(players=2, start=True)
-    assert live.wait_until_idle()
-    key = live._redis_key("changes")
+    assert delivery.wait_until_idle()
+    key = delivery._redis_key("changes")
 
     async def scenario() -> None:
         socket = await open_socket(board(table.event.pk))
         version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
         process_mode.rpush(key, b"not json", b'["x", [], null]')
-        live._changes().beat()
+        delivery._changes().beat()
         await database_sync_to_async(table.choose_start)(table.players[0])
         frame = await socket.receive_json_from(timeout=TIMEOUT)
         assert frame["version"] == version + 1
@@ -182,7 +182,7 @@ def test_the_command_serves_until_sigterm_and_then_clears_its_heartbeat(
     process_mode: redis.Redis,
 ) -> None:
     table = make_table(players=2, start=True)
-    assert live.wait_until_idle()
+    assert delivery.wait_until_idle()
     database = connection.settings_dict
     user = quote(database["USER"]) + (
         f":{quote(database['PASSWORD'])}" if database["PASSWORD"] else ""
@@ -192,15 +192,15 @@ def test_the_command_serves_until_sigterm_and_then_clears_its_heartbeat(
         **os.environ,
         "DATABASE_URL": url,
         "REDIS_URL": django_settings.REDIS_URL,
-        "CHANNELS_PREFIX": live._redis_key("x").removesuffix(":live:x"),
+        "CHANNELS_PREFIX": delivery._redis_key("x").removesuffix(":live:x"),
         "DATABASE_POOL_SIZE": "0",
     }
     command = [sys.executable, "manage.py", "publish_live", "--nice", "5"]
     process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE)
-    heartbeat = live._redis_key("publisher")
+    heartbeat = delivery._redis_key("publisher")
     try:
         assert wait_for(lambda: process_mode.get(heartbeat) == str(process.pid).encode(), 30)
-        live._changes().checked = float("-inf")
+        delivery._changes().checked = float("-inf")
 
         a_change_reaches_the_board(table)
         assert queued(process_mode) == []

@@ -21,12 +21,12 @@ django.setup()
 from django.template import engines
 from django.urls import get_resolver
 from scoring import evaluator
-from live import publisher
+from live import delivery
 
 loader = engines["django"].engine.template_loaders[0]
 resolver = get_resolver()
 before = [evaluator._built, len(loader.get_template_cache), resolver._populated]
-publisher.prepare()
+delivery.prepare()
 after = [evaluator._built, sorted(loader.get_template_cache), resolver._populated]
 namespaces = [ns._populated for _, ns in resolver.namespace_dict.values()]
 print(json.dumps([before, after, namespaces]))

@@ -12,7 +12,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
-from live import publisher as live
+from live import protocol
 from tests.factories import make_table
 from tests.live.sockets import TIMEOUT, by_stream, frames, open_socket, session_cookie
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 async def while_database_thread_busy(
-    snapshot: live.Snapshot, socket: WebsocketCommunicator
+    snapshot: protocol.Snapshot, socket: WebsocketCommunicator
 ) -> dict[str, Any]:
     """Send a snapshot's group message while the sockets' database thread is held; the frame
     the socket then receives."""
@@ -47,8 +47,8 @@ def test_a_players_places_arrive_while_the_database_thread_is_busy() -> None:
         socket = await open_socket(f"/ws/events/{event_id}/player/", cookie=cookie)
         version = (await by_stream(socket, 2))["places"][0]["version"] + 1
         places = {str(registration_id): [1, 2], "999999": [2, 1]}
-        snapshot = live.Snapshot(
-            live.places_group(event_id), "places", version, {"places": places, "ranked": 2}
+        snapshot = protocol.Snapshot(
+            protocol.places_group(event_id), "places", version, {"places": places, "ranked": 2}
         )
         frame = await while_database_thread_busy(snapshot, socket)
         await socket.disconnect()
@@ -71,8 +71,8 @@ def test_a_board_update_arrives_while_the_database_thread_is_busy() -> None:
         socket = await open_socket(f"/ws/events/{event_id}/board/")
         (start,) = await frames(socket, 1)
         version = start["version"] + 1
-        snapshot = live.Snapshot(
-            live.event_group(event_id), "board", version, None, base=version - 1
+        snapshot = protocol.Snapshot(
+            protocol.event_group(event_id), "board", version, None, base=version - 1
         )
         frame = await while_database_thread_busy(snapshot, socket)
         await socket.disconnect()

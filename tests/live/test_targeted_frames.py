@@ -21,9 +21,8 @@ from events import services
 from events.models import Event
 from events.reads.board import board_view
 from events.reads.common import to_json
-from events.snapshots import house_snapshot
-from house import selectors
-from live import publisher as live
+from house.read_model import house_page
+from live import protocol, targeting
 from live.fragments import HOUSE_SECTIONS, board_html, compact, house_cut, house_html
 from tests.factories import make_table, make_user
 from tests.live.board_page import BoardPage, place_cells, row_ids
@@ -65,8 +64,8 @@ def fresh_page(event: Event) -> BoardPage:
 
 def forget_what_was_sent(event_id: int) -> None:
     """Event ids repeat across tests: no record of another test's event may serve as a base."""
-    for group in (live.event_group(event_id), live.house_group(event_id)):
-        cache.delete(live._shown_key(group))
+    for group in (protocol.event_group(event_id), protocol.house_group(event_id)):
+        cache.delete(targeting._shown_key(group))
     cache.delete(f"live:house-listening:{event_id}")
 
 
@@ -196,21 +195,23 @@ def test_a_page_that_shows_other_places_is_not_brought_up_to_date_without_them(
     for player in table.players:
         table.choose_start(player)
     sent = table.refresh().version
-    group = live.event_group(table.event.pk)
+    group = protocol.event_group(table.event.pk)
     settings.LIVE_UPDATES = "off"
     services.announcement_send(event_id=table.event.pk, by=table.house, text="Boards 1 and 2")
     started = table.refresh()
     assert started.version == sent + 1
-    live.board(started)  # a page starts from this version while its change is on the way
+    targeting.board(started)  # a page starts from this version while its change is on the way
     services.announcement_send(event_id=table.event.pk, by=table.house, text="Boards 3 and 4")
     assert table.refresh().version == sent + 2
-    record = cache.get(live._shown_key(group))
+    record = cache.get(targeting._shown_key(group))
 
-    def next_update(page: dict[str, Any]) -> live.Snapshot:
+    def next_update(page: dict[str, Any]) -> protocol.Snapshot:
         """The board's next update while the page that started holds `page`."""
         versions = {**record["versions"], sent + 1: page}
-        cache.set(live._shown_key(group), {**record, "versions": versions})
-        (board,) = [s for s in live.change_snapshots(table.event.pk, []) if s.stream == "board"]
+        cache.set(targeting._shown_key(group), {**record, "versions": versions})
+        (board,) = [
+            s for s in targeting.change_snapshots(table.event.pk, []) if s.stream == "board"
+        ]
         return board
 
     shown = record["versions"][sent + 1]
@@ -265,12 +266,12 @@ def test_what_a_house_row_is_rendered_from_is_what_the_page_shows_first() -> Non
     """One read model: the pushed row is the row of the page's first render."""
     table = make_table(players=2, start=True)
     event = table.refresh()
-    dashboard = selectors.dashboard(event, house_snapshot(event))
+    page = house_page(event)
     rid = table.rid(table.players[0])
-    cut = house_cut(event, dashboard)
+    cut = house_cut(page)
     (row,) = [p for p in cut.pieces if p.id == f"house-row-{rid}"]
     blank = re.compile(r'(value|data-key)="[0-9a-f]{32}"')
-    assert blank.sub("", row.render()) in blank.sub("", compact(house_html(event, dashboard)))
+    assert blank.sub("", row.render()) in blank.sub("", compact(house_html(page)))
 
 
 def test_a_page_that_holds_another_version_gets_a_whole_snapshot_on_reload() -> None:
@@ -327,12 +328,12 @@ def test_a_record_of_another_event_with_the_same_id_is_no_base() -> None:
     table = make_table(players=3, start=True)
     forget_what_was_sent(table.event.pk)
     table.choose_start(table.players[0])
-    group = live.event_group(table.event.pk)
+    group = protocol.event_group(table.event.pk)
     cache.set(
-        live._shown_key(group),
+        targeting._shown_key(group),
         {"event": f"{table.event.pk}:2001-01-01", "version": 1, "layout": "x", "keys": {}},
     )
-    (board,) = [s for s in live.change_snapshots(table.event.pk, []) if s.stream == "board"]
+    (board,) = [s for s in targeting.change_snapshots(table.event.pk, []) if s.stream == "board"]
     assert board.base is None and board.html is not None
 
 
@@ -371,7 +372,7 @@ def test_while_no_house_page_listens_house_is_not_even_read() -> None:
     table = make_table(players=2, start=True)
     forget_what_was_sent(table.event.pk)
     table.choose_start(table.players[0])
-    (house,) = [s for s in live.change_snapshots(table.event.pk, []) if s.stream == "house"]
+    (house,) = [s for s in targeting.change_snapshots(table.event.pk, []) if s.stream == "house"]
     assert (house.data, house.html, house.parts) == (None, None, None)
     assert house.frame() == {"type": "update", "stream": "house", "version": house.version}
 
@@ -424,10 +425,10 @@ def test_a_house_section_is_rendered_again_only_when_what_it_shows_changed() -> 
 
     def look() -> dict[str, str]:
         event = table.refresh()
-        dashboard = selectors.dashboard(event, house_snapshot(event))
-        cut = house_cut(event, dashboard)
-        whole = blank.sub("", compact(house_html(event, dashboard)))
-        ids = {id for id, _ in HOUSE_SECTIONS}
+        page = house_page(event)
+        cut = house_cut(page)
+        whole = blank.sub("", compact(house_html(page)))
+        ids = {id for id, _, _ in HOUSE_SECTIONS}
         for piece in cut.pieces:
             if piece.id not in ids:
                 continue

@@ -1,7 +1,7 @@
 """`manage.py publish_live`: the publisher of live updates, in a process of its own.
 
 The servers run with LIVE_UPDATES=process and hand every committed change to it through Redis
-(`live.publisher`). SIGTERM or Ctrl-C stops it after the delivery under way.
+(`live.delivery`). SIGTERM or Ctrl-C stops it after the delivery under way.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
 
-from live import publisher
+from live import delivery
 
 
 class Command(BaseCommand):
@@ -42,4 +42,4 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGTERM, on_signal)
         signal.signal(signal.SIGINT, on_signal)
-        publisher.serve(stop)
+        delivery.serve(stop)

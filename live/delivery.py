@@ -1,23 +1,9 @@
-"""Live updates after a change commits (docs/rules.md section 12.1).
+"""How committed changes reach live pages: the queue, the worker and the publisher's heartbeat.
 
 The engine hands every committed change to `on_change` (through `events.changes`, subscribed in
 `live.apps`): its event, the players it touched and the event version it made. What the change
-calls for is read and rendered here once, whoever listens, and sent to five kinds of groups:
-
-- `event.<id>`: the public board (stream "board", version `Event.version`), with the pieces of
-  its HTML that changed and the rows' places that moved (`targeted`);
-- `venue.<id>`: the venue's displays (stream "venue", version `Event.version`): the check-in
-  code's part of the board, which each display renders for itself (`live.consumers`);
-- `places.<id>`: every player's High and Low place (stream "places", version `Event.version`);
-  each player socket passes on only its own few bytes, so a phone's place line stays current
-  without a render per phone;
-- `house.<id>`: House's table (stream "house", version `Event.version`), with the pieces of its
-  live part that changed, rendered only while a House page listens;
-- `player.<registration id>`: one player's own state and panel HTML (stream "player", version
-  `Registration.version`), only for the players the change touched.
-
-The consumers in `live.consumers` only subscribe sockets to those groups and relay what arrives
-(the frames a client receives are described there).
+calls for is computed by `live.targeting` and sent through the channel layer in the frames of
+`live.protocol`.
 
 `settings.LIVE_UPDATES` chooses how `announce` delivers:
 - "process": each change is one entry on a Redis list, and the publisher, a process of its own
@@ -49,7 +35,6 @@ import queue
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -57,32 +42,14 @@ import redis
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.core.cache import cache
-from django.db import close_old_connections, connection, transaction
+from django.db import close_old_connections, connection
 from django.urls import get_resolver
 
-from events import store
 from events.changes import Committed
-from events.models import Event, Phase, Registration
-from events.progress import provisional_standings
-from events.reads.board import BoardView, board_view
-from events.reads.common import to_json
-from events.reads.player import PlayerState, player_state, player_states
-from events.snapshots import house_snapshot
-from events.venue import venue_check_in
-from house import selectors
-from live.fragments import (
-    Cut,
-    board_cut,
-    board_html,
-    compile_templates,
-    house_cut,
-    house_html,
-    places_of,
-    player_html,
-)
+from live import targeting
+from live.fragments import compile_templates
+from live.protocol import Snapshot, event_group, house_group, places_group, player_group
 from scoring import evaluator
-from scoring.standings import Standings
 
 logger = logging.getLogger(__name__)
 
@@ -91,35 +58,6 @@ PROCESS = "process"
 INLINE = "inline"
 OFF = "off"
 MODES = (BACKGROUND, PROCESS, INLINE, OFF)
-
-# The handler a consumer needs for these messages: `live_snapshot`.
-MESSAGE_TYPE = "live.snapshot"
-# The handler for the places of every player of an event: `live_places`, which picks its own.
-PLACES_TYPE = "live.places"
-# The handler for the venue's check-in part: `live_venue`, which renders it for its own display.
-VENUE_TYPE = "live.venue"
-
-
-def event_group(event_id: int) -> str:
-    return f"event.{event_id}"
-
-
-def house_group(event_id: int) -> str:
-    return f"house.{event_id}"
-
-
-def player_group(registration_id: int) -> str:
-    return f"player.{registration_id}"
-
-
-def places_group(event_id: int) -> str:
-    return f"places.{event_id}"
-
-
-def venue_group(event_id: int) -> str:
-    """The venue's displays of the event (events.venue): the board opened by House, and House's
-    display link. Only they hear the check-in code."""
-    return f"venue.{event_id}"
 
 
 def mode() -> str:
@@ -136,389 +74,6 @@ def rest_per_work() -> float:
     """From one delivery of an event's snapshots to the next, at least this many times what it
     took (`settings.LIVE_UPDATES_REST_PER_WORK`)."""
     return float(getattr(settings, "LIVE_UPDATES_REST_PER_WORK", 4))
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """One stream's state at one version, and the group that hears about it.
-
-    A full frame carries the whole fragment (`html`) and the stream's data; a targeted update of
-    the board or House carries, from the version `base` a page holds, only the pieces that changed
-    (`parts`, by element id), the new order of the lists whose order changed (`order`) and the
-    places that changed or that a pushed piece leaves to it (`places`, by element id).
-    """
-
-    group: str
-    stream: str
-    version: int
-    data: Any | None
-    # "update": the stream's next version; "snapshot": versions were merged on the way, so this
-    # replaces what the client holds (what it would otherwise reload after seeing the gap).
-    kind: str = "update"
-    # The fragment the page swaps in for this stream, rendered once for every socket.
-    html: str | None = None
-    base: int | None = None
-    bases: tuple[int, ...] = ()
-    parts: dict[str, str] | None = None
-    order: dict[str, list[str]] | None = None
-    places: dict[str, str] | None = None
-
-    def frame(self) -> dict[str, Any]:
-        """What a socket receives."""
-        frame: dict[str, Any] = {"type": self.kind, "stream": self.stream, "version": self.version}
-        if self.base is not None:
-            frame["base"] = self.base
-        if len(self.bases) > 1:
-            frame["bases"] = list(self.bases)
-        if self.data is not None:
-            frame["data"] = self.data
-        if self.html is not None:
-            frame["html"] = self.html
-        if self.parts is not None:
-            frame["parts"] = self.parts
-        if self.order:
-            frame["order"] = self.order
-        if self.places:
-            frame["places"] = self.places
-        return frame
-
-    @property
-    def fragment(self) -> bool:
-        """Whether the frame carries what the page shows (a House frame may not)."""
-        return self.html is not None or self.parts is not None
-
-    def message(self) -> dict[str, Any]:
-        """As sent through the channel layer: the socket frame encoded once, for every socket."""
-        if self.stream == "venue":
-            # Each display renders its own part: the address phones reach is the one it was
-            # opened at, and a display link for an earlier code no longer shows the code.
-            return {"type": VENUE_TYPE, "version": self.version, "data": self.data}
-        if self.stream == "places":
-            # Each player socket picks its own entry (`live.consumers`), so no phone receives
-            # the whole table.
-            return {
-                "type": PLACES_TYPE,
-                "stream": self.stream,
-                "version": self.version,
-                "data": self.data,
-            }
-        return {
-            "type": MESSAGE_TYPE,
-            "stream": self.stream,
-            "version": self.version,
-            "frame": json.dumps(self.frame()),
-            "fragment": self.fragment,
-        }
-
-
-def board(event: Event, view: BoardView | None = None) -> Snapshot:
-    """The board's whole snapshot, as a socket starts from it."""
-    view = board_view(event) if view is None else view
-    remember(event, event_group(event.pk), board_cut(event, view))
-    return Snapshot(
-        event_group(event.pk),
-        "board",
-        event.version,
-        to_json(view.data),
-        html=board_html(event, view),
-    )
-
-
-# --- targeted updates ----------------------------------------------------------------------------
-# What the pieces of a group's fragment showed at its last few versions sent or started from (by
-# any process: two servers each run a publisher) is kept in the cache: an update carries the
-# pieces whose key changed since the last version sent (its `base`), and names every kept
-# version it also brings up to date (`bases`); a page that holds another version asks for the
-# whole snapshot. A change of layout, or no record, sends the whole fragment.
-SHOWN_SECONDS = 24 * 3600
-# How many recent versions are kept: a page that started from a snapshot while a change was on
-# its way holds a version no update was sent for, and still applies the next update.
-SHOWN_VERSIONS = 4
-
-
-def _shown_key(group: str) -> str:
-    return f"live:shown:{group}"
-
-
-def _event_stamp(event: Event) -> str:
-    """Which event this is, beyond its id (ids repeat when a database is made again)."""
-    return f"{event.pk}:{event.created_at.isoformat()}"
-
-
-def _shown(event: Event, cut: Cut) -> dict[str, Any]:
-    """What a page holding this version of the fragment shows, piece by piece."""
-    return {
-        "layout": cut.layout,
-        "keys": {piece.id: piece.key for piece in cut.pieces},
-        "lists": {list_id: list(ids) for list_id, ids in cut.lists.items()},
-        "places": dict(cut.places),
-    }
-
-
-def _last_shown(group: str, event: Event) -> dict[int, dict[str, Any]]:
-    """The versions of the group's fragment recently sent or started from, newest last."""
-    try:
-        record = cache.get(_shown_key(group))
-    except Exception:
-        logger.warning("Could not read what %s was last sent.", group)
-        return {}
-    if not isinstance(record, dict) or record.get("event") != _event_stamp(event):
-        return {}  # none, or another event's with the same id
-    shown = record.get("versions")
-    return shown if isinstance(shown, dict) else {}
-
-
-def _keep_shown(
-    group: str, event: Event, history: dict[int, dict[str, Any]], shown: dict[str, Any]
-) -> None:
-    """Add this version to the group's recent versions (the last SHOWN_VERSIONS); a version
-    sent as an update replaces the same version a page started from."""
-    if event.version in history and (history[event.version].get("sent") or not shown.get("sent")):
-        return
-    versions = {**history, event.version: shown}
-    kept = dict(sorted(versions.items())[-SHOWN_VERSIONS:])
-    record = {"event": _event_stamp(event), "versions": kept}
-    try:
-        cache.set(_shown_key(group), record, timeout=SHOWN_SECONDS)
-    except Exception:
-        logger.warning("Could not keep what %s was sent.", group)
-
-
-def remember(event: Event, group: str, cut: Cut) -> None:
-    """A page starts from the whole fragment at this version: later updates may build on it."""
-    _keep_shown(group, event, _last_shown(group, event), _shown(event, cut))
-
-
-def targeted(
-    event: Event, group: str, stream: str, cut: Cut, data: Any | None
-) -> tuple[Snapshot, set[str]]:
-    """The stream's update from the version its pages were last sent, and the ids of the pieces
-    it carries (all of them when it carries the whole fragment).
-
-    The update carries the pieces that differ from the last version sent (`base`), and the
-    places that differ or that a piece it carries leaves to it. A page that started from a
-    snapshot of a later version (made while this change was on its way) applies it too when
-    every piece, order and place it would get wrong is in the update: those versions are `bases`.
-    """
-    history = _last_shown(group, event)
-    now = _shown(event, cut)
-    held = {
-        version: was
-        for version, was in history.items()
-        if version < event.version and was.get("layout") == cut.layout
-    }
-    sent = [version for version, was in held.items() if was.get("sent")]
-    if held:
-        base = max(sent) if sent else max(held)
-        was_keys = held[base].get("keys") or {}
-        was_lists = held[base].get("lists") or {}
-        was_places = held[base].get("places") or {}
-        parts = {p.id: p.render() for p in cut.pieces if was_keys.get(p.id) != p.key}
-        order = {i: ids for i, ids in now["lists"].items() if was_lists.get(i) != ids}
-        # A pushed piece comes without its place: its place goes too, changed or not.
-        places = {
-            i: place
-            for i, place in now["places"].items()
-            if was_places.get(i) != place or i in parts
-        }
-
-        def brought_up_to_date(was: dict[str, Any]) -> bool:
-            keys, lists, shown = (was.get(k) or {} for k in ("keys", "lists", "places"))
-            return (
-                all(keys.get(i) == key or i in parts for i, key in now["keys"].items())
-                and all(lists.get(i) == ids or i in order for i, ids in now["lists"].items())
-                and all(shown.get(i) == place or i in places for i, place in now["places"].items())
-            )
-
-        bases = sorted(
-            version
-            for version, was in held.items()
-            if version == base or (version > base and brought_up_to_date(was))
-        )
-        snapshot = Snapshot(
-            group,
-            stream,
-            event.version,
-            data,
-            base=base,
-            bases=tuple(bases),
-            parts=parts,
-            order=order,
-            places=places,
-        )
-        changed = set(parts)
-    else:
-        snapshot = Snapshot(group, stream, event.version, data, html=cut.whole())
-        changed = set(now["keys"])
-    _keep_shown(group, event, history, {**now, "sent": True})
-    return snapshot, changed
-
-
-def board_update(event: Event, view: BoardView) -> Snapshot:
-    """The board after a change: the rows and head that changed, with the board's data."""
-    cut = board_cut(event, view)
-    snapshot, _ = targeted(event, event_group(event.pk), "board", cut, to_json(view.data))
-    return snapshot
-
-
-def venue(event: Event) -> Snapshot:
-    """The venue's check-in part (`events.venue.venue_check_in`), to the venue's displays only."""
-    data = venue_check_in(event).data()
-    return Snapshot(venue_group(event.pk), "venue", event.version, data, kind="snapshot")
-
-
-def places(event: Event, table: Standings[int]) -> Snapshot:
-    """Every ranked player's High and Low place, by registration id, and how many are ranked."""
-    ranked = {place.player for place in table.high}
-    shown = {
-        "ranked": len(table.high),
-        "places": {str(pk): [table.high_place(pk), table.low_place(pk)] for pk in sorted(ranked)},
-    }
-    return Snapshot(places_group(event.pk), "places", event.version, shown, kind="snapshot")
-
-
-def own_places(registration: Registration, me: PlayerState) -> Snapshot:
-    """One player's places, as their socket starts from them (read with their own state)."""
-    event = registration.event
-    return Snapshot(places_group(event.pk), "places", event.version, places_of(me), kind="snapshot")
-
-
-# House's live part is the costliest fragment: it is rendered only while a House page listens.
-# Its socket marks the event (`house_listening`) on connect and again, at most every
-# HOUSE_MARK_EVERY seconds, while frames reach it; a mark lasts HOUSE_MARK_SECONDS. A change after
-# a mark ran out sends House's data without HTML: an open page then refetches its part once, and
-# its socket marks the event again.
-HOUSE_MARK_SECONDS = 300
-HOUSE_MARK_EVERY = 60
-
-
-def _house_mark(event_id: int) -> str:
-    return f"live:house-listening:{event_id}"
-
-
-def house_listening(event_id: int) -> None:
-    """A House page of the event is open (called by its socket)."""
-    try:
-        cache.set(_house_mark(event_id), 1, timeout=HOUSE_MARK_SECONDS)
-    except Exception:
-        logger.warning("Could not mark House listening on event %s.", event_id)
-
-
-def house_listens(event_id: int) -> bool:
-    try:
-        return cache.get(_house_mark(event_id)) is not None
-    except Exception:
-        return True  # unknown: render, as a page may be waiting
-
-
-def house(event: Event) -> Snapshot:
-    """House's whole snapshot, as a House socket starts from it: the table and the live part."""
-    table = house_snapshot(event)
-    dashboard = selectors.dashboard(event, table)
-    remember(event, house_group(event.pk), house_cut(event, dashboard))
-    fragment = house_html(event, dashboard)
-    return Snapshot(house_group(event.pk), "house", event.version, table, html=fragment)
-
-
-def house_update(event: Event, *, listening: bool = True) -> Snapshot:
-    """House after a change: the rows and sections that changed, and as data the players whose
-    row changed (the whole table when the frame carries the whole fragment).
-
-    While no House page listens nothing is read: the frame carries the version alone, and a page
-    that hears it asks for the whole snapshot.
-    """
-    if not listening:
-        return Snapshot(house_group(event.pk), "house", event.version, None)
-    table = house_snapshot(event)
-    snapshot, changed = targeted(
-        event,
-        house_group(event.pk),
-        "house",
-        house_cut(event, selectors.dashboard(event, table)),
-        None,
-    )
-    if snapshot.base is None:
-        return replace(snapshot, data=table)
-    # The rest of the table shows in the parts: the data carries the players whose row changed.
-    players = [r for r in table["players"] if f"house-row-{r['registration_id']}" in changed]
-    return replace(snapshot, data={"players": players})
-
-
-def player(registration: Registration, data: PlayerState | None = None) -> Snapshot:
-    """A player's snapshot; `data`, when the caller has computed it, is `player_state`'s."""
-    own = player_state(registration) if data is None else data
-    return Snapshot(
-        player_group(registration.pk),
-        "player",
-        registration.version,
-        to_json(own),
-        html=player_html(registration.event, own),
-    )
-
-
-@contextlib.contextmanager
-def consistent_read() -> Iterator[None]:
-    """Read every snapshot from one database snapshot, so each version matches its data.
-
-    Snapshots run several queries; under READ COMMITTED a change committing in between would pair
-    one version with another version's data.
-    """
-    if connection.in_atomic_block:
-        yield
-        return
-    with transaction.atomic():
-        store.read_one_snapshot()
-        yield
-
-
-def change_snapshots(
-    event_id: int,
-    registration_ids: Iterable[int],
-    fresh: Callable[[str, int], bool] = lambda group, version: True,
-    first: Callable[[list[Snapshot]], None] | None = None,
-) -> list[Snapshot]:
-    """What one committed change calls for: the board, the places and each touched player, then
-    House, all read from one database snapshot.
-
-    `fresh(group, version)` may skip what was already sent, before anything is computed. With
-    `first`, what phones and boards follow is handed to it as soon as it is read, before House is
-    read (House's read is the costliest), and only House is returned.
-    """
-    with consistent_read():
-        event = Event.objects.filter(pk=event_id).first()
-        if event is None or event.phase == Phase.DRAFT:
-            return []  # nobody may listen to a draft
-        found = []
-        table = None
-        public = fresh(event_group(event.pk), event.version)
-        if public:
-            view = board_view(event)
-            table = view.standings
-            found.append(board_update(event, view))
-            found.append(venue(event))
-            if event.phase == Phase.STARTED and table is not None:
-                found.append(places(event, table))
-        registrations = [
-            r
-            for r in Registration.objects.filter(event=event, pk__in=set(registration_ids))
-            if fresh(player_group(r.pk), r.version)
-        ]
-        # One standings table for the board and every player snapshot of this change.
-        if event.phase != Phase.STARTED:
-            table = None
-        elif table is None and registrations:
-            table = provisional_standings(event)
-        registrations.sort(key=lambda r: r.pk)
-        for registration in registrations:
-            registration.event = event
-        own = player_states(registrations, table)
-        found += [player(r, own[r.pk]) for r in registrations]
-        if first is not None:
-            first(found)
-            found = []
-        if public:
-            found.append(house_update(event, listening=house_listens(event.pk)))
-        return found
 
 
 async def _send_all(layer: Any, snapshots: list[Snapshot]) -> None:
@@ -552,7 +107,7 @@ def announce(*, event_id: int, registration_ids: list[int], version: int | None 
         return
     if chosen == INLINE:
         try:
-            send(change_snapshots(event_id, registration_ids))
+            send(targeting.change_snapshots(event_id, registration_ids))
         except Exception:
             logger.exception("Live update for event %s failed.", event_id)
         return
@@ -877,7 +432,9 @@ class _Worker:
             try:
                 close_old_connections()
                 # Phones and boards are sent their part before House's is read.
-                send_now(change_snapshots(event_id, registration_ids, self.fresh, send_now))
+                send_now(
+                    targeting.change_snapshots(event_id, registration_ids, self.fresh, send_now)
+                )
             except Exception:
                 logger.exception("Live update for event %s failed.", event_id)
                 _close_connection()  # it may be what failed; the next job opens a fresh one

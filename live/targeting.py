@@ -1,0 +1,480 @@
+"""What a committed change calls for, and for whom: the snapshots each group is sent.
+
+`change_snapshots` reads, from one database snapshot, the board, the venue's part, the places,
+each touched player and House, and renders each audience's fragment once. Board and House updates
+are targeted: they carry only the pieces that changed since the version a page holds, which the
+shown cache (below) remembers per group. House's part is rendered only while a House page
+listens (the House marks, below).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import replace
+from typing import Any
+
+from django.core.cache import cache
+from django.db import connection, transaction
+
+from events import store
+from events.models import Event, Phase, Registration, RegistrationStatus
+from events.progress import provisional_standings
+from events.reads.board import BoardView, board_view
+from events.reads.common import to_json
+from events.reads.player import PlayerState, player_state, player_states
+from events.venue import venue_check_in
+from house.read_model import HousePage, house_page, row_stamps
+from live.fragments import (
+    Cut,
+    board_cut,
+    board_html,
+    check_in_row_id,
+    digest,
+    house_cut,
+    house_html,
+    places_of,
+    player_html,
+    player_row_id,
+)
+from live.protocol import (
+    Snapshot,
+    event_group,
+    house_group,
+    places_group,
+    player_group,
+    venue_group,
+)
+from scoring.standings import Standings
+
+logger = logging.getLogger(__name__)
+
+
+def board(event: Event, view: BoardView | None = None) -> Snapshot:
+    """The board's whole snapshot, as a socket starts from it."""
+    view = board_view(event) if view is None else view
+    remember(event, event_group(event.pk), board_cut(event, view), {"rows": board_stamps(event)})
+    return Snapshot(
+        event_group(event.pk),
+        "board",
+        event.version,
+        to_json(view.data),
+        html=board_html(event, view),
+    )
+
+
+# --- targeted updates ----------------------------------------------------------------------------
+# What the pieces of a group's fragment showed at its last few versions sent or started from (by
+# any process: two servers each run a publisher) is kept in the cache: an update carries the
+# pieces whose key changed since the last version sent (its `base`), and names every kept
+# version it also brings up to date (`bases`); a page that holds another version asks for the
+# whole snapshot. A change of layout, or no record, sends the whole fragment.
+SHOWN_SECONDS = 24 * 3600
+# How many recent versions are kept: a page that started from a snapshot while a change was on
+# its way holds a version no update was sent for, and still applies the next update.
+SHOWN_VERSIONS = 4
+
+
+def _shown_key(group: str) -> str:
+    return f"live:shown:{group}"
+
+
+def _event_stamp(event: Event) -> str:
+    """Which event this is, beyond its id (ids repeat when a database is made again)."""
+    return f"{event.pk}:{event.created_at.isoformat()}"
+
+
+def _shown(event: Event, cut: Cut, memo: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a page holding this version of the fragment shows, piece by piece (and what the
+    next update needs to know to read only what moved: `memo`)."""
+    shown = {
+        "layout": cut.layout,
+        "keys": {**cut.known, **{piece.id: piece.key for piece in cut.pieces}},
+        "lists": {list_id: list(ids) for list_id, ids in cut.lists.items()},
+        "places": dict(cut.places),
+    }
+    if memo is not None:
+        shown["memo"] = memo
+    return shown
+
+
+def _base(
+    history: dict[int, dict[str, Any]], version: int, layout: str | None = None
+) -> int | None:
+    """The version an update to `version` builds on: the last one sent (else the last one a page
+    started from) of the same layout; None when there is none."""
+    held = {
+        v: was
+        for v, was in history.items()
+        if v < version and (layout is None or was.get("layout") == layout)
+    }
+    if not held:
+        return None
+    sent = [v for v, was in held.items() if was.get("sent")]
+    return max(sent) if sent else max(held)
+
+
+def _last_shown(group: str, event: Event) -> dict[int, dict[str, Any]]:
+    """The versions of the group's fragment recently sent or started from, newest last."""
+    try:
+        record = cache.get(_shown_key(group))
+    except Exception:
+        logger.warning("Could not read what %s was last sent.", group)
+        return {}
+    if not isinstance(record, dict) or record.get("event") != _event_stamp(event):
+        return {}  # none, or another event's with the same id
+    shown = record.get("versions")
+    return shown if isinstance(shown, dict) else {}
+
+
+def _keep_shown(
+    group: str, event: Event, history: dict[int, dict[str, Any]], shown: dict[str, Any]
+) -> None:
+    """Add this version to the group's recent versions (the last SHOWN_VERSIONS); a version
+    sent as an update replaces the same version a page started from."""
+    if event.version in history and (history[event.version].get("sent") or not shown.get("sent")):
+        return
+    versions = {**history, event.version: shown}
+    kept = dict(sorted(versions.items())[-SHOWN_VERSIONS:])
+    record = {"event": _event_stamp(event), "versions": kept}
+    try:
+        cache.set(_shown_key(group), record, timeout=SHOWN_SECONDS)
+    except Exception:
+        logger.warning("Could not keep what %s was sent.", group)
+
+
+def remember(event: Event, group: str, cut: Cut, memo: dict[str, Any] | None = None) -> None:
+    """A page starts from the whole fragment at this version: later updates may build on it."""
+    _keep_shown(group, event, _last_shown(group, event), _shown(event, cut, memo))
+
+
+def targeted(
+    event: Event,
+    group: str,
+    stream: str,
+    cut: Cut,
+    data: Any | None,
+    memo: dict[str, Any] | None = None,
+    *,
+    history: dict[int, dict[str, Any]] | None = None,
+) -> tuple[Snapshot, set[str]]:
+    """The stream's update from the version its pages were last sent, and the ids of the pieces
+    it carries (all of them when it carries the whole fragment).
+
+    The update carries the pieces that differ from the last version sent (`base`), and the
+    places that differ or that a piece it carries leaves to it. A page that started from a
+    snapshot of a later version (made while this change was on its way) applies it too when
+    every piece, order and place it would get wrong is in the update: those versions are `bases`.
+    """
+    history = _last_shown(group, event) if history is None else history
+    now = _shown(event, cut, memo)
+    held = {
+        version: was
+        for version, was in history.items()
+        if version < event.version and was.get("layout") == cut.layout
+    }
+    base = _base(history, event.version, cut.layout)
+    if base is not None:
+        was_keys = held[base].get("keys") or {}
+        was_lists = held[base].get("lists") or {}
+        was_places = held[base].get("places") or {}
+        parts = {p.id: p.render() for p in cut.pieces if was_keys.get(p.id) != p.key}
+        order = {i: ids for i, ids in now["lists"].items() if was_lists.get(i) != ids}
+        # A pushed piece comes without its place: its place goes too, changed or not.
+        places = {
+            i: place
+            for i, place in now["places"].items()
+            if was_places.get(i) != place or i in parts
+        }
+
+        def brought_up_to_date(was: dict[str, Any]) -> bool:
+            keys, lists, shown = (was.get(k) or {} for k in ("keys", "lists", "places"))
+            return (
+                all(keys.get(i) == key or i in parts for i, key in now["keys"].items())
+                and all(lists.get(i) == ids or i in order for i, ids in now["lists"].items())
+                and all(shown.get(i) == place or i in places for i, place in now["places"].items())
+            )
+
+        bases = sorted(
+            version
+            for version, was in held.items()
+            if version == base or (version > base and brought_up_to_date(was))
+        )
+        snapshot = Snapshot(
+            group,
+            stream,
+            event.version,
+            data,
+            base=base,
+            bases=tuple(bases),
+            parts=parts,
+            order=order,
+            places=places,
+        )
+        changed = set(parts)
+    else:
+        snapshot = Snapshot(group, stream, event.version, data, html=cut.whole())
+        changed = set(now["keys"])
+    _keep_shown(group, event, history, {**now, "sent": True})
+    return snapshot, changed
+
+
+def board_update(event: Event, view: BoardView, touched: Collection[int] = ()) -> Snapshot:
+    """The board after a change: the rows and head that changed, with the board's data.
+
+    The rows of players whose registration did not move since the version the update builds on
+    show what they showed (their hand is theirs alone; a place is sent apart): they keep their
+    keys rather than being keyed again.
+    """
+    group = event_group(event.pk)
+    history = _last_shown(group, event)
+    stamps = board_stamps(event)
+    base = _base(history, event.version)
+    was = history.get(base, {}) if base is not None else {}
+    rows_was = (was.get("memo") or {}).get("rows")
+    known: dict[str, str] = {}
+    if isinstance(rows_was, dict) and not view.data.final:
+        keys = was.get("keys") or {}
+        for pk, stamp in stamps.items():
+            if pk not in touched and rows_was.get(pk) == stamp:
+                for id in (f"board-row-{pk}", f"board-row-{pk}-low"):
+                    if id in keys:
+                        known[id] = keys[id]
+    cut = board_cut(event, view, known)
+    if known and _base(history, event.version, cut.layout) != base:
+        cut = board_cut(event, view)  # the update builds on another version: key every row
+    data = to_json(view.data)
+    snapshot, _ = targeted(event, group, "board", cut, data, {"rows": stamps}, history=history)
+    return snapshot
+
+
+def board_stamps(event: Event) -> dict[int, int]:
+    """Each checked-in player's registration version: every change to their hand moves it."""
+    return dict(
+        event.registrations.filter(status=RegistrationStatus.CHECKED_IN).values_list(
+            "pk", "version"
+        )
+    )
+
+
+def venue(event: Event) -> Snapshot:
+    """The venue's check-in part (`events.venue.venue_check_in`), to the venue's displays only."""
+    data = venue_check_in(event).data()
+    return Snapshot(venue_group(event.pk), "venue", event.version, data, kind="snapshot")
+
+
+def places(event: Event, table: Standings[int]) -> Snapshot:
+    """Every ranked player's High and Low place, by registration id, and how many are ranked."""
+    # One pass over each list (a player's place, looked up one by one, is a scan of the list).
+    high = {place.player: place.place for place in table.high}
+    low = {place.player: place.place for place in table.low}
+    shown = {
+        "ranked": len(table.high),
+        "places": {str(pk): [high[pk], low.get(pk)] for pk in sorted(high)},
+    }
+    return Snapshot(places_group(event.pk), "places", event.version, shown, kind="snapshot")
+
+
+def own_places(registration: Registration, me: PlayerState) -> Snapshot:
+    """One player's places, as their socket starts from them (read with their own state)."""
+    event = registration.event
+    return Snapshot(places_group(event.pk), "places", event.version, places_of(me), kind="snapshot")
+
+
+# House's live part is the costliest fragment: it is rendered only while a House page listens.
+# Its socket marks the event (`house_listening`) on connect and again, at most every
+# HOUSE_MARK_EVERY seconds, while frames reach it; a mark lasts HOUSE_MARK_SECONDS. A change after
+# a mark ran out sends House's data without HTML: an open page then refetches its part once, and
+# its socket marks the event again.
+HOUSE_MARK_SECONDS = 300
+HOUSE_MARK_EVERY = 60
+
+
+def _house_mark(event_id: int) -> str:
+    return f"live:house-listening:{event_id}"
+
+
+def house_listening(event_id: int) -> None:
+    """A House page of the event is open (called by its socket)."""
+    try:
+        cache.set(_house_mark(event_id), 1, timeout=HOUSE_MARK_SECONDS)
+    except Exception:
+        logger.warning("Could not mark House listening on event %s.", event_id)
+
+
+def house_listens(event_id: int) -> bool:
+    try:
+        return cache.get(_house_mark(event_id)) is not None
+    except Exception:
+        return True  # unknown: render, as a page may be waiting
+
+
+def house(event: Event) -> Snapshot:
+    """House's whole snapshot, as a House socket starts from it: the table and the live part."""
+    page = house_page(event)
+    group = house_group(event.pk)
+    remember(event, group, house_cut(page), _house_memo(page, row_stamps(event)))
+    fragment = house_html(page)
+    return Snapshot(group, "house", event.version, page.table.data(), html=fragment)
+
+
+def house_update(
+    event: Event, touched: Collection[int] = (), *, listening: bool = True
+) -> Snapshot:
+    """House after a change: the rows and sections that changed, and as data the players whose
+    row changed (the whole table when the frame carries the whole fragment).
+
+    Only the rows of the players `touched` (and of any other whose registration moved since the
+    version the update builds on) are read; the others' pieces keep the keys they were sent with.
+    While no House page listens nothing is read: the frame carries the version alone, and a page
+    that hears it asks for the whole snapshot.
+    """
+    group = house_group(event.pk)
+    if not listening:
+        return Snapshot(group, "house", event.version, None)
+    history = _last_shown(group, event)
+    stamps = row_stamps(event)
+    page, known, base = _house_read(event, history, stamps, touched)
+    cut = house_cut(page, known)
+    if not page.whole and _base(history, event.version, cut.layout) != base:
+        # The layout moved (a section came or went): the update builds on another version, or
+        # carries the whole fragment, so every row is read.
+        page = house_page(event)
+        cut = house_cut(page)
+    snapshot, changed = targeted(
+        event, group, "house", cut, None, _house_memo(page, stamps), history=history
+    )
+    if snapshot.base is None:
+        return replace(snapshot, data=page.table.data())
+    # The rest of the table shows in the parts: the data carries the players whose row changed.
+    players = [
+        to_json(row) for row in page.table.players if player_row_id(row.registration_id) in changed
+    ]
+    return replace(snapshot, data={"players": players})
+
+
+def _house_memo(page: HousePage, stamps: dict[int, str]) -> dict[str, Any]:
+    """What the next update needs to read only the rows that moved: each registration's stamp
+    (`read_model.row_stamps`) and what every row shows beside its own data."""
+    return {"rows": stamps, "facts": digest(page.row_facts)}
+
+
+def _house_read(
+    event: Event,
+    history: dict[int, dict[str, Any]],
+    stamps: dict[int, str],
+    touched: Collection[int],
+) -> tuple[HousePage, dict[str, str], int | None]:
+    """House's page for an update: the rows that moved since the version the update builds on,
+    the keys of the other rows' pieces as that version has them, and that version. Every row
+    when that version is not known well enough to build on."""
+    base = _base(history, event.version)
+    was = history.get(base, {}) if base is not None else {}
+    memo = was.get("memo") or {}
+    rows_was = memo.get("rows")
+    keys = was.get("keys") or {}
+    lists = was.get("lists") or {}
+    if not isinstance(rows_was, dict):
+        return house_page(event), {}, None
+    moved = set(touched) | {pk for pk, stamp in stamps.items() if rows_was.get(pk) != stamp}
+    # Each player's checklist items as that version listed them (none: nothing blocked them).
+    items: dict[int, list[str]] = {}
+    for id in [*lists.get("checklist", ()), *lists.get("checklist-more", ())]:
+        if id.startswith("check-player-"):
+            items.setdefault(int(id.split("-")[2]), []).append(id)
+    page = house_page(event, rows=moved, item_ids={pk: tuple(ids) for pk, ids in items.items()})
+    if memo.get("facts") != digest(page.row_facts):
+        return house_page(event), {}, None  # what every row shows changed: read them all
+    known: dict[str, str] = {}
+    listed = set(page.check_in_order)
+    unread = [pk for pk in page.players_order if pk not in moved]
+    for pk in unread:
+        ids = [
+            player_row_id(pk),
+            *([check_in_row_id(pk)] if pk in listed else []),
+            *items.get(pk, ()),
+        ]
+        for id in ids:
+            if id not in keys:
+                return house_page(event), {}, None
+            known[id] = keys[id]
+    return page, known, base
+
+
+def player(registration: Registration, data: PlayerState | None = None) -> Snapshot:
+    """A player's snapshot; `data`, when the caller has computed it, is `player_state`'s."""
+    own = player_state(registration) if data is None else data
+    return Snapshot(
+        player_group(registration.pk),
+        "player",
+        registration.version,
+        to_json(own),
+        html=player_html(registration.event, own),
+    )
+
+
+@contextlib.contextmanager
+def consistent_read() -> Iterator[None]:
+    """Read every snapshot from one database snapshot, so each version matches its data.
+
+    Snapshots run several queries; under READ COMMITTED a change committing in between would pair
+    one version with another version's data.
+    """
+    if connection.in_atomic_block:
+        yield
+        return
+    with transaction.atomic():
+        store.read_one_snapshot()
+        yield
+
+
+def change_snapshots(
+    event_id: int,
+    registration_ids: Iterable[int],
+    fresh: Callable[[str, int], bool] = lambda group, version: True,
+    first: Callable[[list[Snapshot]], None] | None = None,
+) -> list[Snapshot]:
+    """What one committed change calls for: the board, the places and each touched player, then
+    House, all read from one database snapshot.
+
+    `fresh(group, version)` may skip what was already sent, before anything is computed. With
+    `first`, what phones and boards follow is handed to it as soon as it is read, before House is
+    read (House's read is the costliest), and only House is returned.
+    """
+    touched = set(registration_ids)
+    with consistent_read():
+        event = Event.objects.filter(pk=event_id).first()
+        if event is None or event.phase == Phase.DRAFT:
+            return []  # nobody may listen to a draft
+        found = []
+        table = None
+        public = fresh(event_group(event.pk), event.version)
+        if public:
+            view = board_view(event)
+            table = view.standings
+            found.append(board_update(event, view, touched))
+            found.append(venue(event))
+            if event.phase == Phase.STARTED and table is not None:
+                found.append(places(event, table))
+        registrations = [
+            r
+            for r in Registration.objects.filter(event=event, pk__in=touched)
+            if fresh(player_group(r.pk), r.version)
+        ]
+        # One standings table for the board and every player snapshot of this change.
+        if event.phase != Phase.STARTED:
+            table = None
+        elif table is None and registrations:
+            table = provisional_standings(event)
+        registrations.sort(key=lambda r: r.pk)
+        for registration in registrations:
+            registration.event = event
+        own = player_states(registrations, table)
+        found += [player(r, own[r.pk]) for r in registrations]
+        if first is not None:
+            first(found)
+            found = []
+        if public:
+            found.append(house_update(event, touched, listening=house_listens(event.pk)))
+        return found
