@@ -17,6 +17,7 @@ from cards.names import card_face, card_name
 from events import services
 from events.progress import Blocker
 from house.read_model import check_items, reviews
+from house.selectors import NotedCard
 from tests.factories import make_table, make_user
 from tests.house.support import house_client, url
 
@@ -263,10 +264,10 @@ def test_each_review_shows_the_cards_its_own_game_dealt():
 
     shown = {review.game: list(review.cards) for review in reviews(table.event).open}
 
-    assert shown[1] == [{**card_face(lost), "note": "kept"}]
+    assert shown[1] == [NotedCard(**card_face(lost), note="kept")]
     assert shown[2] == [
-        {**card_face(offered[0]), "note": "kept"},
-        {**card_face(offered[1]), "note": "not kept"},
+        NotedCard(**card_face(offered[0]), note="kept"),
+        NotedCard(**card_face(offered[1]), note="not kept"),
     ]
 
 
