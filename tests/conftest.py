@@ -4,9 +4,52 @@ REDIS_URL (`make test` finds or starts them), else the embedded servers under va
 from __future__ import annotations
 
 import os
+import random
 from collections.abc import Iterator
 
 import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--shuffle",
+        nargs="?",
+        const="random",
+        default=None,
+        metavar="SEED",
+        help="run the test files in a shuffled order (a seed repeats an order), to find tests "
+        "that pass only after, or before, another file's",
+    )
+
+
+def _shuffle_seed(config: pytest.Config) -> int | None:
+    option = config.getoption("--shuffle")
+    if option is None:
+        return None
+    if not hasattr(config, "_shuffle_seed"):
+        config._shuffle_seed = (  # type: ignore[attr-defined]
+            random.randrange(1_000_000) if option == "random" else int(option)
+        )
+    return config._shuffle_seed  # type: ignore[attr-defined]
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    seed = _shuffle_seed(config)
+    return None if seed is None else f"test files shuffled: --shuffle={seed} repeats the order"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With --shuffle, the files run in a seeded random order; a file's own tests keep theirs, so
+    fixtures scoped to a module or class are still set up once."""
+    seed = _shuffle_seed(config)
+    if seed is None:
+        return
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    order = sorted(files)
+    random.Random(seed).shuffle(order)
+    items[:] = [item for name in order for item in files[name]]
 
 
 def pytest_configure(config: pytest.Config) -> None:
