@@ -27,7 +27,8 @@ from audit.verify import check_chain
 from cards.models import DealtCard
 from events.models import Event, GameResult, IdempotencyRecord
 from tests.factories import make_table
-from tests.faults.processes import database_url, report, wait_until
+from tests.faults.processes import database_url, report
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -102,7 +103,7 @@ def test_a_submission_whose_connection_dies_completes_once_on_retry(
                 waiting["pid"], waiting["query"] = row
             return row is not None
 
-        wait_until(blocked, 15, "the submission to wait for the row lock")
+        wait_until(blocked, "the submission to wait for the row lock")
         # What the doomed transaction had written by then (locks it holds on those tables).
         written = [
             name
