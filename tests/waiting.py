@@ -7,6 +7,7 @@ and only one that never holds costs the whole limit.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 
@@ -25,6 +26,19 @@ def wait_until(
         if time.monotonic() - start > timeout:
             raise AssertionError(f"Timed out after {timeout} s waiting for {what}.")
         time.sleep(step)
+
+
+async def wait_until_async(
+    check: Callable[[], object], what: str, *, timeout: float = PATIENCE, step: float = 0.05
+) -> float:
+    """`wait_until` inside an event loop: the loop runs on while it waits."""
+    start = time.monotonic()
+    while True:
+        if check():
+            return time.monotonic() - start
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"Timed out after {timeout} s waiting for {what}.")
+        await asyncio.sleep(step)
 
 
 def holds_throughout(

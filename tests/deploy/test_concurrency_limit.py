@@ -11,6 +11,7 @@ from django.conf import settings
 
 from syndicate.asgi import application
 from syndicate.limits import ConcurrencyLimit, refusals
+from tests.waiting import wait_until_async
 
 
 class Recorder:
@@ -174,9 +175,7 @@ def test_refusals_answered_before_django_are_logged_with_their_count(
     async def flood_then_wait() -> None:
         for _ in range(3):
             await app(http("/api/events/1/register/", "greedy", "POST"), nothing, Answers())
-        deadline = time.monotonic() + 10
-        while not caplog.records and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
+        await wait_until_async(lambda: caplog.records, "the refusal log's line")
 
     try:
         with caplog.at_level("INFO", logger="syndicate.security"):
