@@ -3,7 +3,7 @@
 `snapshot()` is every row an event owns, with every field, and its audit chain; `unchanged()`
 holds a block to it. The layers' checks are built on them: `refused()` for a service (the exact
 domain error and its code), `refused_by_page()` for a page's form (the service's message, shown
-on the next page), `refused_by_api()` for the API (the error's status and code).
+on the next page); an API refusal is `api_error()`'s status and code inside `unchanged()`.
 """
 
 from __future__ import annotations
@@ -108,12 +108,3 @@ def api_error(response: Any) -> tuple[int, str]:
     assert set(body["error"]) == {"code", "message"}, body
     assert isinstance(body["error"]["message"], str) and body["error"]["message"]
     return response.status_code, body["error"]["code"]
-
-
-def refused_by_api(send: Callable[[], Any], event: Event | int, status: int, code: str) -> Any:
-    """The request is answered with the error `code` at `status`, and nothing in the event
-    changed."""
-    with unchanged(event):
-        response = send()
-    assert api_error(response) == (status, code)
-    return response
