@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -120,3 +121,32 @@ def _api_throttles_off() -> Iterator[None]:
     off = {"address": None, "account_read": None, "account_write": None, "house_write": None}
     with override_settings(API_THROTTLE_RATES=off):
         yield
+
+
+@pytest.fixture(autouse=True)
+def cache_prefix(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Each test keeps its cache entries (sign-in failures, check-in guesses, rate-limit counts)
+    under a key prefix of its own, dropped afterwards: ids, addresses and e-mails repeat across
+    tests and across runs on the same Redis, and a count one left must never refuse another. The
+    processes a test starts inherit the prefix (CACHE_PREFIX)."""
+    if not os.environ.get("DJANGO_SETTINGS_MODULE"):
+        yield ""
+        return
+    import redis
+    from django.conf import settings
+    from django.test import override_settings
+
+    prefix = f"test-{uuid.uuid4().hex[:16]}"
+    default = settings.CACHES["default"]
+    monkeypatch.setenv("CACHE_PREFIX", prefix)
+    with override_settings(
+        CACHES={**settings.CACHES, "default": {**default, "KEY_PREFIX": prefix}}
+    ):
+        yield prefix
+    server = redis.Redis.from_url(default["LOCATION"])
+    try:
+        stale = list(server.scan_iter(match=f"{prefix}:*", count=1000))
+        if stale:
+            server.delete(*stale)
+    finally:
+        server.close()

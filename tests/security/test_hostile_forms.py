@@ -11,7 +11,6 @@ import uuid
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
@@ -42,15 +41,6 @@ TEXTS = [
     "iso\u2066late",
 ]
 SINGLE_LINE_TEXTS = [*TEXTS, "two\nlines", "tab\there"]
-
-
-@pytest.fixture(autouse=True)
-def _fresh_limits():
-    """The sign-in tests here fail many logins on purpose: their rate-limit counts (in the cache)
-    must not reach the tests that come after."""
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def refused_quietly(client: Client, url: str, data: dict[str, Any], event_id: int) -> list[str]:

@@ -4,13 +4,9 @@ down, never the player, whose own phone still signs in with the right password."
 from __future__ import annotations
 
 import time
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import redis
-from django.conf import settings as django_settings
 from django.core import mail, signing
 from django.core.cache import cache
 from django.test import Client
@@ -24,16 +20,6 @@ pytestmark = pytest.mark.django_db
 
 PASSWORD = "correct horse battery staple"  # tests/factories.make_user's
 TOO_MANY = "Too many failed login attempts"
-
-
-@pytest.fixture(autouse=True)
-def redis_prefix(settings: Settings) -> Iterator[str]:
-    prefix = f"locktest-{uuid.uuid4().hex}"
-    server = redis.Redis.from_url(django_settings.REDIS_URL)
-    settings.CACHES = {"default": {**django_settings.CACHES["default"], "KEY_PREFIX": prefix}}
-    yield prefix
-    for key in server.scan_iter(match=f"{prefix}:*"):
-        server.delete(key)
 
 
 def sign_in(client: Client, email: str, password: str, ip: str) -> str:
