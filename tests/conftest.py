@@ -39,6 +39,15 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     return None if seed is None else f"test files shuffled: --shuffle={seed} repeats the order"
 
 
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
+    """The seed again at the end, where a failure is read (and under -q, which drops the header)."""
+    seed = _shuffle_seed(config)
+    if seed is not None:
+        terminalreporter.write_line(f"test files shuffled: --shuffle={seed} repeats the order")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """With --shuffle, the files run in a seeded random order; a file's own tests keep theirs, so
     fixtures scoped to a module or class are still set up once."""
