@@ -28,7 +28,7 @@ from cards.models import DealtCard
 from events.models import Event, GameResult, IdempotencyRecord
 from tests.factories import make_table
 from tests.faults.processes import database_url, report
-from tests.waiting import wait_until
+from tests.waiting import PATIENCE, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -116,7 +116,7 @@ def test_a_submission_whose_connection_dies_completes_once_on_retry(
         ]
         started = time.monotonic()
         admin.execute("SELECT pg_terminate_backend(%s)", [waiting["pid"]])
-        failed = first.result(timeout=15)
+        failed = first.result(timeout=PATIENCE)
         failed_after = time.monotonic() - started
         blocker.rollback()
 
@@ -126,10 +126,10 @@ def test_a_submission_whose_connection_dies_completes_once_on_retry(
 
     # The client retries with the same key, from the same thread: Django must replace the dead
     # connection. Then once more, which replays the stored answer.
-    retried = client_thread.submit(submit).result(timeout=15)
+    retried = client_thread.submit(submit).result(timeout=PATIENCE)
     assert retried.status_code == 201, retried.content
     after = footprint(event, rid)
-    again = client_thread.submit(submit).result(timeout=15)
+    again = client_thread.submit(submit).result(timeout=PATIENCE)
     assert again.status_code == 201
     assert again.json() == retried.json()
     assert footprint(event, rid) == after
