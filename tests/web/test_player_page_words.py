@@ -175,11 +175,13 @@ def test_places_read_as_ordinals():
 
 
 def test_not_kept_cards_count_their_three_seconds_from_the_confirmation():
-    now = timezone.now()
     assert not_kept_left_ms(None) == 0
-    assert 2900 <= not_kept_left_ms(now.isoformat()) <= 3000
-    assert 900 <= not_kept_left_ms((now - datetime.timedelta(seconds=2)).isoformat()) <= 1000
-    assert not_kept_left_ms((now - datetime.timedelta(seconds=4)).isoformat()) == 0
+    for ago, full in ((0, 3000), (2, 1000), (4, 0)):
+        confirmed = timezone.now() - datetime.timedelta(seconds=ago)
+        left = not_kept_left_ms(confirmed.isoformat())
+        # The time the call itself took is measured, not guessed: a busy machine cannot fail it.
+        took = (timezone.now() - confirmed).total_seconds() * 1000 - ago * 1000
+        assert max(0, full - took) <= left <= full, (ago, left, took)
 
 
 @pytest.mark.django_db
