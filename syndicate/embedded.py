@@ -155,12 +155,6 @@ def _port_free(port: int) -> bool:
         return True
 
 
-def _port_answers(port: int) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(1.0)
-        return sock.connect_ex((HOST, port)) == 0
-
-
 def _pick_port(folder: Folder, name: str) -> int:
     """The port this server had last time when it is still free, else a new free one."""
     try:

@@ -4,9 +4,62 @@ REDIS_URL (`make test` finds or starts them), else the embedded servers under va
 from __future__ import annotations
 
 import os
+import random
+import uuid
 from collections.abc import Iterator
 
 import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--shuffle",
+        nargs="?",
+        const="random",
+        default=None,
+        metavar="SEED",
+        help="run the test files in a shuffled order (a seed repeats an order), to find tests "
+        "that pass only after, or before, another file's",
+    )
+
+
+def _shuffle_seed(config: pytest.Config) -> int | None:
+    option = config.getoption("--shuffle")
+    if option is None:
+        return None
+    if not hasattr(config, "_shuffle_seed"):
+        config._shuffle_seed = (  # type: ignore[attr-defined]
+            random.randrange(1_000_000) if option == "random" else int(option)
+        )
+    return config._shuffle_seed  # type: ignore[attr-defined]
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    seed = _shuffle_seed(config)
+    return None if seed is None else f"test files shuffled: --shuffle={seed} repeats the order"
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
+    """The seed again at the end, where a failure is read (and under -q, which drops the header)."""
+    seed = _shuffle_seed(config)
+    if seed is not None:
+        terminalreporter.write_line(f"test files shuffled: --shuffle={seed} repeats the order")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With --shuffle, the files run in a seeded random order; a file's own tests keep theirs, so
+    fixtures scoped to a module or class are still set up once."""
+    seed = _shuffle_seed(config)
+    if seed is None:
+        return
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    order = sorted(files)
+    random.Random(seed).shuffle(order)
+    items[:] = [item for name in order for item in files[name]]
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -77,3 +130,32 @@ def _api_throttles_off() -> Iterator[None]:
     off = {"address": None, "account_read": None, "account_write": None, "house_write": None}
     with override_settings(API_THROTTLE_RATES=off):
         yield
+
+
+@pytest.fixture(autouse=True)
+def cache_prefix(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Each test keeps its cache entries (sign-in failures, check-in guesses, rate-limit counts)
+    under a key prefix of its own, dropped afterwards: ids, addresses and e-mails repeat across
+    tests and across runs on the same Redis, and a count one left must never refuse another. The
+    processes a test starts inherit the prefix (CACHE_PREFIX)."""
+    if not os.environ.get("DJANGO_SETTINGS_MODULE"):
+        yield ""
+        return
+    import redis
+    from django.conf import settings
+    from django.test import override_settings
+
+    prefix = f"test-{uuid.uuid4().hex[:16]}"
+    default = settings.CACHES["default"]
+    monkeypatch.setenv("CACHE_PREFIX", prefix)
+    with override_settings(
+        CACHES={**settings.CACHES, "default": {**default, "KEY_PREFIX": prefix}}
+    ):
+        yield prefix
+    server = redis.Redis.from_url(default["LOCATION"])
+    try:
+        stale = list(server.scan_iter(match=f"{prefix}:*", count=1000))
+        if stale:
+            server.delete(*stale)
+    finally:
+        server.close()

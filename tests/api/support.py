@@ -8,9 +8,7 @@ from typing import Any
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from audit.models import AuditEntry
-from cards.models import DealtCard
-from events.models import Event, IdempotencyRecord
+from tests.refusals import api_error
 
 AUTO = "auto"
 
@@ -54,26 +52,5 @@ def _key(key: str | None) -> dict[str, str]:
     return {"Idempotency-Key": uuid.uuid4().hex if key == AUTO else key}
 
 
-def error(response: Any) -> tuple[int, str]:
-    """The status and error code of a refusal, after checking the one error shape."""
-    body = response.json()
-    assert set(body) == {"error"}, body
-    assert set(body["error"]) == {"code", "message"}, body
-    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
-    return response.status_code, body["error"]["code"]
-
-
-def footprint(event: Event) -> tuple[int, int, int, int]:
-    """What any change would move: audit entries, the live version, dealt cards, stored keys."""
-    event.refresh_from_db()
-    return (
-        AuditEntry.objects.filter(event=event).count(),
-        event.version,
-        DealtCard.objects.filter(registration__event=event).count(),
-        IdempotencyRecord.objects.count(),
-    )
-
-
-def changes(event: Event) -> tuple[int, int, int]:
-    """The event's own state, without the stored keys (a refusal stores its key)."""
-    return footprint(event)[:3]
+# The API tests' name for it: the status and code of a refusal, after checking the error shape.
+error = api_error

@@ -7,8 +7,9 @@ from rest_framework.test import APIClient
 
 from api.errors import exception_handler
 from events.models import Registration
-from tests.api.support import Api, changes, error
+from tests.api.support import Api, error
 from tests.factories import make_table, make_user
+from tests.refusals import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -16,11 +17,10 @@ pytestmark = pytest.mark.django_db
 def test_it_refuses_a_write_without_an_idempotency_key() -> None:
     table = make_table()
     player = make_user()
-    before = changes(table.event)
-    response = Api(player).post(f"/api/events/{table.event.pk}/register/", key=None)
-    assert error(response) == (400, "idempotency_key_required")
-    assert "Idempotency-Key" in response.json()["error"]["message"]
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        response = Api(player).post(f"/api/events/{table.event.pk}/register/", key=None)
+        assert error(response) == (400, "idempotency_key_required")
+        assert "Idempotency-Key" in response.json()["error"]["message"]
     assert not Registration.objects.filter(player=player).exists()
 
 

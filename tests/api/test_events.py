@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from events.models import Event
-from tests.api.support import Api, changes, error
+from tests.api.support import Api, error
 from tests.factories import make_table, make_user
+from tests.refusals import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -125,10 +126,9 @@ def test_it_lets_house_edit_the_settings_sent() -> None:
 
 def test_it_refuses_edits_by_a_player() -> None:
     table = make_table()
-    before = changes(table.event)
-    response = Api(make_user()).patch(f"/api/events/{table.event.pk}/", {"venue": "Mine"})
-    assert error(response) == (403, "not_allowed")
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        response = Api(make_user()).patch(f"/api/events/{table.event.pk}/", {"venue": "Mine"})
+        assert error(response) == (403, "not_allowed")
 
 
 def test_it_refuses_edits_after_the_start() -> None:

@@ -10,9 +10,9 @@ import pytest
 from django.test import Client
 
 from events.models import Event, GameResult, Registration
-from tests.api.support import Api, changes, error
-from tests.events.support import snapshot
+from tests.api.support import Api, error
 from tests.factories import make_table, make_user
+from tests.refusals import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -27,23 +27,21 @@ def raw_post(user, path: str, body: bytes) -> Any:
 
 def test_a_deeply_nested_body_is_refused_not_a_server_error() -> None:
     table = make_table(players=2, start=True)
-    before = snapshot(table.event.pk)
-    body = b'{"reason": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-    response = raw_post(table.house, f"/api/events/{table.event.pk}/finalize/", body)
-    assert error(response) == (400, "invalid")
-    assert "nested too deeply" in response.json()["error"]["message"]
-    assert snapshot(table.event.pk) == before
+    with unchanged(table.event.pk):
+        body = b'{"reason": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+        response = raw_post(table.house, f"/api/events/{table.event.pk}/finalize/", body)
+        assert error(response) == (400, "invalid")
+        assert "nested too deeply" in response.json()["error"]["message"]
 
 
 def test_a_body_over_the_upload_limit_is_refused_with_413(settings) -> None:
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
     table = make_table(players=2, start=True)
-    before = snapshot(table.event.pk)
-    body = b'{"reason": "' + b"x" * 20_000 + b'"}'
-    path = f"/api/registrations/{table.rid(table.players[0])}/reviews/"
-    response = raw_post(table.house, path, body)
-    assert error(response) == (413, "too_large")
-    assert snapshot(table.event.pk) == before
+    with unchanged(table.event.pk):
+        body = b'{"reason": "' + b"x" * 20_000 + b'"}'
+        path = f"/api/registrations/{table.rid(table.players[0])}/reviews/"
+        response = raw_post(table.house, path, body)
+        assert error(response) == (413, "too_large")
 
 
 @pytest.mark.parametrize(
@@ -52,13 +50,12 @@ def test_a_body_over_the_upload_limit_is_refused_with_413(settings) -> None:
 def test_an_adjustment_past_its_bounds_is_refused(amount) -> None:
     table = make_table(players=2, start=True)
     services_close(table)
-    before = snapshot(table.event.pk)
-    response = Api(table.house).post(
-        f"/api/events/{table.event.pk}/pool/confirm/",
-        {"adjustments": [{"amount": amount, "explanation": "Hostile"}]},
-    )
-    assert response.status_code in (400, 409), response.content
-    assert snapshot(table.event.pk) == before
+    with unchanged(table.event.pk):
+        response = Api(table.house).post(
+            f"/api/events/{table.event.pk}/pool/confirm/",
+            {"adjustments": [{"amount": amount, "explanation": "Hostile"}]},
+        )
+        assert response.status_code in (400, 409), response.content
 
 
 def services_close(table) -> None:
@@ -72,12 +69,11 @@ def services_close(table) -> None:
 )
 def test_a_contribution_past_its_bounds_is_refused(contribution) -> None:
     table = make_table(players=2)
-    before = snapshot(table.event.pk)
-    response = Api(table.house).patch(
-        f"/api/events/{table.event.pk}/", {"contribution": contribution}
-    )
-    assert error(response) == (400, "invalid")
-    assert snapshot(table.event.pk) == before
+    with unchanged(table.event.pk):
+        response = Api(table.house).patch(
+            f"/api/events/{table.event.pk}/", {"contribution": contribution}
+        )
+        assert error(response) == (400, "invalid")
     events = Event.objects.count()
     response = Api(table.house).post(
         "/api/events/",
@@ -106,13 +102,12 @@ def test_hostile_text_in_a_result_is_refused_not_cut(field, value) -> None:
     table = make_table(players=2, start=True)
     player = table.players[0]
     table.choose_start(player)
-    before = changes(table.event)
-    response = Api(player).post(
-        f"/api/registrations/{table.rid(player)}/results/",
-        {"game": 1, "outcome": "loss", field: value},
-    )
-    assert error(response) == (400, "invalid")
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        response = Api(player).post(
+            f"/api/registrations/{table.rid(player)}/results/",
+            {"game": 1, "outcome": "loss", field: value},
+        )
+        assert error(response) == (400, "invalid")
     assert not GameResult.objects.filter(registration__event=table.event).exists()
 
 

@@ -8,8 +8,9 @@ from django.core.cache import cache
 
 from events.check_in import GUESSES, _guess_key
 from events.models import Announcement, Registration
-from tests.api.support import Api, changes, error
+from tests.api.support import Api, error
 from tests.factories import Table, make_table, make_user
+from tests.refusals import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -33,11 +34,10 @@ def test_house_switches_self_check_in_and_gets_the_code() -> None:
 def test_players_and_another_events_house_cannot_switch_it() -> None:
     table = make_table(players=1)
     path = f"/api/events/{table.event.pk}/self-check-in/"
-    before = changes(table.event)
-    for who in (table.players[0], make_table().house):
-        assert error(Api(who).post(path, {"enabled": True})) == (403, "not_allowed")
-    assert error(Api().post(path, {"enabled": True})) == (403, "not_allowed")
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        for who in (table.players[0], make_table().house):
+            assert error(Api(who).post(path, {"enabled": True})) == (403, "not_allowed")
+        assert error(Api().post(path, {"enabled": True})) == (403, "not_allowed")
 
 
 @pytest.mark.parametrize("body", [{}, {"enabled": "maybe"}, {"enabled": True, "code": "X"}])
@@ -64,11 +64,10 @@ def test_a_wrong_code_is_refused_changes_nothing_and_is_limited() -> None:
     rid = table.register(ann)
     cache.delete(_guess_key(table.event.pk, ann.pk))
     path = f"/api/events/{table.event.pk}/check-in/"
-    before = changes(table.event)
-    for n in range(GUESSES):
-        assert error(Api(ann).post(path, {"code": f"WRONG{n}"})) == (403, "wrong_check_in_code")
-    assert error(Api(ann).post(path, {"code": code})) == (403, "too_many_guesses")
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        for n in range(GUESSES):
+            assert error(Api(ann).post(path, {"code": f"WRONG{n}"})) == (403, "wrong_check_in_code")
+        assert error(Api(ann).post(path, {"code": code})) == (403, "too_many_guesses")
     assert Registration.objects.get(pk=rid).status == "registered"
     cache.delete(_guess_key(table.event.pk, ann.pk))
 
@@ -116,10 +115,9 @@ def test_a_double_tap_with_the_same_key_checks_in_once() -> None:
     table.register(ann)
     path = f"/api/events/{table.event.pk}/check-in/"
     first = Api(ann).post(path, {"code": code}, key="tap-1")
-    count = changes(table.event)
-    again = Api(ann).post(path, {"code": code}, key="tap-1")
-    assert (again.status_code, again.json()) == (first.status_code, first.json())
-    assert changes(table.event) == count
+    with unchanged(table.event):
+        again = Api(ann).post(path, {"code": code}, key="tap-1")
+        assert (again.status_code, again.json()) == (first.status_code, first.json())
     conflict = Api(ann).post(path, {"code": "OTHER1"}, key="tap-1")
     assert error(conflict) == (422, "idempotency_conflict")
 
@@ -140,11 +138,10 @@ def test_payments_are_house_only_and_shown_as_collected() -> None:
     table = make_table(players=2, contribution=20)
     ann, bob = table.players
     path = f"/api/registrations/{table.rid(ann)}/payment/"
-    before = changes(table.event)
-    for who in (ann, bob, make_table().house):
-        assert error(Api(who).post(path, {"paid": True})) == (404, "not_found")
-    assert error(Api(table.house).post(path, {"paid": "yes please"})) == (400, "invalid")
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        for who in (ann, bob, make_table().house):
+            assert error(Api(who).post(path, {"paid": True})) == (404, "not_found")
+        assert error(Api(table.house).post(path, {"paid": "yes please"})) == (400, "invalid")
     response = Api(table.house).post(path, {"paid": True})
     assert response.json() == {"registration_id": table.rid(ann), "paid": True, "collected": 20}
     patch = Api(table.house).patch(f"/api/events/{table.event.pk}/", {"contribution": 25})
@@ -164,12 +161,11 @@ def test_an_unknown_registration_is_not_found() -> None:
 def test_announcements_are_house_only_bounded_and_sent_once() -> None:
     table = make_table(players=2)
     path = f"/api/events/{table.event.pk}/announcements/"
-    before = changes(table.event)
-    for who in (table.players[0], make_table().house):
-        assert error(Api(who).post(path, {"text": "Free drinks"})) == (403, "not_allowed")
-    for text in ("", "x" * 281, "two\nlines", "bell\x07", 42):
-        assert error(Api(table.house).post(path, {"text": text})) == (400, "invalid")
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        for who in (table.players[0], make_table().house):
+            assert error(Api(who).post(path, {"text": "Free drinks"})) == (403, "not_allowed")
+        for text in ("", "x" * 281, "two\nlines", "bell\x07", 42):
+            assert error(Api(table.house).post(path, {"text": text})) == (400, "invalid")
     first = Api(table.house).post(path, {"text": "Last call for Round 2"}, key="a1")
     assert first.status_code == 201
     body = first.json()

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from events.models import Event, GameResult, Registration
-from tests.api.support import Api, changes, error
+from tests.api.support import Api, error
 from tests.factories import make_table, make_user
+from tests.refusals import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -24,11 +25,10 @@ def test_it_replays_a_success_with_the_same_body_and_changes_nothing() -> None:
     api = Api(player)
     first = api.post(path, {"game": 1, "outcome": "loss"}, key="game-1")
     assert first.status_code == 201
-    before = changes(table.event)
-    again = api.post(path, {"game": 1, "outcome": "loss"}, key="game-1")
-    assert again.status_code == 201
-    assert again.json() == first.json()
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        again = api.post(path, {"game": 1, "outcome": "loss"}, key="game-1")
+        assert again.status_code == 201
+        assert again.json() == first.json()
     assert GameResult.objects.filter(registration__player=player).count() == 1
 
 
@@ -39,11 +39,10 @@ def test_it_replays_a_refusal_even_after_the_state_changed() -> None:
     assert error(refused) == (409, "out_of_order")
     assert api.post(path, {"game": 1, "outcome": "loss"}).status_code == 201
     # Game 2 would now be accepted, but the key already holds its answer: the refusal.
-    before = changes(table.event)
-    replay = api.post(path, {"game": 2, "outcome": "loss"}, key="too-early")
-    assert replay.status_code == 409
-    assert replay.json() == refused.json()
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        replay = api.post(path, {"game": 2, "outcome": "loss"}, key="too-early")
+        assert replay.status_code == 409
+        assert replay.json() == refused.json()
     assert GameResult.objects.filter(registration__player=player).count() == 1
 
 
@@ -51,10 +50,9 @@ def test_it_refuses_the_same_key_with_different_content_with_422() -> None:
     table, player, path = _playing()
     api = Api(player)
     assert api.post(path, {"game": 1, "outcome": "loss"}, key="k").status_code == 201
-    before = changes(table.event)
-    response = api.post(path, {"game": 1, "outcome": "win"}, key="k")
-    assert error(response) == (422, "idempotency_conflict")
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        response = api.post(path, {"game": 1, "outcome": "win"}, key="k")
+        assert error(response) == (422, "idempotency_conflict")
     assert GameResult.objects.get(registration__player=player).outcome == "loss"
 
 
@@ -117,8 +115,7 @@ def test_it_refuses_a_key_reused_with_new_content_after_a_reason_refusal() -> No
     house = Api(table.house)
     signed_in = Api(player)
     assert error(house.post(path, {"reason": ""}, key="reset")) == (400, "reason_required")
-    before = changes(table.event)
-    response = house.post(path, {"reason": "Lost phone"}, key="reset")
-    assert error(response) == (422, "idempotency_conflict")
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        response = house.post(path, {"reason": "Lost phone"}, key="reset")
+        assert error(response) == (422, "idempotency_conflict")
     assert signed_in.get(f"/api/events/{table.event.pk}/me/").status_code == 200

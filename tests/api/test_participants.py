@@ -6,8 +6,9 @@ import pytest
 
 from cards.models import DealtCard
 from events.models import Registration
-from tests.api.support import Api, changes, error
+from tests.api.support import Api, error
 from tests.factories import make_table, make_user
+from tests.refusals import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -80,14 +81,13 @@ def test_it_refuses_a_player_without_revealing_which_accounts_exist() -> None:
     table = make_table()
     player = make_user()
     api = Api(player)
-    before = changes(table.event)
-    known = api.post(f"/api/events/{table.event.pk}/participants/", {"email": player.email})
-    unknown = api.post(
-        f"/api/events/{table.event.pk}/participants/", {"email": "nobody@example.com"}
-    )
-    assert error(known) == error(unknown) == (403, "not_allowed")
-    assert known.json() == unknown.json()
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        known = api.post(f"/api/events/{table.event.pk}/participants/", {"email": player.email})
+        unknown = api.post(
+            f"/api/events/{table.event.pk}/participants/", {"email": "nobody@example.com"}
+        )
+        assert error(known) == error(unknown) == (403, "not_allowed")
+        assert known.json() == unknown.json()
 
 
 def test_withdrawn_players_cannot_return() -> None:
@@ -97,12 +97,11 @@ def test_withdrawn_players_cannot_return() -> None:
     player = table.players[0]
     Api(player).post(f"/api/registrations/{table.rid(player)}/withdraw/")
     house = Api(table.house)
-    before = changes(table.event)
-    for response in (
-        house.post(f"/api/events/{table.event.pk}/participants/", {"user_id": player.pk}),
-        house.post(f"/api/registrations/{table.rid(player)}/check-in/"),
-        Api(player).post(f"/api/events/{table.event.pk}/register/"),
-    ):
-        assert error(response) == (409, "withdrawn_cannot_return")
-        assert "withdrawn players cannot return" in response.json()["error"]["message"]
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        for response in (
+            house.post(f"/api/events/{table.event.pk}/participants/", {"user_id": player.pk}),
+            house.post(f"/api/registrations/{table.rid(player)}/check-in/"),
+            Api(player).post(f"/api/events/{table.event.pk}/register/"),
+        ):
+            assert error(response) == (409, "withdrawn_cannot_return")
+            assert "withdrawn players cannot return" in response.json()["error"]["message"]

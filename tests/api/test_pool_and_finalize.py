@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.support import Api, changes, error
+from tests.api.support import Api, error
 from tests.factories import make_table
+from tests.refusals import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -47,12 +48,11 @@ def test_it_refuses_to_confirm_while_registration_is_open() -> None:
 )
 def test_it_refuses_a_bad_adjustment(adjustment: dict, refusal: tuple[int, str]) -> None:
     table = _complete()
-    before = changes(table.event)
-    response = Api(table.house).post(
-        f"/api/events/{table.event.pk}/pool/confirm/", {"adjustments": [adjustment]}
-    )
-    assert error(response) == refusal
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        response = Api(table.house).post(
+            f"/api/events/{table.event.pk}/pool/confirm/", {"adjustments": [adjustment]}
+        )
+        assert error(response) == refusal
     assert table.refresh().pool_confirmed is False
 
 
@@ -123,8 +123,10 @@ def test_it_finalizes_and_locks_the_event() -> None:
 def test_it_refuses_players_confirming_or_finalizing() -> None:
     table = _complete()
     api = Api(table.players[0])
-    before = changes(table.event)
-    assert error(api.post(f"/api/events/{table.event.pk}/pool/confirm/")) == (403, "not_allowed")
-    assert error(api.post(f"/api/events/{table.event.pk}/finalize/")) == (403, "not_allowed")
-    assert error(api.get(f"/api/events/{table.event.pk}/checklist/")) == (403, "not_allowed")
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        assert error(api.post(f"/api/events/{table.event.pk}/pool/confirm/")) == (
+            403,
+            "not_allowed",
+        )
+        assert error(api.post(f"/api/events/{table.event.pk}/finalize/")) == (403, "not_allowed")
+        assert error(api.get(f"/api/events/{table.event.pk}/checklist/")) == (403, "not_allowed")

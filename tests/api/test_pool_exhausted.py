@@ -9,7 +9,6 @@ holding both of its connections while the requests come.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import threading
@@ -26,6 +25,7 @@ from events.models import Registration
 from syndicate.asgi import application
 from tests.factories import make_table, make_user
 from tests.live.sockets import session_cookie
+from tests.waiting import wait_until_async
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -176,7 +176,10 @@ def test_a_write_whose_client_left_while_it_waited_reads_its_body_and_gives_back
     async def scenario() -> None:
         request = ApplicationCommunicator(application, scope)
         await request.send_input({"type": "http.request", "body": body, "more_body": False})
-        await asyncio.sleep(1)  # the request waits for a connection
+        await wait_until_async(
+            lambda: pool.get_stats().get("requests_waiting", 0) >= 1,
+            "the request to wait for a connection",
+        )
         await request.send_input({"type": "http.disconnect"})
         # The server gives up on the request (daphne cancels an application 10 s after its client
         # left; here after a second) and closes its body; its thread still waits.
@@ -185,10 +188,10 @@ def test_a_write_whose_client_left_while_it_waited_reads_its_body_and_gives_back
         holders.release.set()  # the request's thread goes on
         # The server's event loop runs on (daphne's does): the request's thread takes a
         # connection, writes, and gives the connection back as it finishes.
-        for _ in range(100):
-            if pool.get_stats()["pool_available"] == CONNECTIONS:
-                break
-            await asyncio.sleep(0.1)
+        await wait_until_async(
+            lambda: pool.get_stats()["pool_available"] == CONNECTIONS,
+            "the request's connection to come back",
+        )
 
     with pooled({**POOL, "timeout": 10}), caplog.at_level(logging.INFO):
         pool = connection.pool  # type: ignore[attr-defined]

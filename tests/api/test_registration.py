@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from events.models import Registration
-from tests.api.support import Api, changes, error
+from tests.api.support import Api, error
 from tests.factories import make_table, make_user
+from tests.refusals import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -135,10 +136,9 @@ def test_it_refuses_a_player_checking_themself_in() -> None:
     table = make_table()
     player = make_user()
     registration_id = table.register(player)
-    before = changes(table.event)
-    response = Api(player).post(f"/api/registrations/{registration_id}/check-in/")
-    assert error(response) == (403, "not_allowed")
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        response = Api(player).post(f"/api/registrations/{registration_id}/check-in/")
+        assert error(response) == (403, "not_allowed")
 
 
 def test_it_refuses_a_second_check_in() -> None:

@@ -17,8 +17,9 @@ from django.test import Client
 
 from events import limits
 from events.models import Event, Review
-from tests.api.support import Api, changes, error
+from tests.api.support import Api, error
 from tests.factories import make_table
+from tests.refusals import snapshot, unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -72,24 +73,22 @@ def test_text_beyond_the_basic_multilingual_plane_is_accepted_where_the_schema_a
 )
 def test_a_lone_surrogate_is_refused_clearly_and_changes_nothing(body: bytes) -> None:
     table = make_table(players=2, start=True)
-    before = changes(table.event)
-    path = f"/api/registrations/{table.rid(table.players[0])}/reviews/"
-    response = raw_post(table.house, path, body)
-    assert error(response) == (400, "invalid")
-    assert "lone surrogate" in response.json()["error"]["message"]
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        path = f"/api/registrations/{table.rid(table.players[0])}/reviews/"
+        response = raw_post(table.house, path, body)
+        assert error(response) == (400, "invalid")
+        assert "lone surrogate" in response.json()["error"]["message"]
     assert not Review.objects.exists()
 
 
 def test_a_lone_surrogate_deep_in_a_body_is_refused_and_changes_nothing() -> None:
     table = make_table(players=2, start=True)
     Api(table.house).post(f"/api/events/{table.event.pk}/registration/close/")
-    before = changes(table.event)
-    body = b'{"adjustments": [{"amount": 5, "explanation": "Refund \\udbff"}]}'
-    response = raw_post(table.house, f"/api/events/{table.event.pk}/pool/confirm/", body)
-    assert error(response) == (400, "invalid")
-    assert "lone surrogate" in response.json()["error"]["message"]
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        body = b'{"adjustments": [{"amount": 5, "explanation": "Refund \\udbff"}]}'
+        response = raw_post(table.house, f"/api/events/{table.event.pk}/pool/confirm/", body)
+        assert error(response) == (400, "invalid")
+        assert "lone surrogate" in response.json()["error"]["message"]
 
 
 NAME = limits.NAME_LENGTH
@@ -119,7 +118,7 @@ TEXTS = [
 def test_text_is_taken_exactly_when_the_schema_allows_it(field: str, text: str) -> None:
     table = make_table(players=2)
     allowed = body_schema("PatchedEventUpdate").is_valid({field: text})
-    before = changes(table.event)
+    before = snapshot(table.event)
     response = Api(table.house).patch(f"/api/events/{table.event.pk}/", {field: text})
     if allowed:
         assert response.status_code == 200, response.content
@@ -127,7 +126,7 @@ def test_text_is_taken_exactly_when_the_schema_allows_it(field: str, text: str) 
         assert getattr(event, field) == text.strip()
     else:
         assert error(response) == (400, "invalid")
-        assert changes(table.event) == before
+        assert snapshot(table.event) == before
 
 
 @pytest.mark.parametrize(
@@ -136,7 +135,7 @@ def test_text_is_taken_exactly_when_the_schema_allows_it(field: str, text: str) 
 def test_a_reason_is_taken_exactly_when_the_schema_allows_it(reason: str) -> None:
     table = make_table(players=2, start=True)
     allowed = body_schema("Reason").is_valid({"reason": reason})
-    before = changes(table.event)
+    before = snapshot(table.event)
     path = f"/api/registrations/{table.rid(table.players[0])}/reviews/"
     response = Api(table.house).post(path, {"reason": reason})
     if allowed:
@@ -144,7 +143,7 @@ def test_a_reason_is_taken_exactly_when_the_schema_allows_it(reason: str) -> Non
     else:
         assert response.status_code == 400, response.content
         assert error(response)[1] in ("invalid", "reason_required")
-        assert changes(table.event) == before
+        assert snapshot(table.event) == before
 
 
 def test_a_slot_past_the_events_offer_is_refused_for_the_events_state() -> None:
@@ -152,19 +151,19 @@ def test_a_slot_past_the_events_offer_is_refused_for_the_events_state() -> None:
     player = table.players[0]
     schema = body_schema("StartingSelection")
     path = f"/api/registrations/{table.rid(player)}/starting-selection/"
-    before = changes(table.event)
+    before = snapshot(table.event)
 
     # Switch offers five cards: slots 3 and 4 are well formed, but this offer has three.
     assert schema.is_valid({"slots": [3]})
     response = Api(player).post(path, {"slots": [3]})
     assert error(response) == (409, "wrong_state")
     assert "numbered 0 to 2" in response.json()["error"]["message"]
-    assert changes(table.event) == before
+    assert snapshot(table.event) == before
 
     # No format offers a sixth card: the schema refuses slot 5, and so does the API.
     assert not schema.is_valid({"slots": [5]})
     assert error(Api(player).post(path, {"slots": [5]})) == (400, "invalid")
-    assert changes(table.event) == before
+    assert snapshot(table.event) == before
 
     assert Api(player).post(path, {"slots": [2]}).status_code == 200
 
@@ -184,11 +183,11 @@ DAYS = [
 def test_a_date_is_taken_exactly_when_the_schema_allows_it(day: str) -> None:
     table = make_table(players=2)
     allowed = body_schema("PatchedEventUpdate").is_valid({"date": day})
-    before = changes(table.event)
+    before = snapshot(table.event)
     response = Api(table.house).patch(f"/api/events/{table.event.pk}/", {"date": day})
     if allowed:
         assert response.status_code == 200, response.content
         assert str(Event.objects.get(pk=table.event.pk).date) == day
     else:
         assert error(response) == (400, "invalid")
-        assert changes(table.event) == before
+        assert snapshot(table.event) == before

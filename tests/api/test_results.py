@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from events.models import GameResult
-from tests.api.support import Api, changes, error
+from tests.api.support import Api, error
 from tests.factories import make_table
+from tests.refusals import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -55,9 +56,11 @@ def test_it_refuses_a_result_out_of_order() -> None:
 def test_it_refuses_a_result_while_a_choice_is_pending() -> None:
     table, player, path = _ready()
     Api(player).post(path, {"game": 1, "outcome": "win"})
-    before = changes(table.event)
-    assert error(Api(player).post(path, {"game": 2, "outcome": "loss"})) == (409, "pending_choice")
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        assert error(Api(player).post(path, {"game": 2, "outcome": "loss"})) == (
+            409,
+            "pending_choice",
+        )
 
 
 def test_it_refuses_a_result_before_the_starting_selection() -> None:

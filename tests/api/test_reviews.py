@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from events.models import GameResult, Review
-from tests.api.support import Api, changes, error
+from tests.api.support import Api, error
 from tests.factories import make_table
+from tests.refusals import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -38,12 +39,11 @@ def test_it_corrects_a_result_and_pauses_the_player() -> None:
 def test_it_needs_a_reason_for_a_correction() -> None:
     table, player = _reported()
     path = f"/api/registrations/{table.rid(player)}/corrections/"
-    before = changes(table.event)
-    assert error(Api(table.house).post(path, {"game": 1, "outcome": "win"})) == (
-        400,
-        "reason_required",
-    )
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        assert error(Api(table.house).post(path, {"game": 1, "outcome": "win"})) == (
+            400,
+            "reason_required",
+        )
 
 
 def test_it_refuses_a_correction_to_the_same_result() -> None:

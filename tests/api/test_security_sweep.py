@@ -17,8 +17,9 @@ import pytest
 from django.urls import URLPattern
 
 from api import urls
-from tests.api.support import Api, changes, error
+from tests.api.support import Api, error
 from tests.factories import make_table, make_user
+from tests.refusals import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -156,48 +157,48 @@ def test_it_hides_another_players_registration_on_every_endpoint() -> None:
     scene = Scene()
     alice = Api(scene.a)
     missing = scene.ids(target=987654)
-    before = changes(scene.table.event)
-    for target in (scene.table.rid(scene.b), scene.waiting):
-        for call in PLAYER:
-            response = _send(alice, call, scene.ids(target=target))
-            assert error(response) == (404, "not_found"), call
-            # Exactly the answer for a registration that does not exist: nothing leaks.
-            assert response.json() == _send(alice, call, missing).json(), call
-            assert "Bob" not in response.content.decode()
-    assert changes(scene.table.event) == before
+    with unchanged(scene.table.event):
+        for target in (scene.table.rid(scene.b), scene.waiting):
+            for call in PLAYER:
+                response = _send(alice, call, scene.ids(target=target))
+                assert error(response) == (404, "not_found"), call
+                # Exactly the answer for a registration that does not exist: nothing leaks.
+                assert response.json() == _send(alice, call, missing).json(), call
+                assert "Bob" not in response.content.decode()
 
 
 def test_it_refuses_house_endpoints_to_everyone_but_house() -> None:
     scene = Scene()
     other_house = make_table().house  # House of another event, and site staff
     staff = make_user(staff=True)
-    before = changes(scene.table.event)
-    for user, calls in (
-        (scene.a, HOUSE + STAFF),
-        (scene.outsider, HOUSE + STAFF),
-        (other_house, HOUSE),
-        (staff, HOUSE),
-    ):
-        api = Api(user)
-        for target in (scene.table.rid(scene.a), scene.table.rid(scene.b)):
-            for call in calls:
-                status, code = error(_send(api, call, scene.ids(target=target)))
-                assert (status, code) in {(403, "not_allowed"), (404, "not_found")}, (user, call)
-    assert changes(scene.table.event) == before
+    with unchanged(scene.table.event):
+        for user, calls in (
+            (scene.a, HOUSE + STAFF),
+            (scene.outsider, HOUSE + STAFF),
+            (other_house, HOUSE),
+            (staff, HOUSE),
+        ):
+            api = Api(user)
+            for target in (scene.table.rid(scene.a), scene.table.rid(scene.b)):
+                for call in calls:
+                    status, code = error(_send(api, call, scene.ids(target=target)))
+                    assert (status, code) in {(403, "not_allowed"), (404, "not_found")}, (
+                        user,
+                        call,
+                    )
     assert scene.table.event.house.count() == 1
 
 
 def test_it_refuses_visitors_everything_but_the_public_reads() -> None:
     scene = Scene()
     visitor = Api()
-    before = changes(scene.table.event)
-    ids = scene.ids(target=scene.table.rid(scene.b))
-    for call in PLAYER + HOUSE + STAFF + SIGNED_IN:
-        response = _send(visitor, call, ids)
-        assert error(response) == (403, "not_allowed"), call
-    for call in PUBLIC:
-        assert _send(visitor, call, ids).status_code == 200, call
-    assert changes(scene.table.event) == before
+    with unchanged(scene.table.event):
+        ids = scene.ids(target=scene.table.rid(scene.b))
+        for call in PLAYER + HOUSE + STAFF + SIGNED_IN:
+            response = _send(visitor, call, ids)
+            assert error(response) == (403, "not_allowed"), call
+        for call in PUBLIC:
+            assert _send(visitor, call, ids).status_code == 200, call
 
 
 def test_it_lets_each_owner_use_their_own_registration() -> None:

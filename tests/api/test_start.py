@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from cards.models import DealtCard
-from tests.api.support import Api, changes, error
+from tests.api.support import Api, error
 from tests.factories import make_table, make_user
+from tests.refusals import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -45,10 +46,9 @@ def test_it_refuses_to_start_twice() -> None:
 
 def test_it_refuses_a_player_starting_the_event() -> None:
     table = make_table(players=2)
-    before = changes(table.event)
-    response = Api(table.players[0]).post(f"/api/events/{table.event.pk}/start/")
-    assert error(response) == (403, "not_allowed")
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        response = Api(table.players[0]).post(f"/api/events/{table.event.pk}/start/")
+        assert error(response) == (403, "not_allowed")
 
 
 def test_it_refuses_staff_who_are_not_this_events_house() -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from cards.models import DealtCard
-from tests.api.support import Api, changes, error
+from tests.api.support import Api, error
 from tests.factories import make_table
+from tests.refusals import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -53,12 +54,11 @@ def test_it_keeps_three_of_five_in_switch() -> None:
 def test_it_refuses_a_wrong_selection(slots: list[int], code: str) -> None:
     table = make_table(players=2, start=True)
     player = table.players[0]
-    before = changes(table.event)
-    response = Api(player).post(
-        f"/api/registrations/{table.rid(player)}/starting-selection/", {"slots": slots}
-    )
-    assert error(response) == (400, code)
-    assert changes(table.event) == before
+    with unchanged(table.event):
+        response = Api(player).post(
+            f"/api/registrations/{table.rid(player)}/starting-selection/", {"slots": slots}
+        )
+        assert error(response) == (400, code)
 
 
 @pytest.mark.parametrize("body", [{}, {"slots": "0"}, {"slots": [-1]}, {"slots": [True]}])

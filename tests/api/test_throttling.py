@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import redis
 from asgiref.sync import async_to_sync
-from django.conf import settings as django_settings
 from rest_framework.test import APIClient
 
 from accounts.models import User
@@ -24,16 +21,6 @@ from tests.factories import make_table, make_user
 pytestmark = pytest.mark.django_db
 
 LOW = {"address": "10/min", "account_read": "3/min", "account_write": "2/min"}
-
-
-@pytest.fixture
-def fresh_counts(settings: Any) -> Iterator[None]:
-    prefix = f"throttletest-{uuid.uuid4().hex}"
-    server = redis.Redis.from_url(django_settings.REDIS_URL)
-    settings.CACHES = {"default": {**django_settings.CACHES["default"], "KEY_PREFIX": prefix}}
-    yield
-    for key in server.scan_iter(match=f"{prefix}:*"):
-        server.delete(key)
 
 
 def client(user: User | None, ip: str) -> APIClient:
@@ -55,9 +42,7 @@ def refused_as_throttled(response: Any) -> None:
     assert int(response["Retry-After"]) >= 1
 
 
-def test_an_account_reading_too_fast_is_slowed_down_and_no_one_else_is(
-    fresh_counts: None, settings: Any
-) -> None:
+def test_an_account_reading_too_fast_is_slowed_down_and_no_one_else_is(settings: Any) -> None:
     settings.API_THROTTLE_RATES = LOW
     greedy, neighbour = make_user(), make_user()
     api = client(greedy, "192.0.2.10")
@@ -70,7 +55,7 @@ def test_an_account_reading_too_fast_is_slowed_down_and_no_one_else_is(
     refused_as_throttled(read(client(greedy, "198.51.100.7")))
 
 
-def test_a_throttled_write_changes_nothing(fresh_counts: None, settings: Any) -> None:
+def test_a_throttled_write_changes_nothing(settings: Any) -> None:
     settings.API_THROTTLE_RATES = LOW
     first, second, third = (make_table() for _ in range(3))
     player = make_user()
@@ -98,7 +83,7 @@ def test_a_throttled_write_changes_nothing(fresh_counts: None, settings: Any) ->
     assert read(api).status_code == 200
 
 
-def test_one_address_is_limited_across_accounts(fresh_counts: None, settings: Any) -> None:
+def test_one_address_is_limited_across_accounts(settings: Any) -> None:
     settings.API_THROTTLE_RATES = LOW
     players = [make_user() for _ in range(5)]
     for player in players:
@@ -109,9 +94,7 @@ def test_one_address_is_limited_across_accounts(fresh_counts: None, settings: An
     assert read(client(make_user(), "203.0.113.6")).status_code == 200
 
 
-def test_a_forged_forwarded_for_header_does_not_buy_a_fresh_count(
-    fresh_counts: None, settings: Any
-) -> None:
+def test_a_forged_forwarded_for_header_does_not_buy_a_fresh_count(settings: Any) -> None:
     settings.API_THROTTLE_RATES = LOW
     player = make_user()
     api = client(player, "192.0.2.40")
@@ -120,9 +103,7 @@ def test_a_forged_forwarded_for_header_does_not_buy_a_fresh_count(
     refused_as_throttled(client(make_user(), "192.0.2.40").get("/api/formats/"))
 
 
-def test_a_venue_of_sixty_players_behind_one_address_is_not_throttled(
-    fresh_counts: None, settings: Any
-) -> None:
+def test_a_venue_of_sixty_players_behind_one_address_is_not_throttled(settings: Any) -> None:
     """The default rates: sixty players on the venue's one NAT address, each reloading their
     page a few times and making a move, all within the same minute."""
     settings.API_THROTTLE_RATES = configured.API_THROTTLE_RATES  # the suite has them off
@@ -157,9 +138,7 @@ def test_the_rates_can_be_raised_or_turned_off_from_the_environment() -> None:
         configured.throttle_rates(defaults, "adress=1/min")
 
 
-def test_house_writes_for_a_whole_venue_under_a_limit_of_its_own(
-    fresh_counts: None, settings: Any
-) -> None:
+def test_house_writes_for_a_whole_venue_under_a_limit_of_its_own(settings: Any) -> None:
     """House checks in a venue's players one request each: more writes than a player makes."""
     settings.API_THROTTLE_RATES = {**LOW, "house_write": "5/min"}
     table = make_table()
@@ -180,9 +159,7 @@ def test_house_writes_for_a_whole_venue_under_a_limit_of_its_own(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_flooding_session_is_refused_before_any_database_work(
-    fresh_counts: None, settings: Any
-) -> None:
+def test_a_flooding_session_is_refused_before_any_database_work(settings: Any) -> None:
     """Through the server's application: once the account's write limit refuses a session, its
     next writes are answered 429 before Django (no request reaches a view or the database), with
     the same answer, while its reads and another player's writes still go through."""

@@ -23,6 +23,7 @@ import yaml
 from django.core.management.utils import get_random_secret_key
 
 from tests.deploy.envfile import read_env_file
+from tests.waiting import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[2]
 MANAGE = [sys.executable, str(ROOT / "manage.py")]
@@ -255,7 +256,7 @@ def get(port: int, headers: dict[str, str], path: str = "/healthz") -> tuple[int
 
 
 def wait_for_port(
-    port: int, process: subprocess.Popen[bytes], log: Path, seconds: float = 30
+    port: int, process: subprocess.Popen[bytes], log: Path, seconds: float = PATIENCE
 ) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

@@ -1,7 +1,6 @@
 """Helpers shared by the service tests (tests/events/test_<service>.py); it holds no tests itself.
 
-`refused()` checks the contract of every refusal: the exact domain error (and its code), and
-nothing written at all, neither a row nor an audit entry. `reference_shoe()` recomputes a shoe
+Refusals are checked with `tests.refusals.refused()`. `reference_shoe()` recomputes a shoe
 from the seed with the algorithm of docs/rules.md section 2.3, written here independently of
 cards/shuffle.py.
 """
@@ -12,75 +11,16 @@ import datetime
 import hashlib
 import hmac
 import json
-from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 from audit.models import AuditEntry
-from cards.models import DealtCard, Offer, Shoe, Shuffle
+from cards.models import DealtCard, Offer, Shoe
 from events import answers, services
-from events.errors import DomainError
-from events.models import Event, GameResult, PoolAdjustment, Registration, Review
+from events.models import Event
 from tests.factories import Table, make_table
 
 REASON = "Scoreholio shows a different result."
 GENESIS = "0" * 64
-
-
-def snapshot(event_id: int) -> dict[str, Any]:
-    """Every row an event owns, with every field, and its audit sequence."""
-    event = Event.objects.get(pk=event_id)
-    return {
-        "event": {f.attname: getattr(event, f.attname) for f in Event._meta.concrete_fields},
-        "house": sorted(event.house.values_list("pk", flat=True)),
-        "registrations": list(
-            Registration.objects.filter(event_id=event_id).order_by("pk").values()
-        ),
-        "results": list(
-            GameResult.objects.filter(registration__event_id=event_id).order_by("pk").values()
-        ),
-        "reviews": list(
-            Review.objects.filter(registration__event_id=event_id).order_by("pk").values()
-        ),
-        "offers": list(
-            Offer.objects.filter(registration__event_id=event_id).order_by("pk").values()
-        ),
-        "cards": list(DealtCard.objects.filter(shoe__event_id=event_id).order_by("pk").values()),
-        "shoes": list(
-            Shoe.objects.filter(event_id=event_id)
-            .order_by("pk")
-            .values("kind", "decks", "size", "next_position", "order")
-        ),
-        "shuffles": Shuffle.objects.filter(event_id=event_id).count(),
-        "adjustments": list(
-            PoolAdjustment.objects.filter(event_id=event_id).order_by("pk").values()
-        ),
-        "audit": list(
-            AuditEntry.objects.filter(event_id=event_id).order_by("seq").values_list("seq", "hash")
-        ),
-    }
-
-
-def refused(
-    error: type[DomainError] | tuple[type[DomainError], ...],
-    event: Event | int,
-    call: Callable[[], object],
-) -> DomainError:
-    """`call` raises exactly `error` (or one of them; checked by class and code) and changes
-    nothing."""
-    allowed = error if isinstance(error, tuple) else (error,)
-    event_id = event if isinstance(event, int) else event.pk
-    before = snapshot(event_id)
-    with pytest.raises(DomainError) as caught:
-        call()
-    got = caught.value
-    names = " or ".join(e.__name__ for e in allowed)
-    assert type(got) in allowed, f"expected {names}, got {type(got).__name__}: {got}"
-    assert got.code == type(got).code
-    assert got.code in {e.code for e in allowed}
-    assert snapshot(event_id) == before, "a refused action changed the event"
-    return got
 
 
 def entries(event: Event | int, action: str | None = None) -> list[AuditEntry]:

@@ -11,8 +11,9 @@ from django.test import Client
 
 from events import services
 from events.errors import NotAllowed, NotFound, ReasonRequired
-from tests.events.support import last, play, refused, snapshot
+from tests.events.support import last, play
 from tests.factories import make_table
+from tests.refusals import refused, snapshot
 
 
 def _sessions_of(user) -> int:

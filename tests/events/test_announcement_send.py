@@ -15,9 +15,10 @@ from events.answers import AnnouncementSent
 from events.errors import AnnouncementRateLimited, EventIsFinalized, Invalid, NotAllowed, WrongPhase
 from events.limits import ANNOUNCEMENT_LENGTH
 from events.models import Announcement
-from tests.events.support import actions, create_event, finalized_table, last, refused
+from tests.events.support import actions, create_event, finalized_table, last
 from tests.events.test_concurrency import at_once
 from tests.factories import make_table, make_user
+from tests.refusals import refused
 
 
 @pytest.mark.django_db

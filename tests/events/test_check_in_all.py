@@ -12,8 +12,9 @@ from django.db import connection
 
 from events import services
 from events.errors import DomainError, NotAllowed, WrongPhase, WrongState
-from tests.events.support import entries, refused
+from tests.events.support import entries
 from tests.factories import make_table, make_user
+from tests.refusals import refused
 
 
 @pytest.mark.django_db

@@ -15,17 +15,9 @@ from events.errors import DomainError, FinalizationBlocked, NotAllowed
 from events.models import Registration
 from payouts.allocation import allocate
 from scoring.evaluator import evaluate_high, evaluate_low
-from tests.events.support import (
-    REASON,
-    complete_table,
-    entries,
-    last,
-    play,
-    reference_shoe,
-    refused,
-    snapshot,
-)
+from tests.events.support import REASON, complete_table, entries, last, play, reference_shoe
 from tests.factories import make_table, make_user
+from tests.refusals import refused, snapshot
 
 
 def _blocked(table) -> str:

@@ -10,11 +10,9 @@ from events.errors import (
     NotAllowed,
     WrongPhase,
 )
-from tests.events.support import (
-    create_event,
-    refused,
-)
+from tests.events.support import create_event
 from tests.factories import make_table, make_user
+from tests.refusals import refused
 
 
 @pytest.mark.django_db

@@ -13,12 +13,9 @@ from events.errors import (
     RemainderPolicyRequired,
     WrongPhase,
 )
-from tests.events.support import (
-    create_event,
-    last,
-    refused,
-)
+from tests.events.support import create_event, last
 from tests.factories import make_table, make_user
+from tests.refusals import refused
 
 
 @pytest.mark.django_db

@@ -11,8 +11,9 @@ from events import services
 from events.errors import HandLocked, Invalid, OutOfOrder, WrongPhase
 from events.formats import FORMATS, Format
 from events.models import Event, GameResult
-from tests.events.support import actions, last, refused
+from tests.events.support import actions, last
 from tests.factories import make_table, make_user
+from tests.refusals import refused
 
 
 @pytest.mark.django_db

@@ -9,11 +9,9 @@ from events import services
 from events.errors import (
     NotAllowed,
 )
-from tests.events.support import (
-    last,
-    refused,
-)
+from tests.events.support import last
 from tests.factories import make_table, make_user
+from tests.refusals import refused
 
 
 @pytest.mark.django_db

@@ -9,8 +9,6 @@ from typing import Any
 import pytest
 
 from accounts.models import User
-from audit.models import AuditEntry
-from cards.models import DealtCard, Offer, Shoe
 from events import answers, services
 from events.answers import PoolConfirmed, WinChoiceConfirmed
 from events.errors import (
@@ -22,15 +20,12 @@ from events.errors import (
     ReasonRequired,
 )
 from events.models import (
-    Event,
     GameResult,
     IdempotencyRecord,
-    PoolAdjustment,
-    Registration,
-    Review,
 )
-from tests.events.support import REASON, play, refused, snapshot
+from tests.events.support import REASON, play
 from tests.factories import Table, make_table, make_user
+from tests.refusals import refused, unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -42,38 +37,6 @@ def table() -> Table:
     for player in table.players:
         table.choose_start(player)
     return table
-
-
-def state_of(event: Event) -> dict[str, Any]:
-    """Everything a write could change, as plain values."""
-    event.refresh_from_db()
-    return {
-        "event": (event.phase, event.registration_open, event.pool_confirmed, event.version),
-        "registrations": list(
-            Registration.objects.filter(event=event)
-            .order_by("pk")
-            .values_list("pk", "status", "paused", "wild_rank")
-        ),
-        "results": list(
-            GameResult.objects.filter(registration__event=event)
-            .order_by("pk")
-            .values_list("pk", "game", "outcome")
-        ),
-        "cards": list(
-            DealtCard.objects.filter(registration__event=event)
-            .order_by("pk")
-            .values_list("pk", "state", "kept_index")
-        ),
-        "offers": list(
-            Offer.objects.filter(registration__event=event)
-            .order_by("pk")
-            .values_list("pk", "resolved_at", "voided_at")
-        ),
-        "shoes": list(Shoe.objects.filter(event=event).order_by("pk").values_list("next_position")),
-        "reviews": Review.objects.filter(registration__event=event).count(),
-        "adjustments": PoolAdjustment.objects.filter(event=event).count(),
-        "audit": list(AuditEntry.objects.filter(event=event).order_by("seq").values_list("hash")),
-    }
 
 
 def submit(
@@ -98,12 +61,10 @@ def refusal(call: Any) -> DomainError:
 def test_a_retry_returns_the_original_answer_and_changes_nothing(table: Table) -> None:
     ann = table.players[0]
     first = submit(table, ann, 1, "loss", "ann-game-1", opponent="Bob", score="21-15")
-    before = state_of(table.event)
+    with unchanged(table.event):
+        again = submit(table, ann, 1, "loss", "ann-game-1", opponent="Bob", score="21-15")
 
-    again = submit(table, ann, 1, "loss", "ann-game-1", opponent="Bob", score="21-15")
-
-    assert again == first
-    assert state_of(table.event) == before
+        assert again == first
     assert table.kept(ann)[1] == first.card
     assert IdempotencyRecord.objects.filter(user=ann, key="ann-game-1").count() == 1
 
@@ -115,18 +76,16 @@ def test_a_retried_win_choice_returns_the_card_first_kept(table: Table) -> None:
     chosen = services.win_choice_confirm(
         registration_id=table.rid(ann), by=ann, slot=1, idempotency_key="ann-choice-1"
     )
-    before = state_of(table.event)
+    with unchanged(table.event):
+        again = services.win_choice_confirm(
+            registration_id=table.rid(ann), by=ann, slot=1, idempotency_key="ann-choice-1"
+        )
 
-    again = services.win_choice_confirm(
-        registration_id=table.rid(ann), by=ann, slot=1, idempotency_key="ann-choice-1"
-    )
-
-    assert (
-        again
-        == chosen
-        == WinChoiceConfirmed(registration_id=table.rid(ann), game=1, kept=offered[1])
-    )
-    assert state_of(table.event) == before
+        assert (
+            again
+            == chosen
+            == WinChoiceConfirmed(registration_id=table.rid(ann), game=1, kept=offered[1])
+        )
     assert table.kept(ann)[1:] == [offered[1]]
 
 
@@ -138,17 +97,15 @@ def test_a_retried_house_action_changes_nothing(table: Table) -> None:
         adjustments=[(-10, "Refund: Ann's partner left")],
         idempotency_key="confirm-pool",
     )
-    before = state_of(table.event)
+    with unchanged(table.event):
+        again = services.pool_confirm(
+            event_id=table.event.pk,
+            by=table.house,
+            adjustments=[(-10, "Refund: Ann's partner left")],
+            idempotency_key="confirm-pool",
+        )
 
-    again = services.pool_confirm(
-        event_id=table.event.pk,
-        by=table.house,
-        adjustments=[(-10, "Refund: Ann's partner left")],
-        idempotency_key="confirm-pool",
-    )
-
-    assert again == first == PoolConfirmed(event_id=table.event.pk, pool=20, base=30)
-    assert state_of(table.event) == before
+        assert again == first == PoolConfirmed(event_id=table.event.pk, pool=20, base=30)
     # Without the key the same request is a new one, refused because the pool is locked.
     with pytest.raises(PoolLocked):
         services.pool_confirm(
@@ -163,14 +120,12 @@ def test_a_refusal_is_replayed_with_the_same_code_even_when_it_would_now_succeed
     early = refusal(lambda: submit(table, ann, 2, "loss", "too-early"))
     assert isinstance(early, OutOfOrder)
     submit(table, ann, 1, "loss", "game-1")
-    before = state_of(table.event)
+    with unchanged(table.event):
+        replayed = refusal(lambda: submit(table, ann, 2, "loss", "too-early"))
 
-    replayed = refusal(lambda: submit(table, ann, 2, "loss", "too-early"))
-
-    assert replayed.code == early.code == "out_of_order"
-    assert replayed.status == 409
-    assert replayed.message == early.message
-    assert state_of(table.event) == before
+        assert replayed.code == early.code == "out_of_order"
+        assert replayed.status == 409
+        assert replayed.message == early.message
     assert not GameResult.objects.filter(registration__player=ann, game=2).exists()
 
 
@@ -180,54 +135,48 @@ def test_a_pending_choice_refusal_is_replayed_after_the_choice_is_made(table: Ta
     pending = refusal(lambda: submit(table, ann, 2, "loss", "next-game"))
     assert isinstance(pending, PendingChoice)
     table.choose_win(ann, 0)
-    before = state_of(table.event)
+    with unchanged(table.event):
+        replayed = refusal(lambda: submit(table, ann, 2, "loss", "next-game"))
 
-    replayed = refusal(lambda: submit(table, ann, 2, "loss", "next-game"))
-
-    assert type(replayed) is PendingChoice
-    assert replayed.as_json() == pending.as_json()
-    assert state_of(table.event) == before
+        assert type(replayed) is PendingChoice
+        assert replayed.as_json() == pending.as_json()
 
 
 def test_the_same_key_with_different_content_is_a_conflict(table: Table) -> None:
     ann = table.players[0]
     submit(table, ann, 1, "loss", "ann-key")
-    before = state_of(table.event)
+    with unchanged(table.event):
+        conflicts = [
+            refusal(lambda: submit(table, ann, 1, "win", "ann-key")),
+            refusal(lambda: submit(table, ann, 2, "loss", "ann-key")),
+            refusal(lambda: submit(table, ann, 1, "loss", "ann-key", opponent="Cy")),
+            refusal(
+                lambda: services.win_choice_confirm(
+                    registration_id=table.rid(ann), by=ann, slot=0, idempotency_key="ann-key"
+                )
+            ),
+            refusal(
+                lambda: services.player_withdraw(
+                    registration_id=table.rid(ann), by=ann, idempotency_key="ann-key"
+                )
+            ),
+        ]
 
-    conflicts = [
-        refusal(lambda: submit(table, ann, 1, "win", "ann-key")),
-        refusal(lambda: submit(table, ann, 2, "loss", "ann-key")),
-        refusal(lambda: submit(table, ann, 1, "loss", "ann-key", opponent="Cy")),
-        refusal(
-            lambda: services.win_choice_confirm(
-                registration_id=table.rid(ann), by=ann, slot=0, idempotency_key="ann-key"
-            )
-        ),
-        refusal(
-            lambda: services.player_withdraw(
-                registration_id=table.rid(ann), by=ann, idempotency_key="ann-key"
-            )
-        ),
-    ]
-
-    for conflict in conflicts:
-        assert isinstance(conflict, IdempotencyConflict)
-        assert conflict.code == "idempotency_conflict"
-        assert conflict.status == 422
-        assert conflict.as_json()["error"]["code"] == "idempotency_conflict"
-    assert state_of(table.event) == before
+        for conflict in conflicts:
+            assert isinstance(conflict, IdempotencyConflict)
+            assert conflict.code == "idempotency_conflict"
+            assert conflict.status == 422
+            assert conflict.as_json()["error"]["code"] == "idempotency_conflict"
     assert IdempotencyRecord.objects.filter(user=ann, key="ann-key").count() == 1
 
 
 def test_a_refused_request_key_reused_for_other_content_is_a_conflict(table: Table) -> None:
     ann = table.players[0]
     refusal(lambda: submit(table, ann, 3, "loss", "bad-game"))
-    before = state_of(table.event)
+    with unchanged(table.event):
+        conflict = refusal(lambda: submit(table, ann, 1, "loss", "bad-game"))
 
-    conflict = refusal(lambda: submit(table, ann, 1, "loss", "bad-game"))
-
-    assert isinstance(conflict, IdempotencyConflict)
-    assert state_of(table.event) == before
+        assert isinstance(conflict, IdempotencyConflict)
 
 
 def test_keys_are_scoped_to_the_user(table: Table) -> None:
@@ -265,10 +214,9 @@ def test_it_returns_the_original_answer_to_a_retry():
     table = make_table("standard-v1", players=2, start=True)
     player = table.players[0]
     first = _submit(table, player, 1, "win", "key-1")
-    before = snapshot(table.event.pk)
-    again = _submit(table, player, 1, "win", "key-1")
-    assert again == first  # the same two offered cards: no replacement draw
-    assert snapshot(table.event.pk) == before
+    with unchanged(table.event.pk):
+        again = _submit(table, player, 1, "win", "key-1")
+        assert again == first  # the same two offered cards: no replacement draw
     assert GameResult.objects.filter(registration=table.registration(player)).count() == 1
 
 
@@ -324,9 +272,8 @@ def test_it_replays_house_actions_too():
         idempotency_key="fix-1",
     )
     first = call()
-    before = snapshot(table.event.pk)
-    assert call() == first
-    assert snapshot(table.event.pk) == before
+    with unchanged(table.event.pk):
+        assert call() == first
 
 
 @pytest.mark.django_db

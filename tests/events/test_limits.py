@@ -12,8 +12,8 @@ from django.core.exceptions import ValidationError
 
 from events import limits, services
 from events.errors import Invalid
-from tests.events.support import refused
 from tests.factories import make_table
+from tests.refusals import refused
 
 # What Python splits lines on, read from Python itself rather than written out again.
 SPLITS_LINES = {

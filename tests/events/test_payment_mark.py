@@ -18,8 +18,9 @@ from events.errors import (
     WrongState,
 )
 from events.models import Event
-from tests.events.support import finalized_table, last, refused
+from tests.events.support import finalized_table, last
 from tests.factories import make_table, make_user
+from tests.refusals import refused
 
 
 @pytest.mark.django_db

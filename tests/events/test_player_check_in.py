@@ -14,11 +14,9 @@ from events.errors import (
     NotCheckedIn,
     NotFound,
 )
-from tests.events.support import (
-    last,
-    refused,
-)
+from tests.events.support import last
 from tests.factories import make_table, make_user
+from tests.refusals import refused
 
 
 @pytest.mark.django_db

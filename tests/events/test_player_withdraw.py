@@ -16,14 +16,9 @@ from events.errors import (
 )
 from events.models import RegistrationStatus
 from events.progress import provisional_standings
-from tests.events.support import (
-    last,
-    offer_cards,
-    pending_offer,
-    play,
-    refused,
-)
+from tests.events.support import last, offer_cards, pending_offer, play
 from tests.factories import make_table, make_user
+from tests.refusals import refused
 
 
 @pytest.mark.django_db

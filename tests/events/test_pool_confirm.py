@@ -21,8 +21,9 @@ from events.errors import (
 )
 from events.lifecycle import participants
 from events.models import Event, PoolAdjustment
-from tests.events.support import last, refused
+from tests.events.support import last
 from tests.factories import make_table, make_user
+from tests.refusals import refused
 
 
 def _confirm(table, adjustments=()) -> answers.PoolConfirmed:

@@ -8,11 +8,9 @@ from events import services
 from events.errors import (
     WrongPhase,
 )
-from tests.events.support import (
-    last,
-    refused,
-)
+from tests.events.support import last
 from tests.factories import make_table, make_user
+from tests.refusals import refused
 
 
 @pytest.mark.django_db

@@ -11,14 +11,9 @@ from events.errors import (
     RegistrationCannotReopen,
     RegistrationIsClosed,
 )
-from tests.events.support import (
-    entries,
-    head,
-    last,
-    new_entries,
-    refused,
-)
+from tests.events.support import entries, head, last, new_entries
 from tests.factories import make_table, make_user
+from tests.refusals import refused
 
 
 @pytest.mark.django_db

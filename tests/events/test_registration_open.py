@@ -12,12 +12,9 @@ from events.errors import (
     RemainderPolicyRequired,
 )
 from events.models import Event
-from tests.events.support import (
-    create_event,
-    last,
-    refused,
-)
+from tests.events.support import create_event, last
 from tests.factories import make_table, make_user
+from tests.refusals import refused
 
 
 @pytest.mark.django_db

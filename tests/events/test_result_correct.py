@@ -27,9 +27,9 @@ from tests.events.support import (
     new_entries,
     pending_offer,
     play,
-    refused,
 )
 from tests.factories import make_table
+from tests.refusals import refused
 
 
 def _cards(table) -> list[Any]:

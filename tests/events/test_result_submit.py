@@ -19,15 +19,9 @@ from events.errors import (
     WrongPhase,
 )
 from events.models import GameResult
-from tests.events.support import (
-    head,
-    last,
-    new_entries,
-    next_position,
-    pending_offer,
-    refused,
-)
+from tests.events.support import head, last, new_entries, next_position, pending_offer
 from tests.factories import make_table
+from tests.refusals import refused
 
 
 def _ready(format: str = "league", players: int = 2):

@@ -13,15 +13,9 @@ from events.errors import (
     WrongPhase,
 )
 from events.models import Review
-from tests.events.support import (
-    correct,
-    head,
-    last,
-    new_entries,
-    play,
-    refused,
-)
+from tests.events.support import correct, head, last, new_entries, play
 from tests.factories import make_table
+from tests.refusals import refused
 
 
 @pytest.mark.django_db

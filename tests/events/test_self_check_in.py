@@ -33,8 +33,9 @@ from events.errors import (
     WrongState,
 )
 from tests.api.support import Api, error
-from tests.events.support import actions, entries, finalized_table, last, refused
+from tests.events.support import actions, entries, finalized_table, last
 from tests.factories import Table, make_table, make_user
+from tests.refusals import refused
 
 
 def switch_on(table: Table) -> str:

@@ -19,15 +19,9 @@ from events.errors import (
     WrongCount,
     WrongState,
 )
-from tests.events.support import (
-    entries,
-    last,
-    next_position,
-    offer_cards,
-    pending_offer,
-    refused,
-)
+from tests.events.support import entries, last, next_position, offer_cards, pending_offer
 from tests.factories import make_table, make_user
+from tests.refusals import refused
 
 
 def _cards_in(details: object) -> list[dict]:

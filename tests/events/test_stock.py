@@ -13,15 +13,9 @@ from cards.models import Shoe, Shuffle
 from events import services
 from events.errors import Invalid, WrongPhase
 from events.models import Event
-from tests.events.support import (
-    dealt,
-    entries,
-    last,
-    next_position,
-    reference_shoe,
-    refused,
-)
+from tests.events.support import dealt, entries, last, next_position, reference_shoe
 from tests.factories import make_table, make_user
+from tests.refusals import refused
 
 
 @pytest.mark.django_db

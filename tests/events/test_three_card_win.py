@@ -18,8 +18,8 @@ from events.errors import Invalid
 from events.formats import Format
 from events.models import Event
 from events.progress import progress_of
-from tests.events.support import refused
 from tests.factories import THREE_CARD_WIN, Table, format_registered, make_table
+from tests.refusals import refused
 
 pytestmark = pytest.mark.django_db
 

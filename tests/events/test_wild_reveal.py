@@ -27,9 +27,9 @@ from tests.events.support import (
     next_position,
     play,
     reference_shoe,
-    refused,
 )
 from tests.factories import make_table
+from tests.refusals import refused
 
 
 @pytest.mark.django_db

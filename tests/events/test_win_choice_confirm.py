@@ -11,15 +11,9 @@ from cards.models import CardState
 from events import services
 from events.answers import WinChoiceConfirmed
 from events.errors import Invalid, NotFound, NothingPending, OfferChanged, ReasonRequired
-from tests.events.support import (
-    head,
-    last,
-    new_entries,
-    next_position,
-    pending_offer,
-    refused,
-)
+from tests.events.support import head, last, new_entries, next_position, pending_offer
 from tests.factories import make_table
+from tests.refusals import refused
 
 
 def _won(format: str = "league"):

@@ -24,6 +24,7 @@ from django.test import Client
 from django.utils.crypto import get_random_string
 
 from accounts.models import User
+from tests.waiting import PATIENCE, wait_until
 
 # live.js: FIRST_DELAY 500 ms doubling up to MAX_DELAY 10 s, each wait jittered to [d/2, d].
 FIRST_DELAY = 0.5
@@ -120,21 +121,21 @@ class LiveSocket:
     def since(self, connection: int) -> list[Frame]:
         return [f for f in self.frames if f.connection == connection]
 
-    def wait_for(self, check: Callable[[LiveSocket], bool], timeout: float, what: str) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if check(self):
-                return
-            time.sleep(0.02)
-        seen = [
-            (f.connection, f.message["type"], f.message["stream"], f.message["version"])
-            for f in self.frames
-        ]
-        raise AssertionError(f"{self.path}: timed out waiting for {what}; frames: {seen}")
+    def wait_for(
+        self, check: Callable[[LiveSocket], bool], what: str, *, timeout: float = PATIENCE
+    ) -> None:
+        try:
+            wait_until(lambda: check(self), f"{self.path}: {what}", timeout=timeout, step=0.02)
+        except AssertionError as error:
+            seen = [
+                (f.connection, f.message["type"], f.message["stream"], f.message["version"])
+                for f in self.frames
+            ]
+            raise AssertionError(f"{error} Frames: {seen}") from None
 
-    def wait_version(self, stream: str, version: int, timeout: float, what: str) -> None:
+    def wait_version(self, stream: str, version: int, what: str) -> None:
         """Until the socket holds `version` of `stream` (by a snapshot or an update)."""
-        self.wait_for(lambda k: k.versions.get(stream) == version, timeout, what)
+        self.wait_for(lambda k: k.versions.get(stream) == version, what)
 
     def snapshots(self, connection: int) -> dict[str, Frame]:
         """The first snapshot of each stream on one connection."""

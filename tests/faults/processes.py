@@ -28,6 +28,7 @@ from django.conf import settings
 
 from syndicate import embedded
 from tests.push.standin import STANDIN_HOSTS
+from tests.waiting import PATIENCE, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,17 +58,6 @@ def tail(path: Path, lines: int = 40) -> str:
     if not path.exists():
         return f"({path} is empty)"
     return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-
-
-def wait_until(check: Callable[[], bool], timeout: float, what: str, step: float = 0.05) -> float:
-    """Poll `check` until it holds; return the seconds it took. Fails the test on timeout."""
-    start = time.monotonic()
-    while True:
-        if check():
-            return time.monotonic() - start
-        if time.monotonic() - start > timeout:
-            raise AssertionError(f"Timed out after {timeout} s waiting for {what}.")
-        time.sleep(step)
 
 
 @dataclass
@@ -103,7 +93,7 @@ class Managed:
         self.started_at = time.monotonic()
         return self
 
-    def wait_ready(self, timeout: float = 30.0) -> float:
+    def wait_ready(self, timeout: float = PATIENCE) -> float:
         """Seconds from the start until the process is ready."""
 
         def check() -> bool:
@@ -111,7 +101,7 @@ class Managed:
                 raise AssertionError(f"{self.name} exited early:\n{tail(self.log)}")
             return self.ready(self)
 
-        wait_until(check, timeout, f"{self.name} to be ready ({self.log})")
+        wait_until(check, f"{self.name} to be ready ({self.log})", timeout=timeout)
         return time.monotonic() - self.started_at
 
     def kill(self) -> None:
@@ -256,7 +246,7 @@ class RedisServer:
                 ready=lambda m: self.ping(),
             )
         )
-        self.managed.wait_ready(timeout=10)
+        self.managed.wait_ready()
 
     def ping(self) -> bool:
         client = redis.Redis.from_url(self.url, socket_connect_timeout=0.5)

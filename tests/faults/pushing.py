@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 import threading
 import time
 
@@ -12,8 +13,12 @@ from cards.models import Offer
 from push.models import PushDelivery
 from push.subscriptions import subscription_save
 from tests.factories import Table, make_table
-from tests.faults.processes import Managed, publish, wait_until
+from tests.faults.processes import Managed, publish
 from tests.push.standin import PushService
+from tests.waiting import wait_until
+
+# Celery's line for a task that returned: "Task <name>[<id>] succeeded in <seconds>s: <result>".
+SWEEP_ENDED = re.compile(r"Task push\.tasks\.sweep_reminders\[[^\]]+\] succeeded in \S+s: (\d+)")
 
 
 class SlowPushService(PushService):
@@ -70,9 +75,16 @@ def delivery_of(offer: Offer) -> PushDelivery:
     return delivery
 
 
-def sweep_once_more(redis_url: str, worker: Managed) -> None:
-    """Queue the beat sweep and wait until the worker has run it."""
+def sweep_once_more(redis_url: str, worker: Managed) -> int:
+    """Queue the beat sweep and wait until the worker has run it; what it queued to send."""
     sweep = "push.tasks.sweep_reminders"
     before = worker.tasks(sweep, "succeeded")
     publish(redis_url, sweep)
-    wait_until(lambda: worker.tasks(sweep, "succeeded") > before, 15, "the sweep to run")
+    wait_until(lambda: worker.tasks(sweep, "succeeded") > before, "the sweep to run")
+    return sweeps_sent(worker)[-1]
+
+
+def sweeps_sent(worker: Managed) -> list[int]:
+    """What each sweep the worker has run queued to send, in the order they ended (a sweep's
+    result is its count, which the worker logs)."""
+    return [int(n) for n in SWEEP_ENDED.findall(worker.log_text())]

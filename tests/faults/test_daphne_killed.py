@@ -82,7 +82,7 @@ def test_clients_of_a_killed_daphne_recover_the_saved_state_from_the_other(
         for s in sockets
     }
     for s in sockets:
-        s.wait_for(lambda k: set(k.snapshots(1)) == expected_streams[k], 10, "the first snapshots")
+        s.wait_for(lambda k: set(k.snapshots(1)) == expected_streams[k], "the first snapshots")
         assert {f.server for f in s.since(1)} == {a.url}
     start_version = Event.objects.get(pk=event_id).version
     assert all(s.snapshots(1)[s.event_stream].message["version"] == start_version for s in sockets)
@@ -97,7 +97,6 @@ def test_clients_of_a_killed_daphne_recover_the_saved_state_from_the_other(
     for s in sockets:
         s.wait_for(
             lambda k: any(x.message["version"] == start_version + 1 for x in k.frames),
-            10,
             "an update",
         )
 
@@ -125,7 +124,7 @@ def test_clients_of_a_killed_daphne_recover_the_saved_state_from_the_other(
     committed_on_a = GameResult.objects.filter(registration_id=rids[second.pk], game=1).exists()
     close_after = []
     for s in sockets:
-        s.wait_for(lambda k: bool(k.closes), 5, "the close")
+        s.wait_for(lambda k: bool(k.closes), "the close")
         close_after.append(s.closes[0].at - killed_at)
 
     # While the held sockets are down: the client's retry and a new change, both on B.
@@ -150,7 +149,6 @@ def test_clients_of_a_killed_daphne_recover_the_saved_state_from_the_other(
     for s in sockets:
         s.wait_for(
             lambda k: k.connection >= 2 and set(k.snapshots(2)) == expected_streams[k],
-            15,
             "the snapshots after the reconnect",
         )
     event = Event.objects.get(pk=event_id)
@@ -182,7 +180,7 @@ def test_clients_of_a_killed_daphne_recover_the_saved_state_from_the_other(
     assert final.status_code == 201, final.text
     event = Event.objects.get(pk=event_id)
     for s in sockets:
-        s.wait_version(s.event_stream, event.version, 10, "the update from B")
+        s.wait_version(s.event_stream, event.version, "the update from B")
         (heard,) = [
             f
             for f in s.since(2)

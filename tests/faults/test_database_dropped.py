@@ -27,7 +27,8 @@ from audit.verify import check_chain
 from cards.models import DealtCard
 from events.models import Event, GameResult, IdempotencyRecord
 from tests.factories import make_table
-from tests.faults.processes import database_url, report, wait_until
+from tests.faults.processes import database_url, report
+from tests.waiting import PATIENCE, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -102,7 +103,7 @@ def test_a_submission_whose_connection_dies_completes_once_on_retry(
                 waiting["pid"], waiting["query"] = row
             return row is not None
 
-        wait_until(blocked, 15, "the submission to wait for the row lock")
+        wait_until(blocked, "the submission to wait for the row lock")
         # What the doomed transaction had written by then (locks it holds on those tables).
         written = [
             name
@@ -115,7 +116,7 @@ def test_a_submission_whose_connection_dies_completes_once_on_retry(
         ]
         started = time.monotonic()
         admin.execute("SELECT pg_terminate_backend(%s)", [waiting["pid"]])
-        failed = first.result(timeout=15)
+        failed = first.result(timeout=PATIENCE)
         failed_after = time.monotonic() - started
         blocker.rollback()
 
@@ -125,10 +126,10 @@ def test_a_submission_whose_connection_dies_completes_once_on_retry(
 
     # The client retries with the same key, from the same thread: Django must replace the dead
     # connection. Then once more, which replays the stored answer.
-    retried = client_thread.submit(submit).result(timeout=15)
+    retried = client_thread.submit(submit).result(timeout=PATIENCE)
     assert retried.status_code == 201, retried.content
     after = footprint(event, rid)
-    again = client_thread.submit(submit).result(timeout=15)
+    again = client_thread.submit(submit).result(timeout=PATIENCE)
     assert again.status_code == 201
     assert again.json() == retried.json()
     assert footprint(event, rid) == after

@@ -15,8 +15,9 @@ import pytest
 
 from push.keys import VapidKeys
 from push.models import DeliveryStatus
-from tests.faults.processes import Processes, app_env, publish, report, wait_until
+from tests.faults.processes import Processes, app_env, publish, report
 from tests.faults.pushing import SlowPushService, delivery_of, due_offer, sweep_once_more
+from tests.waiting import wait_until
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -44,7 +45,7 @@ def test_a_whole_worker_killed_mid_delivery_with_the_project_settings(
     _, offer = due_offer(push_service)
     first.wait_ready()
     publish(redis_server.url, "push.tasks.send_reminder", offer.pk)
-    wait_until(push_service.holding.is_set, 20, "the POST")
+    wait_until(push_service.holding.is_set, "the POST")
     first.kill()
     killed_at = time.monotonic()
     push_service.release.set()
@@ -81,7 +82,7 @@ def test_a_redelivered_reminder_after_the_selection_was_resolved(
     table, offer = due_offer(push_service)
     first.wait_ready()
     publish(redis_server.url, "push.tasks.send_reminder", offer.pk)
-    wait_until(push_service.holding.is_set, 20, "the POST")
+    wait_until(push_service.holding.is_set, "the POST")
     first.kill()
     push_service.release.set()
     table.choose_start(table.players[0])  # the selection is resolved
@@ -90,8 +91,8 @@ def test_a_redelivered_reminder_after_the_selection_was_resolved(
 
     second = processes.worker("worker-2", env, pool="solo")
     second.wait_ready()
-    push_service.wait_for(2, timeout=15)
-    wait_until(lambda: delivery_of(offer).status != DeliveryStatus.PENDING, 10, "the delivery")
+    push_service.wait_for(2)
+    wait_until(lambda: delivery_of(offer).status != DeliveryStatus.PENDING, "the delivery")
     delivery = delivery_of(offer)
     report(
         "slow_redelivery_after_resolution",
@@ -121,7 +122,7 @@ def test_the_real_beat_sends_a_lost_reminder_after_a_redis_restart(
     restarted_at = time.monotonic()
     _, offer = due_offer(push_service)  # due now; its countdown is nowhere
 
-    push_service.wait_for(1, timeout=75)
+    push_service.wait_for(1, timeout=90)  # the sweep runs every 30 s
     sent_after = time.monotonic() - restarted_at
     time.sleep(1)
     delivery = delivery_of(offer)

@@ -19,8 +19,9 @@ import pytest
 
 from push.keys import VapidKeys
 from push.models import DeliveryStatus, PushDelivery
-from tests.faults.processes import Processes, app_env, publish, report, wait_until
+from tests.faults.processes import Processes, app_env, publish, report
 from tests.faults.pushing import SlowPushService, delivery_of, due_offer, sweep_once_more
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -47,7 +48,7 @@ def test_a_solo_worker_killed_mid_delivery_resends_it_after_the_visibility_timeo
     first.wait_ready()
 
     publish(redis_server.url, "push.tasks.send_reminder", offer.pk)  # the countdown fires
-    wait_until(push_service.holding.is_set, 20, "the worker's POST to reach the push service")
+    wait_until(push_service.holding.is_set, "the worker's POST to reach the push service")
     during = delivery_of(offer)
     assert (during.status, during.attempts) == (DeliveryStatus.PENDING, 1)
     unacked = redis_server.client().hlen("unacked")
@@ -57,10 +58,10 @@ def test_a_solo_worker_killed_mid_delivery_resends_it_after_the_visibility_timeo
 
     second = processes.worker("worker-2", env, pool="solo")
     second.wait_ready()
-    push_service.wait_for(2, timeout=20)
-    wait_until(lambda: delivery_of(offer).status == DeliveryStatus.SENT, 10, "the delivery")
-    sweep_once_more(redis_server.url, second)
-    time.sleep(0.5)
+    push_service.wait_for(2)
+    wait_until(lambda: delivery_of(offer).status == DeliveryStatus.SENT, "the delivery")
+    # A sweep now finds nothing to send: no later delivery can come.
+    assert sweep_once_more(redis_server.url, second) == 0
 
     after = delivery_of(offer)
     offer.refresh_from_db()
@@ -101,16 +102,15 @@ def test_a_prefork_pool_process_killed_mid_delivery_is_requeued_at_once(
     worker.wait_ready()
 
     publish(redis_server.url, "push.tasks.send_reminder", offer.pk)
-    wait_until(push_service.holding.is_set, 20, "the worker's POST to reach the push service")
+    wait_until(push_service.holding.is_set, "the worker's POST to reach the push service")
     (child,) = worker.children()
     os.kill(child, signal.SIGKILL)  # the pool process inside the delivery, not the worker
     killed_at = time.monotonic()
     push_service.release.set()
 
-    push_service.wait_for(2, timeout=20)
-    wait_until(lambda: delivery_of(offer).status == DeliveryStatus.SENT, 10, "the delivery")
-    sweep_once_more(redis_server.url, worker)
-    time.sleep(0.5)
+    push_service.wait_for(2)
+    wait_until(lambda: delivery_of(offer).status == DeliveryStatus.SENT, "the delivery")
+    assert sweep_once_more(redis_server.url, worker) == 0
 
     after = delivery_of(offer)
     report(

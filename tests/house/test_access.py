@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from events.models import Review
-from tests.events.support import snapshot
 from tests.factories import make_table, make_user
 from tests.house.support import post, url
+from tests.refusals import unchanged
 
 PAGES = ["dashboard", "dashboard_partial", "event_edit", "audit_csv", "audit_json"]
 EVENT_ACTIONS = [
@@ -68,23 +68,21 @@ def test_it_answers_404_to_non_house_users_on_pages(client, table, name):
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", EVENT_ACTIONS)
 def test_it_answers_404_to_non_house_users_on_event_actions(client, table, name):
-    before = snapshot(table.event.pk)
-    for user in outsiders(table):
-        client.force_login(user)
-        assert post(client, name, table.event.pk, reason="x").status_code == 404
-    assert snapshot(table.event.pk) == before
+    with unchanged(table.event.pk):
+        for user in outsiders(table):
+            client.force_login(user)
+            assert post(client, name, table.event.pk, reason="x").status_code == 404
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", PLAYER_ACTIONS)
 def test_it_answers_404_to_non_house_users_on_player_actions(client, table, name):
-    before = snapshot(table.event.pk)
-    rid = table.rid(table.players[0])
-    for user in outsiders(table):
-        client.force_login(user)
-        response = post(client, name, table.event.pk, rid, reason="x", game="1", outcome="win")
-        assert response.status_code == 404
-    assert snapshot(table.event.pk) == before
+    with unchanged(table.event.pk):
+        rid = table.rid(table.players[0])
+        for user in outsiders(table):
+            client.force_login(user)
+            response = post(client, name, table.event.pk, rid, reason="x", game="1", outcome="win")
+            assert response.status_code == 404
 
 
 @pytest.mark.django_db
@@ -106,10 +104,9 @@ def test_it_answers_404_for_a_player_of_another_event(client, table):
     other = make_table("league", players=2, start=True)
     client.force_login(table.house)
     rid = other.rid(other.players[0])
-    before = snapshot(other.event.pk)
-    response = post(client, "review_open", table.event.pk, rid, reason="Not mine")
-    assert response.status_code == 404
-    assert snapshot(other.event.pk) == before
+    with unchanged(other.event.pk):
+        response = post(client, "review_open", table.event.pk, rid, reason="Not mine")
+        assert response.status_code == 404
 
 
 @pytest.mark.django_db

@@ -8,7 +8,8 @@ from cards.models import Offer
 from events import services
 from events.models import Registration
 from tests.factories import make_table, make_user
-from tests.house.support import house_client, post, refused_by_page, said, url
+from tests.house.support import house_client, post, refused_by_page, url
+from tests.refusals import said
 
 
 @pytest.mark.django_db

@@ -7,7 +7,8 @@ import pytest
 from events import services
 from events.models import Event
 from tests.factories import make_table, make_user
-from tests.house.support import house_client, post, refused_by_page, said, url
+from tests.house.support import house_client, post, refused_by_page, url
+from tests.refusals import said
 
 SETTINGS = {
     "name": "Friday Switch",

@@ -11,7 +11,8 @@ from events import services
 from events.models import GameResult, Review
 from tests.events.support import last
 from tests.factories import make_table
-from tests.house.support import REASON, house_client, post, refused_by_page, said, url
+from tests.house.support import REASON, house_client, post, refused_by_page, url
+from tests.refusals import said
 
 ASSIST_REASON = "House must give a reason when acting for a player."
 

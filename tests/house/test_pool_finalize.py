@@ -8,7 +8,8 @@ from events import services
 from events.models import PoolAdjustment
 from tests.events.support import complete_table, last
 from tests.factories import make_table
-from tests.house.support import house_client, post, refused_by_page, said, url
+from tests.house.support import house_client, post, refused_by_page, url
+from tests.refusals import said
 
 
 def closed(table):

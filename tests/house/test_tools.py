@@ -14,7 +14,8 @@ from events import services
 from events.models import Announcement, Event, PoolAdjustment, Registration
 from tests.events.support import finalized_table
 from tests.factories import make_table, make_user
-from tests.house.support import house_client, post, refused_by_page, said, url
+from tests.house.support import house_client, post, refused_by_page, url
+from tests.refusals import said
 
 
 @pytest.mark.django_db

@@ -11,6 +11,7 @@ import pytest
 import redis
 
 from live import delivery
+from tests.waiting import PATIENCE
 
 
 @pytest.fixture(autouse=True)
@@ -23,7 +24,7 @@ def live_settings(settings: Any) -> Iterator[None]:
     layers["default"].setdefault("CONFIG", {})["prefix"] = prefix
     settings.CHANNEL_LAYERS = layers
     yield
-    assert delivery.wait_until_idle(timeout=10)
+    assert delivery.wait_until_idle(timeout=PATIENCE)
     # Drop this test's keys. (The layer's own flush() would also close the connections the
     # live-updates worker holds on its own event loop, from this loop.)
     if settings.REDIS_URL:

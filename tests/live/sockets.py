@@ -12,9 +12,10 @@ from django.test import Client
 
 from accounts.models import User
 from syndicate.asgi import application
+from tests.waiting import PATIENCE
 
 ORIGIN = b"http://127.0.0.1"
-TIMEOUT = 5
+TIMEOUT = PATIENCE  # a frame that comes returns at once; only a missing one waits this long
 
 
 def session_cookie(user: User) -> bytes:

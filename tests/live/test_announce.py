@@ -14,6 +14,7 @@ from django.db import connection, connections
 from live import delivery, protocol, targeting
 from tests.factories import make_table
 from tests.live.sockets import TIMEOUT, open_socket
+from tests.waiting import PATIENCE
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -119,7 +120,7 @@ def test_a_burst_of_changes_costs_one_snapshot_per_event(
         await socket.disconnect()
 
     async_to_sync(scenario)()
-    assert delivery.wait_until_idle()
+    assert delivery.wait_until_idle(PATIENCE)
     assert calls == [{ids[0]}, {ids[1], ids[2]}]
 
 
@@ -128,25 +129,38 @@ def test_deliveries_for_a_busy_event_are_spaced_by_the_interval(
 ) -> None:
     table = make_table(players=3, start=True)
     settings.LIVE_UPDATES = "background"
-    settings.LIVE_UPDATES_INTERVAL = 0.5
+    settings.LIVE_UPDATES_INTERVAL = 2.0
+    entered, gate = threading.Event(), threading.Event()
     stamps: list[tuple[float, set[int]]] = []
     real = targeting.change_snapshots
 
     def stamped(event_id: int, registration_ids: Any, *rest: Any) -> list[protocol.Snapshot]:
         stamps.append((time.monotonic(), set(registration_ids)))
+        if len(stamps) == 1:
+            entered.set()
+            gate.wait(PATIENCE)
         return real(event_id, registration_ids, *rest)
 
     monkeypatch.setattr(targeting, "change_snapshots", stamped)
     ids = [table.rid(p) for p in table.players]
-    time.sleep(0.5)  # the worker's last delivery, from earlier tests, is an interval old
+    first, *others = table.players
 
-    for player in table.players:
-        table.choose_start(player)
+    before_first = time.monotonic()
+    try:
+        table.choose_start(first)
+        # The first change went out at once: its delivery is under way while the others come.
+        assert entered.wait(PATIENCE)
+        for player in others:
+            table.choose_start(player)
+    finally:
+        gate.set()
 
-    assert delivery.wait_until_idle()
-    # The first change went out at once; the next two waited out the interval, together.
+    assert delivery.wait_until_idle(PATIENCE)
+    # The next two waited out the interval, together. The first delivery started after
+    # `before_first`, so measuring from there can only shorten the gap: a busy machine never
+    # makes this fail.
     assert [touched for _, touched in stamps] == [{ids[0]}, {ids[1], ids[2]}]
-    assert stamps[1][0] - stamps[0][0] >= 0.45
+    assert stamps[1][0] - before_first >= settings.LIVE_UPDATES_INTERVAL
 
 
 def test_after_a_slow_delivery_the_worker_rests_in_proportion(
@@ -160,19 +174,20 @@ def test_after_a_slow_delivery_the_worker_rests_in_proportion(
 
     def slow(event_id: int, registration_ids: Any, *rest: Any) -> list[protocol.Snapshot]:
         starts.append(time.monotonic())
-        time.sleep(0.2)  # a busy process: computing this delivery took long
+        time.sleep(0.2)  # the work itself, not a wait: computing this delivery took long
         return real(event_id, registration_ids, *rest)
 
     monkeypatch.setattr(targeting, "change_snapshots", slow)
-    time.sleep(delivery.rest_per_work() * 0.5)  # past any rest owed from earlier tests
 
     first, second = table.players
     table.choose_start(first)
-    time.sleep(0.3)  # the first delivery is over
+    assert delivery.wait_until_idle(PATIENCE)  # the first delivery is over
     table.choose_start(second)
 
-    assert delivery.wait_until_idle()
+    assert delivery.wait_until_idle(PATIENCE)
     assert len(starts) == 2
+    # The rest is counted from the first delivery's start and covers at least the 0.2 s spent
+    # inside it, so it is a lower bound a busy machine only lengthens.
     assert starts[1] - starts[0] >= delivery.rest_per_work() * 0.2 * 0.95
 
 

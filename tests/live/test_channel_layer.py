@@ -9,6 +9,7 @@ from typing import Any, cast
 from django.conf import settings
 
 from live.channel_layer import KEEP, PubSubChannelLayer
+from tests.waiting import PATIENCE
 
 
 def layer() -> PubSubChannelLayer:
@@ -18,7 +19,7 @@ def layer() -> PubSubChannelLayer:
 
 
 async def receive_all(channels: PubSubChannelLayer, names: list[str]) -> list[dict[str, Any]]:
-    return [await asyncio.wait_for(channels.receive(name), timeout=5) for name in names]
+    return [await asyncio.wait_for(channels.receive(name), timeout=PATIENCE) for name in names]
 
 
 def test_every_member_receives_the_group_message_decoded_once() -> None:
@@ -54,9 +55,9 @@ def test_messages_to_one_channel_and_later_group_messages_decode_apart() -> None
             await channels.send(names[0], {"type": "access.revoke", "event_id": 1})
             for version in range(1, KEEP + 3):
                 await channels.group_send("event.1", {"type": "live.snapshot", "version": version})
-            own = [await asyncio.wait_for(channels.receive(names[0]), timeout=5)]
+            own = [await asyncio.wait_for(channels.receive(names[0]), timeout=PATIENCE)]
             rest = [
-                await asyncio.wait_for(channels.receive(name), timeout=5)
+                await asyncio.wait_for(channels.receive(name), timeout=PATIENCE)
                 for name in names
                 for _ in range(KEEP + 2)
             ]

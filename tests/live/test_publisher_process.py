@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from django.db import connection
 from live import delivery
 from tests.factories import make_table
 from tests.live.sockets import TIMEOUT, open_socket
+from tests.waiting import PATIENCE, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -60,15 +60,6 @@ def queued(client: redis.Redis) -> list[list[Any]]:
     return [json.loads(raw) for raw in client.lrange(delivery._redis_key("changes"), 0, -1)]
 
 
-def wait_for(condition: Any, timeout: float = TIMEOUT) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
 def a_change_reaches_the_board(table: Any) -> None:
     """A player's starting choice shows on an open board as the next version."""
 
@@ -87,7 +78,9 @@ def test_a_change_waits_on_the_list_for_the_publisher_and_reaches_the_board(
     process_mode: redis.Redis,
 ) -> None:
     table = make_table(players=2, start=True)
-    assert delivery.wait_until_idle()  # the set-up's own changes, delivered here (no publisher yet)
+    assert delivery.wait_until_idle(
+        PATIENCE
+    )  # the set-up's own changes, delivered here (no publisher yet)
     client = process_mode
     delivery._changes().beat()  # a publisher was seen alive: the servers hand their changes over
     player = table.players[0]
@@ -124,8 +117,8 @@ def test_a_burst_of_changes_reaches_the_board_in_order_through_the_publisher(
     process_mode: redis.Redis, publisher: threading.Thread
 ) -> None:
     table = make_table(players=3, start=True)
-    assert delivery.wait_until_idle()
-    assert wait_for(lambda: process_mode.exists(delivery._redis_key("publisher")))
+    assert delivery.wait_until_idle(PATIENCE)
+    wait_until(lambda: process_mode.exists(delivery._redis_key("publisher")), "the heartbeat")
 
     async def scenario() -> None:
         socket = await open_socket(board(table.event.pk))
@@ -148,12 +141,12 @@ def test_without_a_publisher_the_server_delivers_its_own_changes(
     process_mode: redis.Redis,
 ) -> None:
     table = make_table(players=2, start=True)
-    assert delivery.wait_until_idle()
+    assert delivery.wait_until_idle(PATIENCE)
     process_mode.delete(delivery._redis_key("publisher"))
     delivery._changes().checked = float("-inf")  # read the heartbeat again, as a second later
 
     a_change_reaches_the_board(table)
-    assert delivery.wait_until_idle()
+    assert delivery.wait_until_idle(PATIENCE)
     assert queued(process_mode) == []
 
 
@@ -161,7 +154,7 @@ def test_a_queued_entry_that_is_not_a_change_is_skipped(
     process_mode: redis.Redis, publisher: threading.Thread
 ) -> None:
     table = make_table(players=2, start=True)
-    assert delivery.wait_until_idle()
+    assert delivery.wait_until_idle(PATIENCE)
     key = delivery._redis_key("changes")
 
     async def scenario() -> None:
@@ -182,7 +175,7 @@ def test_the_command_serves_until_sigterm_and_then_clears_its_heartbeat(
     process_mode: redis.Redis,
 ) -> None:
     table = make_table(players=2, start=True)
-    assert delivery.wait_until_idle()
+    assert delivery.wait_until_idle(PATIENCE)
     database = connection.settings_dict
     user = quote(database["USER"]) + (
         f":{quote(database['PASSWORD'])}" if database["PASSWORD"] else ""
@@ -199,7 +192,9 @@ def test_the_command_serves_until_sigterm_and_then_clears_its_heartbeat(
     process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE)
     heartbeat = delivery._redis_key("publisher")
     try:
-        assert wait_for(lambda: process_mode.get(heartbeat) == str(process.pid).encode(), 30)
+        wait_until(
+            lambda: process_mode.get(heartbeat) == str(process.pid).encode(), "its heartbeat"
+        )
         delivery._changes().checked = float("-inf")
 
         a_change_reaches_the_board(table)

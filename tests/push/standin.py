@@ -7,7 +7,6 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -17,6 +16,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+
+from tests.waiting import PATIENCE, wait_until
 
 
 def b64decode(text: str) -> bytes:
@@ -120,12 +121,9 @@ class PushService:
     def answer(self, name: str, *statuses: int) -> None:
         self.statuses[f"/push/{name}"] = list(statuses)
 
-    def wait_for(self, count: int, timeout: float = 15.0) -> list[Received]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if len(self.received) >= count:
-                return self.received
-            time.sleep(0.05)
+    def wait_for(self, count: int, *, timeout: float = PATIENCE) -> list[Received]:
+        """What the service has received, once it is at least `count` notifications."""
+        wait_until(lambda: len(self.received) >= count, f"{count} notification(s)", timeout=timeout)
         return self.received
 
     def accept(self, path: str, headers: dict[str, str], body: bytes) -> tuple[int, str]:
@@ -171,13 +169,3 @@ class PushService:
         if not str(claims.get("sub", "")).startswith(("mailto:", "https:")):
             raise ValueError("VAPID subject missing")
         return claims
-
-
-def wait_until(check: Callable[[], bool], timeout: float) -> bool:
-    """Whether `check` came true within `timeout` seconds (asked every 50 ms)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return False

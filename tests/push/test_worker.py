@@ -53,7 +53,7 @@ def test_a_real_worker_sends_each_pending_selection_one_reminder(
     table.start()  # three starting offers, each with a countdown after commit
     table.choose_start(table.players[1])
 
-    received = push_service.wait_for(1, timeout=30)
+    received = push_service.wait_for(1)
 
     assert [r.device for r in received] == ["/push/phone"]
     assert "starting cards" in received[0].payload["body"]

@@ -15,8 +15,8 @@ from django.test import Client
 from django.urls import URLPattern, get_resolver, reverse
 
 from events.models import Event
-from tests.events.support import snapshot
 from tests.factories import make_table
+from tests.refusals import unchanged
 
 OUT_OF_DATE = "This form is out of date: reload the page and try again."
 # Page routes that change no event: nothing to key.
@@ -122,14 +122,13 @@ def test_a_form_without_its_key_is_refused(client: Client, table, name: str, key
     if "user_id" in route:
         kwargs["user_id"] = table.house.pk
     client.force_login(table.house if name.startswith("house:") else table.players[1])
-    before = snapshot(table.event.pk)
-    events = Event.objects.count()
-    data = dict(FORMS.get(name, {}))
-    if key is not None:
-        data["idempotency_key"] = key
-    response = client.post(reverse(name, kwargs=kwargs), data)
-    assert response.status_code in (200, 302), (name, response.status_code)
-    shown = [str(m) for m in get_messages(response.wsgi_request)]
-    assert OUT_OF_DATE in shown or OUT_OF_DATE.encode() in response.content, (name, shown)
-    assert snapshot(table.event.pk) == before, name
+    with unchanged(table.event.pk, name):
+        events = Event.objects.count()
+        data = dict(FORMS.get(name, {}))
+        if key is not None:
+            data["idempotency_key"] = key
+        response = client.post(reverse(name, kwargs=kwargs), data)
+        assert response.status_code in (200, 302), (name, response.status_code)
+        shown = [str(m) for m in get_messages(response.wsgi_request)]
+        assert OUT_OF_DATE in shown or OUT_OF_DATE.encode() in response.content, (name, shown)
     assert Event.objects.count() == events

@@ -11,15 +11,13 @@ import uuid
 from typing import Any
 
 import pytest
-from django.contrib.messages import get_messages
-from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
 from events.models import Event, Registration
-from tests.events.support import snapshot
 from tests.factories import Table, make_table, make_user
+from tests.refusals import said, unchanged
 
 NUMBERS = [
     "\u00b9",  # superscript one: str.isdigit() says yes, int() says no
@@ -45,30 +43,16 @@ TEXTS = [
 SINGLE_LINE_TEXTS = [*TEXTS, "two\nlines", "tab\there"]
 
 
-@pytest.fixture(autouse=True)
-def _fresh_limits():
-    """The sign-in tests here fail many logins on purpose: their rate-limit counts (in the cache)
-    must not reach the tests that come after."""
-    cache.clear()
-    yield
-    cache.clear()
-
-
-def said(response: Any) -> list[str]:
-    return [str(message) for message in get_messages(response.wsgi_request)]
-
-
 def refused_quietly(client: Client, url: str, data: dict[str, Any], event_id: int) -> list[str]:
-    """Posted, refused with a message, nothing changed."""
-    before = snapshot(event_id)
-    response = client.post(url, {"idempotency_key": uuid.uuid4().hex, **data})
+    """Posted, refused with a message (or a form's errors, or a 404), nothing changed."""
+    with unchanged(event_id, f"{url} with {data!r}"):
+        response = client.post(url, {"idempotency_key": uuid.uuid4().hex, **data})
     assert response.status_code < 500, (url, data)
     messages = said(response)
     form_errors = response.status_code == 200 and b"errorlist" in response.content
     # A well-formed id that names nothing is a plain 404 page.
     assert messages or form_errors or response.status_code == 404, (url, data, response.status_code)
     assert not any("Something went wrong" in text for text in messages)
-    assert snapshot(event_id) == before, f"{url} changed the event for {data!r}"
     return messages
 
 
@@ -119,13 +103,12 @@ def test_an_over_long_opponent_is_refused_not_cut(client):
     table, player = started()
     client.force_login(player)
     url = reverse("web:report", args=[table.event.pk])
-    before = snapshot(table.event.pk)
-    response = client.post(
-        url, {"idempotency_key": "k1", "game": "1", "outcome": "loss", "opponent": "B" * 81}
-    )
-    assert response.status_code == 302
-    assert any("80" in text for text in said(response)), said(response)
-    assert snapshot(table.event.pk) == before
+    with unchanged(table.event.pk):
+        response = client.post(
+            url, {"idempotency_key": "k1", "game": "1", "outcome": "loss", "opponent": "B" * 81}
+        )
+        assert response.status_code == 302
+        assert any("80" in text for text in said(response)), said(response)
 
 
 @pytest.mark.django_db
@@ -135,11 +118,10 @@ def test_player_forms_refuse_a_hostile_key(client, page):
     client.force_login(player)
     url = reverse(f"web:{page}", args=[table.event.pk])
     for key in ["\x00", "k" * 201, "\u202ekey"]:
-        before = snapshot(table.event.pk)
-        response = client.post(url, {"idempotency_key": key, "game": "1", "outcome": "loss"})
+        with unchanged(table.event):
+            response = client.post(url, {"idempotency_key": key, "game": "1", "outcome": "loss"})
         assert response.status_code < 500
         assert said(response)
-        assert snapshot(table.event.pk) == before
 
 
 # --- House pages --------------------------------------------------------------------------------
@@ -254,13 +236,16 @@ def test_a_contribution_that_would_overflow_the_pool_is_refused(client):
     Registration.objects.bulk_create(
         Registration(event=table.event, player=p, label=f"P{n}") for n, p in enumerate(players)
     )
-    before = snapshot(table.event.pk)
-    late = make_user("Late")
-    client.force_login(late)
-    response = client.post(reverse("web:register", args=[table.event.pk]), {"idempotency_key": "k"})
-    assert response.status_code == 302
-    assert any("more than the $2,147,483,647" in text for text in said(response)), said(response)
-    assert snapshot(table.event.pk) == before
+    with unchanged(table.event.pk):
+        late = make_user("Late")
+        client.force_login(late)
+        response = client.post(
+            reverse("web:register", args=[table.event.pk]), {"idempotency_key": "k"}
+        )
+        assert response.status_code == 302
+        assert any("more than the $2,147,483,647" in text for text in said(response)), said(
+            response
+        )
 
 
 # --- sign-up ------------------------------------------------------------------------------------

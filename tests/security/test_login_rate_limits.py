@@ -9,8 +9,6 @@ and clears it before and after. Client IPs come from the documentation ranges.
 from __future__ import annotations
 
 import logging
-import uuid
-from collections.abc import Iterator
 
 import pytest
 import redis
@@ -18,7 +16,6 @@ from django.conf import settings as django_settings
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 from django.test import Client
-from pytest_django.fixtures import Settings
 
 from accounts.models import User
 from tests.factories import make_user
@@ -27,23 +24,6 @@ pytestmark = pytest.mark.django_db
 
 PASSWORD = "correct horse battery staple"  # tests/factories.make_user's
 TOO_MANY = "Too many failed login attempts"
-
-
-@pytest.fixture
-def redis_prefix(settings: Settings) -> Iterator[str]:
-    prefix = f"sectest-{uuid.uuid4().hex}"
-    server = redis.Redis.from_url(django_settings.REDIS_URL)
-
-    def clear() -> None:
-        for key in server.scan_iter(match=f"{prefix}:*"):
-            server.delete(key)
-
-    clear()
-    settings.CACHES = {
-        "default": {**django_settings.CACHES["default"], "KEY_PREFIX": prefix},
-    }
-    yield prefix
-    clear()
 
 
 def sign_in(email: str, password: str, ip: str) -> tuple[Client, str]:
@@ -58,16 +38,16 @@ def is_signed_in(client: Client, user: User) -> bool:
     return client.session.get("_auth_user_id") == str(user.pk)
 
 
-def test_the_counts_are_kept_in_redis(redis_prefix: str) -> None:
+def test_the_counts_are_kept_in_redis(cache_prefix: str) -> None:
     assert isinstance(caches["default"], RedisCache)
     sign_in("nobody@example.com", "guess", "192.0.2.10")
     server = redis.Redis.from_url(django_settings.REDIS_URL)
-    keys = [key.decode() for key in server.scan_iter(match=f"{redis_prefix}:*")]
+    keys = [key.decode() for key in server.scan_iter(match=f"{cache_prefix}:*")]
     assert any(":allauth:rl:allauth.account:login_failed:" in key for key in keys), keys
 
 
 def test_one_address_guessing_passwords_is_refused_but_not_everyone_else(
-    redis_prefix: str, caplog: pytest.LogCaptureFixture
+    cache_prefix: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     player = make_user()
     guesser, elsewhere = "192.0.2.20", "198.51.100.20"
@@ -93,7 +73,7 @@ def test_one_address_guessing_passwords_is_refused_but_not_everyone_else(
 
 
 def test_an_account_under_attack_is_locked_for_a_while_but_others_are_not(
-    redis_prefix: str,
+    cache_prefix: str,
 ) -> None:
     victim, other = make_user(), make_user()
     for n in range(5):  # five wrong passwords, each from its own address
@@ -111,7 +91,7 @@ def test_an_account_under_attack_is_locked_for_a_while_but_others_are_not(
     assert is_signed_in(client, other)
 
 
-def test_a_right_password_does_not_use_up_the_allowance(redis_prefix: str) -> None:
+def test_a_right_password_does_not_use_up_the_allowance(cache_prefix: str) -> None:
     player = make_user()
     for _ in range(12):  # more than either limit
         client, _ = sign_in(player.email, PASSWORD, "192.0.2.30")

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.deploy.test_production_settings import database_url
+
 ROOT = Path(__file__).resolve().parents[2]
 
 READ_SETTINGS = """
@@ -62,6 +64,8 @@ def production_settings(**extra: str) -> dict[str, Any]:
         "DJANGO_SECRET_KEY": "a-production-secret-for-this-test-only-0123456789abcdef",
         "DJANGO_ALLOWED_HOSTS": "poker.example.com",
         "REDIS_URL": "redis://127.0.0.1:6379/0",
+        # The suite's own database, named even when the environment leaves it to the settings.
+        "DATABASE_URL": database_url(),
         **extra,
     }
     result = subprocess.run(

@@ -9,13 +9,8 @@ Each test counts under its own cache key prefix on the real Redis and clears it 
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
-
 import pytest
-import redis
 from allauth.account.models import EmailAddress
-from django.conf import settings as django_settings
 from django.core import mail
 from django.test import Client
 from pytest_django.fixtures import Settings
@@ -28,20 +23,9 @@ PASSWORD = "a long enough password 1"
 
 
 @pytest.fixture(autouse=True)
-def redis_prefix(settings: Settings) -> Iterator[str]:
-    prefix = f"signuptest-{uuid.uuid4().hex}"
-    server = redis.Redis.from_url(django_settings.REDIS_URL)
-
-    def clear() -> None:
-        for key in server.scan_iter(match=f"{prefix}:*"):
-            server.delete(key)
-
-    clear()
-    settings.CACHES = {"default": {**django_settings.CACHES["default"], "KEY_PREFIX": prefix}}
+def rate_limits(settings: Settings) -> None:
     # One code per address per minute: the window the refused sign-up falls in.
     settings.ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip", "confirm_email": "1/m/key"}
-    yield prefix
-    clear()
 
 
 def sign_up(client: Client, email: str, name: str = "Newcomer") -> int:

@@ -8,7 +8,6 @@ import uuid
 from typing import Any
 
 import pytest
-from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
@@ -16,8 +15,8 @@ from accounts.models import User
 from cards.models import CardState, DealtCard, Offer
 from events import services
 from events.models import Event, GameResult, Registration, RegistrationStatus
-from tests.events.support import snapshot
 from tests.factories import Table, make_table, make_user
+from tests.refusals import refused_by_page, said, unchanged
 
 
 def post(client: Client, name: str, event_id: int, *, htmx: bool = False, **data: Any) -> Any:
@@ -27,10 +26,6 @@ def post(client: Client, name: str, event_id: int, *, htmx: bool = False, **data
     return client.post(reverse(f"web:{name}", args=[event_id]), data, headers=headers)
 
 
-def said(response: Any) -> list[str]:
-    return [str(message) for message in get_messages(response.wsgi_request)]
-
-
 def as_player(client: Client, player: User) -> Client:
     client.force_login(player)
     return client
@@ -38,13 +33,12 @@ def as_player(client: Client, player: User) -> Client:
 
 def refused(client: Client, table: Table, name: str, *, message: str, **data: Any) -> Any:
     """The page refuses with the service's message and nothing in the event changed."""
-    before = snapshot(table.event.pk)
-    response = post(client, name, table.event.pk, **data)
-    assert response.status_code == 302
-    assert response["Location"] == reverse("web:event", args=[table.event.pk])
-    assert any(message in text for text in said(response)), said(response)
-    assert snapshot(table.event.pk) == before, "a refused action changed the event"
-    return response
+    return refused_by_page(
+        lambda: post(client, name, table.event.pk, **data),
+        table.event,
+        message=message,
+        location=reverse("web:event", args=[table.event.pk]),
+    )
 
 
 def started(players: int = 2) -> tuple[Table, User]:
@@ -300,13 +294,12 @@ def test_a_keep_for_an_earlier_offer_is_refused_on_the_page(client):
     )
     table.report(ann, 2, "win")
     as_player(client, ann)
-    before = snapshot(table.event.pk)
-    response = post(client, "keep", table.event.pk, htmx=True, slot="0", offer_id=str(first.pk))
-    assert response.status_code == 200
-    page = response.content.decode()
-    assert "data-refusal" in page
-    assert "That choice was for an earlier offer: look at your cards again." in page
-    assert snapshot(table.event.pk) == before
+    with unchanged(table.event.pk):
+        response = post(client, "keep", table.event.pk, htmx=True, slot="0", offer_id=str(first.pk))
+        assert response.status_code == 200
+        page = response.content.decode()
+        assert "data-refusal" in page
+        assert "That choice was for an earlier offer: look at your cards again." in page
 
 
 # Leaving early
@@ -338,22 +331,20 @@ def test_it_withdraws_the_player_who_confirms_leaving(client):
 @pytest.mark.parametrize("name", ["start_confirm", "report", "keep", "leave"])
 def test_it_answers_404_to_a_player_not_in_the_event(client, name):
     table, _ = started()
-    before = snapshot(table.event.pk)
-    as_player(client, make_user("Stranger"))
-    response = post(client, name, table.event.pk, game="1", outcome="loss", slot="0")
-    assert response.status_code == 404
-    assert snapshot(table.event.pk) == before
+    with unchanged(table.event.pk):
+        as_player(client, make_user("Stranger"))
+        response = post(client, name, table.event.pk, game="1", outcome="loss", slot="0")
+        assert response.status_code == 404
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", ["register", "start_confirm", "report", "keep", "leave"])
 def test_it_sends_a_visitor_to_sign_in_and_changes_nothing(client, name):
     table, _ = started()
-    before = snapshot(table.event.pk)
-    response = post(client, name, table.event.pk, game="1", outcome="loss", slot="0")
-    assert response.status_code == 302
-    assert reverse("account_login") in response["Location"]
-    assert snapshot(table.event.pk) == before
+    with unchanged(table.event.pk):
+        response = post(client, name, table.event.pk, game="1", outcome="loss", slot="0")
+        assert response.status_code == 302
+        assert reverse("account_login") in response["Location"]
 
 
 @pytest.mark.django_db
