@@ -21,7 +21,7 @@ from django.db import connection, transaction
 from events import store
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.progress import provisional_standings
-from events.reads.board import BoardView, board_view
+from events.reads.board import BoardView, board_view, kept_board_view
 from events.reads.common import to_json
 from events.reads.player import PlayerState, player_state, player_states
 from events.venue import venue_check_in
@@ -229,7 +229,7 @@ def board_update(event: Event, view: BoardView, touched: Collection[int] = ()) -
     """
     group = event_group(event.pk)
     history = _last_shown(group, event)
-    stamps = board_stamps(event)
+    stamps = board_stamps(event) if view.versions is None else dict(view.versions)
     base = _base(history, event.version)
     was = history.get(base, {}) if base is not None else {}
     rows_was = (was.get("memo") or {}).get("rows")
@@ -451,7 +451,7 @@ def change_snapshots(
         table = None
         public = fresh(event_group(event.pk), event.version)
         if public:
-            view = board_view(event)
+            view = kept_board_view(event)
             table = view.standings
             found.append(board_update(event, view, touched))
             found.append(venue(event))
