@@ -36,7 +36,7 @@ from scoring.evaluator import (
     evaluate_low,
     low_five,
 )
-from scoring.standings import Hand, Place, Standings, competition_places
+from scoring.standings import STRENGTH, Hand, Place, Standings, competition_places
 
 SNAPSHOT_ROWS = 10  # places per list in the board's JSON snapshot; the board page shows them all
 
@@ -256,8 +256,12 @@ def kept_board_view(event: Event) -> BoardView:
     # done again.
     ranked = [(pk, held) for pk, held in players.items() if not held.paused and held.hand.cards]
     table = Standings(
-        high=competition_places({pk: held.high for pk, held in ranked}, best_is_highest=True),
-        low=competition_places({pk: held.low for pk, held in ranked}, best_is_highest=False),
+        high=competition_places(
+            {pk: held.high for pk, held in ranked}, best_is_highest=True, key=STRENGTH
+        ),
+        low=competition_places(
+            {pk: held.low for pk, held in ranked}, best_is_highest=False, key=STRENGTH
+        ),
     )
     high = rows(table.high, low=False)
     low = rows(table.low, low=True)
