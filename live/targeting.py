@@ -121,7 +121,7 @@ def _base(
 # Each version in a group's record is pickled on its own, and this process keeps the versions it
 # last wrote or read, by their pickled bytes: a change unpickles only the versions another process
 # wrote, and pickles only its own, however many players the pieces hold.
-KEPT_SHOWN = 256  # pickled versions kept per process, the least recently used dropped first
+KEPT_SHOWN = 64  # pickled versions kept per process (four of the board and House for 8 events)
 _unpickled: OrderedDict[bytes, dict[str, Any]] = OrderedDict()
 _pickled: dict[int, tuple[dict[str, Any], bytes]] = {}  # by id(shown), while kept
 _unpickled_lock = threading.Lock()

@@ -48,6 +48,9 @@ class Standings[K: Hashable]:
         return _place_of(self.low, player)
 
 
+STRENGTH = attrgetter("strength")  # the evaluator's values, ordered as ints
+
+
 def standings[K: Hashable](hands: Mapping[K, Hand]) -> Standings[K]:
     """High and Low places for every hand holding at least one card."""
     held = {player: hand for player, hand in hands.items() if hand.cards}
@@ -57,9 +60,6 @@ def standings[K: Hashable](hands: Mapping[K, Hand]) -> Standings[K]:
         high=competition_places(high, best_is_highest=True, key=STRENGTH),
         low=competition_places(low, best_is_highest=False, key=STRENGTH),
     )
-
-
-STRENGTH = attrgetter("strength")  # the evaluator's values, ordered as ints
 
 
 def competition_places[K: Hashable](
