@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import pickle
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
@@ -21,7 +24,7 @@ from django.db import connection, transaction
 from events import store
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.progress import provisional_standings
-from events.reads.board import BoardView, board_view
+from events.reads.board import BoardView, board_view, kept_board_view
 from events.reads.common import to_json
 from events.reads.player import PlayerState, player_state, player_states
 from events.venue import venue_check_in
@@ -115,6 +118,53 @@ def _base(
     return max(sent) if sent else max(held)
 
 
+# Each version in a group's record is pickled on its own, and this process keeps the versions it
+# last wrote or read, by their pickled bytes: a change unpickles only the versions another process
+# wrote, and pickles only its own, however many players the pieces hold.
+KEPT_SHOWN = 64  # pickled versions kept per process (four of the board and House for 8 events)
+_unpickled: OrderedDict[bytes, dict[str, Any]] = OrderedDict()
+_pickled: dict[int, tuple[dict[str, Any], bytes]] = {}  # by id(shown), while kept
+_unpickled_lock = threading.Lock()
+
+
+def _keep_pickled(blob: bytes, shown: dict[str, Any]) -> None:
+    with _unpickled_lock:
+        _unpickled[blob] = shown
+        _unpickled.move_to_end(blob)
+        _pickled[id(shown)] = (shown, blob)
+        while len(_unpickled) > KEPT_SHOWN:
+            _, dropped = _unpickled.popitem(last=False)
+            _pickled.pop(id(dropped), None)
+
+
+def _shown_of(blob: Any) -> dict[str, Any] | None:
+    """One version of a record, as stored (pickled; a record kept before versions were pickled
+    on their own holds it as is)."""
+    if isinstance(blob, dict):
+        return blob
+    if not isinstance(blob, bytes):
+        return None
+    with _unpickled_lock:
+        shown = _unpickled.get(blob)
+    if shown is None:
+        # Written by a publisher of this deployment into its own cache, as any cached value is.
+        shown = pickle.loads(blob)
+        if not isinstance(shown, dict):
+            return None
+    _keep_pickled(blob, shown)
+    return shown
+
+
+def _pickle(shown: dict[str, Any]) -> bytes:
+    with _unpickled_lock:
+        kept = _pickled.get(id(shown))
+    if kept is not None and kept[0] is shown:
+        return kept[1]
+    blob = pickle.dumps(shown, protocol=pickle.HIGHEST_PROTOCOL)
+    _keep_pickled(blob, shown)
+    return blob
+
+
 def _last_shown(group: str, event: Event) -> dict[int, dict[str, Any]]:
     """The versions of the group's fragment recently sent or started from, newest last."""
     try:
@@ -124,8 +174,11 @@ def _last_shown(group: str, event: Event) -> dict[int, dict[str, Any]]:
         return {}
     if not isinstance(record, dict) or record.get("event") != _event_stamp(event):
         return {}  # none, or another event's with the same id
-    shown = record.get("versions")
-    return shown if isinstance(shown, dict) else {}
+    versions = record.get("versions")
+    if not isinstance(versions, dict):
+        return {}
+    shown = {version: _shown_of(blob) for version, blob in versions.items()}
+    return {version: was for version, was in shown.items() if was is not None}
 
 
 def _keep_shown(
@@ -136,7 +189,7 @@ def _keep_shown(
     if event.version in history and (history[event.version].get("sent") or not shown.get("sent")):
         return
     versions = {**history, event.version: shown}
-    kept = dict(sorted(versions.items())[-SHOWN_VERSIONS:])
+    kept = {version: _pickle(was) for version, was in sorted(versions.items())[-SHOWN_VERSIONS:]}
     record = {"event": _event_stamp(event), "versions": kept}
     try:
         cache.set(_shown_key(group), record, timeout=SHOWN_SECONDS)
@@ -229,7 +282,7 @@ def board_update(event: Event, view: BoardView, touched: Collection[int] = ()) -
     """
     group = event_group(event.pk)
     history = _last_shown(group, event)
-    stamps = board_stamps(event)
+    stamps = board_stamps(event) if view.versions is None else dict(view.versions)
     base = _base(history, event.version)
     was = history.get(base, {}) if base is not None else {}
     rows_was = (was.get("memo") or {}).get("rows")
@@ -451,7 +504,7 @@ def change_snapshots(
         table = None
         public = fresh(event_group(event.pk), event.version)
         if public:
-            view = board_view(event)
+            view = kept_board_view(event)
             table = view.standings
             found.append(board_update(event, view, touched))
             found.append(venue(event))

@@ -142,6 +142,11 @@ class _Value:
         return self._key >= other._key
 
     @property
+    def strength(self) -> int:
+        """An int ordered as values of this class are: many values sort faster by it."""
+        return self._key
+
+    @property
     def category(self) -> str:
         """One of `CATEGORIES`, spelled as docs/rules.md section 6.1 spells it."""
         return CATEGORIES[self._key >> self._LOW_BITS + CATEGORY_SHIFT]

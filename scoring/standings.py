@@ -7,9 +7,9 @@ these functions order the hands and give shared places by competition ranking (1
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from scoring.evaluator import evaluate_high, evaluate_low
@@ -48,30 +48,42 @@ class Standings[K: Hashable]:
         return _place_of(self.low, player)
 
 
+STRENGTH = attrgetter("strength")  # the evaluator's values, ordered as ints
+
+
 def standings[K: Hashable](hands: Mapping[K, Hand]) -> Standings[K]:
     """High and Low places for every hand holding at least one card."""
     held = {player: hand for player, hand in hands.items() if hand.cards}
     high = {p: evaluate_high(h.cards, h.wild_rank) for p, h in held.items()}
     low = {p: evaluate_low(h.cards) for p, h in held.items()}
     return Standings(
-        high=competition_places(high, best_is_highest=True),
-        low=competition_places(low, best_is_highest=False),
+        high=competition_places(high, best_is_highest=True, key=STRENGTH),
+        low=competition_places(low, best_is_highest=False, key=STRENGTH),
     )
 
 
 def competition_places[K: Hashable](
-    values: Mapping[K, Any], *, best_is_highest: bool
+    values: Mapping[K, Any],
+    *,
+    best_is_highest: bool,
+    key: Callable[[Any], Any] | None = None,
 ) -> tuple[Place[K], ...]:
     """Order players best first; place = 1 + the number of players strictly better.
 
-    Tied players keep the mapping's order, so callers list players in a stable order.
+    Tied players keep the mapping's order, so callers list players in a stable order. `key`, if
+    given, maps each value to one ordered (and equal) as the values are, to sort by.
     """
-    ranked = sorted(values.items(), key=itemgetter(1), reverse=best_is_highest)
+    order = [
+        (value if key is None else key(value), player, value) for player, value in values.items()
+    ]
+    order.sort(key=itemgetter(0), reverse=best_is_highest)
     places: list[Place[K]] = []
-    for position, (player, value) in enumerate(ranked):
-        tied = position > 0 and ranked[position - 1][1] == value
+    previous = None
+    for position, (ordered, player, value) in enumerate(order):
+        tied = position > 0 and ordered == previous
         place = places[-1].place if tied else position + 1
         places.append(Place(player=player, place=place, value=value))
+        previous = ordered
     return tuple(places)
 
 

@@ -6,11 +6,15 @@ API's board and the board's socket data all come from it. Public state only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import combinations, product
 from typing import Annotated
 
+from cards.models import CardState, DealtCard
 from events.answers import Described
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.progress import hands, standings_of
@@ -32,7 +36,7 @@ from scoring.evaluator import (
     evaluate_low,
     low_five,
 )
-from scoring.standings import Hand, Place, Standings
+from scoring.standings import STRENGTH, Hand, Place, Standings, competition_places
 
 SNAPSHOT_ROWS = 10  # places per list in the board's JSON snapshot; the board page shows them all
 
@@ -109,6 +113,8 @@ class BoardView:
     high: tuple[BoardEntry, ...]  # every ranked player; the public board keeps the top ten
     low: tuple[BoardEntry, ...]
     standings: Standings[int] | None  # None once the event is final
+    # Each checked-in player's registration version as read, when the read was `kept_board_view`.
+    versions: Mapping[int, int] | None = field(default=None, compare=False)
 
     @property
     def version(self) -> int:
@@ -152,6 +158,164 @@ def board_view(event: Event) -> BoardView:
         pool=pool,
     )
     return BoardView(board, tuple(high), tuple(low), table)
+
+
+# --- the board kept between changes ---------------------------------------------------------------
+# The publisher reads the board at every change of an event, and a change moves few hands: it
+# keeps, per event, what the board shows of each checked-in player (label, pause, hand, the hand's
+# High and Low values, and the rows last made of them), keyed by the registration's version, which
+# every change to the player moves (`events.runner`: the touched players' versions move with the
+# change). A change then reads the checked-in players' versions, and the rest only of the players
+# whose version moved: a process that missed changes (each publisher process sees some) re-reads
+# what moved meanwhile, never shows what was. The final board is read whole (it is read rarely).
+KEPT_EVENTS = 8  # events kept per process, the least recently read dropped first
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """What the board shows of one player at one version of their registration."""
+
+    version: int
+    label: str
+    paused: bool
+    hand: Hand
+    high: HighValue | None  # None while no card is kept
+    low: LowValue | None
+
+
+@dataclass(slots=True)
+class _Kept:
+    """One event's players as last read, and each one's board rows as last made (by
+    registration id and side: the version and place they were made at, and the row)."""
+
+    players: dict[int, _Held] = field(default_factory=dict)
+    entries: dict[tuple[int, bool], tuple[int, int, BoardEntry]] = field(default_factory=dict)
+
+
+_kept: OrderedDict[str, _Kept] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+def _kept_for(event: Event) -> _Kept:
+    # By the event's id and creation (ids repeat when a database is made again).
+    stamp = f"{event.pk}:{event.created_at.isoformat()}"
+    with _kept_lock:
+        kept = _kept.get(stamp)
+        if kept is None:
+            kept = _kept[stamp] = _Kept()
+        _kept.move_to_end(stamp)
+        while len(_kept) > KEPT_EVENTS:
+            _kept.popitem(last=False)
+        return kept
+
+
+def forget_kept_boards() -> None:
+    """Drop every board kept between changes (the next read reads every player)."""
+    with _kept_lock:
+        _kept.clear()
+
+
+def kept_board_view(event: Event) -> BoardView:
+    """`board_view(event)`, reading only the players whose registration moved since this process
+    last read the event's board (see above); equal to a fresh read."""
+    if event.phase == Phase.FINALIZED:
+        return board_view(event)
+    kept = _kept_for(event)
+    versions = dict(
+        event.registrations.filter(status=RegistrationStatus.CHECKED_IN)
+        .order_by("check_in_order")
+        .values_list("pk", "version")
+    )
+    was = kept.players
+    moved = [pk for pk, version in versions.items() if pk not in was or was[pk].version != version]
+    read = _read_players(event, moved) if moved else {}
+    players: dict[int, _Held] = {}
+    for pk in versions:
+        held = read.get(pk) or was.get(pk)
+        if held is not None:  # None: checked in after the versions were read (no snapshot)
+            players[pk] = held
+    entries = kept.entries
+    made: dict[tuple[int, bool], tuple[int, int, BoardEntry]] = {}
+
+    def rows(places: tuple[Place[int], ...], *, low: bool) -> list[BoardEntry]:
+        shown = []
+        for entry in places:
+            held = players[entry.player]
+            key = (entry.player, low)
+            last = entries.get(key)
+            if last is not None and last[0] == held.version and last[1] == entry.place:
+                row = last[2]
+            else:
+                made_row, stands = _row(entry.place, held.label, held.hand, entry.value, low=low)
+                row = BoardEntry(entry.player, made_row, stands_for=stands)
+            made[key] = (held.version, entry.place, row)
+            shown.append(row)
+        return shown
+
+    # The standings as `standings_of` works them out, from the values kept: only the sort is
+    # done again.
+    ranked = [(pk, held) for pk, held in players.items() if not held.paused and held.hand.cards]
+    table = Standings(
+        high=competition_places(
+            {pk: held.high for pk, held in ranked}, best_is_highest=True, key=STRENGTH
+        ),
+        low=competition_places(
+            {pk: held.low for pk, held in ranked}, best_is_highest=False, key=STRENGTH
+        ),
+    )
+    high = rows(table.high, low=False)
+    low = rows(table.low, low=True)
+    kept.players = players
+    kept.entries = made
+    pool = pool_summary(event)
+    board = Board(
+        event=event_summary(event),
+        version=event.version,
+        progress=Progress(
+            players=len(players),
+            kept=sum(len(held.hand.cards) for held in players.values()),
+            to_keep=len(players) * event.rules.kept,
+        ),
+        high=tuple(entry.row for entry in high[:SNAPSHOT_ROWS]),
+        low=tuple(entry.row for entry in low[:SNAPSHOT_ROWS]),
+        final=False,
+        pool=pool,
+    )
+    return BoardView(board, tuple(high), tuple(low), table, versions)
+
+
+def _read_players(event: Event, ids: list[int]) -> dict[int, _Held]:
+    """What the board shows of these players of `event`, with their hands evaluated."""
+    many = len(ids) > 64  # by event (one parameter), skipping the others, rather than by id
+    wanted = set(ids)
+    registrations = (
+        event.registrations.filter(status=RegistrationStatus.CHECKED_IN)
+        if many
+        else Registration.objects.filter(pk__in=ids)
+    )
+    found = registrations.values_list("pk", "version", "label", "paused", "wild_rank")
+    cards: dict[int, list[str]] = {pk: [] for pk in ids}
+    kept = DealtCard.objects.filter(state=CardState.KEPT)
+    kept = kept.filter(registration__event=event) if many else kept.filter(registration_id__in=ids)
+    for registration_id, card in kept.order_by("registration_id", "kept_index").values_list(
+        "registration_id", "card"
+    ):
+        if registration_id in wanted:
+            cards[registration_id].append(card)
+    players = {}
+    for pk, version, label, paused, wild_rank in found:
+        if pk not in wanted:
+            continue
+        hand = Hand(cards=tuple(cards[pk]), wild_rank=wild_rank or None)
+        players[pk] = _Held(
+            version=version,
+            label=label,
+            paused=paused,
+            hand=hand,
+            high=evaluate_high(hand.cards, hand.wild_rank) if hand.cards else None,
+            low=evaluate_low(hand.cards) if hand.cards else None,
+        )
+    return players
 
 
 def _row(

@@ -12,7 +12,6 @@ import re
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from django.template.loader import render_to_string
 
 from events import services
@@ -139,7 +138,7 @@ def test_after_each_change_house_is_sent_what_a_page_read_now_shows(
         frame = house.frame()
         assert read == [{table.rid(player)}]
         fresh = house_cut(house_page(table.refresh()))
-        record = cache.get(targeting._shown_key(group))["versions"][frame["version"]]
+        record = targeting._last_shown(group, table.refresh())[frame["version"]]
         assert record["keys"] == {piece.id: piece.key for piece in fresh.pieces}
         assert record["lists"] == {id: list(ids) for id, ids in fresh.lists.items()}
         return frame

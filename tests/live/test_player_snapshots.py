@@ -6,6 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from events.reads.board import forget_kept_boards
 from events.reads.player import player_state, player_states
 from live import targeting
 from tests.factories import Table, make_table
@@ -47,8 +48,11 @@ def test_a_change_touching_more_players_costs_no_more_queries() -> None:
     table = varied()
     ids = [table.rid(player) for player in table.players]
 
+    # Each from a publisher that kept no board (`kept_board_view`), which reads every player.
+    forget_kept_boards()
     with CaptureQueriesContext(connection) as one:
         targeting.change_snapshots(table.event.pk, ids[:1])
+    forget_kept_boards()
     with CaptureQueriesContext(connection) as four:
         snapshots = targeting.change_snapshots(table.event.pk, ids)
 

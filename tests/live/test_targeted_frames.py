@@ -214,7 +214,7 @@ def test_a_page_that_shows_other_places_is_not_brought_up_to_date_without_them(
         ]
         return board
 
-    shown = record["versions"][sent + 1]
+    shown = targeting._last_shown(group, started)[sent + 1]
     # Nothing moved on the board: the update carries its head alone, and that page takes it.
     board = next_update(shown)
     assert set(board.parts or {}) == {"board-head"} and not board.places and not board.order
