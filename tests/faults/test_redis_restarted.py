@@ -323,7 +323,7 @@ def test_a_claimed_reminder_whose_delivery_message_was_lost_is_still_sent(
     # Each sweep may find the delivery still stranded and queue it again; every one queued has
     # ended before the count below (a repeat finds it sent and sends nothing).
     queued = sum(sweeps_sent(replacement))
-    deliver = "push.tasks.deliver"
+    deliver = "push.tasks.deliver_reminder"
     wait_until(lambda: replacement.tasks(deliver, "succeeded") >= queued, "the queued deliveries")
     delivery = PushDelivery.objects.get(offer=offer)
     assert delivery.status == DeliveryStatus.SENT, (delivery.status, delivery.last_error)
