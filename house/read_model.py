@@ -43,7 +43,14 @@ from events.play_rules import (
     starting_confirmed,
 )
 from events.progress import Blocker, Progress, finalization_checklist, kept_cards
-from events.reads.common import EventSummary, PoolSummary, event_summary, pool_summary, to_json
+from events.reads.common import (
+    Adjustment,
+    EventSummary,
+    PoolSummary,
+    event_summary,
+    pool_summary,
+    to_json,
+)
 from events.registration_switch import why_registration_cannot_open
 from house import selectors
 
@@ -352,12 +359,6 @@ class StatusCount:
 
 
 @dataclass(frozen=True, slots=True)
-class PoolAdjustment:
-    amount: int
-    explanation: str
-
-
-@dataclass(frozen=True, slots=True)
 class HousePool:
     """The pool as House sees it, with what House has marked as collected beside it."""
 
@@ -366,7 +367,7 @@ class HousePool:
     base: int
     confirmed: bool
     pool: int | None
-    adjustments: tuple[PoolAdjustment, ...]
+    adjustments: tuple[Adjustment, ...]
     unallocated: int | None
     adjusted_total: int
     total: int | None
@@ -974,7 +975,7 @@ def _pool(event: Event, pool: PoolSummary, *, paid: int) -> HousePool:
         base=pool.base,
         confirmed=pool.confirmed,
         pool=pool.pool,
-        adjustments=tuple(PoolAdjustment(a.amount, a.explanation) for a in pool.adjustments),
+        adjustments=pool.adjustments,
         unallocated=pool.unallocated,
         adjusted_total=pool.base + adjusted,
         total=pool.pool if pool.confirmed else pool.base + adjusted,
