@@ -369,7 +369,6 @@ class HousePool:
     pool: int | None
     adjustments: tuple[Adjustment, ...]
     unallocated: int | None
-    adjusted_total: int
     total: int | None
     # A late participant changed a confirmed pool: House confirms it again.
     changed: bool
@@ -977,7 +976,6 @@ def _pool(event: Event, pool: PoolSummary, *, paid: int) -> HousePool:
         pool=pool.pool,
         adjustments=pool.adjustments,
         unallocated=pool.unallocated,
-        adjusted_total=pool.base + adjusted,
         total=pool.pool if pool.confirmed else pool.base + adjusted,
         changed=not event.pool_confirmed and event.pool_was_confirmed,
         can_confirm=event.phase == Phase.STARTED and not event.pool_confirmed,
