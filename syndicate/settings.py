@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "api",
     "live",
     "push",
+    "standby",
     "syndicate",  # the refused-authorization log (syndicate/security.py)
 ]
 
