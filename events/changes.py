@@ -17,13 +17,15 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Committed:
-    """One committed change: its event, the players it touched, the event's version it made, and
-    the offers it made (each waits for its player's choice)."""
+    """One committed change: its event, the players it touched, the event's version it made, the
+    offers it made (each waits for its player's choice) and the audit actions it wrote
+    ("event_started", "event_finalized", ...: docs/audit.md)."""
 
     event_id: int
     registration_ids: tuple[int, ...]
     version: int | None = None
     offer_ids: tuple[int, ...] = ()
+    actions: tuple[str, ...] = ()
 
 
 Listener = Callable[[Committed], None]

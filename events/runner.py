@@ -419,7 +419,13 @@ def _record(change: Change, stored: IdempotencyRecord | None = None) -> None:
             players = players.filter(label__in=unknown)
         touched = sorted(set(touched) | set(players.values_list("pk", flat=True)))
     _write_together(change, rows, touched, stored)
-    committed = changes.Committed(event.pk, tuple(touched), event.version, tuple(change.offer_ids))
+    committed = changes.Committed(
+        event.pk,
+        tuple(touched),
+        event.version,
+        tuple(change.offer_ids),
+        tuple(dict.fromkeys(entry.action for entry in change.entries)),
+    )
     transaction.on_commit(lambda: changes.tell(committed))
 
 
