@@ -4,7 +4,7 @@ PYTHON ?= python
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run stop test lint unit browser bench fuzz slow clean
+.PHONY: run stop test lint unit browser bench fuzz slow clean restore standby
 
 # The Python first (a plain message, not a resolver error), then the pinned packages.
 $(BIN)/.installed: requirements-dev.lock .python-version
@@ -18,6 +18,13 @@ $(BIN)/.installed: requirements-dev.lock .python-version
 
 run: $(BIN)/.installed
 	./scripts/serve
+
+# The night from a standby copy (STANDBY_DIR of `make run`, or `make standby`'s folder), up to its
+# last committed write: FROM=<folder>, FORCE=1 to keep an existing var/ database aside
+# (standby/restore.py). Then `make run` goes on with the night.
+restore: $(BIN)/.installed
+	@test -n "$(FROM)" || { echo "Usage: make restore FROM=<the standby copy's folder> [FORCE=1]" >&2; exit 2; }
+	$(BIN)/python -m standby.restore "$(FROM)" $(if $(FORCE),--force)
 
 # Stops the embedded servers left running by a `manage.py` command (`make run` stops its own).
 stop: $(BIN)/.installed

@@ -105,3 +105,20 @@ def publish(copy: Copy) -> None:
         layer = get_channel_layer()
         if layer is not None:
             async_to_sync(layer.group_send)(GROUP, {"type": MESSAGE_TYPE})
+
+
+def describe(copy: Copy) -> str:
+    """One line in plain words, as `make run` prints it and House's pages say it."""
+    what = "Standby folder" if copy.name == "folder" else "Second laptop"
+    where = f" ({copy.where})" if copy.where else ""
+    if copy.state == "in_step":
+        return f"{what}{where}: in step; every saved write is in two places."
+    if copy.state == "starting":
+        return f"{what}{where}: starting, taking the base backup."
+    behind = "" if copy.seconds_behind is None else f" by {round(copy.seconds_behind)} s"
+    if copy.state == "behind":
+        return f"{what}{where}: behind{behind}. {copy.reason}".rstrip()
+    return (
+        f"{what}{where}: LOST{behind}. {copy.reason} "
+        "The night goes on with this laptop's copy only."
+    )

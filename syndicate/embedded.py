@@ -435,6 +435,18 @@ def _pid_exists(pid: int) -> bool:
     return True
 
 
+def _commits_wait_for_no_copy(port: int, secret: str) -> None:
+    """A server that just started has no standby keeper yet (standby.keeper): commits must not
+    wait for the copies a killed keeper had them wait for."""
+    import psycopg
+
+    url = f"postgres://postgres:{secret}@{HOST}:{port}/postgres"
+    with psycopg.connect(url, autocommit=True) as connection:
+        if connection.execute("SHOW synchronous_standby_names").fetchone() != ("",):
+            connection.execute("ALTER SYSTEM RESET synchronous_standby_names")
+            connection.execute("SELECT pg_reload_conf()")
+
+
 def _ensure_database(port: int, secret: str) -> None:
     import psycopg
 
@@ -599,6 +611,8 @@ def ensure(
         secret = _secret(folder)
         if database:
             port, started = _ensure_postgres(folder, secret, throwaway=throwaway)
+            if started:
+                _commits_wait_for_no_copy(port, secret)
             _ensure_database(port, secret)
             services.database_url = f"postgres://postgres:{secret}@{HOST}:{port}/{DATABASE}"
             if started:
@@ -624,6 +638,55 @@ def stop(root: Path | str) -> list[str]:
         if _stop_valkey(folder, secret):
             stopped.append("valkey")
     return stopped
+
+
+def commits_wait_for_no_copy(root: Path | str) -> None:
+    """Before `make run` starts its own standby keeper: commits wait for no copy a killed keeper
+    left them waiting for."""
+    folder = Folder(Path(root).resolve())
+    ports = status(folder.root)
+    if ports["postgres"]:
+        _commits_wait_for_no_copy(ports["postgres"], _secret(folder))
+
+
+def install_data(root: Path | str, building: Path) -> Path | None:
+    """Make `building` (a PostgreSQL data directory made elsewhere: a restored copy) this folder's
+    data directory, owned by the account the server runs as. A data directory already there is
+    kept aside; its new path is returned. The server must not be running."""
+    folder = Folder(Path(root).resolve())
+    folder.root.mkdir(parents=True, exist_ok=True)
+    with _locked(folder):
+        _secret(folder)
+        aside = None
+        if folder.pgdata.exists():
+            aside = folder.root / f"postgres.before-restore-{int(time.time())}"
+            folder.pgdata.rename(aside)
+        account = _postgres_account(folder)
+        if account is not None:
+            for path in [building, *building.rglob("*")]:
+                os.chown(path, account.uid, account.gid, follow_symlinks=False)
+        building.chmod(0o700)
+        building.rename(folder.pgdata)
+    return aside
+
+
+def postgres_account_ids(root: Path | str) -> tuple[int, int] | None:
+    """(uid, gid) of the account the server of this folder runs as, when it is not ours."""
+    account = _postgres_account(Folder(Path(root).resolve()))
+    return None if account is None else (account.uid, account.gid)
+
+
+def holders(root: Path | str) -> list[int]:
+    """The pids of the running `make run` processes that use this folder's servers."""
+    return _holders(Folder(Path(root).resolve()))
+
+
+def secret(root: Path | str) -> str:
+    """The password of this folder's servers (made on first need)."""
+    folder = Folder(Path(root).resolve())
+    folder.state.mkdir(parents=True, exist_ok=True)
+    with _locked(folder):
+        return _secret(folder)
 
 
 def _holders(folder: Folder) -> list[int]:

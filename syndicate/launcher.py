@@ -158,6 +158,40 @@ def worker_argv(var_dir: Path) -> list[str]:
     ]
 
 
+def keeper_argv(environ: Mapping[str, str]) -> list[str]:
+    """The standby keeper (standby.keeper), when a standby folder or a second laptop is wanted."""
+    argv = [sys.executable, str(ROOT / "manage.py"), "keep_standby"]
+    if environ.get("STANDBY_DIR"):
+        argv += ["--dir", environ["STANDBY_DIR"]]
+    if environ.get("STANDBY_ALLOW"):
+        argv.append("--laptop")
+    return argv if len(argv) > 3 else []
+
+
+class CopyWatch:
+    """Prints each standby copy's state when it changes, as House's pages show it."""
+
+    def __init__(self) -> None:
+        self.shown: dict[str, str] = {}
+        self.next_look = 0.0
+
+    def print_changes(self) -> None:
+        if time.monotonic() < self.next_look:
+            return
+        self.next_look = time.monotonic() + 1
+        from standby import state
+
+        try:
+            copies = state.copies()
+        except Exception:  # the cache is away for a moment: look again next second
+            return
+        for copy in copies:
+            seen = f"{copy.where} {copy.state} {copy.reason}"  # its seconds aside
+            if self.shown.get(copy.name) != seen:
+                self.shown[copy.name] = seen
+                print(state.describe(copy), flush=True)
+
+
 def _stop(process: subprocess.Popen[bytes], name: str) -> None:
     try:
         process.wait(timeout=15)
@@ -202,6 +236,8 @@ def main() -> int:
                 os.environ["DATABASE_URL"] = services.database_url
             if wants_redis:
                 os.environ["REDIS_URL"] = services.redis_url
+        if wants_database:
+            embedded.commits_wait_for_no_copy(var_dir)
         event_id = _prepare()
         # One web process, pooled like production's (docker-compose.yml): requests reuse their
         # database connections instead of authenticating a new one each time.
@@ -219,6 +255,11 @@ def main() -> int:
         helpers = [
             Helper("The Celery worker", worker_argv(var_dir), var_dir / "celery.log", os.environ)
         ]
+        keeper = keeper_argv(os.environ)
+        if keeper:
+            helpers.append(
+                Helper("The standby keeper", keeper, var_dir / "standby.log", os.environ)
+            )
         if web_env["LIVE_UPDATES"] == "process":
             publisher_argv = [sys.executable, str(ROOT / "manage.py"), "publish_live", "--nice=5"]
             helpers.append(
@@ -239,7 +280,10 @@ def main() -> int:
             time.sleep(0.1)
         phones = addresses if host in ANY_HOST or addresses else None
         print_addresses(browse_host, port, event_id, var_dir, holding, lan=phones)
+        copies = CopyWatch() if keeper else None
         while True:
+            if copies is not None:
+                copies.print_changes()
             if web.poll() is not None:
                 print(f"daphne exited ({web.returncode}): stopping.", file=sys.stderr)
                 return 1

@@ -39,7 +39,13 @@ SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
     if PRODUCTION:
         raise ImproperlyConfigured("Production mode needs DJANGO_SECRET_KEY in the environment.")
-    SECRET_KEY = "insecure-development-key-only-for-make-run-and-tests"
+    # The key a restored standby copy brought (standby/secrets.py), else the development one.
+    _kept_key = VAR_DIR / "secret_key"
+    SECRET_KEY = (
+        _kept_key.read_text().strip()
+        if _kept_key.exists()
+        else "insecure-development-key-only-for-make-run-and-tests"
+    )
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "" if PRODUCTION else "127.0.0.1,localhost")
 if PRODUCTION and not ALLOWED_HOSTS:
