@@ -26,6 +26,13 @@ restore: $(BIN)/.installed
 	@test -n "$(FROM)" || { echo "Usage: make restore FROM=<the standby copy's folder> [FORCE=1]" >&2; exit 2; }
 	$(BIN)/python -m standby.restore "$(FROM)" $(if $(FORCE),--force)
 
+# A second laptop's standby copy of the night another laptop runs (`make run` with STANDBY_ALLOW
+# prints the command): PRIMARY=<address>:<port> PASSWORD=<password>, STANDBY_DIR=<folder>
+# (default var/standby-copy) (standby/follow.py).
+standby: $(BIN)/.installed
+	@test -n "$(PRIMARY)" || { echo "Usage: make standby PRIMARY=<address>:<port> PASSWORD=<password> [STANDBY_DIR=<folder>]" >&2; exit 2; }
+	STANDBY_PASSWORD="$(PASSWORD)" $(BIN)/python -m standby.follow "$(PRIMARY)" $(if $(STANDBY_DIR),--dir "$(STANDBY_DIR)")
+
 # Stops the embedded servers left running by a `manage.py` command (`make run` stops its own).
 stop: $(BIN)/.installed
 	$(BIN)/python -m syndicate.embedded stop

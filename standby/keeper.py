@@ -18,7 +18,6 @@ House through `standby.state`.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -26,15 +25,15 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 import psycopg
 
-from standby.folder import CopyFolder, CopyProblem, Marker, now_text
+from standby.folder import CopyFolder, CopyProblem, Marker, now_text, plain_os_error
 
 # The application names the server knows the copies by, and their slots.
 FOLDER = "syndicate_folder"
@@ -109,9 +108,10 @@ class FolderCopy:
     folder: CopyFolder
     connection: Connection
     logs: Path
+    application: str = FOLDER  # the copy's name on the server, and its slot's
+    source: str = "make run on this laptop"
     receiver: subprocess.Popen[bytes] | None = None
     base: subprocess.Popen[bytes] | None = None
-    base_end: int | None = None  # the log position the base backup needs, once it is taken
     problem: str = ""
     retry_at: float = 0.0
     folder_id: tuple[int, int] | None = None  # (device, inode) of the folder while it streams
@@ -124,17 +124,14 @@ class FolderCopy:
     def base_log(self) -> Path:
         return self.logs / "standby-base.log"
 
-    def step(self, server: Server) -> None:
+    def step(self, server: Source) -> None:
         """Start what is missing, notice what failed."""
         if self.receiver is not None:
             gone = self._streaming_problem()
             if gone:
                 self.lose(gone)
-                return
-            if self.base is not None and self.base.poll() is not None:
-                self._base_finished(server)
-            elif self.base_end is not None and server.flushed_by(FOLDER, self.base_end):
-                self._mark_complete(server)
+            elif self.base is not None and self.base.poll() is not None:
+                self._base_finished()
             return
         if time.monotonic() < self.retry_at:
             return
@@ -147,7 +144,7 @@ class FolderCopy:
         except CopyProblem as error:
             self.lose(str(error))
 
-    def _start(self, server: Server) -> None:
+    def _start(self, server: Source) -> None:
         marker = self.folder.marker()
         ours = server.identity()
         if marker is not None and marker.system_identifier != ours.system_identifier:
@@ -163,16 +160,16 @@ class FolderCopy:
                 f"The standby folder {self.folder.root} is not empty and holds no standby copy: "
                 "choose an empty folder."
             )
-        server.release_slot(FOLDER)
-        fresh = marker is None or not marker.base_complete or not server.has_slot(FOLDER)
+        server.release_slot(self.application)
+        fresh = marker is None or not marker.base_complete or not server.has_slot(self.application)
         if fresh:
-            server.recreate_slot(FOLDER)
+            server.recreate_slot(self.application)
             self.folder.start_fresh(
                 Marker(
                     system_identifier=ours.system_identifier,
                     major_version=ours.major_version,
-                    source="make run on this laptop",
-                    slot=FOLDER,
+                    source=self.source,
+                    slot=self.application,
                     started_at=now_text(),
                 )
             )
@@ -184,9 +181,9 @@ class FolderCopy:
                 "-D",
                 str(self.folder.wal),
                 "-d",
-                self.connection.conninfo(FOLDER),
+                self.connection.conninfo(self.application),
                 "--slot",
-                FOLDER,
+                self.application,
                 "--synchronous",
                 "--no-loop",
                 "--no-password",
@@ -203,8 +200,10 @@ class FolderCopy:
                     str(self.folder.root / "base.partial"),
                     "-d",
                     self.connection.conninfo("syndicate_base_backup"),
+                    # The base carries the log it needs to be consistent; the receiver's log,
+                    # started before it, carries everything after.
                     "-X",
-                    "none",
+                    "stream",
                     "--checkpoint=fast",
                     "--no-password",
                 ],
@@ -213,7 +212,7 @@ class FolderCopy:
             )
         self.problem = ""
 
-    def _base_finished(self, server: Server) -> None:
+    def _base_finished(self) -> None:
         assert self.base is not None
         code, self.base = self.base.returncode, None
         if code != 0:
@@ -221,28 +220,18 @@ class FolderCopy:
                 f"The base backup into {self.folder.root} failed: {_last_line(self.base_log)}"
             )
             return
-        partial = self.folder.root / "base.partial"
         try:
-            partial.replace(self.folder.base)
+            (self.folder.root / "base.partial").replace(self.folder.base)
+            marker = self.folder.marker()
+            assert marker is not None
+            self.folder.write_marker(replace(marker, base_complete=True))
         except OSError as error:
-            self.lose(f"The base backup could not be kept: {error.strerror}.")
-            return
-        self.base_end = _manifest_end(self.folder.base / "backup_manifest")
-        if server.flushed_by(FOLDER, self.base_end):
-            self._mark_complete(server)
-
-    def _mark_complete(self, server: Server) -> None:
-        marker = self.folder.marker()
-        if marker is not None and not marker.base_complete:
-            self.folder.write_marker(
-                Marker(**{**marker.__dict__, "base_complete": True, "started_at": now_text()})
-            )
-        self.base_end = None
+            self.lose(plain_os_error(self.folder.root, error))
 
     @property
     def complete(self) -> bool:
         """The copy can be restored: its base is whole and its log reaches past it."""
-        if self.receiver is None or self.base is not None or self.base_end is not None:
+        if self.receiver is None or self.base is not None:
             return False
         try:
             marker = self.folder.marker()
@@ -271,7 +260,7 @@ class FolderCopy:
             if process is not None and process.poll() is None:
                 process.kill()
                 process.wait()
-        self.receiver, self.base, self.base_end = None, None, None
+        self.receiver, self.base = None, None
         self.problem = problem
         self.retry_at = time.monotonic() + RETRY_EVERY
 
@@ -291,6 +280,18 @@ class FolderCopy:
 class Identity:
     system_identifier: str
     major_version: int
+
+
+class Source(Protocol):
+    """The server a copy is taken from, as the copy needs it."""
+
+    def identity(self) -> Identity: ...
+
+    def has_slot(self, name: str) -> bool: ...
+
+    def release_slot(self, name: str) -> None: ...
+
+    def recreate_slot(self, name: str) -> None: ...
 
 
 class Server:
@@ -345,15 +346,6 @@ class Server:
         if self.has_slot(name):
             self.db.execute("SELECT pg_drop_replication_slot(%s)", (name,))
         self.db.execute("SELECT pg_create_physical_replication_slot(%s, true)", (name,))
-
-    def flushed_by(self, name: str, position: int | None) -> bool:
-        if position is None:
-            return False
-        flushed = self.one(
-            "SELECT flush_lsn - '0/0'::pg_lsn FROM pg_stat_replication WHERE application_name = %s",
-            name,
-        )
-        return flushed is not None and int(flushed) >= position
 
     def copies(self) -> list[Seen]:
         rows = self.db.execute(
@@ -512,18 +504,6 @@ def _identity(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return status.st_dev, status.st_ino
-
-
-def _manifest_end(path: Path) -> int:
-    """The log position the base backup needs, from its manifest's WAL ranges."""
-    manifest = json.loads(path.read_text())
-    end = max(_lsn(entry["End-LSN"]) for entry in manifest["WAL-Ranges"])
-    return end
-
-
-def _lsn(text: str) -> int:
-    high, low = text.split("/")
-    return (int(high, 16) << 32) | int(low, 16)
 
 
 @contextmanager

@@ -106,7 +106,7 @@ def restore(copy: CopyFolder, var_dir: Path, *, force: bool) -> Restored:
         shutil.rmtree(leftover, ignore_errors=True)
     _gather_log(copy, wal)
     verified = subprocess.run(
-        [program("pg_verifybackup"), "--wal-directory", str(wal), str(copy.base)],
+        [program("pg_verifybackup"), str(copy.base)],
         capture_output=True,
         text=True,
     )
@@ -192,7 +192,7 @@ def _own_password(var_dir: Path, database_url: str) -> None:
 def _checked_events(
     var_dir: Path, database_url: str, redis_url: str
 ) -> tuple[list[tuple[int, str, str]], str]:
-    """Django on the restored database: the secrets back into `var/`, every event's audit checked."""
+    """Django on the restored database: the secrets back into `var/`, each event's audit checked."""
     os.environ["DATABASE_URL"] = database_url
     os.environ["REDIS_URL"] = redis_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "syndicate.settings")

@@ -79,6 +79,11 @@ def report(copy: Copy) -> bool:
     return previous is None or _shown(previous) != _shown(copy)
 
 
+def clear() -> None:
+    """`make run` starts: the copies its keeper will report, none of the last run's."""
+    cache.delete(KEY)
+
+
 def forget(name: str) -> None:
     """A copy that was stopped on purpose (make run without STANDBY_DIR) is no longer shown."""
     stored = cache.get(KEY) or {}

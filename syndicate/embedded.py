@@ -363,11 +363,13 @@ def _postgres_answers(port: int, secret: str, database: str = "postgres") -> boo
     return True
 
 
-def _postgres_start(folder: Folder, account: _RunAs | None, *, throwaway: bool) -> int:
+def _postgres_start(
+    folder: Folder, account: _RunAs | None, *, throwaway: bool, listen: str | None = None
+) -> int:
     port = _pick_port(folder, "postgres")
     options = [
         f"-p {port}",
-        f"-c listen_addresses={HOST}",
+        f"-c listen_addresses='{listen or HOST}'",
         "-c unix_socket_directories=''",  # TCP only: no socket path to outgrow or share
     ]
     if throwaway:
@@ -396,8 +398,11 @@ def _postgres_start(folder: Folder, account: _RunAs | None, *, throwaway: bool) 
     )
 
 
-def _ensure_postgres(folder: Folder, secret: str, *, throwaway: bool) -> tuple[int, bool]:
-    """(port, started): the running server of this folder, started when needed."""
+def _ensure_postgres(
+    folder: Folder, secret: str, *, throwaway: bool, listen: str | None = None
+) -> tuple[int, bool]:
+    """(port, started): the running server of this folder, started when needed. With `listen`,
+    a running server that listens elsewhere is started again there."""
     account = _postgres_account(folder)
     if not (folder.pgdata / "PG_VERSION").exists():
         _postgres_init(folder, secret, account)
@@ -412,7 +417,9 @@ def _ensure_postgres(folder: Folder, secret: str, *, throwaway: bool) -> tuple[i
                     break
                 time.sleep(0.2)
             else:
-                return port, False
+                if listen is None or _listens_on(port, secret) == listen:
+                    return port, False
+                _stop_postgres(folder)
             found = _postmaster(folder)
         if found is not None and not _is_our_postmaster(found[0], folder):
             # A zombie is reaped in a moment; then PostgreSQL clears the file itself.
@@ -421,8 +428,63 @@ def _ensure_postgres(folder: Folder, secret: str, *, throwaway: bool) -> tuple[i
                 time.sleep(0.1)
             if _pid_exists(found[0]):
                 _clear_stale_postmaster(folder, found[0])
-    port = _postgres_start(folder, account, throwaway=throwaway)
+    port = _postgres_start(folder, account, throwaway=throwaway, listen=listen)
     return port, True
+
+
+def _listens_on(port: int, secret: str) -> str:
+    import psycopg
+
+    url = f"postgres://postgres:{secret}@{HOST}:{port}/postgres"
+    with psycopg.connect(url, autocommit=True) as connection:
+        row = connection.execute("SHOW listen_addresses").fetchone()
+    return str(row[0]) if row else ""
+
+
+STANDBY_ROLE = "syndicate_standby"
+_HBA_BEGIN, _HBA_END = "# make run: second laptops (STANDBY_ALLOW)", "# end of second laptops"
+
+
+def allow_standby(root: Path | str, allowed: list[str]) -> str:
+    """Let a second laptop at one of `allowed` (addresses or networks) pull a standby copy: a
+    replication account whose password is kept in this folder (returned), accepted only from
+    those addresses. The server must listen beyond 127.0.0.1 (`ensure(listen="*")`)."""
+    import psycopg
+
+    folder = Folder(Path(root).resolve())
+    with _locked(folder):
+        secret = _secret(folder)
+        password_file = folder.state / "standby-password"
+        if not password_file.exists():
+            descriptor = os.open(password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "w") as handle:
+                handle.write(secrets.token_hex(16) + "\n")
+        password = password_file.read_text().strip()
+        found = _postmaster(folder)
+        if found is None:
+            raise EmbeddedError("PostgreSQL is not running: start it first.")
+        lines = [f"host replication {STANDBY_ROLE} {address} scram-sha-256" for address in allowed]
+        hba = folder.pgdata / "pg_hba.conf"
+        kept, skipping = [], False
+        for line in hba.read_text().splitlines():
+            if line == _HBA_BEGIN:
+                skipping = True
+            elif line == _HBA_END:
+                skipping = False
+            elif not skipping:
+                kept.append(line)
+        hba.write_text("\n".join([*kept, _HBA_BEGIN, *lines, _HBA_END]) + "\n")
+        url = f"postgres://postgres:{secret}@{HOST}:{found[1]}/postgres"
+        with psycopg.connect(url, autocommit=True) as connection:
+            exists = connection.execute(
+                "SELECT 1 FROM pg_roles WHERE rolname = %s", [STANDBY_ROLE]
+            ).fetchone()
+            verb = "ALTER" if exists else "CREATE"
+            connection.execute(
+                f"{verb} ROLE {STANDBY_ROLE} WITH LOGIN REPLICATION PASSWORD '{password}'"
+            )
+            connection.execute("SELECT pg_reload_conf()")
+    return password
 
 
 def _pid_exists(pid: int) -> bool:
@@ -598,11 +660,18 @@ def _stop_valkey(folder: Folder, secret: str) -> bool:
 
 
 def ensure(
-    root: Path | str, *, database: bool = True, redis: bool = True, throwaway: bool = False
+    root: Path | str,
+    *,
+    database: bool = True,
+    redis: bool = True,
+    throwaway: bool = False,
+    listen: str | None = None,
 ) -> Services:
     """The URLs of this folder's servers, starting those that are not running.
 
     `throwaway` (test runs) turns off PostgreSQL's flushes and Valkey's append-only file.
+    `listen`: the addresses PostgreSQL listens on ("*" for a second laptop's standby copy);
+    unset, a running server is taken as it is and a new one listens on 127.0.0.1 only.
     """
     folder = Folder(Path(root).resolve())
     folder.root.mkdir(parents=True, exist_ok=True)
@@ -610,7 +679,7 @@ def ensure(
     with _locked(folder):
         secret = _secret(folder)
         if database:
-            port, started = _ensure_postgres(folder, secret, throwaway=throwaway)
+            port, started = _ensure_postgres(folder, secret, throwaway=throwaway, listen=listen)
             if started:
                 _commits_wait_for_no_copy(port, secret)
             _ensure_database(port, secret)

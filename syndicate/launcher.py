@@ -227,10 +227,21 @@ def main() -> int:
     wants_redis = not os.environ.get("REDIS_URL")
     holding = wants_database or wants_redis
     children: list[tuple[subprocess.Popen[bytes], str]] = []
+    standby_password = ""
     try:
         if holding:
             embedded.hold(var_dir, os.getpid())
-            services = embedded.ensure(var_dir, database=wants_database, redis=wants_redis)
+            allowed = [
+                a.strip() for a in os.environ.get("STANDBY_ALLOW", "").split(",") if a.strip()
+            ]
+            services = embedded.ensure(
+                var_dir,
+                database=wants_database,
+                redis=wants_redis,
+                listen="*" if allowed and wants_database else None,
+            )
+            if allowed and wants_database:
+                standby_password = embedded.allow_standby(var_dir, allowed)
             # The worker and daphne inherit the URLs: they need not look for the servers again.
             if wants_database:
                 os.environ["DATABASE_URL"] = services.database_url
@@ -257,6 +268,9 @@ def main() -> int:
         ]
         keeper = keeper_argv(os.environ)
         if keeper:
+            from standby import state
+
+            state.clear()
             helpers.append(
                 Helper("The standby keeper", keeper, var_dir / "standby.log", os.environ)
             )
@@ -280,6 +294,8 @@ def main() -> int:
             time.sleep(0.1)
         phones = addresses if host in ANY_HOST or addresses else None
         print_addresses(browse_host, port, event_id, var_dir, holding, lan=phones)
+        if standby_password:
+            print_standby_command(var_dir, standby_password)
         copies = CopyWatch() if keeper else None
         while True:
             if copies is not None:
@@ -316,6 +332,18 @@ def main() -> int:
                 print(f"Stopped {' and '.join(stopped)}; the data stays in {var_dir}/.")
             else:
                 print(f"Another `make run` still uses the servers in {var_dir}/.")
+
+
+def print_standby_command(var_dir: Path, password: str) -> None:
+    """What House types on the second laptop (README.md, "A second laptop")."""
+    database_port = embedded.status(var_dir)["postgres"]
+    hosts = lan_addresses() or ["<this laptop's address>"]
+    print(
+        "Second laptop (a fresh clone on the same network, from an address STANDBY_ALLOW "
+        "allows):\n"
+        f"  make standby PRIMARY={hosts[0]}:{database_port} PASSWORD={password}\n",
+        flush=True,
+    )
 
 
 def print_addresses(
