@@ -185,6 +185,7 @@ class FolderCopy:
                 "--slot",
                 self.application,
                 "--synchronous",
+                "--status-interval=1",  # House learns within a second that it is in step
                 "--no-loop",
                 "--no-password",
             ],

@@ -1,0 +1,207 @@
+"""The standby keeper (standby/keeper.py) against a real embedded PostgreSQL in a folder of its own:
+commits wait for the copy, a lost copy stops nobody, House is told in plain words."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from standby.folder import CopyFolder, Marker
+from standby.keeper import FOLDER, Connection, FolderCopy, Keeper, Server
+from syndicate import embedded
+from tests.waiting import wait_until
+
+
+def _folder() -> Path:
+    # Not tmp_path: under root PostgreSQL runs as another user, who must enter the folder.
+    path = Path(tempfile.mkdtemp(prefix="syndicate-standby-test-"))
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """One server for the module's nights: each has a folder and a slot of its own."""
+    path = _folder()
+    try:
+        yield embedded.ensure(path, redis=False).database_url
+    finally:
+        embedded.stop(path)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def root() -> Iterator[Path]:
+    path = _folder()
+    try:
+        yield path
+    finally:
+        embedded.stop(path / "var")
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def night(server: str, root: Path) -> Night:
+    return Night(server, root)
+
+
+class Reports:
+    """What the keeper told House, newest last, per copy."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, tuple[str, bool, str]] = {}
+
+    def __call__(
+        self, name: str, where: str, state: str, sync: bool, behind: float | None, reason: str
+    ) -> None:
+        self.seen[name] = (state, sync, reason)
+
+    def state(self, name: str = "folder") -> str:
+        return self.seen.get(name, ("", False, ""))[0]
+
+
+class Night:
+    """A server, its standby folder and a keeper stepped on a thread of its own, as `make run`
+    runs it beside the server."""
+
+    def __init__(self, url: str, root: Path) -> None:
+        self.url = url
+        self.connection = Connection.from_url(self.url)
+        self.folder = CopyFolder(root / "stick")
+        self.folder.root.mkdir()
+        self.reports = Reports()
+        self.copy = FolderCopy(self.folder, self.connection, root)
+        self.keeper = Keeper(Server(self.connection), self.copy, False, self.reports)
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self.stopping.is_set():
+            self.keeper.step()
+            self.stopping.wait(0.1)
+
+    def __enter__(self) -> Night:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        self.thread.join(timeout=60)
+        self.keeper.stop()
+
+    def write(self, value: int) -> None:
+        with psycopg.connect(self.url, autocommit=True) as connection:
+            connection.execute("SET synchronous_commit = on")
+            connection.execute("CREATE TABLE IF NOT EXISTS kept (value int)")
+            connection.execute("INSERT INTO kept VALUES (%s)", [value])
+
+    def waiting_for(self) -> str:
+        with psycopg.connect(self.url, autocommit=True) as connection:
+            row = connection.execute("SHOW synchronous_standby_names").fetchone()
+        return str(row[0]) if row else ""
+
+
+def test_commits_wait_for_the_copy_once_it_is_in_step(night: Night) -> None:
+    with night:
+        wait_until(lambda: night.reports.state() == "in_step", "the copy to be in step")
+        assert night.waiting_for() == f'ANY 1 ("{FOLDER}")'
+        assert night.reports.seen["folder"] == ("in_step", True, "")
+        marker = night.folder.marker()
+        assert marker is not None and marker.base_complete
+        assert (night.folder.base / "backup_manifest").exists()
+        night.write(1)  # returns only once the folder has flushed it
+        with psycopg.connect(night.url) as connection:
+            sent = connection.execute(
+                "SELECT flush_lsn >= pg_current_wal_flush_lsn() FROM pg_stat_replication"
+                " WHERE application_name = %s",
+                [FOLDER],
+            ).fetchone()
+        assert sent == (True,)
+
+
+def test_a_pulled_folder_lets_writes_flow_and_house_is_told(night: Night) -> None:
+    with night:
+        wait_until(lambda: night.reports.state() == "in_step", "the copy to be in step")
+        shutil.rmtree(night.folder.root)
+        written = threading.Event()
+        threading.Thread(target=lambda: (night.write(2), written.set()), daemon=True).start()
+        wait_until(written.is_set, "the write to go through without the copy")
+        wait_until(lambda: night.reports.state() == "lost", "House to be told the copy is lost")
+        _, synchronous, reason = night.reports.seen["folder"]
+        assert not synchronous
+        assert "is gone" in reason
+        assert night.waiting_for() == ""
+
+
+def test_a_folder_that_comes_back_is_copied_again_and_rejoins(night: Night) -> None:
+    with night:
+        wait_until(lambda: night.reports.state() == "in_step", "the copy to be in step")
+        shutil.rmtree(night.folder.root)
+        wait_until(lambda: night.reports.state() == "lost", "the copy to be lost")
+        night.folder.root.mkdir()
+        wait_until(lambda: night.reports.state() == "in_step", "the copy to be in step again")
+        assert night.waiting_for() == f'ANY 1 ("{FOLDER}")'
+
+
+def test_a_killed_receiver_takes_the_copy_out_of_the_wait_and_is_started_again(
+    night: Night,
+) -> None:
+    with night:
+        wait_until(lambda: night.reports.state() == "in_step", "the copy to be in step")
+        receiver = night.copy.receiver
+        assert receiver is not None
+        receiver.kill()
+        night.write(3)  # the keeper takes the copy out of the wait, or it already came back
+        wait_until(
+            lambda: night.copy.receiver is not None and night.copy.receiver.pid != receiver.pid,
+            "a new receiver",
+        )
+        wait_until(lambda: night.reports.state() == "in_step", "the copy to be in step again")
+
+
+def test_a_folder_of_another_database_is_never_written(night: Night) -> None:
+    stick = night.folder.root
+    marker = Marker("1234", 18, "another night", FOLDER, "2026-01-01T00:00:00+00:00", True)
+    night.folder.write_marker(marker)
+    with night:
+        wait_until(lambda: night.reports.state() == "lost", "the copy to be refused")
+    assert "another database" in night.reports.seen["folder"][2]
+    assert json.loads((stick / "syndicate-standby.json").read_text())["system_identifier"] == "1234"
+    assert sorted(p.name for p in stick.iterdir()) == ["syndicate-standby.json"]
+
+
+def test_a_folder_holding_other_files_is_never_written(night: Night) -> None:
+    (night.folder.root / "holiday-photos.jpg").write_bytes(b"\xff\xd8")
+    with night:
+        wait_until(lambda: night.reports.state() == "lost", "the copy to be refused")
+    assert "not empty" in night.reports.seen["folder"][2]
+    assert sorted(p.name for p in night.folder.root.iterdir()) == ["holiday-photos.jpg"]
+
+
+def test_a_missing_folder_is_reported_and_nothing_waits(night: Night) -> None:
+    night.folder.root.rmdir()
+    with night:
+        wait_until(lambda: night.reports.state() == "lost", "the copy to be lost")
+        night.write(4)
+        assert night.waiting_for() == ""
+    assert "is gone" in night.reports.seen["folder"][2]
+
+
+def test_a_server_started_again_waits_for_no_copy_a_killed_keeper_left(root: Path) -> None:
+    var = root / "var"
+    url = embedded.ensure(var, redis=False).database_url
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("ALTER SYSTEM SET synchronous_standby_names = 'ANY 1 (\"gone\")'")
+    embedded.stop(var)
+    url = embedded.ensure(var, redis=False).database_url
+    with psycopg.connect(url, autocommit=True) as connection:
+        assert connection.execute("SHOW synchronous_standby_names").fetchone() == ("",)
+        connection.execute("SET synchronous_commit = on")
+        connection.execute("CREATE TABLE written (value int)")  # would wait forever
