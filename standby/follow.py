@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -140,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("primary", help="<address>:<port>, as `make run` printed it")
     parser.add_argument("--dir", type=Path, default=None, help="default: var/standby-copy")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stopped like Ctrl-C
     password = os.environ.get("STANDBY_PASSWORD", "")
     if not password:
         print("make standby needs PASSWORD=..., as `make run` printed it.", file=sys.stderr)

@@ -38,6 +38,8 @@ from standby.folder import CopyFolder, CopyProblem, Marker, now_text, plain_os_e
 # The application names the server knows the copies by, and their slots.
 FOLDER = "syndicate_folder"
 LAPTOP = "syndicate_laptop"
+# The suffix of a copy's name on the server while its base backup is taken.
+STARTING = "_starting"
 # A commit waiting longer than this for a copy takes every lagging copy out of the waiting set.
 WAIT_LIMIT = 1.5
 # How often a lost copy is tried again.
@@ -175,23 +177,7 @@ class FolderCopy:
             )
         self.folder.wal.mkdir(exist_ok=True)
         self.folder_id = _identity(self.folder.root)
-        self.receiver = _spawn(
-            [
-                program("pg_receivewal"),
-                "-D",
-                str(self.folder.wal),
-                "-d",
-                self.connection.conninfo(self.application),
-                "--slot",
-                self.application,
-                "--synchronous",
-                "--status-interval=1",  # House learns within a second that it is in step
-                "--no-loop",
-                "--no-password",
-            ],
-            self.receiver_log,
-            self.connection.environment(),
-        )
+        self._receive(starting=fresh)
         if fresh:
             shutil.rmtree(self.folder.root / "base.partial", ignore_errors=True)
             self.base = _spawn(
@@ -213,6 +199,29 @@ class FolderCopy:
             )
         self.problem = ""
 
+    def _receive(self, *, starting: bool) -> None:
+        """Stream the log into the folder through the slot. Until the base is whole the server
+        knows the copy as `<name>_starting`, so no commit waits for a copy that cannot be
+        restored yet."""
+        name = f"{self.application}{STARTING}" if starting else self.application
+        self.receiver = _spawn(
+            [
+                program("pg_receivewal"),
+                "-D",
+                str(self.folder.wal),
+                "-d",
+                self.connection.conninfo(name),
+                "--slot",
+                self.application,
+                "--synchronous",
+                "--status-interval=1",  # House learns within a second that it is in step
+                "--no-loop",
+                "--no-password",
+            ],
+            self.receiver_log,
+            self.connection.environment(),
+        )
+
     def _base_finished(self) -> None:
         assert self.base is not None
         code, self.base = self.base.returncode, None
@@ -228,6 +237,12 @@ class FolderCopy:
             self.folder.write_marker(replace(marker, base_complete=True))
         except OSError as error:
             self.lose(plain_os_error(self.folder.root, error))
+            return
+        # The same slot under the copy's own name: the log goes on from where it stopped.
+        assert self.receiver is not None
+        self.receiver.terminate()
+        self.receiver.wait()
+        self._receive(starting=False)
 
     @property
     def complete(self) -> bool:
@@ -353,8 +368,8 @@ class Server:
             """SELECT application_name, coalesce(host(client_addr), ''), state,
                       flush_lsn >= pg_current_wal_flush_lsn()
                  FROM pg_stat_replication
-                WHERE application_name IN (%s, %s)""",
-            (FOLDER, LAPTOP),
+                WHERE application_name IN (%s, %s, %s)""",
+            (FOLDER, LAPTOP, LAPTOP + STARTING),
         ).fetchall()
         return [
             Seen(name, address, state == "streaming", bool(up)) for name, address, state, up in rows
@@ -432,11 +447,11 @@ class Keeper:
         self._report(seen, now)
 
     def _usable(self, name: str) -> bool:
-        """The folder's copy counts only once its base is whole; the laptop says so itself by
-        streaming through its slot after its own base backup."""
+        """A copy commits may wait for: one whose base is whole (a copy still taking it streams
+        under its `_starting` name), the laptop's only when second laptops are allowed."""
         if name == FOLDER:
             return self.folder is not None and self.folder.complete
-        return self.watch_laptop
+        return name == LAPTOP and self.watch_laptop
 
     def _report(self, seen: dict[str, Seen], now: float) -> None:
         if self.folder is not None:
@@ -450,10 +465,13 @@ class Keeper:
             else:
                 self._report_seen("folder", where, seen.get(FOLDER), FOLDER, now)
         if self.watch_laptop:
-            copy = seen.get(LAPTOP)
-            if copy is not None:
-                self.laptop_address = copy.address
-            if copy is not None or self.laptop_address:
+            copy, starting = seen.get(LAPTOP), seen.get(LAPTOP + STARTING)
+            if copy is not None or starting is not None:
+                self.laptop_address = (copy or starting).address  # type: ignore[union-attr]
+            if starting is not None and copy is None:
+                where = self.laptop_address
+                self.report("laptop", where, "starting", False, None, "Taking the base backup.")
+            elif copy is not None or self.laptop_address:
                 self._report_seen("laptop", self.laptop_address, copy, LAPTOP, now)
 
     def _report_seen(self, name: str, where: str, copy: Seen | None, app: str, now: float) -> None:
