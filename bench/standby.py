@@ -41,7 +41,7 @@ import tempfile
 import threading
 import time
 import urllib.request
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -176,6 +176,17 @@ def seed_only(players: int, tag: str) -> None:
     )
 
 
+@dataclass(frozen=True)
+class Player:
+    """A signed-in player as bench/load.py's writes need them (load_seed.Player, without Django)."""
+
+    event_id: int
+    registration_id: int
+    label: str
+    sessionid: str
+    csrftoken: str
+
+
 class Acknowledged:
     """What the answers told the players: each write's latency, the results and hands."""
 
@@ -194,8 +205,6 @@ async def play(
     during: Any = None,
 ) -> Acknowledged:
     """Open-loop writes from the event's players until `writes` were answered (or all made)."""
-    from load_seed import Player
-
     acknowledged = Acknowledged()
     base = f"http://127.0.0.1:{port}"
     players = [Player(**p) for p in plan["players"]]
@@ -204,7 +213,12 @@ async def play(
         timeout=aiohttp.ClientTimeout(total=load.REQUEST_TIMEOUT),
     ) as session:
         writers = [
-            load.Writer(p, session, base, load.steps(random.Random(f"{seed_value}-{p.label}")))
+            load.Writer(
+                p,
+                session,
+                base,  # type: ignore[arg-type]
+                load.steps(random.Random(f"{seed_value}-{p.label}")),
+            )
             for p in players
         ]
         traffic = acknowledged.traffic
@@ -224,10 +238,8 @@ async def play(
                 loop.cancel()
                 break
             await asyncio.sleep(0.01)
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             await loop
-        except asyncio.CancelledError:
-            pass
     for sent in traffic.sent:
         if sent.answered:
             acknowledged.latencies.append((sent.began, sent.answered))

@@ -101,7 +101,9 @@ def follow(primary: str, password: str, folder: CopyFolder, logs: Path) -> int:
         return 2
     connection = Connection(host.strip("[]"), int(port), ROLE, password, "postgres")
     source = Primary(connection)
-    copy = FolderCopy(folder, connection, logs, application=LAPTOP, source=primary)
+    copy = FolderCopy(
+        folder, connection, logs, application=LAPTOP, source=primary, dies_with_keeper=True
+    )
     try:
         source.identity()
     except CopyProblem as error:

@@ -18,6 +18,7 @@ House through `standby.state`.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import signal
@@ -112,6 +113,11 @@ class FolderCopy:
     logs: Path
     application: str = FOLDER  # the copy's name on the server, and its slot's
     source: str = "make run on this laptop"
+    # The receiver and the base backup end with the process that started them, even killed -9
+    # (`make standby`: a leftover receiver would hold the slot against the next `make standby`).
+    # `make run`'s own keeper leaves them running: its receiver goes on streaming, so commits go
+    # on, until `make run` starts the keeper again and it takes the slot back.
+    dies_with_keeper: bool = False
     receiver: subprocess.Popen[bytes] | None = None
     base: subprocess.Popen[bytes] | None = None
     problem: str = ""
@@ -196,6 +202,7 @@ class FolderCopy:
                 ],
                 self.base_log,
                 self.connection.environment(),
+                self.dies_with_keeper,
             )
         self.problem = ""
 
@@ -220,6 +227,7 @@ class FolderCopy:
             ],
             self.receiver_log,
             self.connection.environment(),
+            self.dies_with_keeper,
         )
 
     def _base_finished(self) -> None:
@@ -500,13 +508,28 @@ class Keeper:
         self.server.close()
 
 
-def _spawn(argv: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def _spawn(
+    argv: list[str], log: Path, env: dict[str, str], dies_with_parent: bool
+) -> subprocess.Popen[bytes]:
     with log.open("ab") as handle:
         handle.write(f"--- {now_text()} {Path(argv[0]).name}\n".encode())
         handle.flush()
         return subprocess.Popen(
-            argv, stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env
+            argv,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            preexec_fn=_die_with_parent if dies_with_parent else None,
         )
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGTERM when the process that started it dies, even by SIGKILL."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _last_line(log: Path) -> str:
