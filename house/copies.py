@@ -1,0 +1,92 @@
+"""The standby copies as House's pages show them (docs/decisions.md, "The night survives its
+laptop", "What House sees of the copy").
+
+One panel, rendered for the first page load and for every live frame alike: each copy reported
+by its keeper (`standby.state`) in plain words, a prominent warning for a lost one, and on the
+dashboard a quiet line when this laptop keeps no copy at all. Live, it is stream "standby": a
+House socket renders it when the keeper says what House sees changed, and again when a copy's
+reports are due to have gone silent (`wake_at`), since a dead keeper sends nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.template.loader import render_to_string
+
+from standby.state import SILENT_AFTER, Copy, copies
+
+STREAM = "standby"
+# The names keepers report under, as House reads them.
+NAMES = {"folder": "Standby folder", "laptop": "Second laptop"}
+
+
+@dataclass(frozen=True, slots=True)
+class CopyLine:
+    """One copy in House's words."""
+
+    name: str
+    where: str
+    state: str
+    words: str  # "In step", "Behind by 4 s", "Lost: the folder is gone", "Starting"
+    detail: str  # whether commits wait for it
+
+
+@dataclass(frozen=True, slots=True)
+class StandbyPanel:
+    """What the panel shows: the copies, or (dashboard only) that there is none."""
+
+    lines: tuple[CopyLine, ...]
+    # No copy configured and none reported: this laptop holds the only copy of the night.
+    only_copy: bool
+    lost: bool
+    # When the first copy still reported as live would read as silent (then lost).
+    wake_at: datetime | None
+
+    def html(self) -> str:
+        return render_to_string("house/_standby.html", {"standby": self})
+
+    def frame(self) -> dict[str, Any]:
+        """The socket frame: always a whole snapshot, versioned by when it was rendered."""
+        return {
+            "type": "snapshot",
+            "stream": STREAM,
+            "version": time.time_ns() // 1_000_000,
+            "html": self.html(),
+        }
+
+
+def _line(copy: Copy) -> CopyLine:
+    if copy.state == "lost":
+        words = f"Lost: {copy.reason}" if copy.reason else "Lost"
+    elif copy.state == "behind":
+        behind = round(copy.seconds_behind or 0)
+        words = f"Behind by {behind} s"
+    elif copy.state == "starting":
+        words = "Starting: taking the base backup"
+    else:
+        words = "In step"
+    if copy.state == "lost":
+        detail = "Commits no longer wait for it; the event goes on."
+    elif copy.synchronous:
+        detail = "Every commit waits until it is written here too."
+    else:
+        detail = "Commits do not wait for it."
+    return CopyLine(NAMES.get(copy.name, copy.name), copy.where, copy.state, words, detail)
+
+
+def standby_panel(*, dashboard: bool) -> StandbyPanel:
+    """The panel as seen now: the dashboard's (with the no-copy line) or Tonight's."""
+    seen = copies()
+    configured = bool(settings.STANDBY_DIR)
+    live = [copy.reported_at + SILENT_AFTER for copy in seen if copy.state != "lost"]
+    return StandbyPanel(
+        lines=tuple(_line(copy) for copy in seen),
+        only_copy=dashboard and not seen and not configured,
+        lost=any(copy.state == "lost" for copy in seen),
+        wake_at=min(live) if live else None,
+    )
