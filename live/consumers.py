@@ -416,8 +416,8 @@ class StandbyFrames(AsyncJsonWebsocketConsumer):
     standby_timer: asyncio.Task[None] | None = None
 
     async def send_standby(self, *, when: str) -> None:
-        """Send the panel: on a change always, on connect when a copy is reported, on a wake
-        when it changed."""
+        """Send the panel: on a change always, on connect when it shows a copy or a snapshot, on
+        a wake when it changed."""
         panel = await sync_to_async(standby_panel, thread_sensitive=False)(
             dashboard=self.standby_dashboard
         )
@@ -425,7 +425,7 @@ class StandbyFrames(AsyncJsonWebsocketConsumer):
         html = frame["html"]
         send = (
             when == "changed"
-            or (when == "connect" and bool(panel.lines))
+            or (when == "connect" and panel.shown)
             or (when == "wake" and html != self.standby_shown)
         )
         if send:

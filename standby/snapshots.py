@@ -15,17 +15,23 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import logging
 import os
 import subprocess
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connections
 
+from events.models import Event
+from standby import state
 from syndicate.embedded import postgres_bin
 
 logger = logging.getLogger(__name__)
@@ -40,6 +46,11 @@ DUMP_TIMEOUT = 600
 EXPECTED = ("TABLE DATA public events_event ", "TABLE DATA public audit_auditentry ")
 
 
+# The last snapshot taken or attempted, for House's panel (house.copies): kept in the cache with
+# the copies' state (standby.state), as long.
+LAST_KEY = "standby:snapshot"
+
+
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     """What one attempt left: the file, or why there is none."""
@@ -48,11 +59,39 @@ class Snapshot:
     problem: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class LastSnapshot:
+    """The last snapshot as House reads it: which event and step, when, and the file or why not."""
+
+    event_name: str
+    time_zone: str
+    step: Step
+    taken_at: datetime
+    file: str  # the file's name in snapshots/, "" when there is none
+    problem: str
+
+
+def last() -> LastSnapshot | None:
+    stored = cache.get(LAST_KEY)
+    if not stored:
+        return None
+    fields = json.loads(stored)
+    fields["taken_at"] = datetime.fromisoformat(fields["taken_at"])
+    return LastSnapshot(**fields)
+
+
 def take(*, event_id: int, step: Step, now: datetime | None = None) -> Snapshot:
     """Dump the database into the standby folder's snapshots, checked; never raises for the
-    folder or the dump (the answer says what went wrong, and the log too)."""
-    standby = Path(settings.STANDBY_DIR)
+    folder or the dump (the answer says what went wrong, and the log too). House's pages are
+    told either way."""
     moment = (now or datetime.now(UTC)).astimezone(UTC)
+    taken = _take(event_id, step, moment)
+    _tell(event_id, step, moment, taken)
+    return taken
+
+
+def _take(event_id: int, step: Step, moment: datetime) -> Snapshot:
+    standby = Path(settings.STANDBY_DIR)
     name = f"{moment:%Y%m%dT%H%M%SZ}-event-{event_id}-{step}.dump"
     folder = standby / FOLDER
     partial = folder / f".{name}.partial"
@@ -162,6 +201,31 @@ def _plain(error: OSError, folder: Path) -> str:
     if error.errno == errno.ENOENT:
         return f"{folder} was removed"
     return f"{folder}: {error.strerror or error}"
+
+
+def _tell(event_id: int, step: Step, moment: datetime, taken: Snapshot) -> None:
+    """Keep the attempt for House's panel and tell House's open pages (`standby.state`'s group)."""
+    event = Event.objects.filter(pk=event_id).values_list("name", "time_zone").first()
+    name, time_zone = event if event is not None else (f"Event {event_id}", "UTC")
+    seen = LastSnapshot(
+        event_name=name,
+        time_zone=time_zone,
+        step=step,
+        taken_at=moment,
+        file=taken.path.name if taken.path is not None else "",
+        problem=taken.problem,
+    )
+    fields = asdict(seen)
+    fields["taken_at"] = moment.isoformat()
+    cache.set(LAST_KEY, json.dumps(fields), state.EXPIRES)
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(state.GROUP, {"type": state.MESSAGE_TYPE})
+    except Exception:
+        # The snapshot is kept either way; House's pages show it at their next load.
+        logger.exception("Could not tell House's pages about the snapshot of event %s.", event_id)
 
 
 def _failed(event_id: int, step: Step, problem: str, partial: Path | None = None) -> Snapshot:

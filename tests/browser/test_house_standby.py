@@ -15,13 +15,14 @@ from standby import state
 from standby.state import Copy
 from tests.browser.test_event_flow import WAIT, sign_in
 from tests.factories import make_table
+from tests.standby.support import forget_everything
 
 
 @pytest.fixture(autouse=True)
 def no_copies() -> Iterator[None]:
-    state.forget("folder")
+    forget_everything()
     yield
-    state.forget("folder")
+    forget_everything()
 
 
 def folder(copy_state: state.State, reason: str = "") -> Copy:

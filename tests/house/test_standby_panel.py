@@ -8,21 +8,20 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.urls import reverse
 
-from standby import state
+from standby import snapshots, state
 from standby.state import Copy
 from tests.factories import make_table
 from tests.house.support import house_client, url
+from tests.standby.support import forget_everything
 
 ONLY_COPY = "No standby copy: this laptop holds the only copy of the night."
 
 
 @pytest.fixture(autouse=True)
 def no_copies() -> Iterator[None]:
-    state.forget("folder")
-    state.forget("laptop")
+    forget_everything()
     yield
-    state.forget("folder")
-    state.forget("laptop")
+    forget_everything()
 
 
 def copy(name: str, copy_state: state.State, **fields: object) -> Copy:
@@ -102,3 +101,27 @@ def test_the_panel_shows_no_private_data(client, settings):
     dashboard, _ = pages(client, table)
     panel = dashboard.split('id="standby-panel"')[1].split("</div>")[0]
     assert "@" not in panel
+
+
+@pytest.mark.django_db
+def test_it_shows_the_last_snapshot_or_why_there_is_none(client, settings, tmp_path):
+    settings.STANDBY_DIR = str(tmp_path / "stick-pulled")
+    table = make_table(players=2, start=True)
+    table.event.time_zone = "America/Chicago"
+    table.event.save(update_fields=["time_zone"])
+    at = datetime(2026, 12, 5, 2, 14, tzinfo=UTC)  # 20:14 in Chicago
+    snapshots.take(event_id=table.event.pk, step="started", now=at)
+    dashboard, tonight = pages(client, table)
+    for page in (dashboard, tonight):
+        panel = page.split('id="standby-panel"')[1].split("</section>")[0]
+        assert f"No snapshot at the start of {table.event.name}" in panel
+        assert "20:14" in panel and "stick-pulled is not there." in panel
+    assert ONLY_COPY not in dashboard
+
+    settings.STANDBY_DIR = str(tmp_path)
+    taken = snapshots.take(event_id=table.event.pk, step="finalized", now=at)
+    assert taken.path is not None
+    dashboard, _ = pages(client, table)
+    panel = dashboard.split('id="standby-panel"')[1].split("</section>")[0]
+    assert f"Snapshot at the finalization of {table.event.name}, 20:14" in panel
+    assert f"snapshots/{taken.path.name}" in panel and "No snapshot" not in panel

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
-from standby import state
+from standby import snapshots, state
 from standby.state import Copy
 from tests.factories import make_table, make_user
 from tests.live.sockets import (
@@ -21,6 +21,7 @@ from tests.live.sockets import (
     refusal,
     session_cookie,
 )
+from tests.standby.support import forget_everything
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,11 +30,9 @@ TONIGHT = "/ws/house/standby/"
 
 @pytest.fixture(autouse=True)
 def no_copies() -> Iterator[None]:
-    state.forget("folder")
-    state.forget("laptop")
+    forget_everything()
     yield
-    state.forget("folder")
-    state.forget("laptop")
+    forget_everything()
 
 
 def folder(
@@ -154,3 +153,21 @@ def test_tonight_socket_is_for_house_only() -> None:
         ]
 
     assert async_to_sync(scenario)() == [4401, 4403, 4403]
+
+
+def test_a_snapshot_reaches_open_house_pages(tmp_path: Any, settings: Any) -> None:
+    settings.STANDBY_DIR = str(tmp_path)
+    table = make_table(players=2, start=True)  # its snapshot, before any socket opened
+    cookie = session_cookie(table.house)
+
+    async def scenario() -> list[dict[str, Any]]:
+        socket = await open_socket(TONIGHT, cookie=cookie)
+        opened = await socket.receive_json_from(timeout=TIMEOUT)  # a snapshot is shown
+        await sync_to_async(snapshots.take)(event_id=table.event.pk, step="finalized")
+        told = await socket.receive_json_from(timeout=TIMEOUT)
+        await socket.disconnect()
+        return [opened, told]
+
+    opened, told = async_to_sync(scenario)()
+    assert f"Snapshot at the start of {table.event.name}" in opened["html"]
+    assert f"Snapshot at the finalization of {table.event.name}" in told["html"]
