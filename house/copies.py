@@ -11,8 +11,9 @@ reports are due to have gone silent (`wake_at`), since a dead keeper sends nothi
 
 from __future__ import annotations
 
+import functools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -73,7 +74,8 @@ class StandbyPanel:
         return bool(self.lines) or self.snapshot is not None
 
     def html(self) -> str:
-        return render_to_string("house/_standby.html", {"standby": self})
+        # Every House socket renders the panel when a copy changes; they all show the same.
+        return _render(replace(self, wake_at=None))
 
     def frame(self) -> dict[str, Any]:
         """The socket frame: always a whole snapshot, versioned by when it was rendered."""
@@ -83,6 +85,11 @@ class StandbyPanel:
             "version": time.time_ns() // 1_000_000,
             "html": self.html(),
         }
+
+
+@functools.lru_cache(maxsize=32)
+def _render(panel: StandbyPanel) -> str:
+    return render_to_string("house/_standby.html", {"standby": panel})
 
 
 def _line(copy: Copy) -> CopyLine:

@@ -59,7 +59,7 @@ from events.models import Event, Phase, Registration
 from events.reads.player import player_state
 from events.runner import is_house
 from events.venue import VenueCheckIn, display_grant, venue_check_in
-from house.copies import standby_panel
+from house.copies import StandbyPanel, standby_panel
 from live import announcement_frames, protocol, targeting
 from standby import state as standby
 from web.follow import follow
@@ -400,6 +400,12 @@ class PlayerConsumer(LiveConsumer):
             return [targeting.player(registration, me), targeting.own_places(registration, me)]
 
 
+def _standby_frame(dashboard: bool) -> tuple[StandbyPanel, dict[str, Any]]:
+    """The panel as seen now and its frame, in one trip off the event loop (cache reads only)."""
+    panel = standby_panel(dashboard=dashboard)
+    return panel, panel.frame()
+
+
 class StandbyFrames(AsyncJsonWebsocketConsumer):
     """House's view of the standby copies on a socket (stream "standby", `house.copies`).
 
@@ -412,16 +418,24 @@ class StandbyFrames(AsyncJsonWebsocketConsumer):
 
     # The dashboard's panel says when there is no copy at all; Tonight's says nothing then.
     standby_dashboard = True
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """A copy's change is handled at once: it reads the cache, not the database, so it skips
+        channels' trip to the database thread (see `LiveConsumer.dispatch`)."""
+        if message["type"] == standby.MESSAGE_TYPE:
+            await self.standby_changed(message)
+        else:
+            await super().dispatch(message)
+
     standby_shown: str | None = None
     standby_timer: asyncio.Task[None] | None = None
 
     async def send_standby(self, *, when: str) -> None:
         """Send the panel: on a change always, on connect when it shows a copy or a snapshot, on
         a wake when it changed."""
-        panel = await sync_to_async(standby_panel, thread_sensitive=False)(
-            dashboard=self.standby_dashboard
+        panel, frame = await sync_to_async(_standby_frame, thread_sensitive=False)(
+            self.standby_dashboard
         )
-        frame = await sync_to_async(panel.frame, thread_sensitive=False)()
         html = frame["html"]
         send = (
             when == "changed"
