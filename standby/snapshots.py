@@ -98,10 +98,12 @@ def _take(event_id: int, step: Step, moment: datetime) -> Snapshot:
     try:
         if not standby.is_dir():
             return _failed(event_id, step, f"the standby folder {standby} is not there")
-        folder.mkdir(exist_ok=True)
+        folder.mkdir(mode=0o700, exist_ok=True)
         problem = _dump(partial)
         if problem:
             return _failed(event_id, step, problem, partial)
+        # The whole database, password hashes and face-down cards included: its owner's alone.
+        partial.chmod(0o600)
         problem = check(partial)
         if problem:
             return _failed(event_id, step, problem, partial)

@@ -67,6 +67,7 @@ def test_it_writes_a_checked_dump_when_an_event_starts_and_when_it_is_finalized(
     (finalized,) = set(files(standby)) - {started}
     assert finalized.endswith(f"-event-{table.event.pk}-finalized.dump")
     assert finalized[:16] >= started[:16]  # UTC timestamps, to the second
+    assert (standby / "snapshots" / finalized).stat().st_mode & 0o777 == 0o600
     listed = listing(standby / "snapshots" / finalized)
     assert "TABLE DATA public events_event " in listed
     assert "TABLE DATA public audit_auditentry " in listed
