@@ -32,7 +32,7 @@ from django.db import connections
 
 from events.models import Event
 from standby import state
-from syndicate.embedded import postgres_bin
+from syndicate.embedded import EmbeddedError, postgres_bin
 
 logger = logging.getLogger(__name__)
 
@@ -113,6 +113,9 @@ def _take(event_id: int, step: Step, moment: datetime) -> Snapshot:
         _flush(folder)
     except OSError as error:
         return _failed(event_id, step, _plain(error, folder), partial)
+    except EmbeddedError:
+        # The production image has no PostgreSQL programs; its copy is the `standby` service.
+        return _failed(event_id, step, "PostgreSQL's programs (pg_dump) are not installed", partial)
     logger.info("Snapshot of event %s (%s) written to %s.", event_id, step, path)
     return Snapshot(path)
 
