@@ -418,6 +418,8 @@ class StandbyFrames(AsyncJsonWebsocketConsumer):
 
     # The dashboard's panel says when there is no copy at all; Tonight's says nothing then.
     standby_dashboard = True
+    standby_shown: str | None = None  # the panel this socket's page shows
+    standby_timer: asyncio.Task[None] | None = None
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """A copy's change is handled at once: it reads the cache, not the database, so it skips
@@ -426,9 +428,6 @@ class StandbyFrames(AsyncJsonWebsocketConsumer):
             await self.standby_changed(message)
         else:
             await super().dispatch(message)
-
-    standby_shown: str | None = None
-    standby_timer: asyncio.Task[None] | None = None
 
     async def send_standby(self, *, when: str) -> None:
         """Send the panel: on a change always, on connect when it shows a copy or a snapshot, on
