@@ -31,6 +31,7 @@ from events.models import Event, Registration, Review
 from events.remainder_policy import lacks_remainder_policy
 from events.runner import is_house
 from house import selectors, sheets
+from house.copies import standby_panel
 from house.forms import COMMON_ZONES, EmailForm, EventForm, parse_adjustments
 from house.read_model import house_page
 from web.errors import checked, form_key, fresh_key, refuse
@@ -244,7 +245,8 @@ def _event_form(
 @require_GET
 def dashboard(request: HttpRequest, event_id: int) -> HttpResponse:
     event = _house_event(request, event_id)
-    return render(request, "house/dashboard.html", _dashboard_context(request, event))
+    context = {**_dashboard_context(request, event), "standby": standby_panel(dashboard=True)}
+    return render(request, "house/dashboard.html", context)
 
 
 @login_required
@@ -289,9 +291,9 @@ def results_sheet(request: HttpRequest, event_id: int) -> HttpResponse:
 def tonight(request: HttpRequest) -> HttpResponse:
     """Every event this House runs today, one line each, linking to its dashboard."""
     now = timezone.now()
-    return render(
-        request, "house/tonight.html", {"rows": sheets.tonight(_user(request), now), "now": now}
-    )
+    rows = sheets.tonight(_user(request), now)
+    standby = standby_panel(dashboard=False)
+    return render(request, "house/tonight.html", {"rows": rows, "now": now, "standby": standby})
 
 
 # --- House members (site staff) -----------------------------------------------------------------

@@ -21,6 +21,10 @@ whose place moved or that came in "parts", which come without it); a targeted Ho
 those versions sends a reload. A House frame sent while no House page listened carries the
 version alone (the page reloads).
 
+House's sockets also hear the standby copies (stream "standby", always a whole "snapshot" with
+the panel's "html", versioned by the time it was rendered; `StandbyFrames`), and so does
+Tonight's socket (`ws/house/standby/`), which hears nothing else.
+
 A player socket hears its own state ("player") and its own places ("places": {"high", "low",
 "ranked", "final"}, always a whole "snapshot", at the event's version), not the board.
 
@@ -41,6 +45,7 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -54,12 +59,17 @@ from events.models import Event, Phase, Registration
 from events.reads.player import player_state
 from events.runner import is_house
 from events.venue import VenueCheckIn, display_grant, venue_check_in
+from house.copies import StandbyPanel, standby_panel
 from live import announcement_frames, protocol, targeting
+from standby import state as standby
 from web.follow import follow
 
 CLOSE_SIGN_IN = 4401
 CLOSE_NOT_ALLOWED = 4403
 CLOSE_NOT_FOUND = 4404
+
+# A socket wakes this long after a copy is due to read as silent, so the copy reads as lost then.
+STANDBY_WAKE_MARGIN = 0.25
 
 # A client asks for a reload after a gap; answering costs full snapshots, so at most one a second.
 RELOAD_INTERVAL = 1.0
@@ -390,7 +400,81 @@ class PlayerConsumer(LiveConsumer):
             return [targeting.player(registration, me), targeting.own_places(registration, me)]
 
 
-class HouseConsumer(LiveConsumer):
+def _standby_frame(dashboard: bool) -> tuple[StandbyPanel, dict[str, Any]]:
+    """The panel as seen now and its frame, in one trip off the event loop (cache reads only)."""
+    panel = standby_panel(dashboard=dashboard)
+    return panel, panel.frame()
+
+
+class StandbyFrames(AsyncJsonWebsocketConsumer):
+    """House's view of the standby copies on a socket (stream "standby", `house.copies`).
+
+    The socket joins group "standby"; when a keeper says what House sees changed
+    (`standby.state.publish`), it sends the panel whole. A keeper that died says nothing, so the
+    socket also wakes when the first copy still reported as live is due to read as silent
+    (`standby.state.SILENT_AFTER` after its last report) and sends the panel if it changed: the
+    copy turns "lost" on the page within a second of that, with no client clock involved.
+    """
+
+    # The dashboard's panel says when there is no copy at all; Tonight's says nothing then.
+    standby_dashboard = True
+    standby_shown: str | None = None  # the panel this socket's page shows
+    standby_timer: asyncio.Task[None] | None = None
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """A copy's change is handled at once: it reads the cache, not the database, so it skips
+        channels' trip to the database thread (see `LiveConsumer.dispatch`)."""
+        if message["type"] == standby.MESSAGE_TYPE:
+            await self.standby_changed(message)
+        else:
+            await super().dispatch(message)
+
+    async def send_standby(self, *, when: str) -> None:
+        """Send the panel: on a change always, on connect when it shows a copy or a snapshot, on
+        a wake when it changed."""
+        panel, frame = await sync_to_async(_standby_frame, thread_sensitive=False)(
+            self.standby_dashboard
+        )
+        html = frame["html"]
+        send = (
+            when == "changed"
+            or (when == "connect" and panel.shown)
+            or (when == "wake" and html != self.standby_shown)
+        )
+        if send:
+            self.standby_shown = html
+            await self.send_json(frame)
+        elif self.standby_shown is None:
+            self.standby_shown = html  # the page was rendered with it
+        self.standby_wake(panel.wake_at)
+
+    def standby_wake(self, at: datetime | None) -> None:
+        if self.standby_timer is not None:
+            self.standby_timer.cancel()
+            self.standby_timer = None
+        if at is not None:
+            delay = max(0.0, (at - datetime.now(UTC)).total_seconds()) + STANDBY_WAKE_MARGIN
+            self.standby_timer = asyncio.create_task(self.standby_sleep(delay))
+
+    async def standby_sleep(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self.standby_timer = None
+        if self.standby_listening():
+            await self.send_standby(when="wake")
+
+    def standby_stop(self) -> None:
+        self.standby_wake(None)
+
+    def standby_listening(self) -> bool:
+        raise NotImplementedError
+
+    async def standby_changed(self, message: dict[str, Any]) -> None:
+        """A message from `standby.state.publish`: a copy's state changed as House sees it."""
+        if self.standby_listening():
+            await self.send_standby(when="changed")
+
+
+class HouseConsumer(LiveConsumer, StandbyFrames):
     """`ws/events/<id>/house/`: House of this event only; the board and House's table.
 
     While it is open it keeps the event marked as having a House page (`targeting.house_listening`),
@@ -419,7 +503,19 @@ class HouseConsumer(LiveConsumer):
             return CLOSE_NOT_FOUND
         if not is_house(user, event):
             return CLOSE_NOT_ALLOWED
-        return Access(event_id, (protocol.event_group(event_id), protocol.house_group(event_id)))
+        groups = (protocol.event_group(event_id), protocol.house_group(event_id), standby.GROUP)
+        return Access(event_id, groups)
+
+    async def send_snapshots(self) -> None:
+        await super().send_snapshots()
+        await self.send_standby(when="connect")
+
+    async def leave_groups(self) -> None:
+        self.standby_stop()
+        await super().leave_groups()
+
+    def standby_listening(self) -> bool:
+        return self.access is not None
 
     def current(self, access: Access) -> list[protocol.Snapshot]:
         targeting.house_listening(access.event_id)
@@ -427,6 +523,82 @@ class HouseConsumer(LiveConsumer):
         with targeting.consistent_read():
             event = Event.objects.get(pk=access.event_id)
             return [targeting.board(event), targeting.house(event)]
+
+
+class StandbyConsumer(StandbyFrames):
+    """`ws/house/standby/`: Tonight's socket, the standby copies alone, for House (a House
+    member of any event, or a superuser). Closes as the event sockets do: 4401 signed out, 4403
+    not House."""
+
+    standby_dashboard = False
+    listening = False
+    account_group: str | None = None
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is not None and user.is_authenticated:
+            self.account_group = revocation.user_group(user.pk)
+            await self.channel_layer.group_add(self.account_group, self.channel_name)
+        code = await database_sync_to_async(self.authorize)(user)
+        if code is not None:
+            await self.leave()
+            await self.accept()
+            await self.close(code=code)
+            return
+        await self.channel_layer.group_add(standby.GROUP, self.channel_name)
+        self.listening = True
+        await self.accept()
+        await self.send_standby(when="connect")
+
+    async def disconnect(self, code: int) -> None:
+        await self.leave()
+
+    async def leave(self) -> None:
+        self.standby_stop()
+        if self.listening:
+            self.listening = False
+            await self.channel_layer.group_discard(standby.GROUP, self.channel_name)
+        if self.account_group is not None:
+            await self.channel_layer.group_discard(self.account_group, self.channel_name)
+            self.account_group = None
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        # As the event sockets: a frame that is not JSON is ignored, "reload" sends the panel.
+        try:
+            content = json.loads(text_data or "")
+        except ValueError:
+            return
+        if self.listening and isinstance(content, dict) and content.get("type") == "reload":
+            await self.send_standby(when="connect")
+
+    async def access_revoke(self, message: dict[str, Any]) -> None:
+        """The account's access changed (accounts.revocation): check it again."""
+        if not self.listening:
+            return
+        code = await database_sync_to_async(self.reauthorize)()
+        if code is not None:
+            await self.leave()
+            await self.close(code=code)
+
+    def standby_listening(self) -> bool:
+        return self.listening
+
+    def authorize(self, user: Any) -> int | None:
+        """None when the user may see the copies, else the close code."""
+        if user is None or not user.is_authenticated or not user.is_active:
+            return CLOSE_SIGN_IN
+        if not (user.is_superuser or Event.objects.filter(house=user).exists()):
+            return CLOSE_NOT_ALLOWED
+        return None
+
+    def reauthorize(self) -> int | None:
+        session = self.scope.get("session")
+        if session is None or not session.exists(session.session_key):
+            return CLOSE_SIGN_IN
+        user = self.scope.get("user")
+        if user is not None and user.is_authenticated:
+            user.refresh_from_db()
+        return self.authorize(user)
 
 
 class NoRouteConsumer(AsyncWebsocketConsumer):

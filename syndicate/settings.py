@@ -206,6 +206,10 @@ LIVE_UPDATES_INTERVAL = float(os.environ.get("LIVE_UPDATES_INTERVAL", "0.25"))
 # After a delivery that took T seconds, the event's next one waits this many times T (when longer
 # than the interval), so live updates never crowd out the requests that make the changes.
 LIVE_UPDATES_REST_PER_WORK = float(os.environ.get("LIVE_UPDATES_REST_PER_WORK", "4"))
+# The standby copy's folder (a USB stick, a second disk, a synced folder; "" = none): `make run`
+# keeps a live copy of the database there, and a snapshot of it is taken into its `snapshots/`
+# when an event starts and when it is finalized (docs/reliability.md, "Snapshots").
+STANDBY_DIR = os.environ.get("STANDBY_DIR", "")
 # Two queues, every worker consuming both (`--queues=celery,announcements`: syndicate/launcher.py,
 # docker-compose.yml): "celery" for reminders and the beat's tasks, "announcements" for House's
 # announcements by Poker push, at the lowest priority. Redis lists each priority apart and a worker

@@ -26,6 +26,8 @@
  *     syndicateLive.swapHeld(el) when it is done, which swaps in the newest fragment held;
  *     after a swap the element receives `live:swapped`;
  *   - without it, htmx refreshes the element (hx-get, hx-trigger="live-refresh").
+ * House's "standby" stream (the standby copies' panel, house/copies.py) is always a whole
+ * snapshot whose version is the time it was rendered; it is swapped in like any fragment.
  * The "places" stream ({high, low, ranked, final}) rewrites the player's place line
  * ([data-place-line]) in place, unless the panel shown was rendered at a newer event version.
  *

@@ -1,0 +1,137 @@
+"""The standby copies as House's pages show them (docs/decisions.md, "The night survives its
+laptop", "What House sees of the copy").
+
+One panel, rendered for the first page load and for every live frame alike: each copy reported
+by its keeper (`standby.state`) in plain words, a prominent warning for a lost one, the last
+snapshot (`standby.snapshots`) or why it could not be taken, and on the dashboard a quiet line
+when this laptop keeps no copy at all. Live, it is stream "standby": a
+House socket renders it when the keeper says what House sees changed, and again when a copy's
+reports are due to have gone silent (`wake_at`), since a dead keeper sends nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.template.loader import render_to_string
+
+from standby import snapshots
+from standby.snapshots import LastSnapshot
+from standby.state import SILENT_AFTER, Copy, copies
+
+STREAM = "standby"
+# The names keepers report under, as House reads them.
+NAMES = {"folder": "Standby folder", "laptop": "Second laptop"}
+
+
+@dataclass(frozen=True, slots=True)
+class CopyLine:
+    """One copy in House's words."""
+
+    name: str
+    where: str
+    state: str
+    words: str  # "In step", "Behind by 4 s", "Lost: the folder is gone", "Starting"
+    detail: str  # whether commits wait for it
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotLine:
+    """The last snapshot (standby.snapshots) in House's words."""
+
+    words: str  # "Snapshot at the start of Thursday League" / "No snapshot at the end of ..."
+    taken_at: datetime
+    time_zone: str
+    file: str
+    problem: str
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.problem)
+
+
+@dataclass(frozen=True, slots=True)
+class StandbyPanel:
+    """What the panel shows: the copies and the last snapshot, or (dashboard only) that there is
+    no copy at all."""
+
+    lines: tuple[CopyLine, ...]
+    snapshot: SnapshotLine | None
+    # No copy configured and none reported: this laptop holds the only copy of the night.
+    only_copy: bool
+    lost: bool
+    # When the first copy still reported as live would read as silent (then lost).
+    wake_at: datetime | None
+
+    @property
+    def shown(self) -> bool:
+        """Whether it shows a copy or a snapshot (not only the dashboard's "only copy" line)."""
+        return bool(self.lines) or self.snapshot is not None
+
+    def html(self) -> str:
+        # Every House socket renders the panel when a copy changes; they all show the same.
+        return _render(replace(self, wake_at=None))
+
+    def frame(self) -> dict[str, Any]:
+        """The socket frame: always a whole snapshot, versioned by when it was rendered."""
+        return {
+            "type": "snapshot",
+            "stream": STREAM,
+            "version": time.time_ns() // 1_000_000,
+            "html": self.html(),
+        }
+
+
+@functools.lru_cache(maxsize=32)
+def _render(panel: StandbyPanel) -> str:
+    return render_to_string("house/_standby.html", {"standby": panel})
+
+
+def _line(copy: Copy) -> CopyLine:
+    if copy.state == "lost":
+        words = f"Lost: {copy.reason}" if copy.reason else "Lost"
+    elif copy.state == "behind":
+        behind = round(copy.seconds_behind or 0)
+        words = f"Behind by {behind} s"
+    elif copy.state == "starting":
+        words = "Starting: taking the base backup"
+    else:
+        words = "In step"
+    if copy.state == "lost":
+        detail = "Commits no longer wait for it; the event goes on."
+    elif copy.synchronous:
+        detail = "Every commit waits until it is written here too."
+    else:
+        detail = "Commits do not wait for it."
+    return CopyLine(NAMES.get(copy.name, copy.name), copy.where, copy.state, words, detail)
+
+
+STEP_WORDS = {"started": "the start", "finalized": "the finalization"}
+
+
+def _snapshot(taken: LastSnapshot | None) -> SnapshotLine | None:
+    if taken is None:
+        return None
+    when = f"{STEP_WORDS.get(taken.step, taken.step)} of {taken.event_name}"
+    words = f"No snapshot at {when}" if taken.problem else f"Snapshot at {when}"
+    return SnapshotLine(words, taken.taken_at, taken.time_zone, taken.file, taken.problem)
+
+
+def standby_panel(*, dashboard: bool) -> StandbyPanel:
+    """The panel as seen now: the dashboard's (with the no-copy line) or Tonight's."""
+    seen = copies()
+    snapshot = _snapshot(snapshots.last())
+    configured = bool(settings.STANDBY_DIR)
+    live = [copy.reported_at + SILENT_AFTER for copy in seen if copy.state != "lost"]
+    return StandbyPanel(
+        lines=tuple(_line(copy) for copy in seen),
+        snapshot=snapshot,
+        only_copy=dashboard and not seen and snapshot is None and not configured,
+        lost=any(copy.state == "lost" for copy in seen),
+        wake_at=min(live) if live else None,
+    )
