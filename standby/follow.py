@@ -21,6 +21,7 @@ from pathlib import Path
 
 import psycopg
 from psycopg import pq
+from psycopg.pq import abc as pq_abc
 
 from standby.folder import CopyFolder, CopyProblem
 from standby.keeper import LAPTOP, Connection, FolderCopy, Identity
@@ -37,7 +38,7 @@ class Primary:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
 
-    def _run(self, command: str) -> pq.PGresult:
+    def _run(self, command: str) -> pq_abc.PGresult:
         info = self.connection.conninfo("syndicate_laptop_setup", replication="true")
         connection = pq.PGconn.connect(
             f"{info} password='{self.connection.password}' connect_timeout='10'".encode()

@@ -131,7 +131,12 @@ def test_a_pulled_folder_lets_writes_flow_and_house_is_told(night: Night) -> Non
         wait_until(lambda: night.reports.state() == "in_step", "the copy to be in step")
         shutil.rmtree(night.folder.root)
         written = threading.Event()
-        threading.Thread(target=lambda: (night.write(2), written.set()), daemon=True).start()
+
+        def write() -> None:
+            night.write(2)
+            written.set()
+
+        threading.Thread(target=write, daemon=True).start()
         wait_until(written.is_set, "the write to go through without the copy")
         wait_until(lambda: night.reports.state() == "lost", "House to be told the copy is lost")
         _, synchronous, reason = night.reports.seen["folder"]
