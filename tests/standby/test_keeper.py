@@ -16,6 +16,7 @@ import pytest
 from standby.folder import CopyFolder, Marker
 from standby.keeper import FOLDER, Connection, FolderCopy, Keeper, Server
 from syndicate import embedded
+from tests.standby.support import mounted
 from tests.waiting import wait_until
 
 
@@ -210,3 +211,28 @@ def test_a_server_started_again_waits_for_no_copy_a_killed_keeper_left(root: Pat
         assert connection.execute("SHOW synchronous_standby_names").fetchone() == ("",)
         connection.execute("SET synchronous_commit = on")
         connection.execute("CREATE TABLE written (value int)")  # would wait forever
+
+
+def test_a_folder_that_fills_up_is_reported_and_writes_flow(night: Night) -> None:
+    for _ in mounted(night.folder.root, "size=112m"):  # the base, and a few segments of the log
+        with night:
+            wait_until(lambda: night.reports.state() == "in_step", "the copy to be in step")
+            for value in range(40):
+                if night.reports.state() == "lost":
+                    break
+                night.write(value)  # never waits long: the keeper lets go of a full copy
+                with psycopg.connect(night.url, autocommit=True) as connection:
+                    connection.execute("SELECT pg_switch_wal()")  # a new 16 MB segment
+            wait_until(lambda: night.reports.state() == "lost", "the full copy to be lost")
+            night.write(100)
+            assert night.waiting_for() == ""
+            assert "disk is full" in night.reports.seen["folder"][2]
+
+
+def test_a_read_only_folder_is_reported_and_nothing_waits(night: Night) -> None:
+    for _ in mounted(night.folder.root, "ro,size=1m"):
+        with night:
+            wait_until(lambda: night.reports.state() == "lost", "the copy to be lost")
+            night.write(5)
+            assert night.waiting_for() == ""
+        assert "is read-only" in night.reports.seen["folder"][2]

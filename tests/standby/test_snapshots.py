@@ -17,6 +17,7 @@ from standby import snapshots
 from syndicate.embedded import postgres_bin
 from tests.events.support import complete_table
 from tests.factories import make_table
+from tests.standby.support import mounted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,22 +33,6 @@ def files(folder: Path) -> list[str]:
     """Every file in the folder's snapshots, hidden ones too."""
     found = folder / "snapshots"
     return sorted(p.name for p in found.iterdir()) if found.is_dir() else []
-
-
-def mounted(folder: Path, options: str) -> Iterator[Path]:
-    """A filesystem of its own at `folder` (tmpfs with `options`), for what only a real one
-    does: a full disk, a read-only one."""
-    folder.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip()})")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", str(folder)], check=True)
 
 
 @pytest.fixture
