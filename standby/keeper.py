@@ -470,6 +470,11 @@ class Keeper:
                 )
             elif not self.folder.complete:
                 self.report("folder", where, "starting", False, None, "Taking the base backup.")
+            elif FOLDER not in seen:
+                # Its receiver runs but has not reached the server yet (it was just started
+                # again): the folder's own problems are the ones that make it lost.
+                behind = self._behind(FOLDER, now)
+                self.report("folder", where, "behind", False, behind, "Reconnecting.")
             else:
                 self._report_seen("folder", where, seen.get(FOLDER), FOLDER, now)
         if self.watch_laptop:
