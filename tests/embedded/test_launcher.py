@@ -248,3 +248,31 @@ def test_a_second_make_run_on_a_taken_port_says_so(folder: Path) -> None:
         assert run.process.wait(timeout=60) == 1
     assert "is taken (another `make run`?)" in run.output
     assert not (folder / "var" / "postgres").exists()  # it stopped before starting anything
+
+
+def test_make_run_keeps_a_standby_copy_and_says_how_it_goes(folder: Path) -> None:
+    stick = folder / "stick"
+    stick.mkdir()
+    run = Run(folder, free_port(), STANDBY_DIR=str(stick), STANDBY_ALLOW="127.0.0.1/32")
+    try:
+        run.wait_serving()
+        password = (folder / "var" / "embedded" / "standby-password").read_text().strip()
+        assert f"PASSWORD={password}" in run.output  # the second laptop's command
+        assert re.search(r"make standby PRIMARY=\S+:\d+ ", run.output)
+        deadline = time.monotonic() + 300
+        while f"Standby folder ({stick}): in step" not in run.output:
+            assert time.monotonic() < deadline, run.output
+            time.sleep(0.2)
+        shutil.rmtree(stick)
+        while f"Standby folder ({stick}): LOST" not in run.output:
+            assert time.monotonic() < deadline, run.output
+            time.sleep(0.2)
+        assert "is gone (removed, or its disk unplugged)" in run.output
+        assert run.ctrl_c() == 0
+    finally:
+        if run.process.poll() is None:
+            run.kill()
+    receivers = subprocess.run(
+        ["pgrep", "-f", f"pg_receivewal -D {stick}"], capture_output=True, text=True, check=False
+    )
+    assert receivers.stdout == ""  # the keeper stopped its receiver with make run

@@ -236,3 +236,17 @@ def test_a_read_only_folder_is_reported_and_nothing_waits(night: Night) -> None:
             night.write(5)
             assert night.waiting_for() == ""
         assert "is read-only" in night.reports.seen["folder"][2]
+
+
+def test_a_half_written_copy_of_this_database_is_taken_again(night: Night) -> None:
+    ours = night.keeper.server.identity()
+    marker = Marker(ours.system_identifier, ours.major_version, "make run", FOLDER, "", False)
+    night.folder.write_marker(marker)  # a base backup that never finished: the stick was pulled
+    (night.folder.root / "base.partial").mkdir()
+    (night.folder.root / "base.partial" / "PG_VERSION").write_text("18\n")
+    with night:
+        wait_until(lambda: night.reports.state() == "in_step", "the copy to be in step")
+    again = night.folder.marker()
+    assert again is not None and again.base_complete
+    assert (night.folder.base / "backup_manifest").exists()
+    assert not (night.folder.root / "base.partial").exists()
