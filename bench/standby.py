@@ -21,6 +21,7 @@ Three measures in one run, each against `make run` in fresh clones of this check
    state (`standby.state` in B's cache) says lost.
 
     .venv/bin/python bench/standby.py [--players 64] [--rate 20] [--writes 300] [--rounds 2]
+    .venv/bin/python bench/standby.py --latency-only --rounds 4     # measure 2 alone
 
 Everything stays on loopback and under a temporary folder, removed at the end (`--keep`: kept).
 """
@@ -296,6 +297,9 @@ def main() -> None:
     parser.add_argument("--writes", type=int, default=300, help="acknowledged before the cut")
     parser.add_argument("--rounds", type=int, default=2, help="latency rounds, on and off")
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument(
+        "--latency-only", action="store_true", help="only measure 2 (on a fresh clone's demo)"
+    )
     parser.add_argument("--seed-only", nargs=2, metavar=("PLAYERS", "TAG"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.seed_only:
@@ -308,50 +312,56 @@ def main() -> None:
     runs: list[subprocess.Popen[bytes]] = []
     try:
         say("Cloning A and B ...")
-        clone(ROOT, a)
+        if not args.latency_only:
+            clone(ROOT, a)
         clone(ROOT, b)
 
-        # 1. The loss test.
-        night = make_run(a, 8301, work / "a.log", STANDBY_DIR=str(stick))
-        runs.append(night)
-        wait_for(lambda: waiting_for_copy(servers(a).database_url), "the copy to be in step")
-        plan = seed(a, args.players, "loss")
-        acknowledged = asyncio.run(play(8301, plan, args.rate, args.writes, 1))
-        say(f"A: {len(acknowledged.latencies)} writes acknowledged; kill -9 of the whole night.")
-        power_cut(night, a)
-        shutil.rmtree(a / "var" / "postgres")
-        began = time.monotonic()
-        restored = subprocess.run(
-            ["make", "restore", f"FROM={stick}"], cwd=b, capture_output=True, text=True
-        )
-        if restored.returncode != 0:
-            raise SystemExit(f"make restore failed:\n{restored.stdout}{restored.stderr}")
-        restore_seconds = time.monotonic() - began
-        serving = make_run(b, 8302, work / "b.log")
-        runs.append(serving)
-        to_serving = time.monotonic() - began
-        checked, lost = check_restored(servers(b).database_url, acknowledged)
-        audit = work / "audit.json"
-        subprocess.run(
-            f".venv/bin/python manage.py export_audit {plan['event_id']} --format json > {audit}",
-            shell=True,
-            cwd=b,
-            check=True,
-        )
-        verified = subprocess.run(
-            [".venv/bin/python", "manage.py", "verify_audit", str(audit)],
-            cwd=b,
-            capture_output=True,
-            text=True,
-        )
-        say(restored.stdout.strip())
-        say(
-            f"LOSS: {checked} acknowledged writes checked, {lost} lost; audit "
-            f"{'verifies' if verified.returncode == 0 else 'FAILS: ' + verified.stderr.strip()}; "
-            f"make restore {restore_seconds:.1f} s, make restore to serving {to_serving:.1f} s"
-        )
-        stop(serving)
-        runs.remove(serving)
+        if not args.latency_only:
+            # 1. The loss test.
+            night = make_run(a, 8301, work / "a.log", STANDBY_DIR=str(stick))
+            runs.append(night)
+            wait_for(lambda: waiting_for_copy(servers(a).database_url), "the copy to be in step")
+            plan = seed(a, args.players, "loss")
+            acknowledged = asyncio.run(play(8301, plan, args.rate, args.writes, 1))
+            say(
+                f"A: {len(acknowledged.latencies)} writes acknowledged; kill -9 of the whole night."
+            )
+            power_cut(night, a)
+            shutil.rmtree(a / "var" / "postgres")
+            began = time.monotonic()
+            restored = subprocess.run(
+                ["make", "restore", f"FROM={stick}"], cwd=b, capture_output=True, text=True
+            )
+            if restored.returncode != 0:
+                raise SystemExit(f"make restore failed:\n{restored.stdout}{restored.stderr}")
+            restore_seconds = time.monotonic() - began
+            serving = make_run(b, 8302, work / "b.log")
+            runs.append(serving)
+            to_serving = time.monotonic() - began
+            checked, lost = check_restored(servers(b).database_url, acknowledged)
+            audit = work / "audit.json"
+            exported = subprocess.run(
+                [".venv/bin/python", "manage.py", "export_audit", str(plan["event_id"])],
+                cwd=b,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            audit.write_text(exported.stdout)
+            verified = subprocess.run(
+                [".venv/bin/python", "manage.py", "verify_audit", str(audit)],
+                cwd=b,
+                capture_output=True,
+                text=True,
+            )
+            say(restored.stdout.strip())
+            say(
+                f"LOSS: {checked} acknowledged writes checked, {lost} lost; audit "
+                f"{'verifies' if verified.returncode == 0 else 'FAILS: ' + verified.stderr}; "
+                f"make restore {restore_seconds:.1f} s, make restore to serving {to_serving:.1f} s"
+            )
+            stop(serving)
+            runs.remove(serving)
 
         # 2. Latency, standby on and off, alternating on B (the restored night).
         figures: dict[str, list[float]] = {"on": [], "off": []}
@@ -383,39 +393,40 @@ def main() -> None:
             f"p95 ratio {percentile(on, 0.95) / percentile(off, 0.95):.2f}x"
         )
 
-        # 3. Pulling the folder mid-event.
-        pulled_folder = work / "stick-pulled"
-        pulled_folder.mkdir()
-        run = make_run(b, 8302, work / "b.log", STANDBY_DIR=str(pulled_folder))
-        runs.append(run)
-        wait_for(lambda: waiting_for_copy(servers(b).database_url), "in step")
-        plan = seed(b, args.players, "pull")
-        redis_url = servers(b).redis_url
-        pulled_at: list[float] = []
-        house_told: list[float] = []
+        if not args.latency_only:
+            # 3. Pulling the folder mid-event.
+            pulled_folder = work / "stick-pulled"
+            pulled_folder.mkdir()
+            run = make_run(b, 8302, work / "b.log", STANDBY_DIR=str(pulled_folder))
+            runs.append(run)
+            wait_for(lambda: waiting_for_copy(servers(b).database_url), "in step")
+            plan = seed(b, args.players, "pull")
+            redis_url = servers(b).redis_url
+            pulled_at: list[float] = []
+            house_told: list[float] = []
 
-        def watch_house() -> None:
-            wait_for(lambda: house_sees_lost(redis_url), "House to see the copy lost", 120)
-            house_told.append(time.monotonic())
+            def watch_house() -> None:
+                wait_for(lambda: house_sees_lost(redis_url), "House to see the copy lost", 120)
+                house_told.append(time.monotonic())
 
-        def pull() -> None:
-            pulled_at.append(time.monotonic())
-            shutil.rmtree(pulled_folder)
-            threading.Thread(target=watch_house, daemon=True).start()
+            def pull() -> None:
+                pulled_at.append(time.monotonic())
+                shutil.rmtree(pulled_folder)
+                threading.Thread(target=watch_house, daemon=True).start()
 
-        got = asyncio.run(play(8302, plan, args.rate, args.writes, 9, during=pull))
-        at = pulled_at[0]
-        wait_for(lambda: bool(house_told), "House to see the copy lost", 120)
-        across = [answered - max(sent, at) for sent, answered in got.latencies if answered > at]
-        after = [answered - at for sent, answered in got.latencies if sent >= at]
-        say(
-            f"PULL: writes flow again within {max(across):.2f} s of the pull (the longest any "
-            f"write waited across it), the first write sent after it answered "
-            f"{min(after):.2f} s after the pull; House saw the copy lost "
-            f"{house_told[0] - at:.2f} s after the pull"
-        )
-        stop(run)
-        runs.remove(run)
+            got = asyncio.run(play(8302, plan, args.rate, args.writes, 9, during=pull))
+            at = pulled_at[0]
+            wait_for(lambda: bool(house_told), "House to see the copy lost", 120)
+            across = [answered - max(sent, at) for sent, answered in got.latencies if answered > at]
+            after = [answered - at for sent, answered in got.latencies if sent >= at]
+            say(
+                f"PULL: writes flow again within {max(across):.2f} s of the pull (the longest any "
+                f"write waited across it), the first write sent after it answered "
+                f"{min(after):.2f} s after the pull; House saw the copy lost "
+                f"{house_told[0] - at:.2f} s after the pull"
+            )
+            stop(run)
+            runs.remove(run)
     finally:
         for run in runs:
             with contextlib.suppress(ProcessLookupError):
