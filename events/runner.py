@@ -47,10 +47,12 @@ SYSTEM = "system"
 
 
 def is_house(user: User | None, event: Event) -> bool:
-    """House for this event: one of its House members, or a superuser."""
+    """House for this event: one of its House members, House of its series, or a superuser."""
     if user is None or not user.is_authenticated or not user.is_active:
         return False
-    return user.is_superuser or event.house.filter(pk=user.pk).exists()
+    if user.is_superuser or event.house.filter(pk=user.pk).exists():
+        return True
+    return event.series_id is not None and user.house_series.filter(pk=event.series_id).exists()
 
 
 @dataclass

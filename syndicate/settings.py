@@ -75,6 +75,7 @@ INSTALLED_APPS = [
     "live",
     "push",
     "standby",
+    "seasons",
     "syndicate",  # the refused-authorization log (syndicate/security.py)
 ]
 

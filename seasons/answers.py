@@ -1,0 +1,46 @@
+"""What each series and season service answers: frozen dataclasses, as events.answers are (the
+API derives its schema from them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from events.answers import Answer
+
+
+@dataclass(frozen=True)
+class SeriesCreated(Answer):
+    series_id: int
+
+
+@dataclass(frozen=True)
+class SeriesHouseChanged(Answer):
+    series_id: int
+    house: list[str]
+
+
+@dataclass(frozen=True)
+class EventSeriesSet(Answer):
+    event_id: int
+    series_id: int | None
+
+
+@dataclass(frozen=True)
+class NextEventCreated(Answer):
+    series_id: int
+    event_id: int
+    date: str
+
+
+@dataclass(frozen=True)
+class SeasonSaved(Answer):
+    season_id: int
+    rules: dict[str, object]
+    counted_events: int
+
+
+@dataclass(frozen=True)
+class ChampionshipCreated(Answer):
+    season_id: int
+    event_id: int
+    invited: list[str]
