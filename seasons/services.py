@@ -48,10 +48,7 @@ def _once[A: Answer](
     key = (idempotency_key or "").strip() or None
     if key is not None and (len(key) > 200 or text_problem(key)):
         raise Invalid("An Idempotency-Key has at most 200 plain characters.")
-    content = json.dumps(
-        {"action": action, "request": request}, sort_keys=True, separators=(",", ":"), default=str
-    )
-    print_ = hashlib.sha256(content.encode()).hexdigest()
+    print_ = _fingerprint(action, request)
     with transaction.atomic(durable=True):
         if key is not None:
             User.objects.select_for_update().filter(pk=by.pk).exists()
@@ -66,6 +63,23 @@ def _once[A: Answer](
                 user=by, key=key, fingerprint=print_, answer=as_json(result)
             )
     return result
+
+
+def _fingerprint(action: str, request: Mapping[str, Any]) -> str:
+    content = json.dumps(
+        {"action": action, "request": request}, sort_keys=True, separators=(",", ":"), default=str
+    )
+    return hashlib.sha256(content.encode()).hexdigest()
+
+
+def _replayed(by: User, key: str, action: str, request: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The answer a first try stored under the key, for a change made of several steps."""
+    record = IdempotencyRecord.objects.filter(user=by, key=key).first()
+    if record is None:
+        return None
+    if record.fingerprint != _fingerprint(action, request):
+        raise IdempotencyConflict()
+    return dict(record.answer or {})
 
 
 def is_series_house(user: User | None, series: Series) -> bool:
@@ -258,6 +272,10 @@ def series_next_event(
 ) -> answers.NextEventCreated:
     """Create the series' next event from its last one's settings, a week later unless a date
     is given; a draft, as any new event (docs/rules.md section 14.1)."""
+    key = (idempotency_key or "").strip() or None
+    request = {"series_id": series_id, "date": date}
+    if key is not None and (first := _replayed(by, key, "series_next_event", request)):
+        return from_json(answers.NextEventCreated, first)
     series = Series.objects.filter(pk=_id(series_id, "series")).first()
     if series is None:
         raise NotFound("No such series.")
@@ -267,7 +285,6 @@ def series_next_event(
     if last is None:
         raise WrongState("The series has no event yet to copy: put an event in it first.")
     when = last.date + DEFAULT_GAP if date is None else _date(date, "The date")
-    key = (idempotency_key or "").strip() or None
     created = events.event_create(
         by=by,
         name=last.name,
@@ -286,8 +303,15 @@ def series_next_event(
         by=by,
         idempotency_key=None if key is None else f"{key}:series",
     )
-    return answers.NextEventCreated(
-        series_id=series.pk, event_id=created.event_id, date=when.isoformat()
+    return _once(
+        by=by,
+        idempotency_key=key,
+        action="series_next_event",
+        request=request,
+        answer=answers.NextEventCreated,
+        run=lambda: answers.NextEventCreated(
+            series_id=series.pk, event_id=created.event_id, date=when.isoformat()
+        ),
     )
 
 
@@ -444,6 +468,10 @@ def championship_create(
     """At the season's end, House creates its championship from the series' last event's
     settings, opens its registration and invites the qualified players, who see the invitation
     first (docs/rules.md section 14.6)."""
+    key = (idempotency_key or "").strip() or None
+    request = {"season_id": season_id, "date": date}
+    if key is not None and (first := _replayed(by, key, "championship_create", request)):
+        return from_json(answers.ChampionshipCreated, first)
     season = Season.objects.filter(pk=_id(season_id, "season")).select_related("series").first()
     if season is None:
         raise NotFound("No such season.")
@@ -461,7 +489,6 @@ def championship_create(
     if last is None:
         raise WrongState("The series has no event to copy the settings of.")
     qualified = [row for row in season_table(season).rows if row.qualified]
-    key = (idempotency_key or "").strip() or None
     created = events.event_create(
         by=by,
         name=f"{season.name} Championship",
@@ -509,7 +536,7 @@ def championship_create(
         by=by,
         idempotency_key=idempotency_key,
         action="championship_create",
-        request={"season_id": season_id, "date": when},
+        request=request,
         answer=answers.ChampionshipCreated,
         run=run,
     )

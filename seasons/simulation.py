@@ -20,6 +20,7 @@ from events.simulation import Simulation
 from seasons import services
 from seasons.models import Season
 from seasons.reads import season_table
+from seasons.standings import catch_up
 
 FORMATS = ("league", "switch", "standard-v1")
 WEEK = datetime.timedelta(days=7)
@@ -84,7 +85,11 @@ class SeasonSimulation:
                 created=functools.partial(_into_series, series_id=series_id, by=house),
             ).run()
             played.append(outcome["event_id"])
-        rows = season_table(Season.objects.get(pk=season_id)).rows
+        season = Season.objects.get(pk=season_id)
+        # Each finalization was recorded after its commit; inside a caller's transaction (a test)
+        # nothing has committed yet, and the nights are recorded here instead.
+        catch_up(season)
+        rows = season_table(season).rows
         ranks = [row.rank for row in rows]
         return {
             "series_id": series_id,
