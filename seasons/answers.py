@@ -34,8 +34,10 @@ class NextEventCreated(Answer):
 
 @dataclass(frozen=True)
 class SeasonSaved(Answer):
+    """The season as saved: whether its rules are locked, how many finalized events it counts."""
+
     season_id: int
-    rules: dict[str, object]
+    locked: bool
     counted_events: int
 
 

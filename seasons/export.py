@@ -12,6 +12,7 @@ from audit.models import AuditEntry
 from audit.spreadsheet import spreadsheet_cell
 from events.models import Event
 from seasons.models import Season, SeasonResult
+from seasons.points import Rules
 from seasons.reads import season_table
 
 CSV_COLUMNS = ("player_id", "display_name", "events", "counted", "total", "rank", "qualified")
@@ -47,7 +48,7 @@ def season_document(season: Season) -> dict[str, Any]:
             },
             "starts_on": head.starts_on,
             "ends_on": head.ends_on,
-            "rules": head.rules,
+            "rules": Rules.from_dict(season.rules).as_dict(),
         },
         "events": [
             {

@@ -9,7 +9,14 @@ from accounts.models import User
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.progress import hands
 from scoring.evaluator import HighValue, evaluate_high
-from seasons.models import PlayerKey, Season, SeasonResult, SeasonStanding
+from seasons.models import (
+    ChampionshipInvitation,
+    PlayerKey,
+    Season,
+    SeasonResult,
+    SeasonStanding,
+    Series,
+)
 from seasons.points import Rules, Total, one_event_short, table
 
 
@@ -29,6 +36,30 @@ class SeasonRow:
 
 
 @dataclass(frozen=True, slots=True)
+class SeasonRules:
+    """The season's points rules (docs/rules.md section 14.2)."""
+
+    high_points: list[int]
+    low_points: list[int]
+    attendance: int
+    best_of: int | None
+    min_events: int
+    qualifiers: int
+
+
+def season_rules(season: Season) -> SeasonRules:
+    rules = Rules.from_dict(season.rules)
+    return SeasonRules(
+        high_points=list(rules.high_points),
+        low_points=list(rules.low_points),
+        attendance=rules.attendance,
+        best_of=rules.best_of,
+        min_events=rules.min_events,
+        qualifiers=rules.qualifiers,
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class SeasonHead:
     id: int
     name: str
@@ -38,7 +69,7 @@ class SeasonHead:
     time_zone: str
     starts_on: str
     ends_on: str
-    rules: dict[str, object]
+    rules: SeasonRules
     locked: bool
     championship_event_id: int | None
 
@@ -61,7 +92,7 @@ def season_head(season: Season) -> SeasonHead:
         time_zone=series.time_zone,
         starts_on=season.starts_on.isoformat(),
         ends_on=season.ends_on.isoformat(),
-        rules=dict(season.rules),
+        rules=season_rules(season),
         locked=season.locked_at is not None,
         championship_event_id=season.championship_id,
     )
@@ -151,6 +182,7 @@ class PlayerHistory:
     best_hand: list[str]
     best_hand_name: str
     best_hand_event_id: int | None
+    invitations: list[Invitation]
 
 
 def player_history(player: User, viewer: User | None) -> PlayerHistory:
@@ -210,4 +242,132 @@ def player_history(player: User, viewer: User | None) -> PlayerHistory:
         best_hand=best[1] if best else [],
         best_hand_name=best[0].description if best else "",
         best_hand_event_id=best[2] if best else None,
+        invitations=invitations_of(player) if own else [],
     )
+
+
+# Series ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesItem:
+    id: int
+    name: str
+    venue: str
+    time_zone: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesSeason:
+    id: int
+    name: str
+    starts_on: str
+    ends_on: str
+    locked: bool
+    championship_event_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesEvent:
+    id: int
+    name: str
+    date: str
+    phase: str
+    championship: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesView:
+    """A series with its seasons and events (drafts only for its House), newest first."""
+
+    id: int
+    name: str
+    venue: str
+    time_zone: str
+    house: bool
+    seasons: list[SeriesSeason]
+    events: list[SeriesEvent]
+
+
+def series_list() -> list[SeriesItem]:
+    return [
+        SeriesItem(id=pk, name=name, venue=venue, time_zone=zone)
+        for pk, name, venue, zone in Series.objects.order_by("name", "pk").values_list(
+            "pk", "name", "venue", "time_zone"
+        )
+    ]
+
+
+def series_view(series: Series, viewer: User | None) -> SeriesView:
+    house = (
+        viewer is not None
+        and viewer.is_authenticated
+        and viewer.is_active
+        and (viewer.is_superuser or series.house.filter(pk=viewer.pk).exists())
+    )
+    events = Event.objects.filter(series=series).order_by("-date", "-pk")
+    if not house:
+        events = events.exclude(phase=Phase.DRAFT)
+    championships = set(
+        Season.objects.filter(series=series, championship__isnull=False).values_list(
+            "championship_id", flat=True
+        )
+    )
+    return SeriesView(
+        id=series.pk,
+        name=series.name,
+        venue=series.venue,
+        time_zone=series.time_zone,
+        house=house,
+        seasons=[
+            SeriesSeason(
+                id=season.pk,
+                name=season.name,
+                starts_on=season.starts_on.isoformat(),
+                ends_on=season.ends_on.isoformat(),
+                locked=season.locked_at is not None,
+                championship_event_id=season.championship_id,
+            )
+            for season in series.seasons.order_by("-starts_on", "-pk")
+        ],
+        events=[
+            SeriesEvent(
+                id=event.pk,
+                name=event.name,
+                date=event.date.isoformat(),
+                phase=event.phase,
+                championship=event.pk in championships,
+            )
+            for event in events
+        ],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Invitation:
+    """A championship the player is invited to (their own view only)."""
+
+    season_id: int
+    season: str
+    event_id: int
+    registered: bool
+
+
+def invitations_of(player: User) -> list[Invitation]:
+    invited = ChampionshipInvitation.objects.filter(
+        player=player, season__championship__isnull=False
+    ).select_related("season")
+    registered = set(
+        Registration.objects.filter(player=player)
+        .exclude(status=RegistrationStatus.CANCELLED)
+        .values_list("event_id", flat=True)
+    )
+    return [
+        Invitation(
+            season_id=row.season_id,
+            season=row.season.name,
+            event_id=row.season.championship_id or 0,
+            registered=row.season.championship_id in registered,
+        )
+        for row in invited
+    ]

@@ -453,7 +453,7 @@ def _refuse_overlap(
 def _saved(season: Season) -> answers.SeasonSaved:
     return answers.SeasonSaved(
         season_id=season.pk,
-        rules=dict(season.rules),
+        locked=season.locked_at is not None,
         counted_events=season.results.values("event_id").distinct().count(),
     )
 
