@@ -46,3 +46,13 @@ class ChampionshipCreated(Answer):
     season_id: int
     event_id: int
     invited: list[str]
+
+
+ALL_SEASON_ANSWERS: tuple[type[Answer], ...] = (
+    SeriesCreated,
+    SeriesHouseChanged,
+    EventSeriesSet,
+    NextEventCreated,
+    SeasonSaved,
+    ChampionshipCreated,
+)

@@ -5,27 +5,86 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Any
+from dataclasses import dataclass
 
 from audit.heads import event_block, export_head
 from audit.models import AuditEntry
 from audit.spreadsheet import spreadsheet_cell
 from events.models import Event
+from events.reads.common import to_json
 from seasons.models import Season, SeasonResult
-from seasons.points import Rules
-from seasons.reads import season_table
+from seasons.reads import SeasonRules, season_rules, season_table
 
 CSV_COLUMNS = ("player_id", "display_name", "events", "counted", "total", "rank", "qualified")
 
 
-def event_head(event: Event) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class ExportedSeries:
+    id: int
+    name: str
+    venue: str
+    time_zone: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExportedSeason:
+    id: int
+    name: str
+    series: ExportedSeries
+    starts_on: str
+    ends_on: str
+    rules: SeasonRules
+
+
+@dataclass(frozen=True, slots=True)
+class EventHead:
+    """The signed head of the event's audit export (docs/audit.md)."""
+
+    seq: int
+    hash: str
+    phase: str
+    at: str
+    event_block: str
+    signature: str
+    key_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExportedEvent:
+    event_id: int
+    date: str
+    head: EventHead
+    players: dict[str, str]  # audit label: player_id
+
+
+@dataclass(frozen=True, slots=True)
+class ExportedStanding:
+    player_id: str
+    display_name: str
+    events: int
+    counted: list[int]
+    total: int
+    rank: int
+    qualified: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonExport:
+    """A season as anyone may check it against its events' audits."""
+
+    season: ExportedSeason
+    events: list[ExportedEvent]
+    standings: list[ExportedStanding]
+
+
+def event_head(event: Event) -> EventHead:
     """The signed head the event's audit export carries (audit.export.audit_document): a
     finalized event's chain never grows, so its last entry gives the same head."""
     last = AuditEntry.objects.filter(event=event).order_by("-seq").values("seq", "hash").first()
-    return dict(export_head(event, [last] if last else [], event_block(event)))
+    return EventHead(**export_head(event, [last] if last else [], event_block(event)))
 
 
-def season_document(season: Season) -> dict[str, Any]:
+def season_export(season: Season) -> SeasonExport:
     view = season_table(season)
     head = view.season
     labels: dict[int, dict[str, str]] = {}
@@ -36,42 +95,45 @@ def season_document(season: Season) -> dict[str, Any]:
     ):
         labels.setdefault(event_id, {})[label] = public
     events = Event.objects.in_bulk(view.events)
-    return {
-        "season": {
-            "id": head.id,
-            "name": head.name,
-            "series": {
-                "id": head.series_id,
-                "name": head.series,
-                "venue": head.venue,
-                "time_zone": head.time_zone,
-            },
-            "starts_on": head.starts_on,
-            "ends_on": head.ends_on,
-            "rules": Rules.from_dict(season.rules).as_dict(),
-        },
-        "events": [
-            {
-                "event_id": event_id,
-                "date": events[event_id].date.isoformat(),
-                "head": event_head(events[event_id]),
-                "players": labels.get(event_id, {}),
-            }
+    return SeasonExport(
+        season=ExportedSeason(
+            id=head.id,
+            name=head.name,
+            series=ExportedSeries(
+                id=head.series_id, name=head.series, venue=head.venue, time_zone=head.time_zone
+            ),
+            starts_on=head.starts_on,
+            ends_on=head.ends_on,
+            rules=season_rules(season),
+        ),
+        events=[
+            ExportedEvent(
+                event_id=event_id,
+                date=events[event_id].date.isoformat(),
+                head=event_head(events[event_id]),
+                players=labels.get(event_id, {}),
+            )
             for event_id in view.events
         ],
-        "standings": [
-            {
-                "player_id": row.player_id,
-                "display_name": row.display_name,
-                "events": row.events,
-                "counted": row.counted,
-                "total": row.total,
-                "rank": row.rank,
-                "qualified": row.qualified,
-            }
+        standings=[
+            ExportedStanding(
+                player_id=row.player_id,
+                display_name=row.display_name,
+                events=row.events,
+                counted=row.counted,
+                total=row.total,
+                rank=row.rank,
+                qualified=row.qualified,
+            )
             for row in view.rows
         ],
-    }
+    )
+
+
+def season_document(season: Season) -> dict[str, object]:
+    """The JSON export."""
+    document: dict[str, object] = to_json(season_export(season))
+    return document
 
 
 def season_csv(season: Season) -> str:

@@ -236,12 +236,11 @@ def event_series_set(
 
     def run() -> answers.EventSeriesSet:
         event = Event.objects.select_for_update().filter(pk=_id(event_id, "event")).first()
-        if event is None or not is_house(by, event):
-            raise (
-                NotFound("No such event.")
-                if event is None
-                else NotAllowed("Only House of this event can move it.")
-            )
+        house = event is not None and is_house(by, event)
+        if event is None or (event.phase == Phase.DRAFT and not (house or by.is_staff)):
+            raise NotFound("No such event.")  # a draft is not public (events.runner)
+        if not house:
+            raise NotAllowed("Only House of this event can move it.")
         target = None if series_id is None else _lock_series(series_id, by)
         if event.series_id == (None if target is None else target.pk):
             return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
@@ -404,7 +403,7 @@ def season_update(
                 .first()
             )
             if left_out is not None:
-                raise Invalid(
+                raise WrongState(
                     f"Those dates leave out {left_out.name} of {left_out.date.isoformat()}, "
                     "which has started in this season."
                 )
@@ -433,7 +432,8 @@ def season_update(
 def _dates(starts_on: object, ends_on: object) -> tuple[datetime.date, datetime.date]:
     first, last = _date(starts_on, "The first date"), _date(ends_on, "The last date")
     if last < first:
-        raise Invalid("A season ends on or after the day it starts.")
+        # 409 rather than 400: with one date given, the other is the season's own (its state).
+        raise WrongState("A season ends on or after the day it starts.")
     return first, last
 
 
@@ -444,7 +444,7 @@ def _refuse_overlap(
     others = Season.objects.filter(series=series, starts_on__lte=last, ends_on__gte=first)
     other = (others if season_id is None else others.exclude(pk=season_id)).first()
     if other is not None:
-        raise Invalid(
+        raise WrongState(
             f"Those dates overlap {other.name} ({other.starts_on.isoformat()} to "
             f"{other.ends_on.isoformat()}): a series' seasons do not overlap."
         )
@@ -484,7 +484,7 @@ def championship_create(
     if today < season.ends_on:
         raise WrongState(f"The season runs until {season.ends_on.isoformat()}.")
     if when < season.ends_on:
-        raise Invalid("The championship comes after the season's last day.")
+        raise WrongState("The championship comes after the season's last day.")
     last = Event.objects.filter(series=season.series).exclude(championship_of__isnull=False).first()
     if last is None:
         raise WrongState("The series has no event to copy the settings of.")

@@ -68,7 +68,7 @@ def test_rules_that_are_not_whole_non_negative_numbers_are_refused(rules: dict) 
 def test_bad_dates_and_overlapping_seasons_are_refused() -> None:
     league = make_league()
     refused_season(
-        Invalid,
+        WrongState,
         lambda: services.season_create(
             series_id=league.series_id,
             by=league.house,
@@ -79,7 +79,7 @@ def test_bad_dates_and_overlapping_seasons_are_refused() -> None:
     )
     league.open_season()
     refused_season(
-        Invalid,
+        WrongState,
         lambda: services.season_create(
             series_id=league.series_id,
             by=league.house,
@@ -165,7 +165,7 @@ def test_dates_may_not_leave_out_a_started_event() -> None:
     event_id = league.night(3, league.players, seed=6)
     event_date = Event.objects.get(pk=event_id).date
     refused_season(
-        Invalid,
+        WrongState,
         lambda: services.season_update(
             season_id=league.season.pk, by=league.house, ends_on=event_date - datetime.timedelta(1)
         ),
@@ -202,7 +202,7 @@ def test_the_championship_invites_the_qualified_players_at_the_seasons_end() -> 
     league.night(0, league.players, seed=9)
     season = league.season
     refused_season(
-        Invalid,
+        WrongState,
         lambda: services.championship_create(
             season_id=season.pk, by=league.house, date=season.ends_on - WEEK
         ),
