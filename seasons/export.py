@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from audit.anchor import FINAL, event_digest, key_id
 from audit.heads import event_block, export_head
-from audit.models import AuditEntry
+from audit.models import AuditEntry, HeadSignature
+from audit.signing import signing_key
 from audit.spreadsheet import spreadsheet_cell
 from events.models import Event
 from events.reads.common import to_json
@@ -77,11 +80,45 @@ class SeasonExport:
     standings: list[ExportedStanding]
 
 
-def event_head(event: Event) -> EventHead:
-    """The signed head the event's audit export carries (audit.export.audit_document): a
-    finalized event's chain never grows, so its last entry gives the same head."""
-    last = AuditEntry.objects.filter(event=event).order_by("-seq").values("seq", "hash").first()
-    return EventHead(**export_head(event, [last] if last else [], event_block(event)))
+def event_heads(events: Iterable[Event]) -> dict[int, EventHead]:
+    """The signed head each finalized event's audit export carries (audit.export.audit_document),
+    by event id: a finalized event's chain never grows, so its last entry gives the same head.
+
+    Heads signed before (every export's, and the first season export's) are read in two queries
+    for all the events; a head not signed yet is signed as an audit export signs it.
+    """
+    by_id = {event.pk: event for event in events}
+    last = {
+        row["event_id"]: row
+        for row in AuditEntry.objects.filter(event_id__in=by_id)
+        .order_by("event_id", "-seq")
+        .distinct("event_id")
+        .values("event_id", "seq", "hash")
+    }
+    signer = key_id(signing_key().public_key())
+    blocks = {pk: event_digest(event_block(event)) for pk, event in by_id.items()}
+    signed = {
+        (row.event_id, row.seq, row.hash, row.event_block): row
+        for row in HeadSignature.objects.filter(event_id__in=by_id, phase=FINAL, key_id=signer)
+    }
+    heads = {}
+    for pk, event in by_id.items():
+        entry = last.get(pk)
+        found = entry and signed.get((pk, entry["seq"], entry["hash"], blocks[pk]))
+        if found:
+            heads[pk] = EventHead(
+                seq=found.seq,
+                hash=found.hash,
+                phase=found.phase,
+                at=found.at,
+                event_block=found.event_block,
+                signature=found.signature,
+                key_id=found.key_id,
+            )
+        else:
+            entries = [{"seq": entry["seq"], "hash": entry["hash"]}] if entry else []
+            heads[pk] = EventHead(**export_head(event, entries, event_block(event)))
+    return heads
 
 
 def season_export(season: Season) -> SeasonExport:
@@ -95,6 +132,7 @@ def season_export(season: Season) -> SeasonExport:
     ):
         labels.setdefault(event_id, {})[label] = public
     events = Event.objects.in_bulk(view.events)
+    heads = event_heads(events.values())
     return SeasonExport(
         season=ExportedSeason(
             id=head.id,
@@ -110,7 +148,7 @@ def season_export(season: Season) -> SeasonExport:
             ExportedEvent(
                 event_id=event_id,
                 date=events[event_id].date.isoformat(),
-                head=event_head(events[event_id]),
+                head=heads[event_id],
                 players=labels.get(event_id, {}),
             )
             for event_id in view.events

@@ -116,6 +116,9 @@ class SeasonStanding(models.Model):
     events = models.PositiveIntegerField(default=0)
     high_firsts = models.PositiveIntegerField(default=0)
     counted = models.JSONField(default=list)
+    # [event_id, points, eligible, high_first] for each of the season's events the player played:
+    # the next finalization adds one without reading the other events' rows.
+    scores = models.JSONField(default=list)
 
     class Meta:
         ordering = ["season_id", "-total", "id"]

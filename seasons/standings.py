@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 from django.db import transaction
 from django.db.models import QuerySet
@@ -63,14 +63,16 @@ def record_in_season(season: Season, event: Event) -> None:
     rules = Rules.from_dict(season.rules)
     registrations = list(
         event.registrations.filter(status__in=FINISHED, player__isnull=False).values_list(
-            "player_id", "label", "status", "high_place", "low_place"
+            "player_id", "player__display_name", "label", "status", "high_place", "low_place"
         )
     )
     rows = []
-    for player_id, label, status, high, low in registrations:
+    names = {}
+    for player_id, name, label, status, high, low in registrations:
         finish = Finish(
             eligible=status == RegistrationStatus.CHECKED_IN, high_place=high, low_place=low
         )
+        names[player_id] = name
         rows.append(
             SeasonResult(
                 season=season,
@@ -87,30 +89,34 @@ def record_in_season(season: Season, event: Event) -> None:
     if season.locked_at is None:
         season.locked_at = timezone.now()
         season.save(update_fields=["locked_at"])
-    players = [row.player_id for row in rows]
     PlayerKey.objects.bulk_create(
-        [PlayerKey(user_id=player) for player in players], ignore_conflicts=True
+        [PlayerKey(user_id=player) for player in names], ignore_conflicts=True
     )
-    update_totals(season, rules, players)
-
-
-def update_totals(season: Season, rules: Rules, players: Iterable[int]) -> None:
-    """Recompute these players' season totals from their rows (at most one per event)."""
-    wanted = list(players)
-    if not wanted:
-        return
-    scores: dict[int, list[Scored]] = defaultdict(list)
-    for player_id, event_id, points, eligible, high in SeasonResult.objects.filter(
-        season=season, player_id__in=wanted
-    ).values_list("player_id", "event_id", "points", "eligible", "high_place"):
-        scores[player_id].append(
-            Scored(event_id=event_id, points=points, eligible=eligible, high_first=high == 1)
+    # Each player's kept scores, this event's added: no other event's rows are read.
+    kept = dict(
+        SeasonStanding.objects.filter(season=season, player_id__in=names).values_list(
+            "player_id", "scores"
         )
-    names = dict(User.objects.filter(pk__in=wanted).values_list("pk", "display_name"))
-    standings = []
-    for player_id in wanted:
-        total = season_total(rules, scores[player_id])
-        standings.append(
+    )
+    scores = {
+        row.player_id: [
+            *(Scored(*score) for score in kept.get(row.player_id, [])),
+            Scored(event.pk, row.points, row.eligible, row.eligible and row.high_place == 1),
+        ]
+        for row in rows
+    }
+    save_totals(season, rules, scores, names)
+
+
+def save_totals(
+    season: Season,
+    rules: Rules,
+    scores: Mapping[int, Sequence[Scored]],
+    names: Mapping[int, str],
+) -> None:
+    """Store these players' scores and season totals (one statement)."""
+    SeasonStanding.objects.bulk_create(
+        [
             SeasonStanding(
                 season=season,
                 player_id=player_id,
@@ -119,14 +125,32 @@ def update_totals(season: Season, rules: Rules, players: Iterable[int]) -> None:
                 events=total.events,
                 high_firsts=total.high_firsts,
                 counted=list(total.counted),
+                scores=[
+                    [score.event_id, score.points, score.eligible, score.high_first]
+                    for score in played
+                ],
             )
-        )
-    SeasonStanding.objects.bulk_create(
-        standings,
+            for player_id, played in scores.items()
+            for total in [season_total(rules, played)]
+        ],
         update_conflicts=True,
         unique_fields=["season", "player"],
-        update_fields=["display_name", "total", "events", "high_firsts", "counted"],
+        update_fields=["display_name", "total", "events", "high_firsts", "counted", "scores"],
     )
+
+
+def rebuild_totals(season: Season, players: Iterable[int] | None = None) -> None:
+    """Recompute players' season totals from every row of the season (all players: None)."""
+    rows = SeasonResult.objects.filter(season=season)
+    if players is not None:
+        rows = rows.filter(player_id__in=list(players))
+    scores: dict[int, list[Scored]] = defaultdict(list)
+    for player_id, event_id, points, eligible, high in rows.values_list(
+        "player_id", "event_id", "points", "eligible", "high_place"
+    ):
+        scores[player_id].append(Scored(event_id, points, eligible, eligible and high == 1))
+    names = dict(User.objects.filter(pk__in=scores).values_list("pk", "display_name"))
+    save_totals(season, Rules.from_dict(season.rules), scores, names)
 
 
 def catch_up(season: Season) -> int:

@@ -98,6 +98,7 @@ class Migration(migrations.Migration):
                 ('events', models.PositiveIntegerField(default=0)),
                 ('high_firsts', models.PositiveIntegerField(default=0)),
                 ('counted', models.JSONField(default=list)),
+                ('scores', models.JSONField(default=list)),
                 ('player', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='season_standings', to=settings.AUTH_USER_MODEL)),
                 ('season', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='standings', to='seasons.season')),
             ],

@@ -207,3 +207,18 @@ def test_the_table_ranks_by_its_three_keys_and_qualifies_by_the_line(
             totals[s.player].events >= rules.min_events and ahead < rules.qualifiers
         )
     assert [s.rank for s in ranked] == sorted(s.rank for s in ranked)
+
+
+def test_the_points_module_needs_no_django() -> None:
+    """Anyone holding the exports recomputes a season with it (docs/rules.md section 14.7)."""
+    import ast
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[2] / "seasons" / "points.py"
+    imported = {
+        node.module if isinstance(node, ast.ImportFrom) else alias.name
+        for node in ast.walk(ast.parse(source.read_text()))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    assert imported <= {"__future__", "collections.abc", "dataclasses"}, imported
