@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from accounts.models import User
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.progress import hands
+from events.reads.board import board_view
 from scoring.evaluator import HighValue, evaluate_high
 from seasons.models import (
     ChampionshipInvitation,
@@ -17,7 +18,16 @@ from seasons.models import (
     SeasonStanding,
     Series,
 )
-from seasons.points import Rules, Total, one_event_short, table
+from seasons.points import (
+    Finish,
+    Rules,
+    Scored,
+    Total,
+    event_points,
+    one_event_short,
+    season_total,
+    table,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,3 +381,80 @@ def invitations_of(player: User) -> list[Invitation]:
         )
         for row in invited
     ]
+
+
+# If tonight ended now ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Tonight:
+    """The season table as it would stand if an event in play were finalized now, from the
+    places its public board shows (docs/rules.md section 14.4); nothing is stored."""
+
+    event_id: int
+    event: str
+    rows: list[SeasonRow]
+
+
+def if_tonight_ended(season: Season) -> list[Tonight]:
+    """One table for each event of the season in play (started, not finalized)."""
+    playing = Event.objects.filter(
+        series_id=season.series_id,
+        phase=Phase.STARTED,
+        date__gte=season.starts_on,
+        date__lte=season.ends_on,
+    ).exclude(championship_of__isnull=False)
+    tables = []
+    for event in playing.order_by("date", "pk"):
+        tables.append(_tonight(season, event))
+    return tables
+
+
+def _tonight(season: Season, event: Event) -> Tonight:
+    rules = Rules.from_dict(season.rules)
+    places = board_view(event).standings
+    tonight = list(
+        event.registrations.filter(
+            status__in=[RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN],
+            player__isnull=False,
+        ).values_list("pk", "player_id", "player__display_name", "status")
+    )
+    PlayerKey.objects.bulk_create(
+        [PlayerKey(user_id=player) for _, player, _, _ in tonight], ignore_conflicts=True
+    )
+    kept = {
+        player: (name, [Scored(*score) for score in scores])
+        for player, name, scores in SeasonStanding.objects.filter(season=season).values_list(
+            "player_id", "display_name", "scores"
+        )
+    }
+    for registration, player, name, status in tonight:
+        eligible = status == RegistrationStatus.CHECKED_IN and places is not None
+        high = places.high_place(registration) if eligible and places else None
+        low = places.low_place(registration) if eligible and places else None
+        finish = Finish(eligible=eligible, high_place=high, low_place=low)
+        earlier = kept.get(player, (name, []))[1]
+        kept[player] = (
+            name,
+            [*earlier, Scored(event.pk, event_points(rules, finish), eligible, high == 1)],
+        )
+    totals = {player: season_total(rules, scores) for player, (_, scores) in kept.items()}
+    names = {player: name for player, (name, _) in kept.items()}
+    public = dict(
+        PlayerKey.objects.filter(user_id__in=list(kept)).values_list("user_id", "public_id")
+    )
+    rows = [
+        SeasonRow(
+            player_id=public.get(standing.player, ""),
+            display_name=names[standing.player],
+            events=standing.events,
+            counted=list(standing.counted),
+            total=standing.total,
+            high_firsts=standing.high_firsts,
+            rank=standing.rank,
+            qualified=standing.qualified,
+            one_event_short=not standing.qualified and one_event_short(rules, standing.events),
+        )
+        for standing in table(rules, totals, names)
+    ]
+    return Tonight(event_id=event.pk, event=event.name, rows=rows)

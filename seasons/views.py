@@ -21,7 +21,13 @@ from seasons import services
 from seasons.export import season_csv, season_document
 from seasons.models import ChampionshipInvitation, PlayerKey, Season, Series
 from seasons.points import RULE_KEYS, Rules
-from seasons.reads import invitations_of, player_history, season_table, series_view
+from seasons.reads import (
+    if_tonight_ended,
+    invitations_of,
+    player_history,
+    season_table,
+    series_view,
+)
 from seasons.standings import catch_up
 from syndicate.query import query_flag, query_int
 from web.errors import form_key, fresh_key, refuse
@@ -68,6 +74,7 @@ def season_page(request: HttpRequest, season_id: int) -> HttpResponse:
         "seasons/season.html",
         {
             "view": view,
+            "tonight": if_tonight_ended(season),
             "mine": mine,
             "invited": invited,
             "house": services.is_series_house(user, season.series),

@@ -13,9 +13,10 @@ from django.urls import reverse
 
 from events.models import Event, Registration, RegistrationStatus
 from events.progress import hands
-from seasons.models import Season
-from seasons.reads import public_id, season_table
-from tests.factories import make_user
+from seasons import services
+from seasons.models import Season, SeasonResult, SeasonStanding
+from seasons.reads import if_tonight_ended, public_id, season_table
+from tests.factories import make_table, make_user
 from tests.seasons.support import FIRST, WEEK, League, make_league, seasons_unchanged
 
 pytestmark = pytest.mark.django_db
@@ -152,3 +153,33 @@ def test_next_event_and_the_championship_from_house_pages(league: League) -> Non
     invited_user = next(u for u in league.players if public_id(u) == qualified[0].player_id)
     mine = _client(invited_user).get(reverse("seasons:my_history")).content.decode()
     assert "invited to the" in mine
+
+
+def test_the_season_page_shows_if_tonight_ended_now_without_changing_the_table(
+    league: League,
+) -> None:
+    table = make_table(players=0)
+    table.event.date = FIRST + 2 * WEEK
+    table.event.save(update_fields=["date"])
+    services.series_house_add(series_id=league.series_id, by=league.house, member=table.house)
+    services.event_series_set(event_id=table.event.pk, series_id=league.series_id, by=table.house)
+    for player in league.players[:3]:
+        table.players.append(player)
+        table.register(player)
+        table.check_in(player)
+    table.start()
+    table.play_out(league.players[0], "wlllll")
+    before = list(SeasonResult.objects.values_list("pk", flat=True))
+    standing = {s.player_id: s.total for s in SeasonStanding.objects.all()}
+
+    page = _client().get(reverse("seasons:season", args=[league.season_id])).content.decode()
+
+    assert "If tonight ended now" in page
+    tonight = if_tonight_ended(league.season)
+    assert [night.event_id for night in tonight] == [table.event.pk]
+    rows = {row.display_name: row for row in tonight[0].rows}
+    # Each player of tonight has one more event's points in the projection, at least attendance.
+    for player in league.players[:3]:
+        assert rows[player.display_name].total >= standing[player.pk]
+    assert list(SeasonResult.objects.values_list("pk", flat=True)) == before
+    assert {s.player_id: s.total for s in SeasonStanding.objects.all()} == standing
