@@ -7,7 +7,8 @@ import datetime
 import functools
 
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from events import services as events
 from events.errors import Invalid, NotAllowed, WrongPhase, WrongState
@@ -118,3 +119,26 @@ def test_next_event_copies_the_last_ones_settings_a_week_later() -> None:
         table.event.name,
     )
     assert Event.objects.filter(series_id=league.series_id).count() == 2
+
+
+def test_a_players_write_in_a_series_event_costs_no_extra_query() -> None:
+    """Asking whether the actor is House (events.runner.is_house) stays one query."""
+    league = make_league()
+    counts = []
+    for in_series in (False, True):
+        table = make_table(players=0)
+        if in_series:
+            services.series_house_add(
+                series_id=league.series_id, by=league.house, member=table.house
+            )
+            services.event_series_set(
+                event_id=table.event.pk, series_id=league.series_id, by=table.house
+            )
+        player = table.join("Ann")
+        table.join("Bob")
+        table.start()
+        table.choose_start(player)
+        with CaptureQueriesContext(connection) as queries:
+            table.report(player, 1, "loss")
+        counts.append(len(queries))
+    assert counts[1] == counts[0]
