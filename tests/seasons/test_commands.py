@@ -11,9 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.core.management import CommandError, call_command
 
+from audit.anchor import public_key_pem
 from audit.export import audit_document
+from audit.signing import signing_key
 from events.models import Event, Phase
 from events.simulation import Simulation
 from seasons.models import PlayerKey, Season, SeasonResult
@@ -182,3 +185,21 @@ def test_simulate_season_plays_finalized_dated_events_and_names_the_season_last(
     for event in events:
         assert event.registrations.filter(late=True).count() == 1
         assert event.registrations.filter(status="withdrawn").count() == 1
+
+
+def test_every_audits_signature_is_checked_against_the_deployments_key(exported: Any) -> None:
+    season, audits, tmp_path = exported
+    key = tmp_path / "public.pem"
+    key.write_text(public_key_pem(signing_key().public_key()))
+    season_file = tmp_path / "season.json"
+    season_file.write_text(json.dumps(season))
+    files = []
+    for number, audit in enumerate(audits.values()):
+        path = tmp_path / f"audit-{number}.json"
+        path.write_text(json.dumps(audit))
+        files.append(str(path))
+    assert "OK" in run("verify_season", str(season_file), *files, "--public-key", str(key))
+    other = tmp_path / "other.pem"
+    other.write_text(public_key_pem(Ed25519PrivateKey.generate().public_key()))
+    with pytest.raises(CommandError, match="does not verify"):
+        run("verify_season", str(season_file), *files, "--public-key", str(other))
