@@ -39,18 +39,18 @@ def test_only_staff_create_a_series_and_its_creator_is_its_house() -> None:
 def test_series_house_is_house_for_every_event_of_the_series() -> None:
     league = make_league()
     table = make_table(players=2)
-    helper = make_user("Helper")
-    services.series_house_add(series_id=league.series_id, by=league.house, member=helper)
-    assert not is_house(helper, table.event)
+    deputy = make_user("Deputy")
+    services.series_house_add(series_id=league.series_id, by=league.house, member=deputy)
+    assert not is_house(deputy, table.event)
     # The event's House puts it in the series, as House of both.
     services.series_house_add(series_id=league.series_id, by=league.house, member=table.house)
     services.event_series_set(event_id=table.event.pk, series_id=league.series_id, by=table.house)
     table.refresh()
-    assert is_house(helper, table.event)
-    assert table.event.pk in house_events(helper).values_list("pk", flat=True)
-    events.event_start(event_id=table.event.pk, by=helper)  # House of the series starts it
-    services.series_house_remove(series_id=league.series_id, by=league.house, member=helper)
-    assert not is_house(helper, Event.objects.get(pk=table.event.pk))
+    assert is_house(deputy, table.event)
+    assert table.event.pk in house_events(deputy).values_list("pk", flat=True)
+    events.event_start(event_id=table.event.pk, by=deputy)  # House of the series starts it
+    services.series_house_remove(series_id=league.series_id, by=league.house, member=deputy)
+    assert not is_house(deputy, Event.objects.get(pk=table.event.pk))
 
 
 def test_someone_outside_the_series_house_changes_nothing() -> None:
