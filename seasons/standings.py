@@ -89,9 +89,11 @@ def record_in_season(season: Season, event: Event) -> None:
     if season.locked_at is None:
         season.locked_at = timezone.now()
         season.save(update_fields=["locked_at"])
-    PlayerKey.objects.bulk_create(
-        [PlayerKey(user_id=player) for player in names], ignore_conflicts=True
-    )
+    keyed = set(PlayerKey.objects.filter(user_id__in=names).values_list("user_id", flat=True))
+    if missing := [player for player in names if player not in keyed]:
+        PlayerKey.objects.bulk_create(
+            [PlayerKey(user_id=player) for player in missing], ignore_conflicts=True
+        )
     # Each player's kept scores, this event's added: no other event's rows are read.
     kept = dict(
         SeasonStanding.objects.filter(season=season, player_id__in=names).values_list(
