@@ -82,7 +82,9 @@ def event_list(user: User | None) -> list[dict[str, Any]]:
     house_ids: set[int] = set()
     registrations: dict[int, int] = {}
     if user is not None:
-        house_ids = set(user.house_events.values_list("pk", flat=True))
+        house_ids = set(
+            Event.objects.filter(Q(house=user) | Q(series__house=user)).values_list("pk", flat=True)
+        )
         drafts = Q(phase=Phase.DRAFT) if user.is_staff else Q(pk__in=house_ids)
         events = Event.objects.filter(~Q(phase=Phase.DRAFT) | drafts)
         registrations = dict(Registration.objects.filter(player=user).values_list("event_id", "pk"))

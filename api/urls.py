@@ -4,7 +4,7 @@ beside it."""
 from django.urls import URLPattern, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
-from api import docs, errors, views
+from api import docs, errors, seasons, views
 
 app_name = "api"
 urlpatterns: list[URLPattern] = [
@@ -13,6 +13,39 @@ urlpatterns: list[URLPattern] = [
     path("events/<int:event_id>/", views.EventDetail.as_view(), name="event"),
     path("events/<int:event_id>/board/", views.EventBoard.as_view(), name="board"),
     path("formats/", views.FormatList.as_view(), name="formats"),
+    # Series, seasons and players' histories
+    path("series/", seasons.SeriesList.as_view(), name="series-list"),
+    path("series/<int:series_id>/", seasons.SeriesDetail.as_view(), name="series"),
+    path(
+        "series/<int:series_id>/house-members/",
+        seasons.SeriesHouseMembers.as_view(),
+        name="series-house-members",
+    ),
+    path(
+        "series/<int:series_id>/house-members/<int:user_id>/",
+        seasons.SeriesHouseMember.as_view(),
+        name="series-house-member",
+    ),
+    path("series/<int:series_id>/next-event/", seasons.NextEvent.as_view(), name="next-event"),
+    path("series/<int:series_id>/seasons/", seasons.Seasons.as_view(), name="seasons"),
+    path("events/<int:event_id>/series/", seasons.EventSeries.as_view(), name="event-series"),
+    path("seasons/<int:season_id>/", seasons.SeasonDetail.as_view(), name="season"),
+    path(
+        "seasons/<int:season_id>/download/",
+        seasons.SeasonDownload.as_view(),
+        name="season-download",
+    ),
+    path(
+        "seasons/<int:season_id>/championship/",
+        seasons.Championship.as_view(),
+        name="championship",
+    ),
+    path(
+        "players/<str:player_id>/history/",
+        seasons.PlayerHistoryView.as_view(),
+        name="player-history",
+    ),
+    path("me/history/", seasons.MyHistory.as_view(), name="my-history"),
     # A player's own place
     path("events/<int:event_id>/register/", views.Register.as_view(), name="register"),
     path("events/<int:event_id>/me/", views.MyRegistration.as_view(), name="me"),

@@ -37,6 +37,11 @@ class Event(models.Model):
     house = models.ManyToManyField(
         settings.AUTH_USER_MODEL, related_name="house_events", blank=True
     )
+    # The series whose House also runs this event (seasons/); it cannot change once the event
+    # has started (a trigger of migration 0007 refuses it).
+    series = models.ForeignKey(
+        "seasons.Series", on_delete=models.PROTECT, null=True, blank=True, related_name="events"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finalized_at = models.DateTimeField(null=True, blank=True)

@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Annotated, Any, Concatenate, cast, get_origin
 
 from django.db import transaction
-from django.db.models import Model
+from django.db.models import Model, Q
 from django.utils import timezone
 
 from accounts.models import User
@@ -47,10 +47,19 @@ SYSTEM = "system"
 
 
 def is_house(user: User | None, event: Event) -> bool:
-    """House for this event: one of its House members, or a superuser."""
+    """House for this event: one of its House members, House of its series, or a superuser."""
     if user is None or not user.is_authenticated or not user.is_active:
         return False
-    return user.is_superuser or event.house.filter(pk=user.pk).exists()
+    if user.is_superuser:
+        return True
+    if event.series_id is None:
+        return event.house.filter(pk=user.pk).exists()
+    # One query either way: a player's every write in a series event asks it.
+    return (
+        User.objects.filter(pk=user.pk)
+        .filter(Q(house_events=event.pk) | Q(house_series=event.series_id))
+        .exists()
+    )
 
 
 @dataclass

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import random
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,28 +25,36 @@ class Simulation:
     players: int
     seed: int
     contribution: int = 10
+    # A season plays the same people night after night (seasons/simulation.py): its House, the
+    # players who came tonight, tonight's date, and what to do with the new event (its series).
+    house: User | None = None
+    users: Sequence[User] | None = None
+    date: datetime.date | None = None
+    created: Callable[[int], None] | None = None
 
     def run(self) -> dict[str, Any]:
         if self.players < 2:
             raise ValueError("An event needs at least two players.")
         rng = random.Random(self.seed)
         tag = uuid.uuid4().hex[:10]
-        house = User.objects.create_user(
+        house = self.house or User.objects.create_user(
             email=f"house-{tag}@sim.invalid", display_name="Sim House", is_staff=True
         )
-        users = [
+        users = list(self.users or ()) or [
             User.objects.create_user(email=f"p{n}-{tag}@sim.invalid", display_name=f"Player {n}")
             for n in range(1, self.players + 1)
         ]
         event_id = services.event_create(
             by=house,
             name=f"Simulated {self.format} event",
-            date=datetime.date.today(),
+            date=self.date or datetime.date.today(),
             format=self.format,
             contribution=self.contribution,
             remainder_policy="An indivisible High remainder goes to next event's pool.",
             venue="Simulation",
         ).event_id
+        if self.created is not None:
+            self.created(event_id)
         services.registration_open(event_id=event_id, by=house)
         twists = self.players >= 4
         on_time = users[:-1] if twists else users

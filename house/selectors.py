@@ -39,7 +39,11 @@ class NotedCard(CardFace):
 
 def house_events(user: User) -> QuerySet[Event]:
     """The events this user runs as House (superusers: every event), newest first."""
-    listed = Event.objects.all() if user.is_superuser else Event.objects.filter(house=user)
+    listed = (
+        Event.objects.all()
+        if user.is_superuser
+        else Event.objects.filter(Q(house=user) | Q(series__house=user)).distinct()
+    )
     return listed.annotate(
         checked_in=Count(
             "registrations",

@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "live",
     "push",
     "standby",
+    "seasons",
     "syndicate",  # the refused-authorization log (syndicate/security.py)
 ]
 

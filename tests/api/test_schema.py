@@ -23,6 +23,7 @@ from events.reads.board import Board, BoardRow
 from events.reads.common import PoolSummary
 from events.reads.final import FinalWinners, Winner
 from events.reads.player import PlayerState
+from seasons.answers import ALL_SEASON_ANSWERS
 from tests.api.support import Api
 from tests.factories import make_table, make_user
 
@@ -151,6 +152,18 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     ).json()["event_id"]
     e = f"/api/events/{event}"
     house.patch(f"{e}/", {"contribution": 10, "remainder_policy": "Rolls over."})
+    # A night of a series' season.
+    series = house.post("/api/series/", {"name": "Thursday League", "time_zone": "UTC"}).json()
+    s = f"/api/series/{series['series_id']}"
+    house.post(f"{s}/house-members/", {"user_id": helper.pk})
+    house.delete(f"{s}/house-members/{helper.pk}/")
+    season = house.post(
+        f"{s}/seasons/",
+        {"name": "Autumn", "starts_on": "2026-12-01", "ends_on": "2026-12-04", "rules": {}},
+    ).json()["season_id"]
+    house.post(f"{e}/series/", {"series_id": series["series_id"]})
+    house.post(f"{s}/next-event/", {})
+    house.patch(f"/api/seasons/{season}/", {"name": "Autumn 2026"})
     house.post(f"{e}/house-members/", {"user_id": helper.pk})
     house.delete(f"{e}/house-members/{helper.pk}/")
     house.post(f"{e}/registration/open/")
@@ -223,6 +236,17 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     staff.post(f"{t}/check-in-all/")
     staff.post(f"/api/registrations/{tools.rid(tools.players[0])}/payment/", {"paid": True})
     staff.post(f"{t}/announcements/", {"text": "Round 2 at 8:30"})
+
+    # The first event's season, past by now: its table, download, histories and championship.
+    for client in (visitor, a):
+        client.get("/api/series/")
+        client.get(f"{s}/")
+        client.get(f"/api/seasons/{season}/download/")  # records the finalized night
+        client.get(f"/api/seasons/{season}/")
+    a.get("/api/me/history/")
+    player_id = a.get(f"/api/seasons/{season}/").json()["rows"][0]["player_id"]
+    visitor.get(f"/api/players/{player_id}/history/")
+    house.post(f"/api/seasons/{season}/championship/", {"date": "2026-12-11"})
 
     # And one refusal of each status.
     a.post(f"/api/registrations/{ra}/results/", {"game": "x", "outcome": "loss"})  # 400
@@ -297,7 +321,7 @@ def test_it_serves_only_the_listed_swagger_files() -> None:
 def test_it_documents_each_service_answer_from_its_dataclass() -> None:
     spec = _spec()
     components = spec["components"]["schemas"]
-    for kind in ALL_ANSWERS:
+    for kind in (*ALL_ANSWERS, *ALL_SEASON_ANSWERS):
         component = components.get(kind.__name__)
         assert component is not None, kind
         fields = dataclasses.fields(kind)  # type: ignore[arg-type]
@@ -318,7 +342,7 @@ def test_it_documents_each_service_answer_from_its_dataclass() -> None:
         for status, response in spec["paths"][path][method.lower()]["responses"].items()
         if int(status) < 300
     }
-    assert answered == {kind.__name__ for kind in ALL_ANSWERS}
+    assert answered == {kind.__name__ for kind in (*ALL_ANSWERS, *ALL_SEASON_ANSWERS)}
 
 
 def test_it_documents_each_read_model_from_its_dataclass() -> None:

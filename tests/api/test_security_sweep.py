@@ -17,6 +17,8 @@ import pytest
 from django.urls import URLPattern
 
 from api import urls
+from seasons.reads import public_id
+from seasons.services import event_series_set, season_create, series_create
 from tests.api.support import Api, error
 from tests.factories import make_table, make_user
 from tests.refusals import unchanged
@@ -76,6 +78,24 @@ HOUSE = [
     Call("check-in-all", "POST", "/api/events/{event}/check-in-all/"),
     Call("payment", "POST", "/api/registrations/{target}/payment/", {"paid": True}),
     Call("announcements", "POST", "/api/events/{event}/announcements/", {"text": "Mine now"}),
+    # House of the event's series.
+    Call(
+        "series-house-members",
+        "POST",
+        "/api/series/{series}/house-members/",
+        {"user_id": "{outsider}"},
+    ),
+    Call("series-house-member", "DELETE", "/api/series/{series}/house-members/{house}/"),
+    Call("next-event", "POST", "/api/series/{series}/next-event/", {}),
+    Call(
+        "seasons",
+        "POST",
+        "/api/series/{series}/seasons/",
+        {"name": "Mine", "starts_on": "2027-01-07", "ends_on": "2027-03-25"},
+    ),
+    Call("event-series", "POST", "/api/events/{event}/series/", {"series_id": None}),
+    Call("season", "PATCH", "/api/seasons/{season}/", {"name": "Mine now"}),
+    Call("championship", "POST", "/api/seasons/{season}/championship/", {"date": "2026-12-31"}),
 ]
 STAFF = [
     Call(
@@ -83,6 +103,7 @@ STAFF = [
     ),
     Call("house-members", "POST", "/api/events/{event}/house-members/", {"user_id": "{outsider}"}),
     Call("house-member", "DELETE", "/api/events/{event}/house-members/{house}/"),
+    Call("series-list", "POST", "/api/series/", {"name": "Mine"}),
 ]
 
 # What anyone may read, signed in or not.
@@ -91,6 +112,12 @@ PUBLIC = [
     Call("event", "GET", "/api/events/{event}/"),
     Call("board", "GET", "/api/events/{event}/board/"),
     Call("formats", "GET", "/api/formats/"),
+    Call("series-list", "GET", "/api/series/"),
+    Call("series", "GET", "/api/series/{series}/"),
+    Call("season", "GET", "/api/seasons/{season}/"),
+    Call("season-download", "GET", "/api/seasons/{season}/download/"),
+    Call("season-download", "GET", "/api/seasons/{season}/download/?format=csv"),
+    Call("player-history", "GET", "/api/players/{player}/history/"),
     Call("schema", "GET", "/api/schema/"),
     Call("docs", "GET", "/api/docs/"),
     Call("swagger-asset", "GET", "/api/docs/assets/swagger-ui.css"),
@@ -100,6 +127,7 @@ SIGNED_IN = [
     Call("register", "POST", "/api/events/{event}/register/"),
     Call("me", "GET", "/api/events/{event}/me/"),
     Call("self-check-in", "POST", "/api/events/{event}/check-in/", {"code": "ABCDEF"}),
+    Call("my-history", "GET", "/api/me/history/"),
 ]
 
 
@@ -112,6 +140,17 @@ class Scene:
         self.b = self.table.join("Bob")
         self.c = make_user("Cleo")
         self.waiting = self.table.register(self.c)
+        # The event is a night of a series' season, whose House is the event's.
+        self.series = series_create(by=self.table.house, name="Thursday League").series_id
+        event_series_set(event_id=self.table.event.pk, series_id=self.series, by=self.table.house)
+        self.season = season_create(
+            series_id=self.series,
+            by=self.table.house,
+            name="Winter",
+            starts_on=self.table.event.date,
+            ends_on=self.table.event.date,
+        ).season_id
+        self.player = public_id(self.a)
         self.table.start()
         self.table.choose_start(self.b)
         self.table.report(self.b, 1, "win")
@@ -124,7 +163,7 @@ class Scene:
         )
         self.outsider = make_user("Outsider")
 
-    def ids(self, target: int) -> dict[str, int]:
+    def ids(self, target: int) -> dict[str, int | str]:
         return {
             "event": self.table.event.pk,
             "target": target,
@@ -132,10 +171,13 @@ class Scene:
             "review": self.review,
             "outsider": self.outsider.pk,
             "house": self.table.house.pk,
+            "series": self.series,
+            "season": self.season,
+            "player": self.player,
         }
 
 
-def _fill(value, ids: dict[str, int]):
+def _fill(value, ids: dict[str, int | str]):
     if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
         return ids[value[1:-1]]
     if isinstance(value, dict):
@@ -143,7 +185,7 @@ def _fill(value, ids: dict[str, int]):
     return value
 
 
-def _send(api: Api, call: Call, ids: dict[str, int]):
+def _send(api: Api, call: Call, ids: dict[str, int | str]):
     return api.send(call.method, call.path.format(**ids), _fill(call.body, ids))
 
 

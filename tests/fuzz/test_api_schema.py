@@ -55,6 +55,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from events import services
+from seasons import services as seasons
+from seasons.reads import public_id
 from syndicate.wsgi import application
 from tests.factories import make_table, make_user
 
@@ -92,7 +94,7 @@ REQUEST_SCHEMA: list[CheckFunction] = [positive_data_accepted, negative_data_rej
 schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", application)
 
 # The ids of the current scene by path parameter name, filled by the `scene` fixture.
-SCENE: dict[str, list[int]] = {}
+SCENE: dict[str, list[int | str]] = {}
 # Schemathesis applies credentials while it generates cases, some of them before any fixture
 # runs, so the scene's House session is stored under a key chosen up front.
 SESSION_KEY = get_random_string(32)
@@ -145,11 +147,26 @@ def scene(db: None, settings: Settings) -> None:
     outsider = make_user("Outsider")
     SCENE.clear()
     SCENE["event_id"] = [league.event.pk, standard.event.pk, draft]
-    SCENE["registration_id"] = [league.rid(p) for p in league.players] + [
-        standard.rid(standard.players[0])
+    SCENE["registration_id"] = [
+        *(league.rid(p) for p in league.players),
+        standard.rid(standard.players[0]),
     ]
     SCENE["review_id"] = [int(review.review_id)]
     SCENE["user_id"] = [league.house.pk, outsider.pk, league.players[1].pk]
+    # A series with the open Standard v1 event and a season around the nights.
+    series = seasons.series_create(by=league.house, name="Thursday League").series_id
+    seasons.series_house_add(series_id=series, by=league.house, member=standard.house)
+    seasons.event_series_set(event_id=standard.event.pk, series_id=series, by=standard.house)
+    season = seasons.season_create(
+        series_id=series,
+        by=league.house,
+        name="Winter",
+        starts_on=league.event.date,
+        ends_on=league.event.date + datetime.timedelta(days=60),
+    ).season_id
+    SCENE["series_id"] = [series]
+    SCENE["season_id"] = [season]
+    SCENE["player_id"] = [public_id(league.players[0])]
     client = Client()
     client.force_login(league.house)
     Session.objects.filter(session_key=client.session.session_key).update(session_key=SESSION_KEY)

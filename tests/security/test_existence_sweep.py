@@ -24,6 +24,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from accounts.models import User
 from events import services
 from events.models import Registration, Review
+from seasons.services import series_create
 from tests.factories import make_table, make_user
 from tests.refusals import unchanged
 
@@ -44,6 +45,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "reviews": {"reason": "Checked"},
     "review-resolve": {"reason": "Checked"},
     "access-reset": {"reason": "Lost phone"},
+    "event-series": {"series_id": None},
 }
 FORMS: dict[str, dict[str, str]] = {
     "report": {"game": "1", "outcome": "loss"},
@@ -129,18 +131,21 @@ def scene(db: None, settings: Any) -> dict[str, Any]:
     someone = make_user("Someone")
     registration = Registration.objects.create(event_id=draft, player=someone, label="Someone")
     review = Review.objects.create(registration=registration, reason="Why", opened_by="House")
+    series = series_create(by=make_user("Series staff", staff=True), name="League").series_id
     return {
         "draft": {
             "event_id": draft,
             "registration_id": registration.pk,
             "review_id": review.pk,
             "user_id": someone.pk,
+            "series_id": series,
         },
         "missing": {
             "event_id": MISSING,
             "registration_id": MISSING,
             "review_id": MISSING,
             "user_id": someone.pk,
+            "series_id": series,
         },
         "users": [make_user("Plain player"), house],
         "draft_id": draft,

@@ -1,0 +1,144 @@
+"""Series of events, their seasons, and each season's points per event and per player
+(docs/rules.md section 14)."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+
+class Series(models.Model):
+    """Events run week after week by the same House: "Thursday League at The Dock"."""
+
+    name = models.CharField(max_length=120)
+    venue = models.CharField(max_length=120, blank=True)
+    time_zone = models.CharField(max_length=64, default="UTC")
+    # House for every event of the series (events.runner.is_house).
+    house = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, related_name="house_series", blank=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        verbose_name_plural = "series"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Season(models.Model):
+    """A stretch of a series' events with one points table; its rules lock at its first
+    finalized event (`locked_at`)."""
+
+    series = models.ForeignKey(Series, on_delete=models.PROTECT, related_name="seasons")
+    name = models.CharField(max_length=120)
+    starts_on = models.DateField()
+    ends_on = models.DateField()
+    # seasons.points.Rules.as_dict(), checked by Rules.from_dict on every write.
+    rules = models.JSONField()
+    locked_at = models.DateTimeField(null=True, blank=True)
+    championship = models.OneToOneField(
+        "events.Event",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="championship_of",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-starts_on", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(ends_on__gte=F("starts_on")), name="season_ends_after_it_starts"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def new_public_id() -> str:
+    return "pl_" + secrets.token_urlsafe(9)
+
+
+class PlayerKey(models.Model):
+    """The public id that names an account in season exports: random, never the email, the same
+    for every event of that account; made on first need."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="player_key"
+    )
+    public_id = models.CharField(max_length=24, unique=True, default=new_public_id)
+
+    def __str__(self) -> str:
+        return self.public_id
+
+
+class SeasonResult(models.Model):
+    """One player's finish in one finalized event of a season, and its points under the season's
+    rules. Written once, when the event is finalized (finalized events never change)."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="results")
+    event = models.ForeignKey("events.Event", on_delete=models.PROTECT, related_name="+")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="season_results"
+    )
+    label = models.CharField(max_length=48)
+    eligible = models.BooleanField()
+    high_place = models.PositiveIntegerField(null=True, blank=True)
+    low_place = models.PositiveIntegerField(null=True, blank=True)
+    points = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["season_id", "event_id", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["season", "event", "player"], name="one_season_result_per_event_player"
+            ),
+        ]
+        indexes = [models.Index(fields=["season", "player"], name="season_results_by_player")]
+
+
+class SeasonStanding(models.Model):
+    """One player's season so far, kept up to date one finalized event at a time."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="standings")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="season_standings"
+    )
+    display_name = models.CharField(max_length=80)
+    total = models.PositiveIntegerField(default=0)
+    events = models.PositiveIntegerField(default=0)
+    high_firsts = models.PositiveIntegerField(default=0)
+    counted = models.JSONField(default=list)
+    # [event_id, points, eligible, high_first] for each of the season's events the player played:
+    # the next finalization adds one without reading the other events' rows.
+    scores = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["season_id", "-total", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["season", "player"], name="one_standing_per_player"),
+        ]
+
+
+class ChampionshipInvitation(models.Model):
+    """A qualified player invited to register for the season's championship first."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="invitations")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="invitations"
+    )
+    rank = models.PositiveIntegerField()
+    invited_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["season_id", "rank", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["season", "player"], name="one_invitation_per_player"),
+        ]

@@ -1,0 +1,460 @@
+"""What each audience reads of a season and of a player's past events: typed, frozen, the same
+for the pages, the API and the exports (docs/rules.md section 14)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accounts.models import User
+from events.models import Event, Phase, Registration, RegistrationStatus
+from events.progress import hands
+from events.reads.board import board_view
+from scoring.evaluator import HighValue, evaluate_high
+from seasons.models import (
+    ChampionshipInvitation,
+    PlayerKey,
+    Season,
+    SeasonResult,
+    SeasonStanding,
+    Series,
+)
+from seasons.points import (
+    Finish,
+    Rules,
+    Scored,
+    Total,
+    event_points,
+    one_event_short,
+    season_total,
+    table,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonRow:
+    """One player's line of the season table (`player_id` is their public id, never an email)."""
+
+    player_id: str
+    display_name: str
+    events: int
+    counted: list[int]
+    total: int
+    high_firsts: int
+    rank: int
+    qualified: bool
+    one_event_short: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonRules:
+    """The season's points rules (docs/rules.md section 14.2)."""
+
+    high_points: list[int]
+    low_points: list[int]
+    attendance: int
+    best_of: int | None
+    min_events: int
+    qualifiers: int
+
+
+def season_rules(season: Season) -> SeasonRules:
+    rules = Rules.from_dict(season.rules)
+    return SeasonRules(
+        high_points=list(rules.high_points),
+        low_points=list(rules.low_points),
+        attendance=rules.attendance,
+        best_of=rules.best_of,
+        min_events=rules.min_events,
+        qualifiers=rules.qualifiers,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonHead:
+    id: int
+    name: str
+    series_id: int
+    series: str
+    venue: str
+    time_zone: str
+    starts_on: str
+    ends_on: str
+    rules: SeasonRules
+    locked: bool
+    championship_event_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonTable:
+    season: SeasonHead
+    events: list[int]  # the finalized events counted in the season, in date order
+    rows: list[SeasonRow]
+
+
+def season_head(season: Season) -> SeasonHead:
+    series = season.series
+    return SeasonHead(
+        id=season.pk,
+        name=season.name,
+        series_id=series.pk,
+        series=series.name,
+        venue=series.venue,
+        time_zone=series.time_zone,
+        starts_on=season.starts_on.isoformat(),
+        ends_on=season.ends_on.isoformat(),
+        rules=season_rules(season),
+        locked=season.locked_at is not None,
+        championship_event_id=season.championship_id,
+    )
+
+
+def season_events(season: Season) -> list[int]:
+    return list(
+        Event.objects.filter(pk__in=SeasonResult.objects.filter(season=season).values("event_id"))
+        .order_by("date", "pk")
+        .values_list("pk", flat=True)
+    )
+
+
+def season_table(season: Season) -> SeasonTable:
+    """The table from the kept totals: one query for the rows, ranks computed here."""
+    rules = Rules.from_dict(season.rules)
+    kept = list(
+        SeasonStanding.objects.filter(season=season).values_list(
+            "player_id",
+            "display_name",
+            "total",
+            "events",
+            "high_firsts",
+            "counted",
+            "player__player_key__public_id",
+        )
+    )
+    totals = {
+        player: Total(total=total, events=events, high_firsts=firsts, counted=tuple(counted))
+        for player, _, total, events, firsts, counted, _ in kept
+    }
+    names = {player: name for player, name, *_ in kept}
+    public = {player: key for player, *_, key in kept}
+    rows = [
+        SeasonRow(
+            player_id=public[standing.player] or "",
+            display_name=names[standing.player],
+            events=standing.events,
+            counted=list(standing.counted),
+            total=standing.total,
+            high_firsts=standing.high_firsts,
+            rank=standing.rank,
+            qualified=standing.qualified,
+            one_event_short=not standing.qualified and one_event_short(rules, standing.events),
+        )
+        for standing in table(rules, totals, names)
+    ]
+    return SeasonTable(season=season_head(season), events=season_events(season), rows=rows)
+
+
+def public_id(user: User) -> str:
+    """The account's public id, made on first need."""
+    key, _ = PlayerKey.objects.get_or_create(user=user)
+    return key.public_id
+
+
+# A player's history -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedEvent:
+    """One finalized event a player played, as its viewer may see it."""
+
+    event_id: int
+    date: str
+    name: str
+    series: str | None
+    format: str
+    status: str  # "eligible" or "withdrawn"
+    hand: list[str]  # empty for another viewer's withdrawn hand
+    wild_rank: str | None
+    high_place: int | None
+    low_place: int | None
+    award: int
+    season_points: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerHistory:
+    player_id: str
+    display_name: str
+    own: bool
+    events: list[PlayedEvent]
+    played: int
+    awards: int
+    season_points: int
+    best_hand: list[str]
+    best_hand_name: str
+    best_hand_event_id: int | None
+    invitations: list[Invitation]
+
+
+def player_history(player: User, viewer: User | None) -> PlayerHistory:
+    """Every finalized event the player played (newest first). The player sees their own hand
+    even when they withdrew; anyone else sees what the public board showed: an eligible final
+    hand, and a withdrawn player only as withdrawn (docs/rules.md section 14.5)."""
+    own = viewer is not None and viewer.pk == player.pk
+    registrations = list(
+        Registration.objects.filter(
+            player=player,
+            event__phase=Phase.FINALIZED,
+            status__in=[RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN],
+        )
+        .select_related("event", "event__series")
+        .order_by("-event__date", "-event_id")
+    )
+    points: dict[int, int] = {}
+    for event_id, value in SeasonResult.objects.filter(player=player).values_list(
+        "event_id", "points"
+    ):
+        points[event_id] = points.get(event_id, 0) + value
+    played: list[PlayedEvent] = []
+    best: tuple[HighValue, list[str], int] | None = None
+    for registration in registrations:
+        event = registration.event
+        eligible = registration.status == RegistrationStatus.CHECKED_IN
+        shown = eligible or own
+        cards = list(hands(event, [registration])[registration.pk].cards) if shown else []
+        played.append(
+            PlayedEvent(
+                event_id=event.pk,
+                date=event.date.isoformat(),
+                name=event.name,
+                series=event.series.name if event.series is not None else None,
+                format=event.format,
+                status="eligible" if eligible else "withdrawn",
+                hand=cards,
+                wild_rank=(registration.wild_rank or None) if shown else None,
+                high_place=registration.high_place if eligible else None,
+                low_place=registration.low_place if eligible else None,
+                award=registration.award or 0,
+                season_points=points.get(event.pk),
+            )
+        )
+        if eligible and cards:
+            high = evaluate_high(cards, registration.wild_rank or None)
+            if best is None or high > best[0]:
+                best = (high, cards, event.pk)
+    return PlayerHistory(
+        player_id=public_id(player),
+        display_name=player.display_name,
+        own=own,
+        events=played,
+        played=len(played),
+        awards=sum(row.award for row in played),
+        season_points=sum(points.values()),
+        best_hand=best[1] if best else [],
+        best_hand_name=best[0].description if best else "",
+        best_hand_event_id=best[2] if best else None,
+        invitations=invitations_of(player) if own else [],
+    )
+
+
+# Series ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesItem:
+    id: int
+    name: str
+    venue: str
+    time_zone: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesSeason:
+    id: int
+    name: str
+    starts_on: str
+    ends_on: str
+    locked: bool
+    championship_event_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesEvent:
+    id: int
+    name: str
+    date: str
+    phase: str
+    championship: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesView:
+    """A series with its seasons and events (drafts only for its House), newest first."""
+
+    id: int
+    name: str
+    venue: str
+    time_zone: str
+    house: bool
+    seasons: list[SeriesSeason]
+    events: list[SeriesEvent]
+
+
+def series_list() -> list[SeriesItem]:
+    return [
+        SeriesItem(id=pk, name=name, venue=venue, time_zone=zone)
+        for pk, name, venue, zone in Series.objects.order_by("name", "pk").values_list(
+            "pk", "name", "venue", "time_zone"
+        )
+    ]
+
+
+def series_view(series: Series, viewer: User | None) -> SeriesView:
+    house = (
+        viewer is not None
+        and viewer.is_authenticated
+        and viewer.is_active
+        and (viewer.is_superuser or series.house.filter(pk=viewer.pk).exists())
+    )
+    events = Event.objects.filter(series=series).order_by("-date", "-pk")
+    if not house:
+        events = events.exclude(phase=Phase.DRAFT)
+    championships = set(
+        Season.objects.filter(series=series, championship__isnull=False).values_list(
+            "championship_id", flat=True
+        )
+    )
+    return SeriesView(
+        id=series.pk,
+        name=series.name,
+        venue=series.venue,
+        time_zone=series.time_zone,
+        house=house,
+        seasons=[
+            SeriesSeason(
+                id=season.pk,
+                name=season.name,
+                starts_on=season.starts_on.isoformat(),
+                ends_on=season.ends_on.isoformat(),
+                locked=season.locked_at is not None,
+                championship_event_id=season.championship_id,
+            )
+            for season in series.seasons.order_by("-starts_on", "-pk")
+        ],
+        events=[
+            SeriesEvent(
+                id=event.pk,
+                name=event.name,
+                date=event.date.isoformat(),
+                phase=event.phase,
+                championship=event.pk in championships,
+            )
+            for event in events
+        ],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Invitation:
+    """A championship the player is invited to (their own view only)."""
+
+    season_id: int
+    season: str
+    event_id: int
+    registered: bool
+
+
+def invitations_of(player: User) -> list[Invitation]:
+    invited = ChampionshipInvitation.objects.filter(
+        player=player, season__championship__isnull=False
+    ).select_related("season")
+    registered = set(
+        Registration.objects.filter(player=player)
+        .exclude(status=RegistrationStatus.CANCELLED)
+        .values_list("event_id", flat=True)
+    )
+    return [
+        Invitation(
+            season_id=row.season_id,
+            season=row.season.name,
+            event_id=row.season.championship_id or 0,
+            registered=row.season.championship_id in registered,
+        )
+        for row in invited
+    ]
+
+
+# If tonight ended now ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Tonight:
+    """The season table as it would stand if an event in play were finalized now, from the
+    places its public board shows (docs/rules.md section 14.4); nothing is stored."""
+
+    event_id: int
+    event: str
+    rows: list[SeasonRow]
+
+
+def if_tonight_ended(season: Season) -> list[Tonight]:
+    """One table for each event of the season in play (started, not finalized)."""
+    playing = Event.objects.filter(
+        series_id=season.series_id,
+        phase=Phase.STARTED,
+        date__gte=season.starts_on,
+        date__lte=season.ends_on,
+    ).exclude(championship_of__isnull=False)
+    tables = []
+    for event in playing.order_by("date", "pk"):
+        tables.append(_tonight(season, event))
+    return tables
+
+
+def _tonight(season: Season, event: Event) -> Tonight:
+    rules = Rules.from_dict(season.rules)
+    places = board_view(event).standings
+    tonight = list(
+        event.registrations.filter(
+            status__in=[RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN],
+            player__isnull=False,
+        ).values_list("pk", "player_id", "player__display_name", "status")
+    )
+    PlayerKey.objects.bulk_create(
+        [PlayerKey(user_id=player) for _, player, _, _ in tonight], ignore_conflicts=True
+    )
+    kept = {
+        player: (name, [Scored(*score) for score in scores])
+        for player, name, scores in SeasonStanding.objects.filter(season=season).values_list(
+            "player_id", "display_name", "scores"
+        )
+    }
+    for registration, player, name, status in tonight:
+        eligible = status == RegistrationStatus.CHECKED_IN and places is not None
+        high = places.high_place(registration) if eligible and places else None
+        low = places.low_place(registration) if eligible and places else None
+        finish = Finish(eligible=eligible, high_place=high, low_place=low)
+        earlier = kept.get(player, (name, []))[1]
+        kept[player] = (
+            name,
+            [*earlier, Scored(event.pk, event_points(rules, finish), eligible, high == 1)],
+        )
+    totals = {player: season_total(rules, scores) for player, (_, scores) in kept.items()}
+    names = {player: name for player, (name, _) in kept.items()}
+    public = dict(
+        PlayerKey.objects.filter(user_id__in=list(kept)).values_list("user_id", "public_id")
+    )
+    rows = [
+        SeasonRow(
+            player_id=public.get(standing.player, ""),
+            display_name=names[standing.player],
+            events=standing.events,
+            counted=list(standing.counted),
+            total=standing.total,
+            high_firsts=standing.high_firsts,
+            rank=standing.rank,
+            qualified=standing.qualified,
+            one_event_short=not standing.qualified and one_event_short(rules, standing.events),
+        )
+        for standing in table(rules, totals, names)
+    ]
+    return Tonight(event_id=event.pk, event=event.name, rows=rows)

@@ -1,0 +1,87 @@
+"""Request bodies of the series and season services: types and ranges only, as
+events.request_bodies are; the services decide everything else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from events import limits
+from events.request_bodies import Body, Day, Text
+from seasons.points import MOST_PLACES, MOST_POINTS
+
+
+class Whole(serializers.IntegerField):
+    """A whole number as JSON has it (7 or 7.0): text, a fraction or true/false is refused, not
+    converted."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        value: int = super().to_internal_value(data)
+        return value
+
+
+def _points(help_text: str) -> Any:
+    return serializers.ListField(
+        child=Whole(min_value=0, max_value=MOST_POINTS),
+        max_length=MOST_PLACES,
+        required=False,
+        help_text=help_text,
+    )
+
+
+class RulesChoice(Body):
+    """The points rules; a key left out takes its default (docs/rules.md section 14.2)."""
+
+    high_points = _points("Points for High place 1, 2, 3, ...; later places get 0.")
+    low_points = _points("Points for Low place 1, 2, 3, ...; later places get 0.")
+    attendance = Whole(min_value=0, max_value=MOST_POINTS, required=False)
+    best_of = Whole(
+        min_value=1,
+        max_value=MOST_POINTS,
+        required=False,
+        allow_null=True,
+        help_text="Count a player's best N event totals; null counts them all.",
+    )
+    min_events = Whole(min_value=0, max_value=MOST_POINTS, required=False)
+    qualifiers = Whole(min_value=0, max_value=MOST_POINTS, required=False)
+
+
+class SeriesCreate(Body):
+    name = Text(max_length=limits.NAME_LENGTH)
+    venue = Text(allow_blank=True, default="", max_length=limits.NAME_LENGTH)
+    time_zone = Text(default="UTC", max_length=64, help_text="An IANA time zone.")
+
+
+class SeriesHouseMember(Body):
+    user_id = Whole(min_value=1, help_text="The account to make House of the series.")
+
+
+class NextEvent(Body):
+    date = Day(required=False, help_text="The event day; a week after the last one if left out.")
+
+
+class EventSeries(Body):
+    series_id = Whole(
+        min_value=1, allow_null=True, help_text="The series to put the event in; null: none."
+    )
+
+
+class SeasonCreate(Body):
+    name = Text(max_length=limits.NAME_LENGTH)
+    starts_on = Day(help_text="The season's first day.")
+    ends_on = Day(help_text="The season's last day.")
+    rules = RulesChoice(required=False)
+
+
+class SeasonUpdate(Body):
+    name = Text(max_length=limits.NAME_LENGTH, required=False)
+    starts_on = Day(required=False)
+    ends_on = Day(required=False)
+    rules = RulesChoice(required=False)
+
+
+class Championship(Body):
+    date = Day(help_text="The championship's day, after the season's last day.")

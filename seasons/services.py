@@ -1,0 +1,560 @@
+"""Every change to a series or a season, one function each; pages, the API and the commands call
+these (docs/rules.md section 14).
+
+Each runs as one short transaction that locks the series or season it changes and stores its
+answer under the request's Idempotency-Key (a retry with the same key gets the first answer, the
+same key with different content is refused). Events themselves change only through
+`events.services`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import zoneinfo
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import User
+from events import services as events
+from events.answers import Answer, as_json, from_json
+from events.errors import IdempotencyConflict, Invalid, NotAllowed, NotFound, WrongPhase, WrongState
+from events.limits import check_text, text_problem
+from events.models import Event, IdempotencyRecord, Phase
+from events.runner import is_house
+from seasons import answers, standings
+from seasons.models import ChampionshipInvitation, PlayerKey, Season, Series
+from seasons.points import Rules, RulesProblem
+from seasons.reads import season_table
+
+NAME_LENGTH = 120
+DEFAULT_GAP = datetime.timedelta(days=7)  # "Next event": a week after the last one
+
+
+def _once[A: Answer](
+    *,
+    by: User,
+    idempotency_key: str | None,
+    action: str,
+    request: Mapping[str, Any],
+    answer: type[A],
+    run: Callable[[], A],
+) -> A:
+    """Run `run` in one transaction, its answer stored under the key (a retry replays it)."""
+    key = (idempotency_key or "").strip() or None
+    if key is not None and (len(key) > 200 or text_problem(key)):
+        raise Invalid("An Idempotency-Key has at most 200 plain characters.")
+    print_ = _fingerprint(action, request)
+    with transaction.atomic(durable=True):
+        if key is not None:
+            User.objects.select_for_update().filter(pk=by.pk).exists()
+            record = IdempotencyRecord.objects.filter(user=by, key=key).first()
+            if record is not None:
+                if record.fingerprint != print_:
+                    raise IdempotencyConflict()
+                return from_json(answer, record.answer or {})
+        result = run()
+        if key is not None:
+            IdempotencyRecord.objects.create(
+                user=by, key=key, fingerprint=print_, answer=as_json(result)
+            )
+    return result
+
+
+def _fingerprint(action: str, request: Mapping[str, Any]) -> str:
+    content = json.dumps(
+        {"action": action, "request": request}, sort_keys=True, separators=(",", ":"), default=str
+    )
+    return hashlib.sha256(content.encode()).hexdigest()
+
+
+def _replayed(by: User, key: str, action: str, request: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The answer a first try stored under the key, for a change made of several steps."""
+    record = IdempotencyRecord.objects.filter(user=by, key=key).first()
+    if record is None:
+        return None
+    if record.fingerprint != _fingerprint(action, request):
+        raise IdempotencyConflict()
+    return dict(record.answer or {})
+
+
+def is_series_house(user: User | None, series: Series) -> bool:
+    if user is None or not user.is_authenticated or not user.is_active:
+        return False
+    return user.is_superuser or series.house.filter(pk=user.pk).exists()
+
+
+def _lock_series(series_id: object, by: User) -> Series:
+    series = Series.objects.select_for_update().filter(pk=_id(series_id, "series")).first()
+    if series is None:
+        raise NotFound("No such series.")
+    if not is_series_house(by, series):
+        raise NotAllowed("Only House of this series can do that.")
+    return series
+
+
+def _lock_season(season_id: object, by: User) -> Season:
+    season = Season.objects.select_for_update().filter(pk=_id(season_id, "season")).first()
+    if season is None:
+        raise NotFound("No such season.")
+    if not is_series_house(by, season.series):
+        raise NotAllowed("Only House of this season's series can do that.")
+    return season
+
+
+def _id(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
+        raise NotFound(f"No such {what}.")
+    return value
+
+
+def _name(value: object, what: str) -> str:
+    name = check_text(value, label=f"The {what}'s name", max_length=NAME_LENGTH)
+    if not name:
+        raise Invalid(f"A {what} needs a name of 1 to {NAME_LENGTH} characters.")
+    return name
+
+
+def _time_zone(value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise Invalid("The time zone must be an IANA name such as Europe/Amsterdam.")
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise Invalid(f"Unknown time zone {value!r}: use an IANA name.") from None
+    return value
+
+
+def _rules(raw: object) -> Rules:
+    try:
+        return Rules.from_dict({} if raw is None else raw)
+    except RulesProblem as problem:
+        raise Invalid(str(problem)) from None
+
+
+def _date(value: object, what: str) -> datetime.date:
+    if isinstance(value, datetime.datetime) or not isinstance(value, datetime.date):
+        if isinstance(value, str):
+            try:
+                return datetime.date.fromisoformat(value)
+            except ValueError:
+                pass
+        raise Invalid(f"{what} must be a date (YYYY-MM-DD).")
+    return value
+
+
+# Series -------------------------------------------------------------------------------------------
+
+
+def series_create(
+    *,
+    by: User,
+    name: str,
+    venue: str = "",
+    time_zone: str = "UTC",
+    idempotency_key: str | None = None,
+) -> answers.SeriesCreated:
+    """Site staff open a series; they become its first House member."""
+
+    def run() -> answers.SeriesCreated:
+        if not by.is_staff:
+            raise NotAllowed("Only site staff create series.")
+        series = Series.objects.create(
+            name=_name(name, "series"),
+            venue=check_text(venue, label="The venue", max_length=NAME_LENGTH),
+            time_zone=_time_zone(time_zone),
+        )
+        series.house.add(by)
+        return answers.SeriesCreated(series_id=series.pk)
+
+    return _once(
+        by=by,
+        idempotency_key=idempotency_key,
+        action="series_create",
+        request={"name": name, "venue": venue, "time_zone": time_zone},
+        answer=answers.SeriesCreated,
+        run=run,
+    )
+
+
+def series_house_add(
+    *, series_id: int, by: User, member: User, idempotency_key: str | None = None
+) -> answers.SeriesHouseChanged:
+    """House of a series adds a House member: House for every event of the series."""
+
+    def run() -> answers.SeriesHouseChanged:
+        series = _lock_series(series_id, by)
+        series.house.add(member)
+        return _house_of(series)
+
+    return _once(
+        by=by,
+        idempotency_key=idempotency_key,
+        action="series_house_add",
+        request={"series_id": series_id, "member": member.pk},
+        answer=answers.SeriesHouseChanged,
+        run=run,
+    )
+
+
+def series_house_remove(
+    *, series_id: int, by: User, member: User, idempotency_key: str | None = None
+) -> answers.SeriesHouseChanged:
+    """House of a series removes a House member; the last one stays."""
+
+    def run() -> answers.SeriesHouseChanged:
+        series = _lock_series(series_id, by)
+        if series.house.exclude(pk=member.pk).count() == 0:
+            raise WrongState("A series keeps at least one House member.")
+        series.house.remove(member)
+        return _house_of(series)
+
+    return _once(
+        by=by,
+        idempotency_key=idempotency_key,
+        action="series_house_remove",
+        request={"series_id": series_id, "member": member.pk},
+        answer=answers.SeriesHouseChanged,
+        run=run,
+    )
+
+
+def _house_of(series: Series) -> answers.SeriesHouseChanged:
+    names = list(series.house.order_by("display_name", "pk").values_list("display_name", flat=True))
+    return answers.SeriesHouseChanged(series_id=series.pk, house=names)
+
+
+def event_series_set(
+    *, event_id: int, series_id: int | None, by: User, idempotency_key: str | None = None
+) -> answers.EventSeriesSet:
+    """House puts an event in a series (or takes it out) before it starts; a started event stays
+    in its series (docs/rules.md section 14.1)."""
+
+    def run() -> answers.EventSeriesSet:
+        event = Event.objects.select_for_update().filter(pk=_id(event_id, "event")).first()
+        house = event is not None and is_house(by, event)
+        if event is None or (event.phase == Phase.DRAFT and not (house or by.is_staff)):
+            raise NotFound("No such event.")  # a draft is not public (events.runner)
+        if not house:
+            raise NotAllowed("Only House of this event can move it.")
+        target = None if series_id is None else _lock_series(series_id, by)
+        if event.series_id == (None if target is None else target.pk):
+            return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
+        if event.phase in (Phase.STARTED, Phase.FINALIZED):
+            raise WrongPhase("The event has started: it stays in its series.")
+        if event.series_id is not None and not is_series_house(by, event.series):  # type: ignore[arg-type]
+            raise NotAllowed("Only House of its series can take an event out of it.")
+        event.series = target
+        event.save(update_fields=["series"])
+        return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
+
+    return _once(
+        by=by,
+        idempotency_key=idempotency_key,
+        action="event_series_set",
+        request={"event_id": event_id, "series_id": series_id},
+        answer=answers.EventSeriesSet,
+        run=run,
+    )
+
+
+def series_next_event(
+    *,
+    series_id: int,
+    by: User,
+    date: datetime.date | None = None,
+    idempotency_key: str | None = None,
+) -> answers.NextEventCreated:
+    """Create the series' next event from its last one's settings, a week later unless a date
+    is given; a draft, as any new event (docs/rules.md section 14.1)."""
+    key = (idempotency_key or "").strip() or None
+    request = {"series_id": series_id, "date": date}
+    if key is not None and (first := _replayed(by, key, "series_next_event", request)):
+        return from_json(answers.NextEventCreated, first)
+    series = Series.objects.filter(pk=_id(series_id, "series")).first()
+    if series is None:
+        raise NotFound("No such series.")
+    if not is_series_house(by, series):
+        raise NotAllowed("Only House of this series can do that.")
+    last = Event.objects.filter(series=series).exclude(championship_of__isnull=False).first()
+    if last is None:
+        raise WrongState("The series has no event yet to copy: put an event in it first.")
+    when = last.date + DEFAULT_GAP if date is None else _date(date, "The date")
+    created = events.event_create(
+        by=by,
+        name=last.name,
+        date=when,
+        format=last.format,
+        contribution=last.contribution,
+        extra_decks=last.extra_decks,
+        remainder_policy=last.remainder_policy,
+        venue=last.venue or series.venue,
+        time_zone=last.time_zone,
+        idempotency_key=None if key is None else f"{key}:event",
+    )
+    event_series_set(
+        event_id=created.event_id,
+        series_id=series.pk,
+        by=by,
+        idempotency_key=None if key is None else f"{key}:series",
+    )
+    return _once(
+        by=by,
+        idempotency_key=key,
+        action="series_next_event",
+        request=request,
+        answer=answers.NextEventCreated,
+        run=lambda: answers.NextEventCreated(
+            series_id=series.pk, event_id=created.event_id, date=when.isoformat()
+        ),
+    )
+
+
+# Seasons ------------------------------------------------------------------------------------------
+
+
+def season_create(
+    *,
+    series_id: int,
+    by: User,
+    name: str,
+    starts_on: datetime.date,
+    ends_on: datetime.date,
+    rules: Mapping[str, Any] | None = None,
+    idempotency_key: str | None = None,
+) -> answers.SeasonSaved:
+    """House of a series opens a season with its dates and points rules (defaults for the keys
+    not given). Events already finalized within its dates count at once, and lock its rules."""
+
+    def run() -> answers.SeasonSaved:
+        series = _lock_series(series_id, by)
+        first, last = _dates(starts_on, ends_on)
+        _refuse_overlap(series, first, last, None)
+        season = Season.objects.create(
+            series=series,
+            name=_name(name, "season"),
+            starts_on=first,
+            ends_on=last,
+            rules=_rules(rules).as_dict(),
+        )
+        return _saved(season)
+
+    saved = _once(
+        by=by,
+        idempotency_key=idempotency_key,
+        action="season_create",
+        request={
+            "series_id": series_id,
+            "name": name,
+            "starts_on": starts_on,
+            "ends_on": ends_on,
+            "rules": rules,
+        },
+        answer=answers.SeasonSaved,
+        run=run,
+    )
+    season = Season.objects.get(pk=saved.season_id)
+    if standings.catch_up(season):
+        season.refresh_from_db()
+        return _saved(season)
+    return saved
+
+
+def season_update(
+    *,
+    season_id: int,
+    by: User,
+    name: str | None = None,
+    starts_on: datetime.date | None = None,
+    ends_on: datetime.date | None = None,
+    rules: Mapping[str, Any] | None = None,
+    idempotency_key: str | None = None,
+) -> answers.SeasonSaved:
+    """House changes a season's name, dates or rules. The rules lock at the first finalized event;
+    the dates may never leave out an event that has started in the season."""
+
+    def run() -> answers.SeasonSaved:
+        season = _lock_season(season_id, by)
+        if rules is not None:
+            new_rules = _rules(rules).as_dict()
+            if new_rules != season.rules:
+                if season.locked_at is not None or season.results.exists():
+                    raise WrongState(
+                        "The season's rules are locked: an event of the season is finalized."
+                    )
+                season.rules = new_rules
+        first, last = _dates(starts_on or season.starts_on, ends_on or season.ends_on)
+        if (first, last) != (season.starts_on, season.ends_on):
+            _refuse_overlap(season.series, first, last, season.pk)
+            left_out = (
+                Event.objects.filter(
+                    series_id=season.series_id,
+                    phase__in=[Phase.STARTED, Phase.FINALIZED],
+                    date__gte=season.starts_on,
+                    date__lte=season.ends_on,
+                )
+                .exclude(date__gte=first, date__lte=last)
+                .exclude(championship_of__isnull=False)
+                .order_by("date")
+                .first()
+            )
+            if left_out is not None:
+                raise WrongState(
+                    f"Those dates leave out {left_out.name} of {left_out.date.isoformat()}, "
+                    "which has started in this season."
+                )
+            season.starts_on, season.ends_on = first, last
+        if name is not None:
+            season.name = _name(name, "season")
+        season.save(update_fields=["name", "starts_on", "ends_on", "rules"])
+        return _saved(season)
+
+    return _once(
+        by=by,
+        idempotency_key=idempotency_key,
+        action="season_update",
+        request={
+            "season_id": season_id,
+            "name": name,
+            "starts_on": starts_on,
+            "ends_on": ends_on,
+            "rules": rules,
+        },
+        answer=answers.SeasonSaved,
+        run=run,
+    )
+
+
+def _dates(starts_on: object, ends_on: object) -> tuple[datetime.date, datetime.date]:
+    first, last = _date(starts_on, "The first date"), _date(ends_on, "The last date")
+    if last < first:
+        # 409 rather than 400: with one date given, the other is the season's own (its state).
+        raise WrongState("A season ends on or after the day it starts.")
+    return first, last
+
+
+def _refuse_overlap(
+    series: Series, first: datetime.date, last: datetime.date, season_id: int | None
+) -> None:
+    """An event counts in one season of its series: seasons of a series do not overlap."""
+    others = Season.objects.filter(series=series, starts_on__lte=last, ends_on__gte=first)
+    other = (others if season_id is None else others.exclude(pk=season_id)).first()
+    if other is not None:
+        raise WrongState(
+            f"Those dates overlap {other.name} ({other.starts_on.isoformat()} to "
+            f"{other.ends_on.isoformat()}): a series' seasons do not overlap."
+        )
+
+
+def _saved(season: Season) -> answers.SeasonSaved:
+    return answers.SeasonSaved(
+        season_id=season.pk,
+        locked=season.locked_at is not None,
+        counted_events=season.results.values("event_id").distinct().count(),
+    )
+
+
+def championship_create(
+    *,
+    season_id: int,
+    by: User,
+    date: datetime.date,
+    idempotency_key: str | None = None,
+) -> answers.ChampionshipCreated:
+    """At the season's end, House creates its championship from the series' last event's
+    settings, opens its registration and invites the qualified players, who see the invitation
+    first (docs/rules.md section 14.6)."""
+    key = (idempotency_key or "").strip() or None
+    request = {"season_id": season_id, "date": date}
+    if key is not None and (first := _replayed(by, key, "championship_create", request)):
+        return from_json(answers.ChampionshipCreated, first)
+    season = Season.objects.filter(pk=_id(season_id, "season")).select_related("series").first()
+    if season is None:
+        raise NotFound("No such season.")
+    if not is_series_house(by, season.series):
+        raise NotAllowed("Only House of this season's series can do that.")
+    when = _date(date, "The championship's date")
+    if season.championship_id is not None:
+        raise WrongState("The season already has its championship.")
+    today = timezone.localdate(timezone=zoneinfo.ZoneInfo(season.series.time_zone))
+    if today < season.ends_on:
+        raise WrongState(f"The season runs until {season.ends_on.isoformat()}.")
+    if when < season.ends_on:
+        raise WrongState("The championship comes after the season's last day.")
+    last = Event.objects.filter(series=season.series).exclude(championship_of__isnull=False).first()
+    if last is None:
+        raise WrongState("The series has no event to copy the settings of.")
+    qualified = [row for row in season_table(season).rows if row.qualified]
+    created = events.event_create(
+        by=by,
+        name=f"{season.name} Championship",
+        date=when,
+        format=last.format,
+        contribution=last.contribution,
+        extra_decks=last.extra_decks,
+        remainder_policy=last.remainder_policy,
+        venue=last.venue or season.series.venue,
+        time_zone=last.time_zone,
+        idempotency_key=None if key is None else f"{key}:event",
+    )
+
+    def run() -> answers.ChampionshipCreated:
+        locked = _lock_season(season_id, by)
+        if locked.championship_id not in (None, created.event_id):
+            raise WrongState("The season already has its championship.")
+        Event.objects.filter(pk=created.event_id).update(series=locked.series)
+        locked.championship_id = created.event_id
+        try:
+            locked.save(update_fields=["championship"])
+        except IntegrityError:
+            raise WrongState("That event is already a championship.") from None
+        users = {
+            key.user_id: key
+            for key in PlayerKey.objects.filter(public_id__in=[r.player_id for r in qualified])
+        }
+        by_public = {key.public_id: user_id for user_id, key in users.items()}
+        ChampionshipInvitation.objects.bulk_create(
+            [
+                ChampionshipInvitation(
+                    season=locked, player_id=by_public[row.player_id], rank=row.rank
+                )
+                for row in qualified
+            ],
+            ignore_conflicts=True,
+        )
+        return answers.ChampionshipCreated(
+            season_id=locked.pk,
+            event_id=created.event_id,
+            invited=[row.player_id for row in qualified],
+        )
+
+    answer = _once(
+        by=by,
+        idempotency_key=idempotency_key,
+        action="championship_create",
+        request=request,
+        answer=answers.ChampionshipCreated,
+        run=run,
+    )
+    events.registration_open(
+        event_id=answer.event_id,
+        by=by,
+        idempotency_key=None if key is None else f"{key}:open",
+    )
+    return answer
+
+
+__all__ = [
+    "championship_create",
+    "event_series_set",
+    "season_create",
+    "season_update",
+    "series_create",
+    "series_house_add",
+    "series_house_remove",
+    "series_next_event",
+]

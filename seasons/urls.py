@@ -1,0 +1,23 @@
+from django.urls import path
+
+from seasons import views
+
+app_name = "seasons"
+urlpatterns = [
+    path("seasons/<int:season_id>/", views.season_page, name="season"),
+    path("seasons/<int:season_id>/board/", views.season_board, name="season_board"),
+    path("seasons/<int:season_id>/season.csv", views.season_csv_download, name="season_csv"),
+    path("seasons/<int:season_id>/season.json", views.season_json_download, name="season_json"),
+    path("players/<str:player_id>/", views.history, name="history"),
+    path("me/history/", views.my_history, name="my_history"),
+    path("house/series/<int:series_id>/", views.series_page, name="series"),
+    path("house/series/<int:series_id>/next-event", views.next_event, name="next_event"),
+    path("house/series/<int:series_id>/seasons/new", views.season_new, name="season_new"),
+    path("house/seasons/<int:season_id>/", views.season_house, name="season_house"),
+    path("house/seasons/<int:season_id>/rules", views.season_rules, name="season_rules"),
+    path(
+        "house/seasons/<int:season_id>/championship",
+        views.championship_new,
+        name="championship_new",
+    ),
+]

@@ -1,0 +1,326 @@
+"""The season pages (docs/rules.md section 14): the public table for phones, the projector view,
+the downloads, a player's history, and House's series and season pages. Each parses the request,
+calls one service or one read, renders."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST, require_safe
+
+from accounts.models import User
+from events.errors import DomainError, Invalid
+from events.models import Registration, RegistrationStatus
+from seasons import services
+from seasons.export import season_csv, season_document
+from seasons.models import ChampionshipInvitation, PlayerKey, Season, Series
+from seasons.points import RULE_KEYS, Rules
+from seasons.reads import (
+    if_tonight_ended,
+    invitations_of,
+    player_history,
+    season_table,
+    series_view,
+)
+from seasons.standings import catch_up
+from syndicate.query import query_flag, query_int
+from web.errors import form_key, fresh_key, refuse
+
+PAGE_SECONDS = 8  # as the event board
+
+
+def _user(request: HttpRequest) -> User | None:
+    return request.user if isinstance(request.user, User) else None
+
+
+def _season(season_id: int) -> Season:
+    season = Season.objects.select_related("series").filter(pk=season_id).first()
+    if season is None:
+        raise Http404("No such season.")
+    return season
+
+
+def _series_house(request: HttpRequest, series_id: int) -> Series:
+    """The series, if this user is its House; 404 otherwise (never say it exists)."""
+    series = Series.objects.filter(pk=series_id).first()
+    if series is None or not services.is_series_house(_user(request), series):
+        raise Http404("No such series.")
+    return series
+
+
+# Public ----------------------------------------------------------------------------------------
+
+
+@require_safe
+def season_page(request: HttpRequest, season_id: int) -> HttpResponse:
+    """The season table, for phones."""
+    season = _season(season_id)
+    user = _user(request)
+    view = season_table(season)
+    mine = None
+    invited = []
+    if user is not None:
+        key = PlayerKey.objects.filter(user=user).first()
+        mine = key.public_id if key else None
+        invited = [i for i in invitations_of(user) if i.season_id == season.pk]
+    return render(
+        request,
+        "seasons/season.html",
+        {
+            "view": view,
+            "tonight": if_tonight_ended(season),
+            "mine": mine,
+            "invited": invited,
+            "house": services.is_series_house(user, season.series),
+        },
+    )
+
+
+@require_safe
+def season_board(request: HttpRequest, season_id: int) -> HttpResponse:
+    """The projector view, paged as the event board; `?kiosk=1`, `?seconds=N` (2-60)."""
+    season = _season(season_id)
+    return render(
+        request,
+        "seasons/board.html",
+        {
+            "view": season_table(season),
+            "kiosk": query_flag(request, "kiosk"),
+            "page_seconds": query_int(request, "seconds", PAGE_SECONDS, 2, 60),
+        },
+    )
+
+
+@require_safe
+def season_csv_download(request: HttpRequest, season_id: int) -> HttpResponse:
+    season = _season(season_id)
+    catch_up(season)
+    return HttpResponse(
+        season_csv(season),
+        content_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="season-{season.pk}.csv"'},
+    )
+
+
+@require_safe
+def season_json_download(request: HttpRequest, season_id: int) -> JsonResponse:
+    season = _season(season_id)
+    catch_up(season)
+    return JsonResponse(
+        season_document(season),
+        json_dumps_params={"ensure_ascii": False},
+        headers={"Content-Disposition": f'attachment; filename="season-{season.pk}.json"'},
+    )
+
+
+@require_safe
+def history(request: HttpRequest, player_id: str) -> HttpResponse:
+    """A player's history: their own in full, anyone else's as the public results showed it."""
+    key = PlayerKey.objects.select_related("user").filter(public_id=player_id).first()
+    if key is None or not key.user.is_active:
+        raise Http404("No such player.")
+    return render(
+        request,
+        "seasons/history.html",
+        {"history": player_history(key.user, _user(request))},
+    )
+
+
+@login_required
+@require_safe
+def my_history(request: HttpRequest) -> HttpResponse:
+    user = _user(request)
+    assert user is not None
+    return render(request, "seasons/history.html", {"history": player_history(user, user)})
+
+
+# House ----------------------------------------------------------------------------------------
+
+
+@login_required
+@require_safe
+def series_page(request: HttpRequest, series_id: int) -> HttpResponse:
+    series = _series_house(request, series_id)
+    return render(
+        request,
+        "seasons/series.html",
+        {
+            "series": series_view(series, _user(request)),
+            "key": fresh_key(),
+            "rule_keys": RULE_KEYS,
+            "defaults": _rules_form(Rules().as_dict()),
+            "today": datetime.date.today().isoformat(),
+        },
+    )
+
+
+@login_required
+@require_safe
+def season_house(request: HttpRequest, season_id: int) -> HttpResponse:
+    season = _season(season_id)
+    if not services.is_series_house(_user(request), season.series):
+        raise Http404("No such season.")
+    view = season_table(season)
+    invitations = list(
+        ChampionshipInvitation.objects.filter(season=season).select_related("player")
+    )
+    registered = (
+        set(
+            Registration.objects.filter(event_id=season.championship_id)
+            .exclude(status=RegistrationStatus.CANCELLED)
+            .values_list("player_id", flat=True)
+        )
+        if season.championship_id is not None
+        else set()
+    )
+    return render(
+        request,
+        "seasons/season_house.html",
+        {
+            "view": view,
+            "season": season,
+            "short": [row for row in view.rows if row.one_event_short],
+            "rules": _rules_form(season.rules),
+            "invitations": [
+                {
+                    "name": i.player.display_name,
+                    "rank": i.rank,
+                    "registered": i.player_id in registered,
+                }
+                for i in invitations
+            ],
+            "key": fresh_key(),
+            "after": (season.ends_on + datetime.timedelta(days=7)).isoformat(),
+        },
+    )
+
+
+def _rules_form(rules: dict[str, Any]) -> dict[str, str]:
+    """The rules as the form shows them: lists as "10, 7, 5", an empty best_of as blank."""
+    shown = {}
+    for name, value in Rules.from_dict(rules).as_dict().items():
+        if isinstance(value, list):
+            shown[name] = ", ".join(str(v) for v in value)
+        else:
+            shown[name] = "" if value is None else str(value)
+    return shown
+
+
+def _rules_from(request: HttpRequest) -> dict[str, Any]:
+    """The rules typed in the form; `Rules.from_dict` (in the service) refuses what is not whole."""
+    rules: dict[str, Any] = {}
+    for name in RULE_KEYS:
+        text = request.POST.get(name, "").strip()
+        if name in ("high_points", "low_points"):
+            rules[name] = [_whole(part, name) for part in text.replace(" ", "").split(",") if part]
+        elif name == "best_of":
+            rules[name] = _whole(text, name) if text else None
+        elif text:
+            rules[name] = _whole(text, name)
+    return rules
+
+
+def _whole(text: str, name: str) -> int:
+    if not (text.isascii() and text.isdigit() and len(text) <= 9):
+        raise Invalid(f"{name}: {text!r} is not a whole number of 0 or more.")
+    return int(text)
+
+
+def _date(text: str, what: str) -> datetime.date:
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise Invalid(f"{what} must be a date (YYYY-MM-DD).") from None
+
+
+@login_required
+@require_POST
+def next_event(request: HttpRequest, series_id: int) -> HttpResponse:
+    series = _series_house(request, series_id)
+    user = _user(request)
+    assert user is not None
+    try:
+        created = services.series_next_event(
+            series_id=series.pk, by=user, idempotency_key=form_key(request)
+        )
+    except DomainError as error:
+        refuse(request, error)
+        return redirect("seasons:series", series_id=series.pk)
+    messages.success(request, f"The next event, on {created.date}, is ready as a draft.")
+    return redirect(reverse("house:dashboard", kwargs={"event_id": created.event_id}))
+
+
+@login_required
+@require_POST
+def season_new(request: HttpRequest, series_id: int) -> HttpResponse:
+    series = _series_house(request, series_id)
+    user = _user(request)
+    assert user is not None
+    try:
+        saved = services.season_create(
+            series_id=series.pk,
+            by=user,
+            name=request.POST.get("name", ""),
+            starts_on=_date(request.POST.get("starts_on", ""), "The first day"),
+            ends_on=_date(request.POST.get("ends_on", ""), "The last day"),
+            rules=_rules_from(request),
+            idempotency_key=form_key(request),
+        )
+    except DomainError as error:
+        refuse(request, error)
+        return redirect("seasons:series", series_id=series.pk)
+    messages.success(request, "The season is open.")
+    return redirect("seasons:season_house", season_id=saved.season_id)
+
+
+@login_required
+@require_POST
+def season_rules(request: HttpRequest, season_id: int) -> HttpResponse:
+    season = _season(season_id)
+    user = _user(request)
+    if not services.is_series_house(user, season.series):
+        raise Http404("No such season.")
+    assert user is not None
+    try:
+        services.season_update(
+            season_id=season.pk,
+            by=user,
+            name=request.POST.get("name") or None,
+            rules=_rules_from(request),
+            idempotency_key=form_key(request),
+        )
+    except DomainError as error:
+        refuse(request, error)
+    else:
+        messages.success(request, "The season is saved.")
+    return redirect("seasons:season_house", season_id=season.pk)
+
+
+@login_required
+@require_POST
+def championship_new(request: HttpRequest, season_id: int) -> HttpResponse:
+    season = _season(season_id)
+    user = _user(request)
+    if not services.is_series_house(user, season.series):
+        raise Http404("No such season.")
+    assert user is not None
+    try:
+        created = services.championship_create(
+            season_id=season.pk,
+            by=user,
+            date=_date(request.POST.get("date", ""), "The championship's date"),
+            idempotency_key=form_key(request),
+        )
+    except DomainError as error:
+        refuse(request, error)
+        return redirect("seasons:season_house", season_id=season.pk)
+    messages.success(
+        request, f"The championship is open; {len(created.invited)} qualified players are invited."
+    )
+    return redirect(reverse("house:dashboard", kwargs={"event_id": created.event_id}))
