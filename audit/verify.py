@@ -1011,7 +1011,9 @@ def check_pool(entries: Sequence[Entry], event: Mapping[str, Any], result: Resul
     pool = _int(entry.details.get("pool"), f"{entry}: details.pool")
     adjustments = read_adjustments(entry)
     adjusted = sum(adjustment["amount"] for adjustment in adjustments)
-    base = contribution * participants
+    # A free-entry event's pool is the sponsored pool House stated, not the contributions.
+    sponsored = _whole(entry.details.get("sponsored", 0), f"{entry}: details.sponsored")
+    base = sponsored if sponsored else contribution * participants
     for key, recorded in (("contribution", contribution), ("participants", participants)):
         written = entry.details.get(key)
         if written is not None and written != recorded:
@@ -1019,9 +1021,14 @@ def check_pool(entries: Sequence[Entry], event: Mapping[str, Any], result: Resul
                 f"{entry}: details.{key} is {written!r}, but the export has {recorded} "
                 f"({'the event' if key == 'contribution' else 'result.players'})."
             )
+    funded = (
+        f"the ${sponsored} sponsored pool"
+        if sponsored
+        else f"${contribution} x {participants} participants"
+    )
     if pool != base + adjusted:
         raise AuditProblem(
-            f"{entry}: the pool is ${pool}, but ${contribution} x {participants} participants "
+            f"{entry}: the pool is ${pool}, but {funded} "
             f"{_signed(adjusted)} in adjustments is ${base + adjusted}."
         )
     if pool < 0:
@@ -1033,7 +1040,7 @@ def check_pool(entries: Sequence[Entry], event: Mapping[str, Any], result: Resul
     if _multiset(result.adjustments) != _multiset(adjustments):
         raise AuditProblem(f"result.adjustments differ from the adjustments confirmed by {entry}.")
     return (
-        f"pool: ${pool} = ${contribution} x {participants} participants {_signed(adjusted)} "
+        f"pool: ${pool} = {funded} {_signed(adjusted)} "
         f"in adjustments, confirmed at entry seq {entry.seq}"
     )
 

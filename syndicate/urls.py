@@ -24,6 +24,7 @@ urlpatterns = [
     path("api/", include("api.urls")),
     path("audit/", include("audit.urls")),
     path("house/", include("house.urls")),
+    path("house/", include("ledger.urls")),
     path("", include("push.urls")),
     path("", include("web.urls")),
 ]
