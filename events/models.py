@@ -166,6 +166,9 @@ class Registration(models.Model):
     paid = models.BooleanField(default=False)
     # The player confirmed they are of the event's minimum age when registering.
     age_confirmed = models.BooleanField(default=False)
+    # Private: the salt of the commitment to the person `player_registered` records
+    # (events/person.py); erased, with the account's link, when the account is deleted.
+    person_salt = models.CharField(max_length=32, blank=True)
 
     class Meta:
         ordering = ["event_id", "id"]

@@ -30,6 +30,7 @@ from events.errors import (
 )
 from events.limits import check_pool
 from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
+from events.person import commitment, new_salt
 from events.play_rules import PlayerFacts, may_cancel, may_undo_check_in
 from events.progress import Progress, participants
 from events.registration_switch import close_if_nobody_waits
@@ -83,12 +84,12 @@ def register(change: Change, player: User, *, age_confirmed: bool = False) -> Re
             player=player,
             label=unique_label(event, player.display_name),
             age_confirmed=confirmed,
+            person_salt=new_salt(),
         )
-    change.audit(
-        "player_registered",
-        player=registration.label,
-        details={"age_confirmed": event.minimum_age} if confirmed else None,
-    )
+    details: dict[str, object] = {"person": commitment(registration.person_salt, player.pk)}
+    if confirmed:
+        details["age_confirmed"] = event.minimum_age
+    change.audit("player_registered", player=registration.label, details=details)
     return registration
 
 
@@ -178,7 +179,10 @@ def participant_add(
     registration = event.registrations.filter(player=player).first()
     if registration is None:
         registration = Registration(
-            event=event, player=player, label=unique_label(event, player.display_name)
+            event=event,
+            player=player,
+            label=unique_label(event, player.display_name),
+            person_salt=new_salt(),
         )
     else:
         refuse_return(registration)
@@ -189,7 +193,11 @@ def participant_add(
     registration.added_by_house = True
     registration.status = RegistrationStatus.REGISTERED
     registration.save()
-    change.audit("player_registered", player=registration.label)
+    change.audit(
+        "player_registered",
+        player=registration.label,
+        details={"person": commitment(registration.person_salt, player.pk)},
+    )
     check_in(change, registration, added_by_house=True)
     return answers.ParticipantAdded(registration_id=registration.pk, label=registration.label)
 

@@ -28,6 +28,8 @@ PAYMENT_MARKED = "payment_marked"
 ENTRY_REFUNDED = "entry_refunded"
 PAYOUT_MADE = "payout_made"
 LEDGER_ACTIONS = (ENTRY_PAID, PAYMENT_MARKED, ENTRY_REFUNDED, PAYOUT_MADE)
+# A deleted account's registration takes a neutral label (privacy/services.py).
+RELABELLED = "player_relabelled"
 
 # How money comes in at the door or online; a comp brings none.
 CASH = "cash"
@@ -74,15 +76,26 @@ class Line:
 
 def lines_of(event: Event) -> list[Line]:
     """The event's ledger lines in chain order."""
-    rows = (
-        AuditEntry.objects.filter(event=event, action__in=LEDGER_ACTIONS)
+    rows = list(
+        AuditEntry.objects.filter(event=event, action__in=(*LEDGER_ACTIONS, RELABELLED))
         .order_by("seq")
         .values_list("seq", "at", "actor", "action", "player", "details", "reason")
     )
+    # A deleted account's registration took a neutral label: its lines follow it.
+    final: dict[str, str] = {}
+    for _, _, _, action_, player, details, _ in rows:
+        if action_ == RELABELLED and player:
+            for old, current in final.items():
+                if current == player:
+                    final[old] = details["label"]
+            final[player] = details["label"]
     lines: list[Line] = []
     last_entry: dict[str, Line] = {}
     for seq, at, actor, action_, player, details, reason in rows:
-        line = _line(seq, at, actor, action_, player or "", details or {}, reason or "", last_entry)
+        if action_ == RELABELLED:
+            continue
+        label = final.get(player or "", player or "")
+        line = _line(seq, at, actor, action_, label, details or {}, reason or "", last_entry)
         if line is None:
             continue
         if line.kind == ENTRY:

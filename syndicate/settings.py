@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "web",
     "house",
     "ledger",
+    "privacy",
     "api",
     "live",
     "push",

@@ -25,6 +25,7 @@ urlpatterns = [
     path("audit/", include("audit.urls")),
     path("house/", include("house.urls")),
     path("house/", include("ledger.urls")),
+    path("", include("privacy.urls")),
     path("", include("push.urls")),
     path("", include("web.urls")),
 ]
