@@ -489,10 +489,6 @@ def _clean_settings(values: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-# The largest sponsored pool: what the pool's column holds, well past any prize.
-MAX_SPONSORED_POOL = 10_000_000
-
-
 def _clean_entry_settings(values: dict[str, Any], contribution: int) -> dict[str, Any]:
     """Entry mode, sponsored pool, refund policy and the age players confirm."""
     mode = values.get("entry_mode", EntryMode.PAID.value)
@@ -502,10 +498,11 @@ def _clean_entry_settings(values: dict[str, Any], contribution: int) -> dict[str
     if (
         isinstance(sponsored, bool)
         or not isinstance(sponsored, int)
-        or not 0 <= sponsored <= MAX_SPONSORED_POOL
+        or not 0 <= sponsored <= limits.MAX_SPONSORED_POOL
     ):
         raise Invalid(
-            f"The sponsored pool is a whole number of dollars from $0 to ${MAX_SPONSORED_POOL:,}."
+            f"The sponsored pool is a whole number of dollars from $0 to "
+            f"${limits.MAX_SPONSORED_POOL:,}."
         )
     if mode == EntryMode.SPONSORED and contribution:
         raise Invalid("A free-entry event takes no contribution: its pool is sponsored.")

@@ -13,7 +13,6 @@ from events import limits
 from events import request_bodies as body
 from events.errors import Invalid
 from events.formats import FORMATS
-from events.lifecycle import MAX_SPONSORED_POOL
 from events.models import DEFAULT_MINIMUM_AGE, EntryMode, Event, RefundPolicy
 from web.errors import checked
 
@@ -85,7 +84,7 @@ class EventForm(forms.Form):
     )
     sponsored_pool = forms.IntegerField(
         min_value=0,
-        max_value=MAX_SPONSORED_POOL,
+        max_value=limits.MAX_SPONSORED_POOL,
         required=False,
         initial=0,
         label="Sponsored pool ($)",

@@ -43,3 +43,7 @@ class PayoutMade(Answer):
         bool, Described("Winnings net of the entry above the reporting threshold.")
     ]
     expected_cash: int
+
+
+# The answers of the ledger's writes, beside the engine's (`events.answers.ALL_ANSWERS`).
+LEDGER_ANSWERS: tuple[type[Answer], ...] = (EntryPaid, EntryRefunded, PayoutMade)
