@@ -694,7 +694,14 @@ def house_page(
     paid = {pk for pk, (_, _, is_paid, _) in everyone.items() if is_paid}
     checked_in = counts.get(RegistrationStatus.CHECKED_IN, 0)
     stock = _stock(event, counts) if event.phase != Phase.DRAFT else None
-    pool = _pool(event, table.pool, paid=len(paid))
+    box = (
+        cash_box(event)
+        if event.phase != Phase.DRAFT and (event.contribution or event.sponsored)
+        else None
+    )
+    # Beside the pool: the entry money the ledger's lines hold (comps take none).
+    held = box.ledger_pool - box.sponsored if box is not None else 0
+    pool = _pool(event, table.pool, paid=len(paid), collected=held)
     shown_rows = _player_rows(event, table.players, everyone, paid)
     players_order = tuple(
         pk for pk in sorted(everyone, key=lambda pk: (STATUS_ORDER.get(everyone[pk][0], 9), pk))
@@ -704,11 +711,6 @@ def house_page(
     checklist = tuple(check_items(checklist_of))
     checklist_order = _checklist_order(checklist, everyone, rows, item_ids or {})
     start = _start_preview(event, checked_in) if event.phase in (Phase.DRAFT, Phase.OPEN) else None
-    box = (
-        cash_box(event)
-        if event.phase != Phase.DRAFT and (event.contribution or event.sponsored)
-        else None
-    )
     sections = HouseSections(
         registration=StatusHeader(
             event=facts,
@@ -986,7 +988,7 @@ def _start_preview(event: Event, checked_in: int) -> StartPreview:
     )
 
 
-def _pool(event: Event, pool: PoolSummary, *, paid: int) -> HousePool:
+def _pool(event: Event, pool: PoolSummary, *, paid: int, collected: int) -> HousePool:
     adjusted = sum(a.amount for a in pool.adjustments)
     return HousePool(
         contribution=pool.contribution,
@@ -1001,9 +1003,8 @@ def _pool(event: Event, pool: PoolSummary, *, paid: int) -> HousePool:
         can_confirm=event.phase == Phase.STARTED and not event.pool_confirmed,
         free=event.contribution == 0 and not event.sponsored,
         sponsored=pool.sponsored,
-        # Beside the pool: the dollars House marked as taken (events.check_in.collected).
         paid=paid,
-        collected=event.contribution * paid,
+        collected=collected,
     )
 
 
