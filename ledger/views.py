@@ -51,6 +51,8 @@ def night(request: HttpRequest, event_id: int) -> HttpResponse:
             "report": report,
             "box": report.box,
             "players": players,
+            "refundable": [p for p in players if p["status"] in ("cancelled", "withdrawn")],
+            "winners": [p for p in players if p["award"]],
             "entry_methods": ENTRY_METHODS,
             "refund_methods": REFUND_METHODS,
             "payout_methods": PAYOUT_METHODS,

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from events import services
 from ledger import services as ledger
-from tests.events.support import complete_table
+from tests.events.support import complete_table, finalized_table
 from tests.factories import make_table, make_user
 from tests.refusals import refused_by_page
 
@@ -123,3 +123,51 @@ def test_the_csv_balances_to_the_dollar():
     assert cash == totals["expected cash in the box"] == 10 - award
     assert totals["difference"] == 0
     assert [row["acknowledged"] for row in lines if row["line"] == "payout"] == ["yes"]
+
+
+def test_house_refunds_and_pays_out_on_the_page():
+    table = make_table(players=1, contribution=10)
+    cal = make_user("Cal")
+    table.register(cal)
+    client = client_for(table.house)
+    night = reverse("ledger:night", kwargs={"event_id": table.event.pk})
+    assert 'id="refund-form"' not in client.get(night).content.decode()  # nobody to refund
+    client.post(
+        reverse("ledger:entry", kwargs={"event_id": table.event.pk}),
+        {"idempotency_key": "k1", "registration": table.rid(cal), "method": "cash"},
+    )
+    services.registration_cancel(registration_id=table.rid(cal), by=cal)
+    assert 'id="refund-form"' in client.get(night).content.decode()
+    answer = client.post(
+        reverse("ledger:refund", kwargs={"event_id": table.event.pk}),
+        {
+            "idempotency_key": "k2",
+            "registration": table.rid(cal),
+            "amount": "10",
+            "method": "cash",
+            "reason": "Cannot come",
+        },
+        follow=True,
+    )
+    assert "Refund recorded: $10 (cash)." in answer.content.decode()
+    assert 'id="expected-cash">$0<' in answer.content.decode()
+
+    final = finalized_table(players=2, contribution=10)
+    winner = next(p for p in final.players if final.registration(p).award)
+    award = final.registration(winner).award or 0
+    house = client_for(final.house)
+    answer = house.post(
+        reverse("ledger:payout", kwargs={"event_id": final.event.pk}),
+        {
+            "idempotency_key": "k3",
+            "registration": final.rid(winner),
+            "amount": str(award),
+            "method": "cash",
+            "handed_by": "Dana",
+            "acknowledged": "1",
+        },
+        follow=True,
+    )
+    html = answer.content.decode()
+    assert f"Payout recorded: ${award}, $0 of the award left." in html
+    assert "(handed over by Dana)" in html
