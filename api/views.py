@@ -235,7 +235,7 @@ class Register(ApiView):
     @schema.write(
         summary="Register for an event",
         description="An event that asks players to confirm their age (`minimum_age` above 0) "
-        "needs `age_confirmed: true` (400 age_not_confirmed).",
+        "needs `age_confirmed: true` (409 age_not_confirmed).",
         request=body.Registering,
         answer=answers.PlayerRegistered,
         status=201,

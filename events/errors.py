@@ -222,9 +222,8 @@ class AnnouncementRateLimited(WrongState):
     default_message = "Too many announcements for this event in the last minute: try again shortly."
 
 
-class WrongCashBox(DomainError):
+class WrongCashBox(WrongState):
     code = "wrong_cash_box"
-    status = 400
     default_message = (
         "That player is not in this event: a ledger line goes in their own event's cash box."
     )
@@ -245,9 +244,8 @@ class PayoutExceedsAward(WrongState):
     default_message = "A payout cannot be larger than what is left of the player's award."
 
 
-class AgeNotConfirmed(DomainError):
+class AgeNotConfirmed(WrongState):
     code = "age_not_confirmed"
-    status = 400
     default_message = "This event is for players of age: confirm your age to register."
 
 

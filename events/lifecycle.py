@@ -504,18 +504,19 @@ def _clean_entry_settings(values: dict[str, Any], contribution: int) -> dict[str
             f"The sponsored pool is a whole number of dollars from $0 to "
             f"${limits.MAX_SPONSORED_POOL:,}."
         )
+    # Each value is valid alone; together they conflict (409, as other settings that conflict).
     if mode == EntryMode.SPONSORED and contribution:
-        raise Invalid("A free-entry event takes no contribution: its pool is sponsored.")
+        raise WrongState("A free-entry event takes no contribution: its pool is sponsored.")
     if mode == EntryMode.PAID and sponsored:
-        raise Invalid(
+        raise WrongState(
             "A sponsored pool is for a free-entry event; a paid event's pool is its entries."
         )
     policy = values.get("refund_policy", RefundPolicy.CANCELLATIONS.value)
     if policy not in RefundPolicy.values:
         raise Invalid(f"The refund policy is {', '.join(RefundPolicy.values)}.")
     age = values.get("minimum_age", 0)
-    if isinstance(age, bool) or not isinstance(age, int) or not (age == 0 or 16 <= age <= 99):
-        raise Invalid("The minimum age is 0 (none asked) or from 16 to 99.")
+    if isinstance(age, bool) or not isinstance(age, int) or not 0 <= age <= 99:
+        raise Invalid("The minimum age is a whole number from 0 (none asked) to 99.")
     return {
         "entry_mode": mode,
         "sponsored_pool": sponsored,

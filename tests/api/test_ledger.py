@@ -49,7 +49,7 @@ def test_refusals_have_their_codes_and_change_nothing() -> None:
     payouts = f"/api/events/{table.event.pk}/ledger/payouts/"
     with unchanged(table.event), unchanged(other.event):
         wrong_box = {"registration_id": other.rid(other.players[0]), "method": "cash"}
-        assert error(Api(other.house).post(entries, wrong_box)) == (400, "wrong_cash_box")
+        assert error(Api(other.house).post(entries, wrong_box)) == (409, "wrong_cash_box")
         assert error(api.post(entries, {"registration_id": table.rid(ann), "method": "gold"})) == (
             400,
             "invalid",
@@ -129,8 +129,14 @@ def test_a_free_entry_event_for_players_of_age_over_the_api() -> None:
     api.post(f"/api/events/{event_id}/registration/open/")
     ann = Api(make_user("Ann"))
     with unchanged(event_id):
-        assert error(ann.post(f"/api/events/{event_id}/register/")) == (400, "age_not_confirmed")
+        assert error(ann.post(f"/api/events/{event_id}/register/")) == (
+            409,
+            "age_not_confirmed",
+        )
     answer = ann.post(f"/api/events/{event_id}/register/", {"age_confirmed": True})
     assert answer.status_code == 201, answer.content
     with unchanged(event_id):
-        assert error(api.patch(f"/api/events/{event_id}/", {"contribution": 5})) == (400, "invalid")
+        assert error(api.patch(f"/api/events/{event_id}/", {"contribution": 5})) == (
+            409,
+            "wrong_state",
+        )

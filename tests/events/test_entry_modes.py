@@ -4,6 +4,8 @@ House states; the 80/20 split and every rule stay the same, and the audit still 
 from __future__ import annotations
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 
 from audit.export import audit_document
 from audit.verify import verify
@@ -15,7 +17,7 @@ from ledger import services as ledger
 from ledger.cash_box import cash_box
 from tests.events.support import complete_table, create_event, last
 from tests.factories import make_user
-from tests.refusals import refused
+from tests.refusals import refused, refused_by_page
 
 pytestmark = pytest.mark.django_db
 
@@ -71,15 +73,15 @@ def test_a_free_entry_event_takes_no_entry_payment():
 
 def test_the_modes_fund_the_pool_one_way_only():
     house = make_user("House", staff=True)
-    with pytest.raises(Invalid):
+    with pytest.raises(WrongState):
         create_event(house, entry_mode="sponsored", contribution=10, sponsored_pool=100)
-    with pytest.raises(Invalid):
+    with pytest.raises(WrongState):
         create_event(house, entry_mode="paid", contribution=10, sponsored_pool=100)
     with pytest.raises(Invalid):
         create_event(house, entry_mode="raffle")
     event_id = create_event(house)
     refused(
-        Invalid,
+        WrongState,
         event_id,
         lambda: services.event_update(
             event_id=event_id, by=house, changes={"entry_mode": "sponsored", "contribution": 5}
@@ -116,4 +118,23 @@ def test_an_event_for_players_of_age_asks_them_to_confirm_it():
     assert Registration.objects.get(pk=registration_id).age_confirmed
     assert last(event_id, "player_registered").details["age_confirmed"] == 21
     with pytest.raises(Invalid):
-        create_event(house, minimum_age=7)
+        create_event(house, minimum_age=120)
+
+
+def test_the_register_page_asks_for_the_age_and_refuses_without_it():
+    house = make_user("House", staff=True)
+    event_id = create_event(house, minimum_age=21)
+    services.registration_open(event_id=event_id, by=house)
+    ann = make_user("Ann")
+    client = Client()
+    client.force_login(ann)
+    page = client.get(reverse("web:event", kwargs={"event_id": event_id})).content.decode()
+    assert 'name="age_confirmed"' in page and "I am 21 or over" in page
+    url = reverse("web:register", kwargs={"event_id": event_id})
+    refused_by_page(
+        lambda: client.post(url, {"idempotency_key": "k1"}),
+        event_id,
+        message="This event is for players aged 21 or over: confirm your age to register.",
+    )
+    client.post(url, {"idempotency_key": "k2", "age_confirmed": "1"})
+    assert Registration.objects.get(event_id=event_id, player=ann).age_confirmed
