@@ -38,7 +38,13 @@ class Payout(Body):
     registration_id = serializers.IntegerField(min_value=1, max_value=limits.ID_MAX)
     amount = serializers.IntegerField(min_value=1, max_value=limits.INTEGER_MAX)
     method = serializers.ChoiceField(choices=list(PAYOUT_METHODS))
-    handed_by = Text(max_length=limits.OPPONENT_LENGTH, help_text="Who handed the money over.")
+    handed_by = Text(
+        max_length=limits.OPPONENT_LENGTH,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Who handed the money over (default: whoever records the payout).",
+    )
     acknowledged = serializers.BooleanField(
         help_text="Whether the winner signed the printed payout sheet."
     )

@@ -198,8 +198,8 @@ def payout_record(
     by: User,
     amount: int,
     method: str,
-    handed_by: Trimmed,
     acknowledged: bool,
+    handed_by: Trimmed = "",
     idempotency_key: str | None = None,
 ) -> answers.PayoutMade:
     """House hands over part or all of a finalized award: the amount, how, who handed it over,
@@ -209,9 +209,8 @@ def payout_record(
     _whole_dollars(amount, what="A payout")
     if method not in PAYOUT_METHODS:
         raise Invalid(f"Payouts are made by {', '.join(PAYOUT_METHODS)}.")
-    handed_by = handed_by.strip()
-    if not handed_by:
-        raise Invalid("Say who handed the payout over.")
+    # Who handed it over: as typed (staff at the table may have no account), else who records it.
+    handed_by = handed_by.strip() or by.display_name or "House"
     if event.phase != Phase.FINALIZED:
         raise WrongPhase("Awards are paid out once the event is finalized.")
     award = registration.award or 0

@@ -234,3 +234,18 @@ def test_a_retry_with_the_same_key_writes_one_line():
     for _ in range(2):
         pay(table, ann, "cash", idempotency_key="door-1")
     assert len(lines_of(table.refresh())) == 1
+
+
+def test_who_handed_a_payout_over_is_whoever_records_it_unless_named():
+    table = finalized_table(players=2, contribution=10)
+    winner = next(p for p in table.players if table.registration(p).award)
+    ledger.payout_record(
+        event_id=table.event.pk,
+        registration_id=table.rid(winner),
+        by=table.house,
+        amount=1,
+        method="cash",
+        handed_by="  ",
+        acknowledged=False,
+    )
+    assert last(table.event, "payout_made").details["handed_by"] == table.house.display_name
