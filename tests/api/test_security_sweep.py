@@ -76,6 +76,25 @@ HOUSE = [
     Call("check-in-all", "POST", "/api/events/{event}/check-in-all/"),
     Call("payment", "POST", "/api/registrations/{target}/payment/", {"paid": True}),
     Call("announcements", "POST", "/api/events/{event}/announcements/", {"text": "Mine now"}),
+    Call("cash-box", "GET", "/api/events/{event}/cash-box/"),
+    Call(
+        "ledger-entries",
+        "POST",
+        "/api/events/{event}/ledger/entries/",
+        {"registration_id": "{target}", "method": "cash"},
+    ),
+    Call(
+        "ledger-refunds",
+        "POST",
+        "/api/events/{event}/ledger/refunds/",
+        {"registration_id": "{target}", "amount": 10, "method": "cash", "reason": "x"},
+    ),
+    Call(
+        "ledger-payouts",
+        "POST",
+        "/api/events/{event}/ledger/payouts/",
+        {"registration_id": "{target}", "amount": 1, "method": "cash", "acknowledged": True},
+    ),
 ]
 STAFF = [
     Call(
