@@ -100,6 +100,22 @@ urlpatterns: list[URLPattern] = [
     path("events/<int:event_id>/finalize/", views.Finalize.as_view(), name="finalize"),
     path("events/<int:event_id>/house/", views.HouseDashboard.as_view(), name="house"),
     path("events/<int:event_id>/checklist/", views.Checklist.as_view(), name="checklist"),
+    path("events/<int:event_id>/cash-box/", views.CashBox.as_view(), name="cash-box"),
+    path(
+        "events/<int:event_id>/ledger/entries/",
+        views.LedgerEntries.as_view(),
+        name="ledger-entries",
+    ),
+    path(
+        "events/<int:event_id>/ledger/refunds/",
+        views.LedgerRefunds.as_view(),
+        name="ledger-refunds",
+    ),
+    path(
+        "events/<int:event_id>/ledger/payouts/",
+        views.LedgerPayouts.as_view(),
+        name="ledger-payouts",
+    ),
     path("events/<int:event_id>/audit/", views.AuditExport.as_view(), name="audit"),
     path("registrations/<int:registration_id>/check-in/", views.CheckIn.as_view(), name="check-in"),
     path(

@@ -36,6 +36,10 @@ from events.reads.board import board_view
 from events.reads.common import event_summary, to_json
 from events.reads.player import player_state
 from house.read_model import house_table
+from ledger import answers as ledger_answers
+from ledger import cash_box as cash_box_model
+from ledger import request_bodies as ledger_body
+from ledger import services as ledger
 from syndicate.query import query_choice, refuse_unknown
 
 EVENTS = ["Events"]
@@ -230,15 +234,19 @@ class FormatList(PublicReadView):
 class Register(ApiView):
     @schema.write(
         summary="Register for an event",
-        request=None,
+        description="An event that asks players to confirm their age (`minimum_age` above 0) "
+        "needs `age_confirmed: true` (409 age_not_confirmed).",
+        request=body.Registering,
         answer=answers.PlayerRegistered,
         status=201,
         tags=PLAYING,
     )
     def post(self, request: Request, event_id: int) -> Response:
-        valid(request, body.Empty)
         answer = services.player_register(
-            event_id=event_id, by=actor(request), idempotency_key=self.idempotency_key
+            event_id=event_id,
+            by=actor(request),
+            idempotency_key=self.idempotency_key,
+            **valid(request, body.Registering),
         )
         return answered(answer, status=201)
 
@@ -733,6 +741,81 @@ class HouseDashboard(ApiView):
     )
     def get(self, request: Request, event_id: int) -> Response:
         return Response(house_table(reads.house_event(actor(request), event_id)).data())
+
+
+class CashBox(ApiView):
+    @schema.read(
+        summary="The cash box",
+        description="The night's money as the ledger's lines add it up: cash expected in the box, "
+        "card, online, comps, refunds, payouts, and the difference with the pool, named.",
+        answer=schema.read_model(cash_box_model.CashBox),
+        tags=HOUSE,
+    )
+    def get(self, request: Request, event_id: int) -> Response:
+        box = cash_box_model.cash_box(reads.house_event(actor(request), event_id))
+        return Response(to_json(box))
+
+
+class LedgerEntries(ApiView):
+    @schema.write(
+        summary="Record a player's entry: cash, card, online or comp",
+        description="An online payment needs its reference, a comp its reason. The line is an "
+        "audit entry (`entry_paid`).",
+        request=ledger_body.EntryPayment,
+        answer=ledger_answers.EntryPaid,
+        status=201,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        answer = ledger.entry_payment(
+            event_id=event_id,
+            by=actor(request),
+            idempotency_key=self.idempotency_key,
+            **valid(request, ledger_body.EntryPayment),
+        )
+        return answered(answer, status=201)
+
+
+class LedgerRefunds(ApiView):
+    @schema.write(
+        summary="Record a refund",
+        description="For a cancelled entry or a withdrawal, as the event's refund policy allows "
+        "(409 refund_not_in_policy), never more than the player paid in and has not had back "
+        "(409 refund_exceeds_payment).",
+        request=ledger_body.Refund,
+        answer=ledger_answers.EntryRefunded,
+        status=201,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        answer = ledger.entry_refund(
+            event_id=event_id,
+            by=actor(request),
+            idempotency_key=self.idempotency_key,
+            **valid(request, ledger_body.Refund),
+        )
+        return answered(answer, status=201)
+
+
+class LedgerPayouts(ApiView):
+    @schema.write(
+        summary="Record a payout of an award",
+        description="Once the event is finalized, never more than what is left of the award "
+        "(409 payout_exceeds_award). Winnings net of the entry above the reporting threshold are "
+        "flagged `reportable`.",
+        request=ledger_body.Payout,
+        answer=ledger_answers.PayoutMade,
+        status=201,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        answer = ledger.payout_record(
+            event_id=event_id,
+            by=actor(request),
+            idempotency_key=self.idempotency_key,
+            **valid(request, ledger_body.Payout),
+        )
+        return answered(answer, status=201)
 
 
 class Checklist(ApiView):

@@ -177,6 +177,12 @@ def _verify(document: object, checked: list[str], public_key: Ed25519PublicKey |
     export = read_export(document)
     entries = check_chain(export.entries)
     checked.append(f"chain: {len(entries)} entries, seq 1 to {len(entries)}, every hash intact")
+    entries, relabelled = follow_relabels(entries)
+    if relabelled:
+        checked.append(
+            f"labels: {relabelled} player{'s' if relabelled != 1 else ''} relabelled "
+            "(player_relabelled), followed to the label the result names"
+        )
     checked.append(check_event_block(export.event, entries))
 
     seed = revealed_seed(export, entries)
@@ -360,6 +366,44 @@ def read_entry(seq: int, raw: Mapping[str, Any], entry_hash: str = "") -> Entry:
     if not isinstance(details, dict):
         raise AuditProblem(f"Entry seq {seq} ({action}): details is not a JSON object.")
     return Entry(seq=seq, action=action, player=player, details=details, hash=entry_hash)
+
+
+# Relabelled players ------------------------------------------------------------------------------
+
+RELABELLED = "player_relabelled"
+
+
+def follow_relabels(entries: list[Entry]) -> tuple[list[Entry], int]:
+    """Each entry as if its player had always had their last label: a player_relabelled entry
+    (an account deleted: docs/audit.md) renames `player` to `details.label` for every entry, before
+    and after it, and the labels event_finalized's awards name. The hashes were checked first."""
+    final: dict[str, str] = {}
+    for entry in entries:
+        if entry.action != RELABELLED:
+            continue
+        new = entry.details.get("label")
+        if not isinstance(entry.player, str) or not isinstance(new, str) or not new:
+            raise AuditProblem(f"{entry}: a relabelling names the player and details.label.")
+        if new in final.values() or any(e.player == new for e in entries if e.seq < entry.seq):
+            raise AuditProblem(f"{entry}: the label {new!r} is already a player's.")
+        for old, current in final.items():
+            if current == entry.player:
+                final[old] = new
+        final[entry.player] = new
+    if not final:
+        return entries, 0
+
+    def renamed(entry: Entry) -> Entry:
+        player = final.get(entry.player, entry.player) if entry.player else entry.player
+        details = entry.details
+        awards = details.get("awards") if entry.action == "event_finalized" else None
+        if isinstance(awards, dict):
+            details = {**details, "awards": {final.get(k, k): v for k, v in awards.items()}}
+        return Entry(
+            seq=entry.seq, action=entry.action, player=player, details=details, hash=entry.hash
+        )
+
+    return [renamed(entry) for entry in entries], len({*final.values()})
 
 
 # The event block ----------------------------------------------------------------------------------
@@ -1011,7 +1055,9 @@ def check_pool(entries: Sequence[Entry], event: Mapping[str, Any], result: Resul
     pool = _int(entry.details.get("pool"), f"{entry}: details.pool")
     adjustments = read_adjustments(entry)
     adjusted = sum(adjustment["amount"] for adjustment in adjustments)
-    base = contribution * participants
+    # A free-entry event's pool is the sponsored pool House stated, not the contributions.
+    sponsored = _whole(entry.details.get("sponsored", 0), f"{entry}: details.sponsored")
+    base = sponsored if sponsored else contribution * participants
     for key, recorded in (("contribution", contribution), ("participants", participants)):
         written = entry.details.get(key)
         if written is not None and written != recorded:
@@ -1019,9 +1065,14 @@ def check_pool(entries: Sequence[Entry], event: Mapping[str, Any], result: Resul
                 f"{entry}: details.{key} is {written!r}, but the export has {recorded} "
                 f"({'the event' if key == 'contribution' else 'result.players'})."
             )
+    funded = (
+        f"the ${sponsored} sponsored pool"
+        if sponsored
+        else f"${contribution} x {participants} participants"
+    )
     if pool != base + adjusted:
         raise AuditProblem(
-            f"{entry}: the pool is ${pool}, but ${contribution} x {participants} participants "
+            f"{entry}: the pool is ${pool}, but {funded} "
             f"{_signed(adjusted)} in adjustments is ${base + adjusted}."
         )
     if pool < 0:
@@ -1033,7 +1084,7 @@ def check_pool(entries: Sequence[Entry], event: Mapping[str, Any], result: Resul
     if _multiset(result.adjustments) != _multiset(adjustments):
         raise AuditProblem(f"result.adjustments differ from the adjustments confirmed by {entry}.")
     return (
-        f"pool: ${pool} = ${contribution} x {participants} participants {_signed(adjusted)} "
+        f"pool: ${pool} = {funded} {_signed(adjusted)} "
         f"in adjustments, confirmed at entry seq {entry.seq}"
     )
 

@@ -222,6 +222,41 @@ class AnnouncementRateLimited(WrongState):
     default_message = "Too many announcements for this event in the last minute: try again shortly."
 
 
+class WrongCashBox(WrongState):
+    code = "wrong_cash_box"
+    default_message = (
+        "That player is not in this event: a ledger line goes in their own event's cash box."
+    )
+
+
+class RefundExceedsPayment(WrongState):
+    code = "refund_exceeds_payment"
+    default_message = "A refund cannot be larger than what the player paid and has not had back."
+
+
+class RefundNotInPolicy(WrongState):
+    code = "refund_not_in_policy"
+    default_message = "The event's refund policy does not refund this entry."
+
+
+class PayoutExceedsAward(WrongState):
+    code = "payout_exceeds_award"
+    default_message = "A payout cannot be larger than what is left of the player's award."
+
+
+class AgeNotConfirmed(WrongState):
+    code = "age_not_confirmed"
+    default_message = "This event is for players of age: confirm your age to register."
+
+
+class DeletionBlocked(WrongState):
+    code = "deletion_blocked"
+    default_message = (
+        "You have a card to choose in an event in play: choose it (or ask House), then delete "
+        "your account."
+    )
+
+
 class IdempotencyConflict(DomainError):
     code = "idempotency_conflict"
     status = 422
@@ -264,6 +299,12 @@ ALL_ERRORS: tuple[type[DomainError], ...] = (
     RegistrationCannotReopen,
     WithdrawnCannotReturn,
     AnnouncementRateLimited,
+    WrongCashBox,
+    RefundExceedsPayment,
+    RefundNotInPolicy,
+    PayoutExceedsAward,
+    AgeNotConfirmed,
+    DeletionBlocked,
     IdempotencyConflict,
 )
 ERRORS_BY_CODE: dict[str, type[DomainError]] = {error.code: error for error in ALL_ERRORS}

@@ -28,7 +28,15 @@ from events.errors import (
 )
 from events.formats import FORMATS
 from events.limits import check_pool, check_text
-from events.models import Event, Phase, PoolAdjustment, Registration, RegistrationStatus
+from events.models import (
+    EntryMode,
+    Event,
+    Phase,
+    PoolAdjustment,
+    RefundPolicy,
+    Registration,
+    RegistrationStatus,
+)
 from events.progress import blockers, final_standings, participants
 from events.registration import deal_starting_offer
 from events.registration_switch import close_registration, why_registration_cannot_open
@@ -45,9 +53,25 @@ EDITABLE = (
     "contribution",
     "extra_decks",
     "remainder_policy",
+    "entry_mode",
+    "sponsored_pool",
+    "refund_policy",
+    "minimum_age",
 )
 
-_WORDS = {"contribution": "contribution", "remainder_policy": "remainder policy"}
+_WORDS = {
+    "contribution": "contribution",
+    "remainder_policy": "remainder policy",
+    "entry_mode": "entry mode",
+}
+
+# The settings event_created records only when they differ from these (older audits have none).
+_DEFAULTS: dict[str, Any] = {
+    "entry_mode": EntryMode.PAID.value,
+    "sponsored_pool": 0,
+    "refund_policy": RefundPolicy.CANCELLATIONS.value,
+    "minimum_age": 0,
+}
 
 
 @action("event_create", creates_event=True)
@@ -63,6 +87,10 @@ def event_create(
     remainder_policy: str = "",
     venue: str = "",
     time_zone: str = "UTC",
+    entry_mode: str = EntryMode.PAID.value,
+    sponsored_pool: int = 0,
+    refund_policy: str = RefundPolicy.CANCELLATIONS.value,
+    minimum_age: int = 0,
     idempotency_key: str | None = None,
 ) -> answers.EventCreated:
     """Site staff create an event in draft; they become its first House member."""
@@ -75,6 +103,10 @@ def event_create(
         "contribution": contribution,
         "extra_decks": extra_decks,
         "remainder_policy": remainder_policy,
+        "entry_mode": entry_mode,
+        "sponsored_pool": sponsored_pool,
+        "refund_policy": refund_policy,
+        "minimum_age": minimum_age,
     }
     if not by.is_staff:
         raise NotAllowed("Only site staff create events.")
@@ -91,6 +123,11 @@ def event_create(
             "venue": event.venue,
             "date": event.date.isoformat(),
             "time_zone": event.time_zone,
+            **{
+                key: getattr(event, key)
+                for key, default in _DEFAULTS.items()
+                if getattr(event, key) != default
+            },
         },
     )
     change.audit("house_member_added", details={"member": by.display_name})
@@ -128,9 +165,11 @@ def event_update(
         )
     if event.pool_confirmed and cleaned["contribution"] != event.contribution:
         raise PoolLocked()
+    if event.pool_confirmed and cleaned["sponsored_pool"] != event.sponsored_pool:
+        raise PoolLocked()
     money = [
         f
-        for f in ("contribution", "remainder_policy")
+        for f in ("contribution", "remainder_policy", "entry_mode")
         if cleaned[f] != current[f]
         # A policy announced where there was none (an event from before the rule) locks nothing
         # that players paid for.
@@ -305,10 +344,11 @@ def pool_confirm(
         raise RegistrationIsClosed("Close registration before confirming the pool.")
     if event.pool_confirmed:
         raise PoolLocked()
-    if event.contribution == 0 and cleaned:
+    if event.contribution == 0 and not event.sponsored and cleaned:
         raise WrongState("A free event has no cash pool to adjust.")
     count = participants(event)
-    base = event.contribution * count
+    # Paid entry: the contributions; free entry: the pool the sponsor puts up (docs/decisions.md).
+    base = event.sponsored_pool if event.sponsored else event.contribution * count
     earlier = list(event.adjustments.order_by("id").values_list("amount", "explanation"))
     in_force = earlier + cleaned
     pool = base + sum(amount for amount, _ in in_force)
@@ -334,6 +374,7 @@ def pool_confirm(
             "contribution": event.contribution,
             "participants": count,
             "adjustments": [{"amount": a, "explanation": e} for a, e in in_force],
+            **({"sponsored": event.sponsored_pool} if event.sponsored else {}),
         },
     )
     return answers.PoolConfirmed(event_id=event.pk, pool=pool, base=base)
@@ -444,6 +485,43 @@ def _clean_settings(values: dict[str, Any]) -> dict[str, Any]:
             max_length=limits.POLICY_LENGTH,
             multiline=True,
         ),
+        **_clean_entry_settings(values, contribution),
+    }
+
+
+def _clean_entry_settings(values: dict[str, Any], contribution: int) -> dict[str, Any]:
+    """Entry mode, sponsored pool, refund policy and the age players confirm."""
+    mode = values.get("entry_mode", EntryMode.PAID.value)
+    if mode not in EntryMode.values:
+        raise Invalid(f"The entry mode is {' or '.join(EntryMode.values)}.")
+    sponsored = values.get("sponsored_pool", 0)
+    if (
+        isinstance(sponsored, bool)
+        or not isinstance(sponsored, int)
+        or not 0 <= sponsored <= limits.MAX_SPONSORED_POOL
+    ):
+        raise Invalid(
+            f"The sponsored pool is a whole number of dollars from $0 to "
+            f"${limits.MAX_SPONSORED_POOL:,}."
+        )
+    # Each value is valid alone; together they conflict (409, as other settings that conflict).
+    if mode == EntryMode.SPONSORED and contribution:
+        raise WrongState("A free-entry event takes no contribution: its pool is sponsored.")
+    if mode == EntryMode.PAID and sponsored:
+        raise WrongState(
+            "A sponsored pool is for a free-entry event; a paid event's pool is its entries."
+        )
+    policy = values.get("refund_policy", RefundPolicy.CANCELLATIONS.value)
+    if policy not in RefundPolicy.values:
+        raise Invalid(f"The refund policy is {', '.join(RefundPolicy.values)}.")
+    age = values.get("minimum_age", 0)
+    if isinstance(age, bool) or not isinstance(age, int) or not 0 <= age <= 99:
+        raise Invalid("The minimum age is a whole number from 0 (none asked) to 99.")
+    return {
+        "entry_mode": mode,
+        "sponsored_pool": sponsored,
+        "refund_policy": policy,
+        "minimum_age": age,
     }
 
 

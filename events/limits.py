@@ -23,6 +23,8 @@ ID_MAX = 2**63 - 1
 MAX_CONTRIBUTION = 1_000_000
 MAX_ADJUSTMENT = 1_000_000
 MAX_ADJUSTMENTS = 50
+# The largest sponsored pool of a free-entry event.
+MAX_SPONSORED_POOL = 10_000_000
 MAX_EXTRA_DECKS = 50
 MAX_GAME = 99
 # A card's number within an offer: a bound on the request only; the service refuses a number

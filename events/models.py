@@ -19,6 +19,25 @@ class Phase(models.TextChoices):
     FINALIZED = "finalized", "Finalized"
 
 
+class EntryMode(models.TextChoices):
+    """How the pool is funded (docs/decisions.md, "Entry modes")."""
+
+    PAID = "paid", "Paid entry: the pool is the players' contributions"
+    SPONSORED = "sponsored", "Free entry: a sponsored pool House states"
+
+
+class RefundPolicy(models.TextChoices):
+    """Which entries House may refund (ledger/services.py)."""
+
+    CANCELLATIONS = "cancellations", "Cancelled entries only"
+    WITHDRAWALS = "withdrawals", "Cancelled entries and withdrawals"
+    NONE = "none", "No refunds"
+
+
+# The age a venue usually requires, offered when an event asks players to confirm their age.
+DEFAULT_MINIMUM_AGE = 21
+
+
 class Event(models.Model):
     name = models.CharField(max_length=120)
     venue = models.CharField(max_length=120, blank=True)
@@ -64,6 +83,16 @@ class Event(models.Model):
     # shown on the board. Empty while House has it switched off.
     self_check_in = models.BooleanField(default=False)
     check_in_code = models.CharField(max_length=12, blank=True)
+    # Paid entry (the pool is contribution x participants) or free entry with a sponsored pool.
+    entry_mode = models.CharField(max_length=16, choices=EntryMode.choices, default=EntryMode.PAID)
+    sponsored_pool = models.PositiveIntegerField(
+        default=0, help_text="Whole dollars a sponsor puts up, in a free-entry event."
+    )
+    refund_policy = models.CharField(
+        max_length=16, choices=RefundPolicy.choices, default=RefundPolicy.CANCELLATIONS
+    )
+    # 0: no age asked; otherwise players confirm they are at least this old before registering.
+    minimum_age = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["-date", "-id"]
@@ -76,6 +105,11 @@ class Event(models.Model):
                 condition=Q(format__in=[name.value for name in FormatName]),
                 name="event_format_known",
             ),
+            models.CheckConstraint(
+                condition=Q(entry_mode="paid", sponsored_pool=0)
+                | Q(entry_mode="sponsored", contribution=0),
+                name="entry_mode_funds_the_pool_one_way",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -84,6 +118,10 @@ class Event(models.Model):
     @property
     def rules(self) -> Format:
         return format_for(self.format)
+
+    @property
+    def sponsored(self) -> bool:
+        return self.entry_mode == EntryMode.SPONSORED
 
     @property
     def pool_was_confirmed(self) -> bool:
@@ -131,6 +169,11 @@ class Registration(models.Model):
     version = models.PositiveBigIntegerField(default=0)
     # House took this player's contribution (cash at the table); see events/check_in.py.
     paid = models.BooleanField(default=False)
+    # The player confirmed they are of the event's minimum age when registering.
+    age_confirmed = models.BooleanField(default=False)
+    # Private: the salt of the commitment to the person `player_registered` records
+    # (events/person.py); erased, with the account's link, when the account is deleted.
+    person_salt = models.CharField(max_length=32, blank=True)
 
     class Meta:
         ordering = ["event_id", "id"]

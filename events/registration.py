@@ -16,6 +16,7 @@ from cards.stock import audit_card
 from events import answers, store
 from events.dealing import deal, reminder_due
 from events.errors import (
+    AgeNotConfirmed,
     AlreadyRegistered,
     LateEntryClosed,
     NoSupportedPlace,
@@ -29,6 +30,7 @@ from events.errors import (
 )
 from events.limits import check_pool
 from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
+from events.person import commitment, new_salt
 from events.play_rules import PlayerFacts, may_cancel, may_undo_check_in
 from events.progress import Progress, participants
 from events.registration_switch import close_if_nobody_waits
@@ -41,15 +43,17 @@ def player_register(
     *,
     event_id: int,
     by: User,
+    age_confirmed: bool = False,
     idempotency_key: str | None = None,
 ) -> answers.PlayerRegistered:
-    """A player registers themself while registration is open."""
+    """A player registers themself while registration is open; when the event asks for an age,
+    after confirming they are of it."""
     change.refuse_if_finalized()
-    registration = register(change, by)
+    registration = register(change, by, age_confirmed=age_confirmed)
     return answers.PlayerRegistered(registration_id=registration.pk, label=registration.label)
 
 
-def register(change: Change, player: User) -> Registration:
+def register(change: Change, player: User, *, age_confirmed: bool = False) -> Registration:
     """Register `player` themself, within a change, while registration is open (a cancelled
     registration registers again)."""
     event = change.event
@@ -57,21 +61,35 @@ def register(change: Change, player: User) -> Registration:
         raise NotFound("No such event.")
     if not event.registration_open:
         raise RegistrationIsClosed()
+    if event.minimum_age and age_confirmed is not True:
+        raise AgeNotConfirmed(
+            f"This event is for players aged {event.minimum_age} or over: confirm your age to "
+            "register."
+        )
     existing = event.registrations.filter(player=player).first()
     if existing is not None:
         refuse_return(existing)
         if existing.status != RegistrationStatus.CANCELLED:
             raise AlreadyRegistered()
     _refuse_pool_overflow(event, "Another participant")
+    confirmed = bool(event.minimum_age)
     if existing is not None:
         existing.status = RegistrationStatus.REGISTERED
-        existing.save(update_fields=["status"])
+        existing.age_confirmed = existing.age_confirmed or confirmed
+        existing.save(update_fields=["status", "age_confirmed"])
         registration = existing
     else:
         registration = Registration.objects.create(
-            event=event, player=player, label=unique_label(event, player.display_name)
+            event=event,
+            player=player,
+            label=unique_label(event, player.display_name),
+            age_confirmed=confirmed,
+            person_salt=new_salt(),
         )
-    change.audit("player_registered", player=registration.label)
+    details: dict[str, object] = {"person": commitment(registration.person_salt, player.pk)}
+    if confirmed:
+        details["age_confirmed"] = event.minimum_age
+    change.audit("player_registered", player=registration.label, details=details)
     return registration
 
 
@@ -161,7 +179,10 @@ def participant_add(
     registration = event.registrations.filter(player=player).first()
     if registration is None:
         registration = Registration(
-            event=event, player=player, label=unique_label(event, player.display_name)
+            event=event,
+            player=player,
+            label=unique_label(event, player.display_name),
+            person_salt=new_salt(),
         )
     else:
         refuse_return(registration)
@@ -172,7 +193,11 @@ def participant_add(
     registration.added_by_house = True
     registration.status = RegistrationStatus.REGISTERED
     registration.save()
-    change.audit("player_registered", player=registration.label)
+    change.audit(
+        "player_registered",
+        player=registration.label,
+        details={"person": commitment(registration.person_salt, player.pk)},
+    )
     check_in(change, registration, added_by_house=True)
     return answers.ParticipantAdded(registration_id=registration.pk, label=registration.label)
 

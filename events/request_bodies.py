@@ -19,7 +19,7 @@ from rest_framework.fields import empty
 from events import limits
 from events.formats import FORMATS as FORMATS_BY_NAME
 from events.formats import FormatName
-from events.models import Outcome
+from events.models import EntryMode, Outcome, RefundPolicy
 
 FORMATS = [name.value for name in FormatName]
 OUTCOMES = list(Outcome.values)
@@ -128,6 +128,24 @@ class EventCreate(Body):
     time_zone = Text(
         default="UTC", max_length=limits.TIME_ZONE_LENGTH, help_text="The venue's IANA time zone."
     )
+    entry_mode = serializers.ChoiceField(
+        choices=EntryMode.values,
+        default=EntryMode.PAID.value,
+        help_text="`paid`: the pool is the contributions; `sponsored`: free entry (contribution "
+        "0) with the sponsored pool House states.",
+    )
+    sponsored_pool = serializers.IntegerField(
+        min_value=0, max_value=limits.MAX_SPONSORED_POOL, default=0
+    )
+    refund_policy = serializers.ChoiceField(
+        choices=RefundPolicy.values, default=RefundPolicy.CANCELLATIONS.value
+    )
+    minimum_age = serializers.IntegerField(
+        min_value=0,
+        max_value=99,
+        default=0,
+        help_text="Players confirm they are this old before registering; 0 asks nothing.",
+    )
 
 
 class EventUpdate(Body):
@@ -147,6 +165,12 @@ class EventUpdate(Body):
     )
     venue = Text(allow_blank=True, max_length=limits.VENUE_LENGTH, required=False)
     time_zone = Text(max_length=limits.TIME_ZONE_LENGTH, required=False)
+    entry_mode = serializers.ChoiceField(choices=EntryMode.values, required=False)
+    sponsored_pool = serializers.IntegerField(
+        min_value=0, max_value=limits.MAX_SPONSORED_POOL, required=False
+    )
+    refund_policy = serializers.ChoiceField(choices=RefundPolicy.values, required=False)
+    minimum_age = serializers.IntegerField(min_value=0, max_value=99, required=False)
 
 
 class HouseMember(Body):
@@ -243,6 +267,14 @@ class SelfCheckIn(Body):
     code = Text(
         max_length=limits.CHECK_IN_CODE_LENGTH,
         help_text="The check-in code shown on the board (any case; spaces and dashes ignored).",
+    )
+
+
+class Registering(Body):
+    age_confirmed = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="The player confirms they are of the event's minimum age, when it has one.",
     )
 
 

@@ -12,11 +12,22 @@ import random
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from accounts.models import User
 from events import services
 from events.models import Event, Registration, RegistrationStatus
+
+
+class Night(Protocol):
+    """What a layer on top records as House would, told at three moments of the simulated event
+    (the ledger's `ledger.simulation.LedgerNight`: the engine imports none of it)."""
+
+    def checked_in(self, event_id: int, house: User, registration_ids: list[int]) -> None: ...
+
+    def withdrawn(self, event_id: int, house: User, registration_id: int, amount: int) -> None: ...
+
+    def finalized(self, event_id: int, house: User) -> None: ...
 
 
 @dataclass
@@ -31,6 +42,8 @@ class Simulation:
     users: Sequence[User] | None = None
     date: datetime.date | None = None
     created: Callable[[int], None] | None = None
+    night: Night | None = None
+    refund_policy: str = "cancellations"
 
     def run(self) -> dict[str, Any]:
         if self.players < 2:
@@ -52,6 +65,7 @@ class Simulation:
             contribution=self.contribution,
             remainder_policy="An indivisible High remainder goes to next event's pool.",
             venue="Simulation",
+            refund_policy=self.refund_policy,
         ).event_id
         if self.created is not None:
             self.created(event_id)
@@ -69,6 +83,8 @@ class Simulation:
 
         event = Event.objects.get(pk=event_id)
         registrations = list(event.registrations.order_by("check_in_order"))
+        if self.night is not None:
+            self.night.checked_in(event_id, house, [r.pk for r in registrations])
         rules = event.rules
         for registration in registrations:
             if rules.offered:
@@ -93,9 +109,14 @@ class Simulation:
             services.registration_close(event_id=event_id, by=house)
         adjustments: list[tuple[int, str]] = []
         if twists and self.contribution:
-            adjustments.append((-self.contribution, f"Refund to {leaving.label}: left early"))  # type: ignore[union-attr]
+            assert leaving is not None
+            adjustments.append((-self.contribution, f"Refund to {leaving.label}: left early"))
+            if self.night is not None:
+                self.night.withdrawn(event_id, house, leaving.pk, self.contribution)
         confirmed = services.pool_confirm(event_id=event_id, by=house, adjustments=adjustments)
         finalized = services.event_finalize(event_id=event_id, by=house)
+        if self.night is not None:
+            self.night.finalized(event_id, house)
         awards = {
             r.label: r.award
             for r in Event.objects.get(pk=event_id).registrations.filter(award__gt=0)
@@ -160,5 +181,21 @@ class Simulation:
             )
 
 
-def simulate(*, format: str, players: int, seed: int, contribution: int = 10) -> dict[str, Any]:
-    return Simulation(format=format, players=players, seed=seed, contribution=contribution).run()
+def simulate(
+    *,
+    format: str,
+    players: int,
+    seed: int,
+    contribution: int = 10,
+    night: Night | None = None,
+) -> dict[str, Any]:
+    """Play the event; with `night`, a layer on top records what House would at each moment, and
+    withdrawals are refunded (the event's refund policy says so)."""
+    return Simulation(
+        format=format,
+        players=players,
+        seed=seed,
+        contribution=contribution,
+        night=night,
+        refund_policy="withdrawals" if night is not None else "cancellations",
+    ).run()

@@ -13,7 +13,7 @@ from events import limits
 from events import request_bodies as body
 from events.errors import Invalid
 from events.formats import FORMATS
-from events.models import Event
+from events.models import DEFAULT_MINIMUM_AGE, EntryMode, Event, RefundPolicy
 from web.errors import checked
 
 COMMON_ZONES = (
@@ -74,6 +74,49 @@ class EventForm(forms.Form):
         "above $0) needs it before registration opens, and keeps it from then on.",
         widget=forms.Textarea(attrs={"rows": 3}),
     )
+    entry_mode = forms.ChoiceField(
+        choices=EntryMode.choices,
+        required=False,
+        initial=EntryMode.PAID.value,
+        label="Entry",
+        help_text="Paid entry: the pool is the contributions. Free entry: contribution $0, and the "
+        "pool is the sponsored pool below; the 80/20 split is the same.",
+    )
+    sponsored_pool = forms.IntegerField(
+        min_value=0,
+        max_value=limits.MAX_SPONSORED_POOL,
+        required=False,
+        initial=0,
+        label="Sponsored pool ($)",
+        help_text="Free entry only: the prize money a sponsor puts up.",
+    )
+    refund_policy = forms.ChoiceField(
+        choices=RefundPolicy.choices,
+        required=False,
+        initial=RefundPolicy.CANCELLATIONS.value,
+        label="Refunds",
+    )
+    minimum_age = forms.IntegerField(
+        min_value=0,
+        max_value=99,
+        required=False,
+        initial=0,
+        label="Minimum age",
+        help_text=f"Players confirm they are this old before registering ({DEFAULT_MINIMUM_AGE} "
+        "where a venue requires it); 0 asks nothing.",
+    )
+
+    def clean_entry_mode(self) -> str:
+        return str(self.cleaned_data.get("entry_mode") or EntryMode.PAID.value)
+
+    def clean_sponsored_pool(self) -> int:
+        return int(self.cleaned_data.get("sponsored_pool") or 0)
+
+    def clean_refund_policy(self) -> str:
+        return str(self.cleaned_data.get("refund_policy") or RefundPolicy.CANCELLATIONS.value)
+
+    def clean_minimum_age(self) -> int:
+        return int(self.cleaned_data.get("minimum_age") or 0)
 
     def __init__(
         self, *args: Any, locked: bool = False, paid_entries: bool = False, **kwargs: Any
@@ -84,7 +127,7 @@ class EventForm(forms.Form):
                 field.disabled = True
         elif paid_entries:
             # The money settings, once House took a paid entry (events.check_in).
-            for name in ("contribution", "remainder_policy"):
+            for name in ("contribution", "remainder_policy", "entry_mode"):
                 self.fields[name].disabled = True
 
     @staticmethod

@@ -53,6 +53,7 @@ from events.reads.common import (
 )
 from events.registration_switch import why_registration_cannot_open
 from house import selectors
+from ledger.cash_box import CashBox, cash_box
 
 OVERDUE_SECONDS = 180  # a pending selection is highlighted past three minutes
 RESOLVED_SHOWN = 10
@@ -374,6 +375,7 @@ class HousePool:
     changed: bool
     can_confirm: bool
     free: bool
+    sponsored: int
     paid: int
     collected: int
 
@@ -551,6 +553,16 @@ class PoolSection:
     started: bool
     finalized: bool
     live_socket: bool
+    # The ledger's figure beside the pool, with the difference named (ledger/cash_box.py).
+    cash_box: CashBox | None
+
+
+@dataclass(frozen=True, slots=True)
+class CashBoxSection:
+    """The night's money as the ledger's lines add it up, live."""
+
+    event: EventFacts
+    cash_box: CashBox | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -583,6 +595,7 @@ class HouseSections:
     players_note: PlayersNote
     reviews: ReviewsSection
     pool: PoolSection
+    cash_box: CashBoxSection
     finalize_status: FinalizeStatus
     checklist_more: ChecklistMore
     finalize_form: FinalizeForm
@@ -681,7 +694,14 @@ def house_page(
     paid = {pk for pk, (_, _, is_paid, _) in everyone.items() if is_paid}
     checked_in = counts.get(RegistrationStatus.CHECKED_IN, 0)
     stock = _stock(event, counts) if event.phase != Phase.DRAFT else None
-    pool = _pool(event, table.pool, paid=len(paid))
+    box = (
+        cash_box(event)
+        if event.phase != Phase.DRAFT and (event.contribution or event.sponsored)
+        else None
+    )
+    # Beside the pool: the entry money the ledger's lines hold (comps take none).
+    held = box.ledger_pool - box.sponsored if box is not None else 0
+    pool = _pool(event, table.pool, paid=len(paid), collected=held)
     shown_rows = _player_rows(event, table.players, everyone, paid)
     players_order = tuple(
         pk for pk in sorted(everyone, key=lambda pk: (STATUS_ORDER.get(everyone[pk][0], 9), pk))
@@ -724,7 +744,9 @@ def house_page(
             started=started,
             finalized=finalized,
             live_socket=live_socket,
+            cash_box=box,
         ),
+        cash_box=CashBoxSection(event=facts, cash_box=box),
         finalize_status=FinalizeStatus(waiting_for=len(checklist_order)),
         checklist_more=ChecklistMore(checklist_more=len(checklist_order) - CHECKLIST_SHOWN),
         finalize_form=FinalizeForm(
@@ -966,7 +988,7 @@ def _start_preview(event: Event, checked_in: int) -> StartPreview:
     )
 
 
-def _pool(event: Event, pool: PoolSummary, *, paid: int) -> HousePool:
+def _pool(event: Event, pool: PoolSummary, *, paid: int, collected: int) -> HousePool:
     adjusted = sum(a.amount for a in pool.adjustments)
     return HousePool(
         contribution=pool.contribution,
@@ -979,10 +1001,10 @@ def _pool(event: Event, pool: PoolSummary, *, paid: int) -> HousePool:
         total=pool.pool if pool.confirmed else pool.base + adjusted,
         changed=not event.pool_confirmed and event.pool_was_confirmed,
         can_confirm=event.phase == Phase.STARTED and not event.pool_confirmed,
-        free=event.contribution == 0,
-        # Beside the pool: the dollars House marked as taken (events.check_in.collected).
+        free=event.contribution == 0 and not event.sponsored,
+        sponsored=pool.sponsored,
         paid=paid,
-        collected=event.contribution * paid,
+        collected=collected,
     )
 
 

@@ -12,11 +12,11 @@ from django.utils import timezone
 
 from accounts.models import User
 from cards.models import Offer, pending_offer
-from events.check_in import collected
 from events.models import Event, Phase, RegistrationStatus, Review
 from events.reads.common import event_summary, pool_summary
 from events.reads.final import final_results
 from house.selectors import house_events
+from ledger.cash_box import cash_box
 
 
 def results(event: Event) -> dict[str, Any]:
@@ -29,7 +29,8 @@ def results(event: Event) -> dict[str, Any]:
         "event": event,
         "summary": event_summary(event),
         "pool": pool_summary(event) if final is None else final.pool,
-        "collected": collected(event),
+        # The entry money the ledger's lines hold: paid in, less voids and refunds.
+        "collected": cash_box(event).ledger_pool - (event.sponsored_pool if event.sponsored else 0),
         "final": final is not None,
         "commitment": event.commitment,
         "seed": None if final is None else final.seed,

@@ -230,6 +230,7 @@ HOUSE_SECTIONS = (
     ("players-note", "players_note", "house/_players_note.html"),
     ("reviews", "reviews", "house/_reviews.html"),
     ("pool", "pool", "house/_pool.html"),
+    ("cash-box", "cash_box", "house/_cash_box.html"),
     ("finalize-status", "finalize_status", "house/_finalize_status.html"),
     ("checklist-more-count", "checklist_more", "house/_checklist_more.html"),
     ("finalize-form", "finalize_form", "house/_finalize_form.html"),

@@ -77,6 +77,8 @@ INSTALLED_APPS = [
     "audit",
     "web",
     "house",
+    "ledger",
+    "privacy",
     "api",
     "live",
     "push",
@@ -331,6 +333,8 @@ PUSH_CONNECT_TIMEOUT = 3.0
 PUSH_READ_TIMEOUT = 5.0
 # Hours an Idempotency-Key's stored answer is kept for a retry (docs/rules.md section 11.1).
 IDEMPOTENCY_RECORD_HOURS = 24
+# Winnings net of the entry above this many dollars are flagged on a payout for tax paperwork.
+PAYOUT_REPORTING_THRESHOLD = int(os.environ.get("PAYOUT_REPORTING_THRESHOLD", "5000"))
 CELERY_BEAT_SCHEDULE = {
     "sweep-reminders": {"task": "push.tasks.sweep_reminders", "schedule": 30.0},
     "expire-idempotency-records": {

@@ -24,7 +24,9 @@ urlpatterns = [
     path("api/", include("api.urls")),
     path("audit/", include("audit.urls")),
     path("house/", include("house.urls")),
+    path("house/", include("ledger.urls")),
     path("", include("seasons.urls")),
+    path("", include("privacy.urls")),
     path("", include("push.urls")),
     path("", include("web.urls")),
 ]

@@ -131,7 +131,10 @@ def register(request: HttpRequest, event_id: int) -> HttpResponse:
     try:
         # No message: the page's next step says "Check in with House", and it moves on by itself.
         services.player_register(
-            event_id=event.pk, by=request.user, idempotency_key=form_key(request)
+            event_id=event.pk,
+            by=request.user,
+            age_confirmed=request.POST.get("age_confirmed") == "1",
+            idempotency_key=form_key(request),
         )
     except DomainError as error:
         refuse(request, error)

@@ -141,6 +141,8 @@ class PoolSummary:
     participants: int
     base: int
     confirmed: bool
+    # Free entry: the pool the sponsor puts up is the base (0 in a paid event).
+    sponsored: int
     pool: int
     adjustments: tuple[Adjustment, ...]
     unallocated: int | None
@@ -149,7 +151,7 @@ class PoolSummary:
 def pool_summary(event: Event) -> PoolSummary:
     """The pool as House sees it: while provisional, the base plus the adjustments in force."""
     count = participants(event)
-    base = event.contribution * count
+    base = event.sponsored_pool if event.sponsored else event.contribution * count
     adjustments = tuple(
         Adjustment(amount, explanation)
         for amount, explanation in event.adjustments.order_by("id").values_list(
@@ -162,6 +164,7 @@ def pool_summary(event: Event) -> PoolSummary:
         participants=count,
         base=base,
         confirmed=event.pool_confirmed,
+        sponsored=event.sponsored_pool if event.sponsored else 0,
         pool=event.confirmed_pool
         if event.pool_confirmed and event.confirmed_pool is not None
         else provisional,

@@ -19,10 +19,12 @@ from django.urls import URLPattern, resolve
 
 from api import urls
 from events.answers import ALL_ANSWERS
+from events.models import Registration
 from events.reads.board import Board, BoardRow
 from events.reads.common import PoolSummary
 from events.reads.final import FinalWinners, Winner
 from events.reads.player import PlayerState
+from ledger.answers import LEDGER_ANSWERS
 from seasons.answers import ALL_SEASON_ANSWERS
 from tests.api.support import Api
 from tests.factories import make_table, make_user
@@ -170,7 +172,14 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     ra = a.post(f"{e}/register/").json()["registration_id"]
     rb = b.post(f"{e}/register/").json()["registration_id"]
     rc = Recorder(seen, make_user("Cal")).post(f"{e}/register/").json()["registration_id"]
+    house.post(
+        f"{e}/ledger/entries/", {"registration_id": rc, "method": "online", "reference": "r1"}
+    )
     house.post(f"/api/registrations/{rc}/cancel/")
+    house.post(
+        f"{e}/ledger/refunds/",
+        {"registration_id": rc, "amount": 10, "method": "online", "reason": "Cannot come"},
+    )
     for rid in (ra, rb):
         house.post(f"/api/registrations/{rid}/check-in/")
     house.post(f"/api/registrations/{rb}/check-in/undo/")
@@ -211,6 +220,19 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     house.get(f"{e}/audit/")
     house.post(f"{e}/pool/confirm/", {"adjustments": [{"amount": -5, "explanation": "Refund"}]})
     house.post(f"{e}/finalize/")
+    winner = Registration.objects.filter(event_id=event, award__gt=0).order_by("pk").first()
+    assert winner is not None and winner.award
+    house.post(
+        f"{e}/ledger/payouts/",
+        {
+            "registration_id": winner.pk,
+            "amount": winner.award,
+            "method": "cash",
+            "handed_by": "Dana",
+            "acknowledged": True,
+        },
+    )
+    house.get(f"{e}/cash-box/")
     for client in (house, a):
         client.get(f"{e}/board/")
         client.get(f"/api/registrations/{ra}/")
@@ -321,7 +343,7 @@ def test_it_serves_only_the_listed_swagger_files() -> None:
 def test_it_documents_each_service_answer_from_its_dataclass() -> None:
     spec = _spec()
     components = spec["components"]["schemas"]
-    for kind in (*ALL_ANSWERS, *ALL_SEASON_ANSWERS):
+    for kind in (*ALL_ANSWERS, *ALL_SEASON_ANSWERS, *LEDGER_ANSWERS):
         component = components.get(kind.__name__)
         assert component is not None, kind
         fields = dataclasses.fields(kind)  # type: ignore[arg-type]
@@ -342,7 +364,9 @@ def test_it_documents_each_service_answer_from_its_dataclass() -> None:
         for status, response in spec["paths"][path][method.lower()]["responses"].items()
         if int(status) < 300
     }
-    assert answered == {kind.__name__ for kind in (*ALL_ANSWERS, *ALL_SEASON_ANSWERS)}
+    assert answered == {
+        kind.__name__ for kind in (*ALL_ANSWERS, *ALL_SEASON_ANSWERS, *LEDGER_ANSWERS)
+    }
 
 
 def test_it_documents_each_read_model_from_its_dataclass() -> None:

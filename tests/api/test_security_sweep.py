@@ -96,6 +96,25 @@ HOUSE = [
     Call("event-series", "POST", "/api/events/{event}/series/", {"series_id": None}),
     Call("season", "PATCH", "/api/seasons/{season}/", {"name": "Mine now"}),
     Call("championship", "POST", "/api/seasons/{season}/championship/", {"date": "2026-12-31"}),
+    Call("cash-box", "GET", "/api/events/{event}/cash-box/"),
+    Call(
+        "ledger-entries",
+        "POST",
+        "/api/events/{event}/ledger/entries/",
+        {"registration_id": "{target}", "method": "cash"},
+    ),
+    Call(
+        "ledger-refunds",
+        "POST",
+        "/api/events/{event}/ledger/refunds/",
+        {"registration_id": "{target}", "amount": 10, "method": "cash", "reason": "x"},
+    ),
+    Call(
+        "ledger-payouts",
+        "POST",
+        "/api/events/{event}/ledger/payouts/",
+        {"registration_id": "{target}", "amount": 1, "method": "cash", "acknowledged": True},
+    ),
 ]
 STAFF = [
     Call(

@@ -462,3 +462,26 @@ def test_export_audit_refuses_an_unknown_event() -> None:
 def test_simulate_event_refuses_fewer_than_two_players() -> None:
     with pytest.raises(CommandError, match="at least 2"):
         call_command("simulate_event", "--format", "league", "--players", "1", "--seed", "1")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("format", "players"), WITH_TWISTS)
+def test_the_simulated_night_records_its_ledger_end_to_end(format, players, tmp_path):
+    """Entries in cash and by card, a comp, the withdrawn player's refund, every award paid out:
+    each a line of the chain, and the export still verifies."""
+    run = simulated(format, players)
+    paid = run.entries("entry_paid")
+    methods = [entry["details"]["method"] for entry in paid]
+    assert len(paid) == players and methods.count("comp") == 1
+    assert {"cash", "card"} <= set(methods)
+    (refund,) = run.entries("entry_refunded")
+    assert refund["details"] == {"method": "cash", "amount": CONTRIBUTION, "grounds": "withdrawal"}
+    awards = {
+        player["player"]: player["award"]
+        for player in run.document["result"]["players"]
+        if player["award"]
+    }
+    payouts = {entry["player"]: entry["details"]["amount"] for entry in run.entries("payout_made")}
+    assert payouts == awards
+    assert run.entries()[-1]["action"] == "payout_made"
+    assert "OK: the audit verifies." in verify_audit(write(tmp_path, run.json_export))

@@ -14,6 +14,7 @@ from events.errors import (
     NotFound,
     RegistrationIsClosed,
 )
+from events.person import commitment
 from tests.events.support import last
 from tests.factories import make_table, make_user
 from tests.refusals import refused
@@ -29,7 +30,14 @@ def test_it_lets_players_register_themselves_while_registration_is_open():
     assert answer == PlayerRegistered(registration_id=registration.pk, label="Ann")
     assert registration.status == "registered"
     entry = last(table.event, "player_registered")
-    assert (entry.actor, entry.player, entry.details, entry.reason) == ("Ann", "Ann", {}, None)
+    person = commitment(registration.person_salt, ann.pk)
+    assert (entry.actor, entry.player, entry.details, entry.reason) == (
+        "Ann",
+        "Ann",
+        {"person": person},
+        None,
+    )
+    assert len(registration.person_salt) == 32 and ann.email not in str(entry.details)
 
 
 @pytest.mark.django_db

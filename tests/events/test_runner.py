@@ -80,6 +80,10 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
                 "remainder_policy": "",
                 "venue": "",
                 "time_zone": "UTC",
+                "entry_mode": "paid",
+                "sponsored_pool": 0,
+                "refund_policy": "cancellations",
+                "minimum_age": 0,
             },
             {
                 "name": "Saturday",
@@ -90,6 +94,10 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
                 "remainder_policy": "Rolls over.",
                 "venue": "Hall",
                 "time_zone": "Europe/London",
+                "entry_mode": "sponsored",
+                "sponsored_pool": 100,
+                "refund_policy": "withdrawals",
+                "minimum_age": 21,
             },
         ),
         "event_update": (
@@ -106,7 +114,10 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
             {"event_id": e2, "adjustments": [(-6, "Refund")]},
         ),
         "event_finalize": ({"event_id": e}, {"event_id": e2}),
-        "player_register": ({"event_id": e}, {"event_id": e2}),
+        "player_register": (
+            {"event_id": e, "age_confirmed": False},
+            {"event_id": e2, "age_confirmed": True},
+        ),
         "participant_add": ({"event_id": e, "player": u}, {"event_id": e2, "player": u2}),
         "registration_cancel": ({"registration_id": r}, {"registration_id": r2}),
         "player_check_in": ({"registration_id": r}, {"registration_id": r2}),

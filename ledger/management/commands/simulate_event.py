@@ -8,11 +8,14 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from events.errors import DomainError
-from events.simulation import simulate
+from ledger.simulation import simulate_night
 
 
 class Command(BaseCommand):
-    help = "Play a whole event to finalization through the services; print one JSON line."
+    help = (
+        "Play a whole event to finalization through the services, with its ledger as House "
+        "records it; print one JSON line."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--format", required=True, choices=["league", "switch", "standard-v1"])
@@ -26,7 +29,7 @@ class Command(BaseCommand):
         if options["contribution"] < 0:
             raise CommandError("--contribution must be $0 or more.")
         try:
-            outcome = simulate(
+            outcome = simulate_night(
                 format=options["format"],
                 players=options["players"],
                 seed=options["seed"],

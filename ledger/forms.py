@@ -1,0 +1,26 @@
+"""The ledger's forms on House's night page: checked here, then handed to one service each."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+
+from events.errors import Invalid
+from events.limits import ID_MAX
+
+
+def posted_id(request: HttpRequest, name: str = "registration") -> int:
+    text = str(request.POST.get(name, ""))
+    if not (text.isascii() and text.isdigit() and len(text) <= 19) or not 0 < int(text) <= ID_MAX:
+        raise Invalid("Choose a player.")
+    return int(text)
+
+
+def posted_dollars(request: HttpRequest, what: str) -> int:
+    text = str(request.POST.get("amount", "")).strip().lstrip("$")
+    if not (text.isascii() and text.isdigit() and len(text) <= 10):
+        raise Invalid(f"{what} is a whole number of dollars.")
+    return int(text)
+
+
+def posted_text(request: HttpRequest, name: str) -> str:
+    return str(request.POST.get(name, ""))

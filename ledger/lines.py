@@ -1,0 +1,197 @@
+"""The ledger's lines: the audit entries that moved money, read back from the event's chain.
+
+A ledger line is an audit entry and nothing else (docs/decisions.md, "The ledger"): the chain is
+the one record of the night's money, and every export carries it. The lines are
+
+- `entry_paid`: an entry paid in cash, by card at the door, online (with its reference), or
+  comped (with a reason: no money moves, `waived` says how much was not taken);
+- `payment_marked`: House's one-tap paid flag (events/check_in.py), cash at the table: marked
+  paid takes the contribution in cash, marked not paid takes back the player's last entry line
+  (a mistaken mark, not a refund: the money never changed hands);
+- `entry_refunded`: money given back for a cancelled entry or a withdrawal, under the event's
+  refund policy;
+- `payout_made`: part or all of an award handed over (method, who handed it, whether the winner
+  signed the printed sheet, whether it is reportable winnings).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from audit.models import AuditEntry
+from events.models import Event
+
+ENTRY_PAID = "entry_paid"
+PAYMENT_MARKED = "payment_marked"
+ENTRY_REFUNDED = "entry_refunded"
+PAYOUT_MADE = "payout_made"
+LEDGER_ACTIONS = (ENTRY_PAID, PAYMENT_MARKED, ENTRY_REFUNDED, PAYOUT_MADE)
+# A deleted account's registration takes a neutral label (privacy/services.py).
+RELABELLED = "player_relabelled"
+
+# How money comes in at the door or online; a comp brings none.
+CASH = "cash"
+CARD = "card"
+ONLINE = "online"
+COMP = "comp"
+ENTRY_METHODS = (CASH, CARD, ONLINE, COMP)
+# How money goes back or out: a refund goes back the way it came; a prize is cash or a transfer.
+TRANSFER = "transfer"
+REFUND_METHODS = (CASH, CARD, ONLINE)
+PAYOUT_METHODS = (CASH, TRANSFER)
+
+# What a line is, in the cash box and the night report.
+ENTRY = "entry"
+VOID = "void"
+REFUND = "refund"
+PAYOUT = "payout"
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One ledger line. `amount` is the dollars that moved (0 for a comp), always positive or 0;
+    `kind` says which way: an entry or a payout's dollars, a void or a refund's."""
+
+    seq: int
+    at: str
+    actor: str
+    action: str
+    player: str
+    kind: str
+    method: str
+    amount: int
+    note: str = ""
+    waived: int = 0
+    handed_by: str = ""
+    acknowledged: bool = False
+    reportable: bool = False
+
+    @property
+    def signed(self) -> int:
+        """What the line does to the money the event holds: in is positive, out is negative."""
+        return self.amount if self.kind == ENTRY else -self.amount
+
+
+def lines_of(event: Event) -> list[Line]:
+    """The event's ledger lines in chain order."""
+    rows = list(
+        AuditEntry.objects.filter(event=event, action__in=(*LEDGER_ACTIONS, RELABELLED))
+        .order_by("seq")
+        .values_list("seq", "at", "actor", "action", "player", "details", "reason")
+    )
+    # A deleted account's registration took a neutral label: its lines follow it.
+    final: dict[str, str] = {}
+    for _, _, _, action_, player, details, _ in rows:
+        if action_ == RELABELLED and player:
+            for old, current in final.items():
+                if current == player:
+                    final[old] = details["label"]
+            final[player] = details["label"]
+    lines: list[Line] = []
+    last_entry: dict[str, Line] = {}
+    for seq, at, actor, action_, player, details, reason in rows:
+        if action_ == RELABELLED:
+            continue
+        label = final.get(player or "", player or "")
+        line = _line(seq, at, actor, action_, label, details or {}, reason or "", last_entry)
+        if line is None:
+            continue
+        if line.kind == ENTRY:
+            last_entry[line.player] = line
+        elif line.kind == VOID:
+            last_entry.pop(line.player, None)
+        lines.append(line)
+    return lines
+
+
+def _line(
+    seq: int,
+    at: str,
+    actor: str,
+    action: str,
+    player: str,
+    details: dict[str, Any],
+    reason: str,
+    last_entry: dict[str, Line],
+) -> Line | None:
+    amount = int(details.get("amount", 0))
+    line = partial(Line, seq, at, actor, action, player)
+    if action == PAYMENT_MARKED:
+        if details.get("paid"):
+            return line(kind=ENTRY, method=CASH, amount=amount, note="marked paid")
+        voided = last_entry.get(player)
+        if voided is None:
+            return None
+        return line(
+            kind=VOID,
+            method=voided.method,
+            amount=voided.amount,
+            note="marked not paid",
+            waived=voided.waived,
+        )
+    if action == ENTRY_PAID:
+        method = str(details.get("method", CASH))
+        note = reason if method == COMP else str(details.get("reference", ""))
+        return line(
+            kind=ENTRY,
+            method=method,
+            amount=amount,
+            note=note,
+            waived=int(details.get("waived", 0)),
+        )
+    if action == ENTRY_REFUNDED:
+        return line(
+            kind=REFUND,
+            method=str(details.get("method", CASH)),
+            amount=amount,
+            note=f"{details.get('grounds', '')}: {reason}"
+            if reason
+            else str(details.get("grounds", "")),
+        )
+    return line(
+        kind=PAYOUT,
+        method=str(details.get("method", CASH)),
+        amount=amount,
+        handed_by=str(details.get("handed_by", "")),
+        acknowledged=bool(details.get("acknowledged", False)),
+        reportable=bool(details.get("reportable", False)),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """One player's money so far: entry dollars held (paid, less voids and refunds), whether the
+    entry is settled (paid or comped), and the award dollars handed over."""
+
+    held: int = 0
+    settled: bool = False
+    paid_out: int = 0
+
+
+def accounts(lines: list[Line]) -> dict[str, Account]:
+    """Each player's account, from the lines."""
+    held: dict[str, int] = {}
+    settled: dict[str, bool] = {}
+    paid_out: dict[str, int] = {}
+    for line in lines:
+        if line.kind == ENTRY:
+            held[line.player] = held.get(line.player, 0) + line.amount
+            settled[line.player] = True
+        elif line.kind == VOID:
+            held[line.player] = held.get(line.player, 0) - line.amount
+            settled[line.player] = False
+        elif line.kind == REFUND:
+            held[line.player] = held.get(line.player, 0) - line.amount
+        else:
+            paid_out[line.player] = paid_out.get(line.player, 0) + line.amount
+    players = held.keys() | paid_out.keys()
+    return {
+        player: Account(
+            held=held.get(player, 0),
+            settled=settled.get(player, False),
+            paid_out=paid_out.get(player, 0),
+        )
+        for player in players
+    }

@@ -1,0 +1,136 @@
+"""The night report: every ledger line in order, in the venue's time, and the totals that
+balance to the dollar: the cash box, the entries against the pool, the payouts against the
+awards. The page, its print layout and the CSV are made from the same `NightReport`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import zoneinfo
+from dataclasses import dataclass
+from datetime import datetime
+
+from audit.spreadsheet import spreadsheet_cell
+from events.models import Event
+from ledger.cash_box import CashBox, cash_box
+from ledger.lines import Line, lines_of
+
+
+@dataclass(frozen=True, slots=True)
+class ReportLine:
+    seq: int
+    at: datetime
+    player: str
+    kind: str
+    method: str
+    signed: int
+    note: str
+    by: str
+    handed_by: str
+    acknowledged: bool
+    reportable: bool
+
+
+@dataclass(frozen=True, slots=True)
+class NightReport:
+    event: Event
+    lines: tuple[ReportLine, ...]
+    box: CashBox
+    # The lines' signed dollars added up, by method: what each way of paying holds at the end.
+    held_by_method: tuple[tuple[str, int], ...]
+    net: int
+
+    @property
+    def balanced(self) -> bool:
+        """The lines add up to the totals: cash to the box, every method to the net."""
+        cash = dict(self.held_by_method).get("cash", 0)
+        return cash == self.box.expected_cash and self.net == sum(
+            amount for _, amount in self.held_by_method
+        )
+
+
+def _report_line(line: Line, zone: zoneinfo.ZoneInfo) -> ReportLine:
+    at = datetime.fromisoformat(line.at.replace("Z", "+00:00")).astimezone(zone)
+    return ReportLine(
+        seq=line.seq,
+        at=at,
+        player=line.player,
+        kind=line.kind,
+        method=line.method,
+        signed=line.signed,
+        note=line.note,
+        by=line.actor,
+        handed_by=line.handed_by,
+        acknowledged=line.acknowledged,
+        reportable=line.reportable,
+    )
+
+
+def night_report(event: Event) -> NightReport:
+    lines = lines_of(event)
+    zone = zoneinfo.ZoneInfo(event.time_zone)
+    held: dict[str, int] = {}
+    for line in lines:
+        held[line.method] = held.get(line.method, 0) + line.signed
+    return NightReport(
+        event=event,
+        lines=tuple(_report_line(line, zone) for line in lines),
+        box=cash_box(event, lines),
+        held_by_method=tuple(sorted(held.items())),
+        net=sum(line.signed for line in lines),
+    )
+
+
+CSV_HEADER = (
+    "seq",
+    "time",
+    "player",
+    "line",
+    "method",
+    "dollars",
+    "note",
+    "recorded_by",
+    "handed_by",
+    "acknowledged",
+    "reportable",
+)
+
+
+def night_csv(report: NightReport) -> str:
+    """The report as CSV: one row per line (dollars signed: in positive, out negative), then the
+    totals; the dollars column adds up to the net row."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_HEADER)
+    for line in report.lines:
+        writer.writerow(
+            [
+                line.seq,
+                line.at.isoformat(timespec="seconds"),
+                spreadsheet_cell(line.player),
+                line.kind,
+                line.method,
+                line.signed,
+                spreadsheet_cell(line.note),
+                spreadsheet_cell(line.by),
+                spreadsheet_cell(line.handed_by),
+                "yes" if line.acknowledged else "",
+                "yes" if line.reportable else "",
+            ]
+        )
+    box = report.box
+    totals = [
+        ("net", report.net),
+        ("expected cash in the box", box.expected_cash),
+        ("card", box.card_in),
+        ("online", box.online_in),
+        ("comped (waived)", box.comped),
+        ("refunds", box.refunds),
+        ("payouts", box.payouts),
+        ("ledger's figure for the pool", box.ledger_pool),
+        ("pool", box.pool),
+        ("difference", box.difference),
+    ]
+    for name, amount in totals:
+        writer.writerow(["", "", "", "total", name, amount, "", "", "", "", ""])
+    return out.getvalue()

@@ -1,0 +1,243 @@
+"""The ledger's state changes: an entry paid, a refund, a payout. Each is one action of the
+engine's machinery (events/runner.py): one transaction under the event's lock, its line an audit
+entry in the event's chain, its answer stored under the idempotency key.
+
+The registration's `paid` flag is kept by the same change as the line that settles or unsettles
+the entry, so it always says what the lines say (docs/decisions.md, "The ledger").
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from accounts.models import User
+from events.errors import (
+    Invalid,
+    NotFound,
+    PayoutExceedsAward,
+    ReasonRequired,
+    RefundExceedsPayment,
+    RefundNotInPolicy,
+    WrongCashBox,
+    WrongPhase,
+    WrongState,
+)
+from events.limits import INTEGER_MAX
+from events.models import Phase, RefundPolicy, Registration, RegistrationStatus
+from events.play_rules import PARTICIPANTS
+from events.remainder_policy import require_remainder_policy
+from events.runner import Change, Trimmed, action
+from ledger import answers
+from ledger.cash_box import expected_cash
+from ledger.lines import (
+    COMP,
+    ENTRY_METHODS,
+    ENTRY_PAID,
+    ENTRY_REFUNDED,
+    ONLINE,
+    PAYOUT_MADE,
+    PAYOUT_METHODS,
+    REFUND_METHODS,
+    Account,
+    accounts,
+    lines_of,
+)
+
+
+def reporting_threshold() -> int:
+    """Winnings net of the entry above this many dollars are flagged for tax paperwork."""
+    return int(getattr(settings, "PAYOUT_REPORTING_THRESHOLD", 5000))
+
+
+def _registration(change: Change, *, event_id: int, registration_id: int) -> Registration:
+    """House only; the registration, in the event whose cash box the line goes in."""
+    if not change.house:
+        raise NotFound("No such registration.")
+    if change.event.pk != event_id:
+        raise WrongCashBox()
+    registration = Registration.objects.filter(pk=registration_id, event=change.event).first()
+    if registration is None:
+        raise NotFound("No such registration.")
+    change.know(registration)
+    return registration
+
+
+def _whole_dollars(amount: int, *, what: str) -> None:
+    if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= INTEGER_MAX:
+        raise Invalid(f"{what} is a whole number of dollars above zero.")
+
+
+def _account(change: Change, registration: Registration) -> Account:
+    return accounts(lines_of(change.event)).get(registration.label, Account())
+
+
+@action(ENTRY_PAID)
+def entry_payment(
+    change: Change,
+    *,
+    event_id: int,
+    registration_id: int,
+    by: User,
+    method: str,
+    reference: Trimmed = "",
+    reason: Trimmed = "",
+    idempotency_key: str | None = None,
+) -> answers.EntryPaid:
+    """House takes a player's entry: cash, card at the door, online (with the payment's
+    reference), or a comp (with the reason; no money moves)."""
+    registration = _registration(change, event_id=event_id, registration_id=registration_id)
+    change.refuse_if_finalized()
+    event = change.event
+    if method not in ENTRY_METHODS:
+        raise Invalid(f"Entry payments are {', '.join(ENTRY_METHODS)}.")
+    reference, reason = reference.strip(), reason.strip()
+    if method == ONLINE and not reference:
+        raise Invalid("An online payment needs its reference.")
+    if method == COMP and not reason:
+        raise ReasonRequired("A comp needs a reason.")
+    if event.sponsored or event.contribution == 0:
+        raise WrongState("A free-entry event takes no contributions.")
+    require_remainder_policy(event, before="accepting a paid entry")
+    if registration.status not in PARTICIPANTS:
+        raise WrongState(
+            f"{registration.label} is {registration.get_status_display()}: "
+            "only a participant's entry is taken."
+        )
+    if registration.paid:
+        raise WrongState(f"{registration.label}'s entry is already settled.")
+    amount = 0 if method == COMP else event.contribution
+    details: dict[str, object] = {"method": method, "amount": amount}
+    if method == ONLINE:
+        details["reference"] = reference
+    if method == COMP:
+        details["waived"] = event.contribution
+    registration.paid = True
+    registration.save(update_fields=["paid"])
+    change.audit(
+        ENTRY_PAID,
+        player=registration.label,
+        details=details,
+        reason=reason if method == COMP else None,
+    )
+    return answers.EntryPaid(
+        registration_id=registration.pk,
+        method=method,
+        amount=amount,
+        expected_cash=expected_cash(event) + (amount if method == "cash" else 0),
+    )
+
+
+@action(ENTRY_REFUNDED)
+def entry_refund(
+    change: Change,
+    *,
+    event_id: int,
+    registration_id: int,
+    by: User,
+    amount: int,
+    method: str,
+    reason: Trimmed,
+    idempotency_key: str | None = None,
+) -> answers.EntryRefunded:
+    """House gives money back for a cancelled entry or a withdrawal, as the event's refund
+    policy allows, never more than the player has paid in and not had back."""
+    registration = _registration(change, event_id=event_id, registration_id=registration_id)
+    event = change.event
+    _whole_dollars(amount, what="A refund")
+    if method not in REFUND_METHODS:
+        raise Invalid(f"Refunds go back by {', '.join(REFUND_METHODS)}.")
+    reason = reason.strip()
+    if not reason:
+        raise ReasonRequired("A refund needs a reason.")
+    if registration.status == RegistrationStatus.CANCELLED:
+        grounds = "cancellation"
+        allowed = event.refund_policy != RefundPolicy.NONE
+    elif registration.status == RegistrationStatus.WITHDRAWN:
+        grounds = "withdrawal"
+        allowed = event.refund_policy == RefundPolicy.WITHDRAWALS
+    else:
+        raise RefundNotInPolicy(
+            f"{registration.label} is {registration.get_status_display()}: only a cancelled "
+            "entry or a withdrawal is refunded."
+        )
+    if not allowed:
+        raise RefundNotInPolicy(
+            f"The event's refund policy ({event.get_refund_policy_display()}) does not refund "
+            f"a {grounds}."
+        )
+    held = _account(change, registration).held
+    if amount > held:
+        raise RefundExceedsPayment(
+            f"{registration.label} has ${held} paid in and not refunded: a refund of ${amount} "
+            "is larger."
+        )
+    if held - amount == 0 and registration.paid:
+        registration.paid = False
+        registration.save(update_fields=["paid"])
+    change.audit(
+        ENTRY_REFUNDED,
+        player=registration.label,
+        details={"method": method, "amount": amount, "grounds": grounds},
+        reason=reason,
+    )
+    return answers.EntryRefunded(
+        registration_id=registration.pk,
+        method=method,
+        amount=amount,
+        still_held=held - amount,
+        expected_cash=expected_cash(event) - (amount if method == "cash" else 0),
+    )
+
+
+@action(PAYOUT_MADE)
+def payout_record(
+    change: Change,
+    *,
+    event_id: int,
+    registration_id: int,
+    by: User,
+    amount: int,
+    method: str,
+    acknowledged: bool,
+    handed_by: Trimmed = "",
+    idempotency_key: str | None = None,
+) -> answers.PayoutMade:
+    """House hands over part or all of a finalized award: the amount, how, who handed it over,
+    and whether the winner signed the printed payout sheet."""
+    registration = _registration(change, event_id=event_id, registration_id=registration_id)
+    event = change.event
+    _whole_dollars(amount, what="A payout")
+    if method not in PAYOUT_METHODS:
+        raise Invalid(f"Payouts are made by {', '.join(PAYOUT_METHODS)}.")
+    # Who handed it over: as typed (staff at the table may have no account), else who records it.
+    handed_by = handed_by.strip() or by.display_name or "House"
+    if event.phase != Phase.FINALIZED:
+        raise WrongPhase("Awards are paid out once the event is finalized.")
+    award = registration.award or 0
+    left = award - _account(change, registration).paid_out
+    if amount > left:
+        raise PayoutExceedsAward(
+            f"{registration.label}'s award is ${award}, with ${left} not yet handed over: a "
+            f"payout of ${amount} is larger."
+        )
+    reportable = award - event.contribution > reporting_threshold()
+    change.audit(
+        PAYOUT_MADE,
+        player=registration.label,
+        details={
+            "method": method,
+            "amount": amount,
+            "award": award,
+            "handed_by": handed_by,
+            "acknowledged": acknowledged,
+            "reportable": reportable,
+        },
+    )
+    return answers.PayoutMade(
+        registration_id=registration.pk,
+        method=method,
+        amount=amount,
+        award_left=left - amount,
+        reportable=reportable,
+        expected_cash=expected_cash(event) - (amount if method == "cash" else 0),
+    )

@@ -1,0 +1,140 @@
+"""House's night page: the ledger's lines, the cash box, the forms that write a line, the print
+layout and the CSV. House only: anyone else gets 404, as on every House page."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.models import User
+from events.errors import DomainError
+from events.models import Event, Registration, RegistrationStatus
+from events.runner import is_house
+from ledger import services
+from ledger.forms import posted_dollars, posted_id, posted_text
+from ledger.lines import ENTRY_METHODS, PAYOUT_METHODS, REFUND_METHODS
+from ledger.report import night_csv, night_report
+from web.errors import form_key, refuse
+
+
+def _house_event(request: HttpRequest, event_id: int) -> tuple[Event, User]:
+    user = request.user
+    event = Event.objects.filter(pk=event_id).first()
+    if not isinstance(user, User) or event is None or not is_house(user, event):
+        raise Http404("No such event.")
+    return event, user
+
+
+@login_required
+@require_GET
+def night(request: HttpRequest, event_id: int) -> HttpResponse:
+    """The ledger and the night report, laid out for print too."""
+    event, _ = _house_event(request, event_id)
+    report = night_report(event)
+    players = list(
+        Registration.objects.filter(event=event)
+        .exclude(status=RegistrationStatus.NO_SHOW)
+        .order_by("label")
+        .values("pk", "label", "status", "paid", "award")
+    )
+    return render(
+        request,
+        "ledger/night.html",
+        {
+            "event": event,
+            "report": report,
+            "box": report.box,
+            "players": players,
+            "refundable": [p for p in players if p["status"] in ("cancelled", "withdrawn")],
+            "winners": [p for p in players if p["award"]],
+            "entry_methods": ENTRY_METHODS,
+            "refund_methods": REFUND_METHODS,
+            "payout_methods": PAYOUT_METHODS,
+        },
+    )
+
+
+@login_required
+@require_GET
+def night_csv_download(request: HttpRequest, event_id: int) -> HttpResponse:
+    event, _ = _house_event(request, event_id)
+    response = HttpResponse(night_csv(night_report(event)), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="event-{event.pk}-night.csv"'
+    return response
+
+
+def _line(
+    write: Callable[[HttpRequest, Event, User, str], str],
+) -> Callable[[HttpRequest, int], HttpResponse]:
+    """A form that writes one line: House only, POST only, its refusal in plain words."""
+
+    def view(request: HttpRequest, event_id: int) -> HttpResponse:
+        event, user = _house_event(request, event_id)
+        try:
+            done = write(request, event, user, form_key(request))
+        except DomainError as error:
+            refuse(request, error)
+        else:
+            messages.success(request, done)
+        return redirect(reverse("ledger:night", kwargs={"event_id": event.pk}))
+
+    view.__name__ = write.__name__
+    view.__doc__ = write.__doc__
+    return login_required(require_POST(view))
+
+
+def _entry(request: HttpRequest, event: Event, user: User, key: str) -> str:
+    """An entry paid in cash, by card, online or comped."""
+    answer = services.entry_payment(
+        event_id=event.pk,
+        registration_id=posted_id(request),
+        by=user,
+        method=posted_text(request, "method"),
+        reference=posted_text(request, "reference"),
+        reason=posted_text(request, "reason"),
+        idempotency_key=key,
+    )
+    return (
+        f"Entry recorded ({answer.method}, ${answer.amount}): ${answer.expected_cash} in the box."
+    )
+
+
+def _refund(request: HttpRequest, event: Event, user: User, key: str) -> str:
+    """Money given back for a cancelled entry or a withdrawal."""
+    answer = services.entry_refund(
+        event_id=event.pk,
+        registration_id=posted_id(request),
+        by=user,
+        amount=posted_dollars(request, "A refund"),
+        method=posted_text(request, "method"),
+        reason=posted_text(request, "reason"),
+        idempotency_key=key,
+    )
+    return f"Refund recorded: ${answer.amount} ({answer.method})."
+
+
+def _payout(request: HttpRequest, event: Event, user: User, key: str) -> str:
+    """An award, or part of it, handed over."""
+    answer = services.payout_record(
+        event_id=event.pk,
+        registration_id=posted_id(request),
+        by=user,
+        amount=posted_dollars(request, "A payout"),
+        method=posted_text(request, "method"),
+        handed_by=posted_text(request, "handed_by"),
+        acknowledged=request.POST.get("acknowledged") == "1",
+        idempotency_key=key,
+    )
+    flag = " Reportable winnings: keep the tax paperwork." if answer.reportable else ""
+    return f"Payout recorded: ${answer.amount}, ${answer.award_left} of the award left.{flag}"
+
+
+entry = _line(_entry)
+refund = _line(_refund)
+payout = _line(_payout)
