@@ -63,7 +63,9 @@ def test_house_sees_the_copy_turn_lost_without_a_reload(server: str, browser: An
     tonight = context.new_page()
     tonight.goto(f"{server}{reverse('house:tonight')}")
     expect(tonight.locator("#standby-panel")).to_contain_text("In step")
-    tonight.wait_for_function("window.syndicateLive && window.syndicateLive.state === 'live'")
+    tonight.wait_for_function(
+        "() => window.syndicateLive && window.syndicateLive.state === 'live'", timeout=WAIT
+    )
     tonight.evaluate("window.notReloaded = true")
 
     publish(folder("lost", "The folder is gone."))
