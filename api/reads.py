@@ -12,6 +12,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
 
 from accounts.models import User
+from events import staff
 from events.errors import NotAllowed, NotFound
 from events.models import Event, Phase, Registration
 from events.progress import blockers
@@ -109,11 +110,27 @@ def account_for_house(
     return _account(user_id=user_id, email=email)
 
 
-def account_for_staff(*, by: User, user_id: int, active_only: bool = True) -> User:
-    """The account site staff name as a House member; nobody else learns whether it exists."""
-    if not by.is_staff:
+def account_for_staff(
+    *,
+    by: User,
+    user_id: int,
+    active_only: bool = True,
+    event_id: int | None = None,
+    action: str = "house_member_add",
+) -> User:
+    """The account site staff (or an event's staff whose role may `action`, events/staff.py)
+    name as a staff member; nobody else learns whether it exists. A member may name themself
+    (to leave)."""
+    if not (by.is_staff or user_id == by.pk or _may_staff(by, event_id, action)):
         raise NotAllowed("Only site staff appoint House members.")
     return _account(user_id=user_id, email=None, active_only=active_only)
+
+
+def _may_staff(by: User, event_id: int | None, action: str) -> bool:
+    event = None if event_id is None else Event.objects.filter(pk=event_id).first()
+    if event is None:
+        return False
+    return staff.acting_role(staff.roles_of(by, event.pk, event.series_id), action) is not None
 
 
 def _account(*, user_id: int | None, email: str | None, active_only: bool = True) -> User:

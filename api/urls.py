@@ -84,6 +84,7 @@ urlpatterns: list[URLPattern] = [
         views.HouseMember.as_view(),
         name="house-member",
     ),
+    path("events/<int:event_id>/owner/", views.Owner.as_view(), name="event-owner"),
     path(
         "events/<int:event_id>/registration/open/",
         views.RegistrationOpen.as_view(),

@@ -85,6 +85,14 @@ class HouseMemberRemoved(Answer):
 
 
 @dataclass(frozen=True)
+class OwnershipTransferred(Answer):
+    """The event's owner now (already its owner: nothing changed)."""
+
+    event_id: int
+    owner: Annotated[int, Described("The owner's account id.")]
+
+
+@dataclass(frozen=True)
 class RegistrationOpened(Answer):
     """Registration is open."""
 

@@ -31,6 +31,7 @@ from events.limits import check_pool, check_text
 from events.models import (
     EntryMode,
     Event,
+    EventStaff,
     Phase,
     PoolAdjustment,
     RefundPolicy,
@@ -42,6 +43,7 @@ from events.registration import deal_starting_offer
 from events.registration_switch import close_registration, why_registration_cannot_open
 from events.remainder_policy import lacks_remainder_policy, require_remainder_policy
 from events.runner import Change, action
+from events.staff import MEMBER_ROLES, Role
 from payouts.allocation import allocate
 
 EDITABLE = (
@@ -111,7 +113,7 @@ def event_create(
     if not by.is_staff:
         raise NotAllowed("Only site staff create events.")
     event = change.event = Event.objects.create(**_clean_settings(given))
-    event.house.add(by)
+    event.house.add(by, through_defaults={"role": Role.OWNER})
     change.house = True
     change.audit(
         "event_created",
@@ -203,15 +205,30 @@ def house_member_add(
     event_id: int,
     by: User,
     member: User,
+    role: str = Role.DIRECTOR,
     idempotency_key: str | None = None,
 ) -> answers.HouseMemberAdded:
-    """Site staff appoint a House member for the event."""
-    if not by.is_staff:
-        raise NotAllowed("Only site staff appoint House members.")
+    """Site staff, or the event's owner, appoint a staff member with a role (events/staff.py);
+    a member appointed again takes the new role (the owner's is handed over with
+    `ownership_transfer`)."""
+    if not (by.is_staff or change.house):
+        raise (
+            change.refusal()
+            if change.roles
+            else NotAllowed("Only site staff appoint House members.")
+        )
     change.refuse_if_finalized()
-    if not change.event.house.filter(pk=member.pk).exists():
-        change.event.house.add(member)
-        change.audit("house_member_added", details={"member": member.display_name})
+    role = _member_role(role)
+    held = EventStaff.objects.filter(event=change.event, user=member).first()
+    if held is None:
+        change.event.house.add(member, through_defaults={"role": role})
+        change.audit("house_member_added", details={"member": member.display_name, "role": role})
+    elif held.role != role:
+        if held.role == Role.OWNER:
+            raise NotAllowed("The owner stays owner until ownership is handed over.")
+        held.role = role
+        held.save(update_fields=["role"])
+        change.audit("staff_role_set", details={"member": member.display_name, "role": role})
     return answers.HouseMemberAdded(event_id=change.event.pk, member=member.pk)
 
 
@@ -224,16 +241,62 @@ def house_member_remove(
     member: User,
     idempotency_key: str | None = None,
 ) -> answers.HouseMemberRemoved:
-    if not by.is_staff:
-        raise NotAllowed("Only site staff appoint House members.")
+    """Site staff or the owner remove a staff member; a member may leave (not the owner, who
+    hands ownership over first: an event always has one)."""
+    leaving = member.pk == by.pk and bool(change.roles)
+    if not (by.is_staff or change.house or leaving):
+        raise (
+            change.refusal()
+            if change.roles
+            else NotAllowed("Only site staff appoint House members.")
+        )
     change.refuse_if_finalized()
-    if change.event.house.filter(pk=member.pk).exists():
+    held = EventStaff.objects.filter(event=change.event, user=member).first()
+    if held is not None and held.role == Role.OWNER and not by.is_staff:
+        raise NotAllowed("The owner hands ownership over before leaving: an event keeps an owner.")
+    if held is not None:
         change.event.house.remove(member)
         change.audit("house_member_removed", details={"member": member.display_name})
         # Registered now, so it runs before this change's live update: the socket closes first.
         event_id = change.event.pk
         transaction.on_commit(lambda: revocation.revoke(member.pk, event_id=event_id))
     return answers.HouseMemberRemoved(event_id=change.event.pk, member=member.pk)
+
+
+@action("ownership_transfer")
+def ownership_transfer(
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    member: User,
+    idempotency_key: str | None = None,
+) -> answers.OwnershipTransferred:
+    """The owner (or site staff) hands the event's ownership to a staff member; the former
+    owner stays on as director. The event keeps exactly one owner."""
+    if not (by.is_staff or change.house):
+        raise (
+            change.refusal() if change.roles else NotAllowed("Only the owner hands ownership over.")
+        )
+    change.refuse_if_finalized()
+    held = EventStaff.objects.filter(event=change.event, user=member).first()
+    if held is None:
+        raise NotAllowed("Ownership goes to a member of the event's staff: appoint them first.")
+    if held.role != Role.OWNER:
+        EventStaff.objects.filter(event=change.event, role=Role.OWNER).update(role=Role.DIRECTOR)
+        held.role = Role.OWNER
+        held.save(update_fields=["role"])
+        change.audit("ownership_transferred", details={"member": member.display_name})
+    return answers.OwnershipTransferred(event_id=change.event.pk, owner=member.pk)
+
+
+def _member_role(role: str) -> str:
+    if role not in {r.value for r in MEMBER_ROLES} or role == Role.OWNER:
+        raise Invalid(
+            "A staff member is a director, a cashier or a scorer "
+            "(the owner's role is handed over, not given)."
+        )
+    return role
 
 
 @action("registration_open")

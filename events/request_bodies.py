@@ -175,6 +175,17 @@ class EventUpdate(Body):
 
 class HouseMember(Body):
     user_id = serializers.IntegerField(min_value=1, help_text="The account to appoint.")
+    role = serializers.ChoiceField(
+        choices=["director", "cashier", "scorer"],
+        required=False,
+        help_text="The staff member's role (events/staff.py); director when not given.",
+    )
+
+
+class Owner(Body):
+    user_id = serializers.IntegerField(
+        min_value=1, help_text="The staff member who becomes the event's owner."
+    )
 
 
 class Participant(Body):

@@ -22,13 +22,13 @@ from datetime import datetime
 from typing import Annotated, Any, Concatenate, cast, get_origin
 
 from django.db import transaction
-from django.db.models import Model, Q
+from django.db.models import Model
 from django.utils import timezone
 
 from accounts.models import User
 from audit.models import AuditEntry
 from audit.writer import PendingEntry, chain
-from events import changes, store
+from events import changes, staff, store
 from events.answers import Answer, as_json, from_json
 from events.errors import (
     ERRORS_BY_CODE,
@@ -47,19 +47,9 @@ SYSTEM = "system"
 
 
 def is_house(user: User | None, event: Event) -> bool:
-    """House for this event: one of its House members, House of its series, or a superuser."""
-    if user is None or not user.is_authenticated or not user.is_active:
-        return False
-    if user.is_superuser:
-        return True
-    if event.series_id is None:
-        return event.house.filter(pk=user.pk).exists()
-    # One query either way: a player's every write in a series event asks it.
-    return (
-        User.objects.filter(pk=user.pk)
-        .filter(Q(house_events=event.pk) | Q(house_series=event.series_id))
-        .exists()
-    )
+    """Staff of this event in any role (its own or its series'), or a superuser: House's pages
+    open to them; what each may change is the rule table's (events/staff.py)."""
+    return bool(staff.roles_of(user, event.pk, event.series_id))
 
 
 @dataclass
@@ -69,6 +59,9 @@ class Change:
     event: Event
     user: User | None
     _house: bool | None = None
+    # The action's name (`action`): which House powers it needs (events/staff.py).
+    action: str = ""
+    _roles: frozenset[str] | None = None
     now: datetime = field(default_factory=timezone.now)
     entries: list[PendingEntry] = field(default_factory=list)
     callbacks: list[Callable[[], None]] = field(default_factory=list)
@@ -84,10 +77,22 @@ class Change:
     saves: dict[int, tuple[Registration, tuple[str, ...]]] = field(default_factory=dict)
 
     @property
+    def roles(self) -> frozenset[str]:
+        """The actor's roles in this event (asked once, only when needed)."""
+        if self._roles is None:
+            self._roles = staff.roles_of(self.user, self.event.pk, self.event.series_id)
+        return self._roles
+
+    @property
+    def role(self) -> str | None:
+        """The role the actor acts in: the strongest of theirs that may perform this action."""
+        return staff.acting_role(self.roles, self.action) if self.house else None
+
+    @property
     def house(self) -> bool:
-        """Whether the actor is House for this event (asked once, only when needed)."""
+        """Whether the actor acts as House in this change: staff whose role may perform it."""
         if self._house is None:
-            self._house = is_house(self.user, self.event)
+            self._house = staff.acting_role(self.roles, self.action) is not None
         return self._house
 
     @house.setter
@@ -149,7 +154,17 @@ class Change:
 
     def require_house(self) -> None:
         if not self.house:
-            raise NotAllowed("Only House can do that for this event.")
+            raise self.refusal()
+
+    def refusal(self) -> NotAllowed:
+        """Why the actor may not do this as House: no role, or one without this power."""
+        held = staff.strongest(self.roles)
+        if held is None:
+            return NotAllowed("Only House can do that for this event.")
+        return NotAllowed(
+            f"Your role in this event ({held}) does not include that "
+            f"({self.action.replace('_', ' ')})."
+        )
 
     def refuse_if_finalized(self) -> None:
         if self.event.phase == Phase.FINALIZED:
@@ -330,7 +345,9 @@ def perform[A: Answer](
             event, print_, record = _begin(event_id, registration_id, action, request, keyed, key)
             if record is None:
                 missing = missing or ("registration" if registration_id is not None else "event")
-                return _apply(event, user, apply, creates_event, keyed, key, print_, missing)
+                return _apply(
+                    event, user, apply, creates_event, keyed, key, print_, missing, action
+                )
     except DomainError as refused:
         if keyed is None or key is None:
             raise
@@ -364,15 +381,16 @@ def _apply[A: Answer](
     key: str | None,
     print_: str,
     missing: str = "event",
+    action: str = "",
 ) -> A:
     """Make the change (inside `perform`'s transaction) and store its answer under the key."""
     if event is None:
         if not creates_event:
             raise NotFound("No such event.")
-        change = Change(event=Event(), user=user, _house=False)  # `apply` creates the event
+        change = Change(event=Event(), user=user, _house=False, action=action)  # `apply` creates it
     else:
-        change = Change(event=event, user=user)
-        if event.phase == Phase.DRAFT and not (change.house or (user and user.is_staff)):
+        change = Change(event=event, user=user, action=action)
+        if event.phase == Phase.DRAFT and not (change.roles or (user and user.is_staff)):
             # A draft is not public: to anyone else it answers as a missing one does.
             raise NotFound(f"No such {missing}.")
     answer = apply(change)

@@ -26,6 +26,7 @@ from events.errors import IdempotencyConflict, Invalid, NotAllowed, NotFound, Wr
 from events.limits import check_text, text_problem
 from events.models import Event, IdempotencyRecord, Phase
 from events.runner import is_house
+from events.staff import Role
 from seasons import answers, standings
 from seasons.models import ChampionshipInvitation, PlayerKey, Season, Series
 from seasons.points import Rules, RulesProblem
@@ -168,7 +169,7 @@ def series_create(
             venue=check_text(venue, label="The venue", max_length=NAME_LENGTH),
             time_zone=_time_zone(time_zone),
         )
-        series.house.add(by)
+        series.house.add(by, through_defaults={"role": Role.OWNER})
         return answers.SeriesCreated(series_id=series.pk)
 
     return _once(

@@ -122,6 +122,7 @@ STAFF = [
     ),
     Call("house-members", "POST", "/api/events/{event}/house-members/", {"user_id": "{outsider}"}),
     Call("house-member", "DELETE", "/api/events/{event}/house-members/{house}/"),
+    Call("event-owner", "POST", "/api/events/{event}/owner/", {"user_id": "{outsider}"}),
     Call("series-list", "POST", "/api/series/", {"name": "Mine"}),
 ]
 

@@ -232,12 +232,13 @@ def test_it_says_when_no_account_uses_the_email(client):
 
 
 @pytest.mark.django_db
-def test_it_lets_only_site_staff_appoint_house_members(client):
+def test_it_lets_only_site_staff_and_the_owner_appoint_house_members(client):
+    """A director (a House member the owner appointed) runs the night but not its staff."""
     table = make_table("league")
     helper = make_user("Helper")
     table.event.house.add(helper)
     client.force_login(helper)
     someone = make_user("Someone")
     response = post(client, "house_member_add", table.event.pk, email=someone.email)
-    assert "Only site staff appoint House members." in said(response)
+    assert "Your role in this event (director) does not include that" in said(response)[0]
     assert someone not in table.event.house.all()
