@@ -126,6 +126,7 @@ class Change:
             PendingEntry(
                 actor=SYSTEM if by_system else self.actor,
                 actor_kind=SYSTEM if by_system else self.actor_kind,
+                actor_role=None if by_system else self.role,
                 action=action,
                 player=player,
                 details=dict(details or {}),
@@ -491,6 +492,7 @@ def _write_together(
                 at=row.at,
                 actor=row.actor,
                 actor_kind=row.actor_kind,
+                actor_role=row.actor_role,
                 action=row.action,
                 player=row.player,
                 details=row.details,
