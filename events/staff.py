@@ -37,7 +37,14 @@ MEMBER_ROLES = (Role.OWNER, Role.DIRECTOR, Role.CASHIER, Role.SCORER)
 
 # Changing who is staff, and ownership: the owner's alone.
 STAFF_ACTIONS = frozenset(
-    {"house_member_add", "house_member_remove", "staff_role_set", "ownership_transfer"}
+    {
+        "house_member_add",
+        "house_member_remove",
+        "staff_role_set",
+        "ownership_transfer",
+        "series_house_add",
+        "series_house_remove",
+    }
 )
 
 CASHIER_ACTIONS = frozenset(
