@@ -17,7 +17,7 @@ from events.errors import NotAllowed, NotFound
 from events.models import Event, Phase, Registration
 from events.progress import blockers
 from events.reads.common import event_summary, to_json
-from events.runner import is_house
+from events.runner import is_house, roles_of
 
 
 def account(user: User | AnonymousUser) -> User | None:
@@ -130,7 +130,7 @@ def _may_staff(by: User, event_id: int | None, action: str) -> bool:
     event = None if event_id is None else Event.objects.filter(pk=event_id).first()
     if event is None:
         return False
-    return staff.acting_role(staff.roles_of(by, event.pk, event.series_id), action) is not None
+    return staff.acting_role(roles_of(by, event.pk, event.series_id), action) is not None
 
 
 def _account(*, user_id: int | None, email: str | None, active_only: bool = True) -> User:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any, Concatenate, cast, get_origin
 
+from django.apps import apps
 from django.db import transaction
 from django.db.models import Model
 from django.utils import timezone
@@ -40,16 +41,33 @@ from events.errors import (
     NotFound,
 )
 from events.limits import ID_MAX, REASON_LENGTH, TEXT_LENGTH, check_text, text_problem
-from events.models import Event, IdempotencyRecord, Phase, Registration
+from events.models import Event, EventStaff, IdempotencyRecord, Phase, Registration
 from events.progress import Progress
 
 SYSTEM = "system"
 
 
+def roles_of(user: User | None, event_id: int, series_id: int | None) -> frozenset[str]:
+    """The roles `user` holds in an event (its own and its series'); a superuser is owner."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return frozenset()
+    if user.is_superuser:
+        return frozenset({staff.Role.OWNER.value})
+
+    held = EventStaff.objects.filter(user_id=user.pk, event_id=event_id).values_list("role")
+    if series_id is not None:
+        # The series' staff live with the series (seasons/); the engine names it only by label.
+        series_staff = apps.get_model("seasons", "SeriesStaff")
+        held = held.union(
+            series_staff.objects.filter(user_id=user.pk, series_id=series_id).values_list("role")
+        )
+    return frozenset(role for (role,) in held)
+
+
 def is_house(user: User | None, event: Event) -> bool:
     """Staff of this event in any role (its own or its series'), or a superuser: House's pages
     open to them; what each may change is the rule table's (events/staff.py)."""
-    return bool(staff.roles_of(user, event.pk, event.series_id))
+    return bool(roles_of(user, event.pk, event.series_id))
 
 
 @dataclass
@@ -80,7 +98,7 @@ class Change:
     def roles(self) -> frozenset[str]:
         """The actor's roles in this event (asked once, only when needed)."""
         if self._roles is None:
-            self._roles = staff.roles_of(self.user, self.event.pk, self.event.series_id)
+            self._roles = roles_of(self.user, self.event.pk, self.event.series_id)
         return self._roles
 
     @property

@@ -18,10 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.apps import apps
 from django.db import models
-
-from accounts.models import User
 
 
 class Role(models.TextChoices):
@@ -96,21 +93,3 @@ def acting_role(roles: Iterable[str], action: str) -> str | None:
 def strongest(roles: Iterable[str]) -> str | None:
     ordered = sorted(roles, key=lambda role: _ORDER.get(role, 99))
     return ordered[0] if ordered else None
-
-
-def roles_of(user: User | None, event_id: int, series_id: int | None) -> frozenset[str]:
-    """The roles `user` holds in an event (its own and its series'); a superuser is owner."""
-    if user is None or not user.is_authenticated or not user.is_active:
-        return frozenset()
-    if user.is_superuser:
-        return frozenset({Role.OWNER.value})
-    from events.models import EventStaff
-
-    held = EventStaff.objects.filter(user_id=user.pk, event_id=event_id).values_list("role")
-    if series_id is not None:
-        # The series' staff live with the series (seasons/); the engine names it only by label.
-        series_staff = apps.get_model("seasons", "SeriesStaff")
-        held = held.union(
-            series_staff.objects.filter(user_id=user.pk, series_id=series_id).values_list("role")
-        )
-    return frozenset(role for (role,) in held)

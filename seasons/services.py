@@ -26,7 +26,7 @@ from events.answers import Answer, as_json, from_json
 from events.errors import IdempotencyConflict, Invalid, NotAllowed, NotFound, WrongPhase, WrongState
 from events.limits import check_text, text_problem
 from events.models import Event, IdempotencyRecord, Phase
-from events.runner import is_house
+from events.runner import is_house, roles_of
 from events.staff import MEMBER_ROLES, Role
 from seasons import answers, standings
 from seasons.models import ChampionshipInvitation, PlayerKey, Season, Series, SeriesStaff
@@ -297,7 +297,7 @@ def event_series_set(
         house = event is not None and is_house(by, event)
         if event is None or (event.phase == Phase.DRAFT and not (house or by.is_staff)):
             raise NotFound("No such event.")  # a draft is not public (events.runner)
-        roles = staff.roles_of(by, event.pk, event.series_id)
+        roles = roles_of(by, event.pk, event.series_id)
         if staff.acting_role(roles, "event_series_set") is None:
             if roles:
                 raise NotAllowed(
