@@ -440,6 +440,45 @@ class Owner(ApiView):
         )
 
 
+class StaffInvitations(ApiView):
+    @schema.write(
+        summary="Invite someone to the staff by email, with a role (the owner or site staff)",
+        request=body.StaffInvitation,
+        answer=answers.StaffInvited,
+        status=201,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        data = valid(request, body.StaffInvitation)
+        answer = services.staff_invite(
+            event_id=event_id,
+            by=actor(request),
+            email=data["email"],
+            role=data.get("role", "director"),
+            idempotency_key=self.idempotency_key,
+        )
+        return answered(answer, status=201)
+
+
+class InvitationAccept(ApiView):
+    @schema.write(
+        summary="Accept an invitation to an event's staff (signed in with its email)",
+        request=body.InvitationAcceptance,
+        answer=answers.StaffInvitationAccepted,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        data = valid(request, body.InvitationAcceptance)
+        return answered(
+            services.staff_invitation_accept(
+                event_id=event_id,
+                by=actor(request),
+                token=data["token"],
+                idempotency_key=self.idempotency_key,
+            )
+        )
+
+
 class RegistrationOpen(ApiView):
     @schema.write(
         summary="Open registration (opens a draft event)",

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import datetime
+import secrets
 import zoneinfo
 from collections.abc import Sequence
 from typing import Any
 
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import transaction
 
 from accounts import revocation
@@ -18,6 +21,7 @@ from events.errors import (
     FinalizationBlocked,
     Invalid,
     NotAllowed,
+    NotFound,
     PaidEntriesExist,
     PoolLocked,
     PoolNotConfirmed,
@@ -37,6 +41,7 @@ from events.models import (
     RefundPolicy,
     Registration,
     RegistrationStatus,
+    StaffInvitation,
 )
 from events.progress import blockers, final_standings, participants
 from events.registration import deal_starting_offer
@@ -288,6 +293,86 @@ def ownership_transfer(
         held.save(update_fields=["role"])
         change.audit("ownership_transferred", details={"member": member.display_name})
     return answers.OwnershipTransferred(event_id=change.event.pk, owner=member.pk)
+
+
+@action("staff_invite")
+def staff_invite(
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    email: str,
+    role: str = Role.DIRECTOR,
+    idempotency_key: str | None = None,
+) -> answers.StaffInvited:
+    """The owner (or site staff) invites someone to the staff by email, with a role; the answer
+    holds the token to hand over (docs/decisions.md, "Roles")."""
+    if not (by.is_staff or change.house):
+        raise change.refusal() if change.roles else NotAllowed("Only the owner invites staff.")
+    change.refuse_if_finalized()
+    role = _member_role(role)
+    address = email.strip()
+    try:
+        validate_email(address)
+    except ValidationError:
+        raise Invalid("That is not an email address.") from None
+    invitation = StaffInvitation.objects.create(
+        event=change.event,
+        email=address,
+        role=role,
+        token=secrets.token_urlsafe(24),
+        invited_by=by,
+    )
+    change.audit("staff_invited", details={"invitation": invitation.pk, "role": role})
+    return answers.StaffInvited(
+        event_id=change.event.pk,
+        invitation_id=invitation.pk,
+        role=role,
+        token=invitation.token,
+    )
+
+
+@action("staff_invitation_accept")
+def staff_invitation_accept(
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    token: str,
+    idempotency_key: str | None = None,
+) -> answers.StaffInvitationAccepted:
+    """A signed-in user whose email the invitation names joins the staff in its role, once."""
+    change.refuse_if_finalized()
+    invitation = (
+        StaffInvitation.objects.select_for_update()
+        .filter(event=change.event, token=token.strip())
+        .first()
+    )
+    if invitation is None:
+        raise NotFound("No such invitation.")
+    if invitation.accepted_at is not None:
+        raise WrongState("This invitation has already been accepted.")
+    if invitation.email.casefold() != by.email.casefold():
+        raise NotAllowed("This invitation is for another email address: sign in with that one.")
+    invitation.accepted_at = change.now
+    invitation.save(update_fields=["accepted_at"])
+    held = EventStaff.objects.filter(event=change.event, user=by).first()
+    if held is None:
+        change.event.house.add(by, through_defaults={"role": invitation.role})
+        change.audit(
+            "house_member_added",
+            details={
+                "member": by.display_name,
+                "role": invitation.role,
+                "invitation": invitation.pk,
+            },
+        )
+    elif held.role not in (Role.OWNER, invitation.role):
+        held.role = invitation.role
+        held.save(update_fields=["role"])
+        change.audit("staff_role_set", details={"member": by.display_name, "role": held.role})
+    role = EventStaff.objects.get(event=change.event, user=by).role
+    return answers.StaffInvitationAccepted(event_id=change.event.pk, role=role)
 
 
 def _member_role(role: str) -> str:

@@ -335,3 +335,22 @@ class EventStaff(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} of event {self.event_id}"
+
+
+class StaffInvitation(models.Model):
+    """An invitation to an event's staff, by email, with a role (events/staff.py): a signed-in
+    user with that email accepts it through its link, once. The email stays here, never in the
+    audit."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="staff_invitations")
+    email = models.EmailField()
+    role = models.CharField(max_length=8, choices=[(r.value, r.label) for r in MEMBER_ROLES])
+    token = models.CharField(max_length=64, unique=True)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.role} invitation to event {self.event_id}"

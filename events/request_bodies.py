@@ -182,6 +182,19 @@ class HouseMember(Body):
     )
 
 
+class StaffInvitation(Body):
+    email = serializers.EmailField(help_text="Who is invited: they accept signed in with it.")
+    role = serializers.ChoiceField(
+        choices=["director", "cashier", "scorer"],
+        required=False,
+        help_text="Their role (events/staff.py); director when not given.",
+    )
+
+
+class InvitationAcceptance(Body):
+    token = Text(max_length=64, help_text="The token at the end of the invitation's link.")
+
+
 class Owner(Body):
     user_id = serializers.IntegerField(
         min_value=1, help_text="The staff member who becomes the event's owner."

@@ -409,7 +409,12 @@ def _apply[A: Answer](
         change = Change(event=Event(), user=user, _house=False, action=action)  # `apply` creates it
     else:
         change = Change(event=event, user=user, action=action)
-        if event.phase == Phase.DRAFT and not (change.roles or (user and user.is_staff)):
+        if (
+            event.phase == Phase.DRAFT
+            and not (change.roles or (user and user.is_staff))
+            # An invitation to the staff names its event: its holder may answer it.
+            and action != "staff_invitation_accept"
+        ):
             # A draft is not public: to anyone else it answers as a missing one does.
             raise NotFound(f"No such {missing}.")
     answer = apply(change)

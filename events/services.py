@@ -16,6 +16,8 @@ from events.lifecycle import (
     pool_confirm,
     registration_close,
     registration_open,
+    staff_invitation_accept,
+    staff_invite,
 )
 from events.play import (
     result_correct,
@@ -63,6 +65,8 @@ __all__ = [
     "review_resolve",
     "self_check_in",
     "self_check_in_switch",
+    "staff_invitation_accept",
+    "staff_invite",
     "starting_selection_confirm",
     "wild_reveal",
     "win_choice_confirm",

@@ -39,6 +39,7 @@ STAFF_ACTIONS = frozenset(
         "house_member_remove",
         "staff_role_set",
         "ownership_transfer",
+        "staff_invite",
         "series_house_add",
         "series_house_remove",
     }
