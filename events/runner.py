@@ -64,6 +64,11 @@ def roles_of(user: User | None, event_id: int, series_id: int | None) -> frozens
     return frozenset(role for (role,) in held)
 
 
+def may(user: User | None, event: Event, action: str) -> bool:
+    """Whether `user` may perform the House action `action` in this event (events/staff.py)."""
+    return staff.acting_role(roles_of(user, event.pk, event.series_id), action) is not None
+
+
 def is_house(user: User | None, event: Event) -> bool:
     """Staff of this event in any role (its own or its series'), or a superuser: House's pages
     open to them; what each may change is the rule table's (events/staff.py)."""
