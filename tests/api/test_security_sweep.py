@@ -127,7 +127,7 @@ STAFF = [
         "staff-invitations",
         "POST",
         "/api/events/{event}/staff-invitations/",
-        {"email": "helper@example.com"},
+        {"email": "newcomer@example.com"},
     ),
     Call(
         "staff-invitation-accept",

@@ -77,7 +77,7 @@ def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], o
             event_id=event_id, by=staff, member=house
         ),
         "staff_invite": lambda: services.staff_invite(
-            event_id=event_id, by=staff, email="helper@example.com"
+            event_id=event_id, by=staff, email="newcomer@example.com"
         ),
         "staff_invitation_accept": lambda: services.staff_invitation_accept(
             event_id=event_id, by=newcomer, token="anything"

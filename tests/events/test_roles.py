@@ -109,7 +109,7 @@ def _calls(scene: Scene) -> dict[str, Callable[[User], object]]:
             event_id=e, by=by, member=scene.spare
         ),
         "staff_invite": lambda by: services.staff_invite(
-            event_id=e, by=by, email="helper@example.com", role="cashier"
+            event_id=e, by=by, email="newcomer@example.com", role="cashier"
         ),
         "registration_open": lambda by: services.registration_open(event_id=e, by=by),
         "registration_close": lambda by: services.registration_close(event_id=e, by=by),
