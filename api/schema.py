@@ -235,6 +235,12 @@ class AuditEntry(Doc):
         required=False,
         help_text="Who acted; absent on entries written before it was recorded (docs/audit.md).",
     )
+    actor_role = serializers.ChoiceField(
+        choices=["owner", "director", "cashier", "scorer"],
+        required=False,
+        help_text="The staff role House acted in; only on House entries written since roles "
+        "were recorded (docs/audit.md).",
+    )
     action = serializers.CharField()
     player = serializers.CharField(allow_null=True)
     details = serializers.DictField(help_text="Cards with shoe positions, games, amounts.")

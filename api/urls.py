@@ -84,6 +84,17 @@ urlpatterns: list[URLPattern] = [
         views.HouseMember.as_view(),
         name="house-member",
     ),
+    path("events/<int:event_id>/owner/", views.Owner.as_view(), name="event-owner"),
+    path(
+        "events/<int:event_id>/staff-invitations/",
+        views.StaffInvitations.as_view(),
+        name="staff-invitations",
+    ),
+    path(
+        "events/<int:event_id>/staff-invitations/accept/",
+        views.InvitationAccept.as_view(),
+        name="staff-invitation-accept",
+    ),
     path(
         "events/<int:event_id>/registration/open/",
         views.RegistrationOpen.as_view(),

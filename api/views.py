@@ -378,7 +378,7 @@ class Withdraw(ApiView):
 
 class HouseMembers(ApiView):
     @schema.write(
-        summary="Appoint a House member (site staff)",
+        summary="Appoint a staff member with a role (site staff or the event's owner)",
         request=body.HouseMember,
         answer=answers.HouseMemberAdded,
         status=201,
@@ -387,23 +387,94 @@ class HouseMembers(ApiView):
     def post(self, request: Request, event_id: int) -> Response:
         by = actor(request)
         data = valid(request, body.HouseMember)
-        member = reads.account_for_staff(by=by, user_id=data["user_id"])
+        member = reads.account_for_staff(by=by, user_id=data["user_id"], event_id=event_id)
         answer = services.house_member_add(
-            event_id=event_id, by=by, member=member, idempotency_key=self.idempotency_key
+            event_id=event_id,
+            by=by,
+            member=member,
+            role=data.get("role", "director"),
+            idempotency_key=self.idempotency_key,
         )
         return answered(answer, status=201)
 
 
 class HouseMember(ApiView):
     @schema.write(
-        summary="Remove a House member (site staff)", answer=answers.HouseMemberRemoved, tags=HOUSE
+        summary="Remove a staff member (site staff or the owner), or leave the staff",
+        answer=answers.HouseMemberRemoved,
+        tags=HOUSE,
     )
     def delete(self, request: Request, event_id: int, user_id: int) -> Response:
         by = actor(request)
-        member = reads.account_for_staff(by=by, user_id=user_id, active_only=False)
+        member = reads.account_for_staff(
+            by=by,
+            user_id=user_id,
+            active_only=False,
+            event_id=event_id,
+            action="house_member_remove",
+        )
         return answered(
             services.house_member_remove(
                 event_id=event_id, by=by, member=member, idempotency_key=self.idempotency_key
+            )
+        )
+
+
+class Owner(ApiView):
+    @schema.write(
+        summary="Hand the event's ownership to a staff member (the owner or site staff)",
+        request=body.Owner,
+        answer=answers.OwnershipTransferred,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        by = actor(request)
+        data = valid(request, body.Owner)
+        member = reads.account_for_staff(
+            by=by, user_id=data["user_id"], event_id=event_id, action="ownership_transfer"
+        )
+        return answered(
+            services.ownership_transfer(
+                event_id=event_id, by=by, member=member, idempotency_key=self.idempotency_key
+            )
+        )
+
+
+class StaffInvitations(ApiView):
+    @schema.write(
+        summary="Invite someone to the staff by email, with a role (the owner or site staff)",
+        request=body.StaffInvitation,
+        answer=answers.StaffInvited,
+        status=201,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        data = valid(request, body.StaffInvitation)
+        answer = services.staff_invite(
+            event_id=event_id,
+            by=actor(request),
+            email=data["email"],
+            role=data.get("role", "director"),
+            idempotency_key=self.idempotency_key,
+        )
+        return answered(answer, status=201)
+
+
+class InvitationAccept(ApiView):
+    @schema.write(
+        summary="Accept an invitation to an event's staff (signed in with its email)",
+        request=body.InvitationAcceptance,
+        answer=answers.StaffInvitationAccepted,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        data = valid(request, body.InvitationAcceptance)
+        return answered(
+            services.staff_invitation_accept(
+                event_id=event_id,
+                by=actor(request),
+                token=data["token"],
+                idempotency_key=self.idempotency_key,
             )
         )
 

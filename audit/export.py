@@ -27,6 +27,8 @@ COLUMNS = (
     "reason",
     "prev_hash",
     "hash",
+    # Last, so every earlier column stays where it was (audit/verify.py reads both headers).
+    "actor_role",
 )
 # The signed head (audit/anchor.py) rides on the row of the entry it signs, the last one.
 HEAD_COLUMNS = ("head_signature", "head_key_id")

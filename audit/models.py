@@ -26,6 +26,11 @@ class AuditEntry(models.Model):
     actor_kind = models.CharField(  # noqa: DJ001 - null is "not recorded", unlike any kind
         max_length=8, choices=ActorKind.choices, null=True, blank=True
     )
+    # The staff role House acted in (events/staff.py); null on player and system entries and on
+    # entries written before roles were recorded: their hashes cover no role.
+    actor_role = models.CharField(  # noqa: DJ001 - null is "no role", unlike any role
+        max_length=8, null=True, blank=True
+    )
     action = models.CharField(max_length=40)
     player = models.CharField(max_length=48, null=True, blank=True)  # noqa: DJ001 - null is "no player"
     details = models.JSONField(default=dict)
@@ -53,6 +58,8 @@ class AuditEntry(models.Model):
         }
         if self.actor_kind is not None:
             entry["actor_kind"] = self.actor_kind
+        if self.actor_role is not None:
+            entry["actor_role"] = self.actor_role
         return entry | {
             "action": self.action,
             "player": self.player,

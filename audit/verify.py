@@ -42,6 +42,8 @@ from scoring.standings import Hand, Standings, standings
 
 SHOES = ("stock", "house")
 ACTOR_KINDS = ("system", "house", "player")
+# The roles a House entry may name (events/staff.py); entries from before roles name none.
+STAFF_ROLES = ("owner", "director", "cashier", "scorer")
 STATUSES = ("eligible", "withdrawn")
 MOST_DECKS = 2_000  # far above any event (1,000 players); keeps a hostile file from stalling us
 
@@ -87,7 +89,10 @@ CSV_COLUMNS = (
     "reason",
     "prev_hash",
     "hash",
+    "actor_role",
 )
+# Exports made before House entries named a role have no actor_role column.
+CSV_COLUMNS_WITHOUT_ROLES = CSV_COLUMNS[:-1]
 # The signed head's cells, filled on the last row only; the CSV has no event id to check them with.
 CSV_HEAD_COLUMNS = ("head_signature", "head_key_id")
 NULLABLE = ("player", "reason")  # an empty cell is null, or empty text: the hash tells which
@@ -128,16 +133,21 @@ def entries_from_csv(text: str | bytes) -> list[dict[str, Any]]:
         raise AuditProblem("The file is empty: it has no CSV header.") from None
     except csv.Error as error:
         raise AuditProblem(f"The file is not valid CSV: {error}.") from None
-    columns = CSV_COLUMNS + CSV_HEAD_COLUMNS
+    entry_columns: tuple[str, ...] = CSV_COLUMNS
+    if tuple(header) == CSV_COLUMNS_WITHOUT_ROLES + CSV_HEAD_COLUMNS:
+        entry_columns = CSV_COLUMNS_WITHOUT_ROLES  # an export from before roles
+    columns = entry_columns + CSV_HEAD_COLUMNS
     if tuple(header) != columns:
-        raise AuditProblem(f"The CSV header is not {','.join(columns)}.")
+        raise AuditProblem(f"The CSV header is not {','.join(CSV_COLUMNS + CSV_HEAD_COLUMNS)}.")
     entries = []
     for number, row in enumerate(rows, start=1):
         if len(row) != len(columns):
             raise AuditProblem(f"Row {number} of the CSV has {len(row)} cells, not {len(columns)}.")
-        cells = dict(zip(CSV_COLUMNS, (original_text(cell) for cell in row), strict=False))
+        cells = dict(zip(entry_columns, (original_text(cell) for cell in row), strict=False))
         if not cells["actor_kind"]:
             del cells["actor_kind"]  # an entry written before actors had kinds
+        if not cells.get("actor_role", "x"):
+            del cells["actor_role"]  # a player's or the system's entry, or one from before roles
         if not cells["seq"].isdigit():
             raise AuditProblem(f"Row {number} of the CSV has no whole-number seq.")
         try:
@@ -334,6 +344,12 @@ def check_actor_kind(seq: int, raw: Mapping[str, Any], kinds_from: int | None) -
         raise AuditProblem(f'Entry seq {seq}: a system entry whose actor is not "system".')
     if kind == "house" and not actor.startswith("House: "):
         raise AuditProblem(f'Entry seq {seq}: a House entry whose actor is not "House: <name>".')
+    role = raw.get("actor_role")
+    if role is not None and (kind != "house" or role not in STAFF_ROLES):
+        raise AuditProblem(
+            f"Entry seq {seq}: actor_role {role!r} is not one of {', '.join(STAFF_ROLES)} "
+            "on a House entry."
+        )
     return seq if kinds_from is None else kinds_from
 
 

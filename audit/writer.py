@@ -19,6 +19,7 @@ class PendingEntry:
     player: str | None
     details: dict[str, Any]
     reason: str | None
+    actor_role: str | None = None  # the staff role of a House entry (events/staff.py)
 
 
 def timestamp(moment: datetime) -> str:
@@ -42,6 +43,8 @@ def chain(event: Event, entries: list[PendingEntry], moment: datetime) -> list[A
             "at": at,
             "actor": pending.actor,
             "actor_kind": pending.actor_kind,
+            # Only a House entry names a role: other entries hash as they always have.
+            **({"actor_role": pending.actor_role} if pending.actor_role is not None else {}),
             "action": pending.action,
             "player": pending.player,
             "details": pending.details,

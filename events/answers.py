@@ -85,6 +85,34 @@ class HouseMemberRemoved(Answer):
 
 
 @dataclass(frozen=True)
+class OwnershipTransferred(Answer):
+    """The event's owner now (already its owner: nothing changed)."""
+
+    event_id: int
+    owner: Annotated[int, Described("The owner's account id.")]
+
+
+@dataclass(frozen=True)
+class StaffInvited(Answer):
+    """The invitation made: its token, to hand to the invitee (no email is sent)."""
+
+    event_id: int
+    invitation_id: int
+    role: str
+    token: Annotated[
+        str, Described("What the invitee, signed in with the email, accepts the invitation with.")
+    ]
+
+
+@dataclass(frozen=True)
+class StaffInvitationAccepted(Answer):
+    """The invitee is on the event's staff, in the invitation's role."""
+
+    event_id: int
+    role: str
+
+
+@dataclass(frozen=True)
 class RegistrationOpened(Answer):
     """Registration is open."""
 

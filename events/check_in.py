@@ -222,6 +222,8 @@ def payment_mark(
 ) -> answers.PaymentMarked:
     """House marks a player's contribution as paid or not paid."""
     if not change.house:
+        if change.roles:
+            raise change.refusal()  # staff, whose role does not handle money
         raise NotFound("No such registration.")
     change.refuse_if_finalized()
     event = change.event

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import datetime
+import secrets
 import zoneinfo
 from collections.abc import Sequence
 from typing import Any
 
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import transaction
 
 from accounts import revocation
@@ -18,6 +21,7 @@ from events.errors import (
     FinalizationBlocked,
     Invalid,
     NotAllowed,
+    NotFound,
     PaidEntriesExist,
     PoolLocked,
     PoolNotConfirmed,
@@ -31,17 +35,20 @@ from events.limits import check_pool, check_text
 from events.models import (
     EntryMode,
     Event,
+    EventStaff,
     Phase,
     PoolAdjustment,
     RefundPolicy,
     Registration,
     RegistrationStatus,
+    StaffInvitation,
 )
 from events.progress import blockers, final_standings, participants
 from events.registration import deal_starting_offer
 from events.registration_switch import close_registration, why_registration_cannot_open
 from events.remainder_policy import lacks_remainder_policy, require_remainder_policy
 from events.runner import Change, action
+from events.staff import MEMBER_ROLES, Role
 from payouts.allocation import allocate
 
 EDITABLE = (
@@ -111,7 +118,7 @@ def event_create(
     if not by.is_staff:
         raise NotAllowed("Only site staff create events.")
     event = change.event = Event.objects.create(**_clean_settings(given))
-    event.house.add(by)
+    event.house.add(by, through_defaults={"role": Role.OWNER})
     change.house = True
     change.audit(
         "event_created",
@@ -203,15 +210,30 @@ def house_member_add(
     event_id: int,
     by: User,
     member: User,
+    role: str = Role.DIRECTOR,
     idempotency_key: str | None = None,
 ) -> answers.HouseMemberAdded:
-    """Site staff appoint a House member for the event."""
-    if not by.is_staff:
-        raise NotAllowed("Only site staff appoint House members.")
+    """Site staff, or the event's owner, appoint a staff member with a role (events/staff.py);
+    a member appointed again takes the new role (the owner's is handed over with
+    `ownership_transfer`)."""
+    if not (by.is_staff or change.house):
+        raise (
+            change.refusal()
+            if change.roles
+            else NotAllowed("Only site staff appoint House members.")
+        )
     change.refuse_if_finalized()
-    if not change.event.house.filter(pk=member.pk).exists():
-        change.event.house.add(member)
-        change.audit("house_member_added", details={"member": member.display_name})
+    role = _member_role(role)
+    held = EventStaff.objects.filter(event=change.event, user=member).first()
+    if held is None:
+        change.event.house.add(member, through_defaults={"role": role})
+        change.audit("house_member_added", details={"member": member.display_name, "role": role})
+    elif held.role != role:
+        if held.role == Role.OWNER:
+            raise NotAllowed("The owner stays owner until ownership is handed over.")
+        held.role = role
+        held.save(update_fields=["role"])
+        change.audit("staff_role_set", details={"member": member.display_name, "role": role})
     return answers.HouseMemberAdded(event_id=change.event.pk, member=member.pk)
 
 
@@ -224,16 +246,142 @@ def house_member_remove(
     member: User,
     idempotency_key: str | None = None,
 ) -> answers.HouseMemberRemoved:
-    if not by.is_staff:
-        raise NotAllowed("Only site staff appoint House members.")
+    """Site staff or the owner remove a staff member; a member may leave (not the owner, who
+    hands ownership over first: an event always has one)."""
+    leaving = member.pk == by.pk and bool(change.roles)
+    if not (by.is_staff or change.house or leaving):
+        raise (
+            change.refusal()
+            if change.roles
+            else NotAllowed("Only site staff appoint House members.")
+        )
     change.refuse_if_finalized()
-    if change.event.house.filter(pk=member.pk).exists():
+    held = EventStaff.objects.filter(event=change.event, user=member).first()
+    if held is not None and held.role == Role.OWNER and not by.is_staff:
+        raise NotAllowed("The owner hands ownership over before leaving: an event keeps an owner.")
+    if held is not None:
         change.event.house.remove(member)
         change.audit("house_member_removed", details={"member": member.display_name})
         # Registered now, so it runs before this change's live update: the socket closes first.
         event_id = change.event.pk
         transaction.on_commit(lambda: revocation.revoke(member.pk, event_id=event_id))
     return answers.HouseMemberRemoved(event_id=change.event.pk, member=member.pk)
+
+
+@action("ownership_transfer")
+def ownership_transfer(
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    member: User,
+    idempotency_key: str | None = None,
+) -> answers.OwnershipTransferred:
+    """The owner (or site staff) hands the event's ownership to a staff member; the former
+    owner stays on as director. The event keeps exactly one owner."""
+    if not (by.is_staff or change.house):
+        raise (
+            change.refusal() if change.roles else NotAllowed("Only the owner hands ownership over.")
+        )
+    change.refuse_if_finalized()
+    held = EventStaff.objects.filter(event=change.event, user=member).first()
+    if held is None:
+        raise NotAllowed("Ownership goes to a member of the event's staff: appoint them first.")
+    if held.role != Role.OWNER:
+        EventStaff.objects.filter(event=change.event, role=Role.OWNER).update(role=Role.DIRECTOR)
+        held.role = Role.OWNER
+        held.save(update_fields=["role"])
+        change.audit("ownership_transferred", details={"member": member.display_name})
+    return answers.OwnershipTransferred(event_id=change.event.pk, owner=member.pk)
+
+
+@action("staff_invite")
+def staff_invite(
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    email: str,
+    role: str = Role.DIRECTOR,
+    idempotency_key: str | None = None,
+) -> answers.StaffInvited:
+    """The owner (or site staff) invites someone to the staff by email, with a role; the answer
+    holds the token to hand over (docs/decisions.md, "Roles")."""
+    if not (by.is_staff or change.house):
+        raise change.refusal() if change.roles else NotAllowed("Only the owner invites staff.")
+    change.refuse_if_finalized()
+    role = _member_role(role)
+    address = email.strip()
+    try:
+        validate_email(address)
+    except ValidationError:
+        raise Invalid("That is not an email address.") from None
+    invitation = StaffInvitation.objects.create(
+        event=change.event,
+        email=address,
+        role=role,
+        token=secrets.token_urlsafe(24),
+        invited_by=by,
+    )
+    change.audit("staff_invited", details={"invitation": invitation.pk, "role": role})
+    return answers.StaffInvited(
+        event_id=change.event.pk,
+        invitation_id=invitation.pk,
+        role=role,
+        token=invitation.token,
+    )
+
+
+@action("staff_invitation_accept")
+def staff_invitation_accept(
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    token: str,
+    idempotency_key: str | None = None,
+) -> answers.StaffInvitationAccepted:
+    """A signed-in user whose email the invitation names joins the staff in its role, once."""
+    change.refuse_if_finalized()
+    invitation = (
+        StaffInvitation.objects.select_for_update()
+        .filter(event=change.event, token=token.strip())
+        .first()
+    )
+    if invitation is None:
+        raise NotFound("No such invitation.")
+    if invitation.accepted_at is not None:
+        raise WrongState("This invitation has already been accepted.")
+    if invitation.email.casefold() != by.email.casefold():
+        raise NotAllowed("This invitation is for another email address: sign in with that one.")
+    invitation.accepted_at = change.now
+    invitation.save(update_fields=["accepted_at"])
+    held = EventStaff.objects.filter(event=change.event, user=by).first()
+    if held is None:
+        change.event.house.add(by, through_defaults={"role": invitation.role})
+        change.audit(
+            "house_member_added",
+            details={
+                "member": by.display_name,
+                "role": invitation.role,
+                "invitation": invitation.pk,
+            },
+        )
+    elif held.role not in (Role.OWNER, invitation.role):
+        held.role = invitation.role
+        held.save(update_fields=["role"])
+        change.audit("staff_role_set", details={"member": by.display_name, "role": held.role})
+    role = EventStaff.objects.get(event=change.event, user=by).role
+    return answers.StaffInvitationAccepted(event_id=change.event.pk, role=role)
+
+
+def _member_role(role: str) -> str:
+    if role not in {r.value for r in MEMBER_ROLES} or role == Role.OWNER:
+        raise Invalid(
+            "A staff member is a director, a cashier or a scorer "
+            "(the owner's role is handed over, not given)."
+        )
+    return role
 
 
 @action("registration_open")

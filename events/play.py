@@ -260,6 +260,8 @@ def wild_reveal(
     """House reveals one complete player's wild (Standard v1)."""
     registration = registration_for(change, registration_id, by)
     if not change.house:
+        if change.roles:
+            raise change.refusal()
         raise NotAllowed("Only House reveals wilds in Standard v1 events.")
     _refuse(reveal_refusal(facts_of(change, registration), change.event.rules))
     wild = _reveal(change, registration)
@@ -409,7 +411,7 @@ def _choosing(
 def _house_target(change: Change, registration_id: int, by: User) -> Registration:
     registration = registration_for(change, registration_id, by)
     if not change.house:
-        raise NotAllowed("Only House can do that.")
+        raise change.refusal()
     _refuse(in_play_refusal(facts_of(change, registration)))
     return registration
 

@@ -400,5 +400,7 @@ def registration_for(change: Change, registration_id: int, by: User) -> Registra
         change.house = False  # acting on their own place, even when also House
         return registration
     if not change.house:
+        if change.roles:
+            raise change.refusal()  # staff, whose role does not include this action
         raise NotFound("No such registration.")
     return registration

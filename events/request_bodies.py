@@ -175,6 +175,30 @@ class EventUpdate(Body):
 
 class HouseMember(Body):
     user_id = serializers.IntegerField(min_value=1, help_text="The account to appoint.")
+    role = serializers.ChoiceField(
+        choices=["director", "cashier", "scorer"],
+        required=False,
+        help_text="The staff member's role (events/staff.py); director when not given.",
+    )
+
+
+class StaffInvitation(Body):
+    email = serializers.EmailField(help_text="Who is invited: they accept signed in with it.")
+    role = serializers.ChoiceField(
+        choices=["director", "cashier", "scorer"],
+        required=False,
+        help_text="Their role (events/staff.py); director when not given.",
+    )
+
+
+class InvitationAcceptance(Body):
+    token = Text(max_length=64, help_text="The token at the end of the invitation's link.")
+
+
+class Owner(Body):
+    user_id = serializers.IntegerField(
+        min_value=1, help_text="The staff member who becomes the event's owner."
+    )
 
 
 class Participant(Body):

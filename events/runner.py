@@ -21,14 +21,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any, Concatenate, cast, get_origin
 
+from django.apps import apps
 from django.db import transaction
-from django.db.models import Model, Q
+from django.db.models import Model
 from django.utils import timezone
 
 from accounts.models import User
 from audit.models import AuditEntry
 from audit.writer import PendingEntry, chain
-from events import changes, store
+from events import changes, staff, store
 from events.answers import Answer, as_json, from_json
 from events.errors import (
     ERRORS_BY_CODE,
@@ -40,26 +41,38 @@ from events.errors import (
     NotFound,
 )
 from events.limits import ID_MAX, REASON_LENGTH, TEXT_LENGTH, check_text, text_problem
-from events.models import Event, IdempotencyRecord, Phase, Registration
+from events.models import Event, EventStaff, IdempotencyRecord, Phase, Registration
 from events.progress import Progress
 
 SYSTEM = "system"
 
 
-def is_house(user: User | None, event: Event) -> bool:
-    """House for this event: one of its House members, House of its series, or a superuser."""
+def roles_of(user: User | None, event_id: int, series_id: int | None) -> frozenset[str]:
+    """The roles `user` holds in an event (its own and its series'); a superuser is owner."""
     if user is None or not user.is_authenticated or not user.is_active:
-        return False
+        return frozenset()
     if user.is_superuser:
-        return True
-    if event.series_id is None:
-        return event.house.filter(pk=user.pk).exists()
-    # One query either way: a player's every write in a series event asks it.
-    return (
-        User.objects.filter(pk=user.pk)
-        .filter(Q(house_events=event.pk) | Q(house_series=event.series_id))
-        .exists()
-    )
+        return frozenset({staff.Role.OWNER.value})
+
+    held = EventStaff.objects.filter(user_id=user.pk, event_id=event_id).values_list("role")
+    if series_id is not None:
+        # The series' staff live with the series (seasons/); the engine names it only by label.
+        series_staff = apps.get_model("seasons", "SeriesStaff")
+        held = held.union(
+            series_staff.objects.filter(user_id=user.pk, series_id=series_id).values_list("role")
+        )
+    return frozenset(role for (role,) in held)
+
+
+def may(user: User | None, event: Event, action: str) -> bool:
+    """Whether `user` may perform the House action `action` in this event (events/staff.py)."""
+    return staff.acting_role(roles_of(user, event.pk, event.series_id), action) is not None
+
+
+def is_house(user: User | None, event: Event) -> bool:
+    """Staff of this event in any role (its own or its series'), or a superuser: House's pages
+    open to them; what each may change is the rule table's (events/staff.py)."""
+    return bool(roles_of(user, event.pk, event.series_id))
 
 
 @dataclass
@@ -69,6 +82,9 @@ class Change:
     event: Event
     user: User | None
     _house: bool | None = None
+    # The action's name (`action`): which House powers it needs (events/staff.py).
+    action: str = ""
+    _roles: frozenset[str] | None = None
     now: datetime = field(default_factory=timezone.now)
     entries: list[PendingEntry] = field(default_factory=list)
     callbacks: list[Callable[[], None]] = field(default_factory=list)
@@ -84,10 +100,22 @@ class Change:
     saves: dict[int, tuple[Registration, tuple[str, ...]]] = field(default_factory=dict)
 
     @property
+    def roles(self) -> frozenset[str]:
+        """The actor's roles in this event (asked once, only when needed)."""
+        if self._roles is None:
+            self._roles = roles_of(self.user, self.event.pk, self.event.series_id)
+        return self._roles
+
+    @property
+    def role(self) -> str | None:
+        """The role the actor acts in: the strongest of theirs that may perform this action."""
+        return staff.acting_role(self.roles, self.action) if self.house else None
+
+    @property
     def house(self) -> bool:
-        """Whether the actor is House for this event (asked once, only when needed)."""
+        """Whether the actor acts as House in this change: staff whose role may perform it."""
         if self._house is None:
-            self._house = is_house(self.user, self.event)
+            self._house = staff.acting_role(self.roles, self.action) is not None
         return self._house
 
     @house.setter
@@ -121,6 +149,7 @@ class Change:
             PendingEntry(
                 actor=SYSTEM if by_system else self.actor,
                 actor_kind=SYSTEM if by_system else self.actor_kind,
+                actor_role=None if by_system else self.role,
                 action=action,
                 player=player,
                 details=dict(details or {}),
@@ -149,7 +178,17 @@ class Change:
 
     def require_house(self) -> None:
         if not self.house:
-            raise NotAllowed("Only House can do that for this event.")
+            raise self.refusal()
+
+    def refusal(self) -> NotAllowed:
+        """Why the actor may not do this as House: no role, or one without this power."""
+        held = staff.strongest(self.roles)
+        if held is None:
+            return NotAllowed("Only House can do that for this event.")
+        return NotAllowed(
+            f"Your role in this event ({held}) does not include that "
+            f"({self.action.replace('_', ' ')})."
+        )
 
     def refuse_if_finalized(self) -> None:
         if self.event.phase == Phase.FINALIZED:
@@ -330,7 +369,9 @@ def perform[A: Answer](
             event, print_, record = _begin(event_id, registration_id, action, request, keyed, key)
             if record is None:
                 missing = missing or ("registration" if registration_id is not None else "event")
-                return _apply(event, user, apply, creates_event, keyed, key, print_, missing)
+                return _apply(
+                    event, user, apply, creates_event, keyed, key, print_, missing, action
+                )
     except DomainError as refused:
         if keyed is None or key is None:
             raise
@@ -364,15 +405,21 @@ def _apply[A: Answer](
     key: str | None,
     print_: str,
     missing: str = "event",
+    action: str = "",
 ) -> A:
     """Make the change (inside `perform`'s transaction) and store its answer under the key."""
     if event is None:
         if not creates_event:
             raise NotFound("No such event.")
-        change = Change(event=Event(), user=user, _house=False)  # `apply` creates the event
+        change = Change(event=Event(), user=user, _house=False, action=action)  # `apply` creates it
     else:
-        change = Change(event=event, user=user)
-        if event.phase == Phase.DRAFT and not (change.house or (user and user.is_staff)):
+        change = Change(event=event, user=user, action=action)
+        if (
+            event.phase == Phase.DRAFT
+            and not (change.roles or (user and user.is_staff))
+            # An invitation to the staff names its event: its holder may answer it.
+            and action != "staff_invitation_accept"
+        ):
             # A draft is not public: to anyone else it answers as a missing one does.
             raise NotFound(f"No such {missing}.")
     answer = apply(change)
@@ -473,6 +520,7 @@ def _write_together(
                 at=row.at,
                 actor=row.actor,
                 actor_kind=row.actor_kind,
+                actor_role=row.actor_role,
                 action=row.action,
                 player=row.player,
                 details=row.details,

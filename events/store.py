@@ -359,6 +359,7 @@ class Entry(NamedTuple):
     reason: str | None
     prev_hash: str
     hash: str
+    actor_role: str | None = None
 
 
 class Wild(NamedTuple):
@@ -396,12 +397,13 @@ def write_change(
     _execute(
         "WITH entries AS ("
         " INSERT INTO audit_auditentry"
-        " (event_id, seq, at, actor, actor_kind, action, player, details, reason, prev_hash, hash)"
-        " SELECT %(event_id)s, e.seq, e.at, e.actor, e.actor_kind, e.action, e.player, e.details,"
-        " e.reason, e.prev_hash, e.hash"
+        " (event_id, seq, at, actor, actor_kind, actor_role, action, player, details, reason,"
+        " prev_hash, hash)"
+        " SELECT %(event_id)s, e.seq, e.at, e.actor, e.actor_kind, e.actor_role, e.action,"
+        " e.player, e.details, e.reason, e.prev_hash, e.hash"
         " FROM jsonb_to_recordset(%(entries)s::jsonb) AS e(seq integer, at text, actor text,"
-        " actor_kind text, action text, player text, details jsonb, reason text, prev_hash text,"
-        " hash text)"
+        " actor_kind text, actor_role text, action text, player text, details jsonb,"
+        " reason text, prev_hash text, hash text)"
         "), answer AS ("
         " INSERT INTO events_idempotencyrecord"
         " (user_id, key, fingerprint, answer, error_code, error_message, created_at)"

@@ -19,7 +19,7 @@ from accounts.models import User
 from cards.models import CardState, DealtCard, OfferKind, pending_offer
 from cards.names import card_face
 from events import scoreholio
-from events.models import Event, GameResult, Phase, RegistrationStatus, Review
+from events.models import Event, EventStaff, GameResult, Phase, RegistrationStatus, Review
 from events.reads.common import CardFace
 
 
@@ -58,8 +58,21 @@ def house_events(user: User) -> QuerySet[Event]:
     ).order_by("-date", "-id")
 
 
-def house_members(event: Event) -> list[User]:
-    return list(event.house.order_by("display_name", "pk"))
+@dataclass(frozen=True)
+class Member:
+    """A member of the event's staff and their role (events/staff.py)."""
+
+    user: User
+    role: str
+
+
+def house_members(event: Event) -> list[Member]:
+    rows = (
+        EventStaff.objects.filter(event=event)
+        .select_related("user")
+        .order_by("user__display_name", "user__pk")
+    )
+    return [Member(row.user, row.role) for row in rows]
 
 
 def scoreholio_players(event: Event) -> list[scoreholio.PlayerResults]:

@@ -29,7 +29,7 @@ from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
 from events.models import Event, Registration, Review
 from events.remainder_policy import lacks_remainder_policy
-from events.runner import is_house
+from events.runner import is_house, may
 from house import selectors, sheets
 from house.copies import standby_panel
 from house.forms import COMMON_ZONES, EmailForm, EventForm, parse_adjustments
@@ -237,6 +237,10 @@ def _event_form(
             "members": selectors.house_members(event) if event else [],
             "member_form": EmailForm(),
             "staff": _user(request).is_staff,
+            # Site staff, or the owner: the rule table's word (events/staff.py).
+            "appoints": event is not None
+            and (_user(request).is_staff or may(_user(request), event, "house_member_add")),
+            "roles": [("director", "Director"), ("cashier", "Cashier"), ("scorer", "Scorer")],
         },
     )
 
@@ -324,8 +328,11 @@ def house_member_add(request: HttpRequest, event: Event, user: User, key: str | 
     member = form.account()
     if member is None:
         raise Invalid("No Syndicate Account uses that email: they sign up first.")
-    services.house_member_add(event_id=event.pk, by=user, member=member, idempotency_key=key)
-    return Done(f"{member.display_name} is House for this event.")
+    role = request.POST.get("role") or "director"
+    services.house_member_add(
+        event_id=event.pk, by=user, member=member, role=role, idempotency_key=key
+    )
+    return Done(f"{member.display_name} is House for this event ({role}).")
 
 
 @_member_page

@@ -52,6 +52,8 @@ def reporting_threshold() -> int:
 def _registration(change: Change, *, event_id: int, registration_id: int) -> Registration:
     """House only; the registration, in the event whose cash box the line goes in."""
     if not change.house:
+        if change.roles:
+            raise change.refusal()  # staff whose role does not handle money
         raise NotFound("No such registration.")
     if change.event.pk != event_id:
         raise WrongCashBox()

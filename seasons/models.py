@@ -9,6 +9,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
+from events.staff import MEMBER_ROLES, Role
+
 
 class Series(models.Model):
     """Events run week after week by the same House: "Thursday League at The Dock"."""
@@ -16,9 +18,13 @@ class Series(models.Model):
     name = models.CharField(max_length=120)
     venue = models.CharField(max_length=120, blank=True)
     time_zone = models.CharField(max_length=64, default="UTC")
-    # House for every event of the series (events.runner.is_house).
+    # Staff of every event of the series, each with a role (events/staff.py).
     house = models.ManyToManyField(
-        settings.AUTH_USER_MODEL, related_name="house_series", blank=True
+        settings.AUTH_USER_MODEL,
+        related_name="house_series",
+        blank=True,
+        through="SeriesStaff",
+        through_fields=("series", "user"),
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -28,6 +34,27 @@ class Series(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class SeriesStaff(models.Model):
+    """One member of a series' staff and their role, held in every event of the series."""
+
+    series = models.ForeignKey(Series, on_delete=models.CASCADE)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="series_roles"
+    )
+    role = models.CharField(
+        max_length=8,
+        choices=[(role.value, role.label) for role in MEMBER_ROLES],
+        default=Role.DIRECTOR,
+    )
+
+    class Meta:
+        db_table = "seasons_series_house"  # the series' House members, each now with a role
+        unique_together = [("series", "user")]
+
+    def __str__(self) -> str:
+        return f"{self.role} of series {self.series_id}"
 
 
 class Season(models.Model):

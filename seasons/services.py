@@ -21,13 +21,15 @@ from django.utils import timezone
 
 from accounts.models import User
 from events import services as events
+from events import staff
 from events.answers import Answer, as_json, from_json
 from events.errors import IdempotencyConflict, Invalid, NotAllowed, NotFound, WrongPhase, WrongState
 from events.limits import check_text, text_problem
 from events.models import Event, IdempotencyRecord, Phase
-from events.runner import is_house
+from events.runner import is_house, roles_of
+from events.staff import MEMBER_ROLES, Role
 from seasons import answers, standings
-from seasons.models import ChampionshipInvitation, PlayerKey, Season, Series
+from seasons.models import ChampionshipInvitation, PlayerKey, Season, Series, SeriesStaff
 from seasons.points import Rules, RulesProblem
 from seasons.reads import season_table
 
@@ -88,12 +90,41 @@ def is_series_house(user: User | None, series: Series) -> bool:
     return user.is_superuser or series.house.filter(pk=user.pk).exists()
 
 
-def _lock_series(series_id: object, by: User) -> Series:
+def series_roles(user: User | None, series: Series) -> frozenset[str]:
+    """The roles `user` holds in a series (events/staff.py); a superuser is owner."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return frozenset()
+    if user.is_superuser:
+        return frozenset({Role.OWNER.value})
+    return frozenset(
+        SeriesStaff.objects.filter(series=series, user_id=user.pk).values_list("role", flat=True)
+    )
+
+
+def require_series_role(
+    user: User | None,
+    series: Series,
+    action: str = "season_manage",
+    refusal: str = "Only House of this series can do that.",
+) -> None:
+    """House of the series whose role may `action` (the rule table of events/staff.py): the
+    seasons and the series' events are a director's; its staff, the owner's."""
+    roles = series_roles(user, series)
+    if staff.acting_role(roles, action) is not None:
+        return
+    if roles:
+        raise NotAllowed(
+            f"Your role in this series ({staff.strongest(roles)}) does not include that "
+            f"({action.replace('_', ' ')})."
+        )
+    raise NotAllowed(refusal)
+
+
+def _lock_series(series_id: object, by: User, action: str = "season_manage") -> Series:
     series = Series.objects.select_for_update().filter(pk=_id(series_id, "series")).first()
     if series is None:
         raise NotFound("No such series.")
-    if not is_series_house(by, series):
-        raise NotAllowed("Only House of this series can do that.")
+    require_series_role(by, series, action)
     return series
 
 
@@ -101,8 +132,9 @@ def _lock_season(season_id: object, by: User) -> Season:
     season = Season.objects.select_for_update().filter(pk=_id(season_id, "season")).first()
     if season is None:
         raise NotFound("No such season.")
-    if not is_series_house(by, season.series):
-        raise NotAllowed("Only House of this season's series can do that.")
+    require_series_role(
+        by, season.series, refusal="Only House of this season's series can do that."
+    )
     return season
 
 
@@ -168,7 +200,7 @@ def series_create(
             venue=check_text(venue, label="The venue", max_length=NAME_LENGTH),
             time_zone=_time_zone(time_zone),
         )
-        series.house.add(by)
+        series.house.add(by, through_defaults={"role": Role.OWNER})
         return answers.SeriesCreated(series_id=series.pk)
 
     return _once(
@@ -181,21 +213,38 @@ def series_create(
     )
 
 
+def _member_role(role: str) -> str:
+    if role not in {r.value for r in MEMBER_ROLES} or role == Role.OWNER:
+        raise Invalid("A staff member is a director, a cashier or a scorer.")
+    return role
+
+
 def series_house_add(
-    *, series_id: int, by: User, member: User, idempotency_key: str | None = None
+    *,
+    series_id: int,
+    by: User,
+    member: User,
+    role: str = Role.DIRECTOR,
+    idempotency_key: str | None = None,
 ) -> answers.SeriesHouseChanged:
     """House of a series adds a House member: House for every event of the series."""
 
     def run() -> answers.SeriesHouseChanged:
-        series = _lock_series(series_id, by)
-        series.house.add(member)
+        series = _lock_series(series_id, by, "series_house_add")
+        if not series.house.filter(pk=member.pk).exists():
+            series.house.add(member, through_defaults={"role": _member_role(role)})
+        else:
+            held = SeriesStaff.objects.get(series=series, user=member)
+            if held.role != role and held.role != Role.OWNER:
+                held.role = _member_role(role)
+                held.save(update_fields=["role"])
         return _house_of(series)
 
     return _once(
         by=by,
         idempotency_key=idempotency_key,
         action="series_house_add",
-        request={"series_id": series_id, "member": member.pk},
+        request={"series_id": series_id, "member": member.pk, "role": role},
         answer=answers.SeriesHouseChanged,
         run=run,
     )
@@ -207,9 +256,18 @@ def series_house_remove(
     """House of a series removes a House member; the last one stays."""
 
     def run() -> answers.SeriesHouseChanged:
-        series = _lock_series(series_id, by)
+        leaving = member.pk == by.pk
+        series = _lock_series(series_id, by, "series_house_remove") if not leaving else None
+        if series is None:  # a member leaves of their own accord
+            series = Series.objects.select_for_update().filter(pk=_id(series_id, "series")).first()
+            if series is None:
+                raise NotFound("No such series.")
+            if not series_roles(by, series):
+                raise NotAllowed("Only House of this series can do that.")
         if series.house.exclude(pk=member.pk).count() == 0:
             raise WrongState("A series keeps at least one House member.")
+        if SeriesStaff.objects.filter(series=series, user=member, role=Role.OWNER).exists():
+            raise NotAllowed("The owner hands ownership over first: a series keeps an owner.")
         series.house.remove(member)
         return _house_of(series)
 
@@ -239,15 +297,25 @@ def event_series_set(
         house = event is not None and is_house(by, event)
         if event is None or (event.phase == Phase.DRAFT and not (house or by.is_staff)):
             raise NotFound("No such event.")  # a draft is not public (events.runner)
-        if not house:
+        roles = roles_of(by, event.pk, event.series_id)
+        if staff.acting_role(roles, "event_series_set") is None:
+            if roles:
+                raise NotAllowed(
+                    f"Your role in this event ({staff.strongest(roles)}) does not include that "
+                    "(event series set)."
+                )
             raise NotAllowed("Only House of this event can move it.")
         target = None if series_id is None else _lock_series(series_id, by)
         if event.series_id == (None if target is None else target.pk):
             return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
         if event.phase in (Phase.STARTED, Phase.FINALIZED):
             raise WrongPhase("The event has started: it stays in its series.")
-        if event.series_id is not None and not is_series_house(by, event.series):  # type: ignore[arg-type]
-            raise NotAllowed("Only House of its series can take an event out of it.")
+        if event.series_id is not None:
+            require_series_role(
+                by,
+                event.series,  # type: ignore[arg-type]
+                refusal="Only House of its series can take an event out of it.",
+            )
         event.series = target
         event.save(update_fields=["series"])
         return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
@@ -278,8 +346,7 @@ def series_next_event(
     series = Series.objects.filter(pk=_id(series_id, "series")).first()
     if series is None:
         raise NotFound("No such series.")
-    if not is_series_house(by, series):
-        raise NotAllowed("Only House of this series can do that.")
+    require_series_role(by, series)
     last = Event.objects.filter(series=series).exclude(championship_of__isnull=False).first()
     if last is None:
         raise WrongState("The series has no event yet to copy: put an event in it first.")
@@ -475,8 +542,9 @@ def championship_create(
     season = Season.objects.filter(pk=_id(season_id, "season")).select_related("series").first()
     if season is None:
         raise NotFound("No such season.")
-    if not is_series_house(by, season.series):
-        raise NotAllowed("Only House of this season's series can do that.")
+    require_series_role(
+        by, season.series, refusal="Only House of this season's series can do that."
+    )
     when = _date(date, "The championship's date")
     if season.championship_id is not None:
         raise WrongState("The season already has its championship.")

@@ -17,6 +17,7 @@ import jsonschema  # type: ignore[import-untyped]
 import pytest
 from django.urls import URLPattern, resolve
 
+from accounts.models import User
 from api import urls
 from events.answers import ALL_ANSWERS
 from events.models import Registration
@@ -144,7 +145,8 @@ def _strict(schema: Any) -> Any:
 
 def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     seen: list[tuple[str, str, int, Any]] = []
-    house = Recorder(seen, make_user("Staff", staff=True))
+    house_user = make_user("Staff", staff=True)
+    house = Recorder(seen, house_user)
     a, b = Recorder(seen, make_user("Ann")), Recorder(seen, make_user("Ben"))
     visitor = Recorder(seen)
     helper = make_user("Helper")
@@ -166,7 +168,14 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     house.post(f"{e}/series/", {"series_id": series["series_id"]})
     house.post(f"{s}/next-event/", {})
     house.patch(f"/api/seasons/{season}/", {"name": "Autumn 2026"})
-    house.post(f"{e}/house-members/", {"user_id": helper.pk})
+    house.post(f"{e}/house-members/", {"user_id": helper.pk, "role": "cashier"})
+    house.post(f"{e}/owner/", {"user_id": helper.pk})
+    token = house.post(f"{e}/staff-invitations/", {"email": "guest@example.com"}).json()["token"]
+    guest = make_user("Guest")
+    User.objects.filter(pk=guest.pk).update(email="guest@example.com")
+    guest.refresh_from_db()
+    Recorder(seen, guest).post(f"{e}/staff-invitations/accept/", {"token": token})
+    Recorder(seen, helper).post(f"{e}/owner/", {"user_id": house_user.pk})
     house.delete(f"{e}/house-members/{helper.pk}/")
     house.post(f"{e}/registration/open/")
     ra = a.post(f"{e}/register/").json()["registration_id"]

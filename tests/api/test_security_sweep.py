@@ -122,6 +122,19 @@ STAFF = [
     ),
     Call("house-members", "POST", "/api/events/{event}/house-members/", {"user_id": "{outsider}"}),
     Call("house-member", "DELETE", "/api/events/{event}/house-members/{house}/"),
+    Call("event-owner", "POST", "/api/events/{event}/owner/", {"user_id": "{outsider}"}),
+    Call(
+        "staff-invitations",
+        "POST",
+        "/api/events/{event}/staff-invitations/",
+        {"email": "newcomer@example.com"},
+    ),
+    Call(
+        "staff-invitation-accept",
+        "POST",
+        "/api/events/{event}/staff-invitations/accept/",
+        {"token": "not-an-invitation"},
+    ),
     Call("series-list", "POST", "/api/series/", {"name": "Mine"}),
 ]
 

@@ -48,6 +48,7 @@ ENTRY_COLUMNS = [
     "reason",
     "prev_hash",
     "hash",
+    "actor_role",
 ]
 HEAD_COLUMNS = ["head_signature", "head_key_id"]
 REVEALING = {"starting_selection_confirmed", "player_withdrawn"}
@@ -208,6 +209,9 @@ def test_the_csv_export_has_one_row_per_entry_with_the_spec_fields(
         for column in ("at", "actor", "actor_kind", "action", "player", "reason", "prev_hash"):
             assert written[column] == ("" if entry[column] is None else entry[column]), column
         assert written["hash"] == entry["hash"]
+        # A House entry names the role House acted in; no other entry names one.
+        assert written["actor_role"] == entry.get("actor_role", "")
+        assert (written["actor_role"] != "") == (entry["actor_kind"] == "house")
         # The signed head rides on the last row only (Ed25519 signs the same head identically).
         signs = entry is entries[-1]
         assert written["head_signature"] == (head["signature"] if signs else "")

@@ -106,6 +106,8 @@ def chain_hash(entry: AuditEntry) -> str:
     }
     if entry.actor_kind is not None:  # a stored key too (absent on entries from before it)
         body["actor_kind"] = entry.actor_kind
+    if entry.actor_role is not None:  # on House entries since roles (docs/audit.md)
+        body["actor_role"] = entry.actor_role
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256((entry.prev_hash + text).encode()).hexdigest()
 

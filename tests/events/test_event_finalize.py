@@ -73,6 +73,15 @@ def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], o
         "house_member_remove": lambda: services.house_member_remove(
             event_id=event_id, by=staff, member=house
         ),
+        "ownership_transfer": lambda: services.ownership_transfer(
+            event_id=event_id, by=staff, member=house
+        ),
+        "staff_invite": lambda: services.staff_invite(
+            event_id=event_id, by=staff, email="newcomer@example.com"
+        ),
+        "staff_invitation_accept": lambda: services.staff_invitation_accept(
+            event_id=event_id, by=newcomer, token="anything"
+        ),
         "registration_open": lambda: services.registration_open(event_id=event_id, by=house),
         "registration_close": lambda: services.registration_close(event_id=event_id, by=house),
         "player_register": lambda: services.player_register(event_id=event_id, by=newcomer),

@@ -28,7 +28,7 @@ def test_it_lets_site_staff_appoint_house_members():
     )
     staff = make_user("Sam", staff=True)
     services.house_member_add(event_id=table.event.pk, by=staff, member=member)
-    assert last(table.event, "house_member_added").details == {"member": "Max"}
+    assert last(table.event, "house_member_added").details == {"member": "Max", "role": "director"}
     services.house_member_remove(event_id=table.event.pk, by=staff, member=member)
     assert last(table.event, "house_member_removed").details == {"member": "Max"}
     refused(

@@ -104,8 +104,17 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
             {"event_id": e, "changes": {"venue": "Hall"}},
             {"event_id": e2, "changes": {"venue": "Barn"}},
         ),
-        "house_member_add": ({"event_id": e, "member": u}, {"event_id": e2, "member": u2}),
+        "house_member_add": (
+            {"event_id": e, "member": u, "role": "director"},
+            {"event_id": e2, "member": u2, "role": "cashier"},
+        ),
         "house_member_remove": ({"event_id": e, "member": u}, {"event_id": e2, "member": u2}),
+        "ownership_transfer": ({"event_id": e, "member": u}, {"event_id": e2, "member": u2}),
+        "staff_invite": (
+            {"event_id": e, "email": "a@example.com", "role": "cashier"},
+            {"event_id": e2, "email": "b@example.com", "role": "scorer"},
+        ),
+        "staff_invitation_accept": ({"event_id": e, "token": "a"}, {"event_id": e2, "token": "b"}),
         "registration_open": ({"event_id": e}, {"event_id": e2}),
         "registration_close": ({"event_id": e}, {"event_id": e2}),
         "event_start": ({"event_id": e}, {"event_id": e2}),

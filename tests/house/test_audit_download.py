@@ -31,10 +31,12 @@ def test_it_downloads_the_audit_as_csv(client):
         "reason",
         "prev_hash",
         "hash",
+        "actor_role",
         "head_signature",
         "head_key_id",
     ]
     assert [row[4] for row in rows[1:3]] == ["event_created", "house_member_added"]
+    assert [row[10] for row in rows[1:3]] == ["owner", "owner"]  # the creator owns the event
     assert "event_started" in {row[4] for row in rows[1:]}
 
 

@@ -215,7 +215,7 @@ def test_it_appoints_and_removes_house_members_by_email(client):
     assert response.status_code == 302
     assert response["Location"].endswith("/edit#house")
     assert helper in table.event.house.all()
-    assert f"{helper.display_name} is House for this event." in said(response)
+    assert f"{helper.display_name} is House for this event (director)." in said(response)
     page = client.get(url("event_edit", table.event.pk)).content.decode()
     assert "Helper" in page
     response = post(client, "house_member_remove", table.event.pk, helper.pk)
@@ -232,12 +232,28 @@ def test_it_says_when_no_account_uses_the_email(client):
 
 
 @pytest.mark.django_db
-def test_it_lets_only_site_staff_appoint_house_members(client):
+def test_it_lets_only_site_staff_and_the_owner_appoint_house_members(client):
+    """A director (a House member the owner appointed) runs the night but not its staff."""
     table = make_table("league")
     helper = make_user("Helper")
     table.event.house.add(helper)
     client.force_login(helper)
     someone = make_user("Someone")
     response = post(client, "house_member_add", table.event.pk, email=someone.email)
-    assert "Only site staff appoint House members." in said(response)
+    assert "Your role in this event (director) does not include that" in said(response)[0]
     assert someone not in table.event.house.all()
+
+
+@pytest.mark.django_db
+def test_the_owner_appoints_a_member_with_a_role_and_sees_each_role(client):
+    table = make_table("league")
+    owner, cashier = make_user("Olive"), make_user("Cash")
+    services.house_member_add(event_id=table.event.pk, by=table.house, member=owner)
+    services.ownership_transfer(event_id=table.event.pk, by=table.house, member=owner)
+    client.force_login(owner)
+    response = post(client, "house_member_add", table.event.pk, email=cashier.email, role="cashier")
+    assert f"{cashier.display_name} is House for this event (cashier)." in said(response)
+    page = client.get(url("event_edit", table.event.pk)).content.decode()
+    assert '<span class="muted" data-role>cashier</span>' in page
+    assert '<span class="muted" data-role>owner</span>' in page
+    assert 'name="role"' in page

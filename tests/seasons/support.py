@@ -24,6 +24,7 @@ from seasons.models import (
     SeasonResult,
     SeasonStanding,
     Series,
+    SeriesStaff,
 )
 from tests.factories import make_user
 
@@ -94,7 +95,7 @@ def seasons_snapshot() -> dict[str, Any]:
     """Every row of the seasons app, with every field, and the series' House."""
     return {
         "series": list(Series.objects.order_by("pk").values()),
-        "house": sorted(Series.house.through.objects.values_list("series_id", "user_id")),
+        "house": sorted(SeriesStaff.objects.values_list("series_id", "user_id", "role")),
         "seasons": list(Season.objects.order_by("pk").values()),
         "results": list(SeasonResult.objects.order_by("pk").values()),
         "standings": list(SeasonStanding.objects.order_by("pk").values()),

@@ -1,0 +1,96 @@
+"""Staff and their jobs: who may perform which House action (docs/decisions.md, "Roles").
+
+An event's staff are its House members, each with one role; a series' staff hold their role in
+every event of the series. This table is the one place that says which role may do what: the
+runner's guard (`events.runner.Change.house`) asks it with the action's name, and the pages' flags
+ask it through the same guard, so no view checks a role by hand.
+
+- owner: everything, staff and ownership included;
+- director: everything but staff and ownership;
+- cashier: check-in, payments, refunds and payouts;
+- scorer: results and choices assisted with a reason, opening a review; no correction, no review
+  resolved, no pool, no finalization;
+- display: the venue's display link (events/venue.py): shows the board and the kiosk, writes
+  nothing, needs no account; it is never a membership.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import models
+
+
+class Role(models.TextChoices):
+    OWNER = "owner", "Owner"
+    DIRECTOR = "director", "Director"
+    CASHIER = "cashier", "Cashier"
+    SCORER = "scorer", "Scorer"
+    DISPLAY = "display", "Display"
+
+
+# The roles a membership can hold (display is a link, not a membership).
+MEMBER_ROLES = (Role.OWNER, Role.DIRECTOR, Role.CASHIER, Role.SCORER)
+
+# Changing who is staff, and ownership: the owner's alone.
+STAFF_ACTIONS = frozenset(
+    {
+        "house_member_add",
+        "house_member_remove",
+        "staff_role_set",
+        "ownership_transfer",
+        "staff_invite",
+        "series_house_add",
+        "series_house_remove",
+    }
+)
+
+CASHIER_ACTIONS = frozenset(
+    {
+        "player_check_in",
+        "check_in_undo",
+        "check_in_all",
+        "participant_add",
+        "payment_mark",
+        "entry_paid",
+        "entry_refunded",
+        "payout_made",
+    }
+)
+
+SCORER_ACTIONS = frozenset(
+    {
+        "starting_selection_confirm",
+        "result_submit",
+        "win_choice_confirm",
+        "wild_reveal",
+        "review_open",
+    }
+)
+
+# Strongest first: the role an audit entry names when a member holds several.
+_ORDER: dict[str, int] = {role.value: place for place, role in enumerate(MEMBER_ROLES)}
+
+
+def may(role: str, action: str) -> bool:
+    """Whether `role` may perform the House action `action` (an `events.runner.action` name)."""
+    if role == Role.OWNER:
+        return True
+    if role == Role.DIRECTOR:
+        return action not in STAFF_ACTIONS
+    if role == Role.CASHIER:
+        return action in CASHIER_ACTIONS
+    if role == Role.SCORER:
+        return action in SCORER_ACTIONS
+    return False  # display, and anything else, writes nothing
+
+
+def acting_role(roles: Iterable[str], action: str) -> str | None:
+    """The strongest of `roles` that may perform `action`, or None."""
+    allowed = [role for role in roles if may(role, action)]
+    return min(allowed, key=lambda role: _ORDER.get(role, 99)) if allowed else None
+
+
+def strongest(roles: Iterable[str]) -> str | None:
+    ordered = sorted(roles, key=lambda role: _ORDER.get(role, 99))
+    return ordered[0] if ordered else None

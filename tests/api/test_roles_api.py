@@ -1,0 +1,134 @@
+"""The role matrix over the API (events/staff.py, docs/decisions.md "Roles"): every House
+endpoint tried by each staff role of the event (none of them site staff) and by the venue's
+display link. A role is refused, with 403 `not_allowed` and nothing changed, exactly the writes
+its role does not include; every staff role reads House's views; the display link, which has no
+account, writes nothing and shows no code once House has revoked it."""
+
+from __future__ import annotations
+
+import pytest
+
+from accounts.models import User
+from events import services
+from events.venue import display_path
+from tests.api.support import Api, error
+from tests.api.test_security_sweep import HOUSE, STAFF, Scene, _send
+from tests.events.test_roles import allowed
+from tests.factories import make_table, make_user
+from tests.refusals import unchanged
+
+pytestmark = pytest.mark.django_db
+
+# Each House write of the API, by the engine's action it performs.
+ACTIONS = {
+    "event": "event_update",
+    "registration-open": "registration_open",
+    "registration-close": "registration_close",
+    "start": "event_start",
+    "participants": "participant_add",
+    "pool-confirm": "pool_confirm",
+    "finalize": "event_finalize",
+    "check-in": "player_check_in",
+    "check-in-undo": "check_in_undo",
+    "corrections": "result_correct",
+    "reviews": "review_open",
+    "review-resolve": "review_resolve",
+    "wild-reveal": "wild_reveal",
+    "access-reset": "access_reset",
+    "self-check-in-switch": "self_check_in_switch",
+    "check-in-all": "check_in_all",
+    "payment": "payment_mark",
+    "announcements": "announcement_send",
+    "ledger-entries": "entry_paid",
+    "ledger-refunds": "entry_refunded",
+    "ledger-payouts": "payout_made",
+    "house-members": "house_member_add",
+    "house-member": "house_member_remove",
+    "event-owner": "ownership_transfer",
+    "staff-invitations": "staff_invite",
+    "event-series": "event_series_set",
+}
+# The series' own endpoints: an event's staff hold no role in its series.
+SERIES = {
+    "series-house-members",
+    "series-house-member",
+    "next-event",
+    "seasons",
+    "season",
+    "championship",
+}
+ROLES = ("owner", "director", "cashier", "scorer")
+
+
+def _staffed(scene: Scene) -> dict[str, User]:
+    """The scene's event with one account per role; its creator (site staff) leaves the staff."""
+    event_id, creator = scene.table.event.pk, scene.table.house
+    people = {role: make_user(role.capitalize()) for role in ROLES}
+    for role in ("director", "cashier", "scorer"):
+        services.house_member_add(event_id=event_id, by=creator, member=people[role], role=role)
+    services.house_member_add(event_id=event_id, by=creator, member=people["owner"])
+    services.ownership_transfer(event_id=event_id, by=creator, member=people["owner"])
+    services.house_member_remove(event_id=event_id, by=creator, member=creator)
+    return people
+
+
+def test_every_staff_role_is_refused_over_the_api_what_its_role_does_not_include() -> None:
+    scene = Scene()
+    people = _staffed(scene)
+    writes = [call for call in HOUSE + STAFF if call.method != "GET" and call.name != "events"]
+    # Besides: creating a series is site staff's, accepting an invitation its invitee's.
+    own = {"series-list", "staff-invitation-accept"}
+    assert {call.name for call in writes} == set(ACTIONS) | SERIES | own
+    tried = 0
+    for role in ROLES:
+        api = Api(people[role])
+        for call in writes:
+            if call.name in ACTIONS and allowed(role, ACTIONS[call.name]):
+                continue
+            if call.name in own:
+                continue  # tests/api/test_security_sweep.py
+            ids = scene.ids(target=scene.table.rid(scene.b))
+            with unchanged(scene.table.event, f"{role} {call.name}"):
+                response = _send(api, call, ids)
+            assert error(response) in {(403, "not_allowed"), (404, "not_found")}, (role, call)
+            if call.name in ACTIONS:
+                assert error(response) == (403, "not_allowed"), (role, call)
+                assert f"({role})" in response.json()["error"]["message"], (role, call)
+            tried += 1
+        for call in HOUSE:
+            if call.method == "GET":
+                response = _send(api, call, scene.ids(target=scene.table.rid(scene.b)))
+                assert response.status_code == 200, (role, call)
+    # 26 event writes: the owner is refused none of them, a director 4, a cashier 18, a scorer
+    # 24 (of House's endpoints a scorer opens reviews and reveals wilds; assisting a player goes
+    # through the player's own endpoints); each role is refused the 6 series writes: 70 cases.
+    assert tried == 0 + 4 + 18 + 24 + 4 * len(SERIES) == 70
+
+
+def test_the_display_link_writes_nothing_and_a_revoked_one_shows_no_code() -> None:
+    scene = Scene()
+    tonight = make_table(players=2)  # before the start, while the display shows the code
+    house = tonight.house
+    services.self_check_in_switch(event_id=tonight.event.pk, by=house, enabled=True)
+    link = display_path(tonight.refresh())
+    assert link is not None
+    display = Api()  # the projector's laptop: no account, only the link
+    laptop = display.client
+    page = laptop.get(link)
+    assert page.status_code == 200
+    code = tonight.refresh().check_in_code
+    assert code in page.content.decode()
+    # The laptop has no account: every House write is refused, and nothing changes.
+    ids = scene.ids(target=scene.table.rid(scene.b))
+    with unchanged(scene.table.event, "a display link writing"), unchanged(tonight.event):
+        for call in HOUSE + STAFF:
+            assert error(_send(display, call, ids)) == (403, "not_allowed"), call
+            own = {**ids, "event": tonight.event.pk}
+            assert error(_send(display, call, own)) == (403, "not_allowed"), call
+    # House revokes the link (a new code); reused, it shows the board and no code.
+    services.self_check_in_switch(event_id=tonight.event.pk, by=house, enabled=False)
+    services.self_check_in_switch(event_id=tonight.event.pk, by=house, enabled=True)
+    new_code = tonight.refresh().check_in_code
+    stale = laptop.get(link).content.decode()
+    assert code not in stale and new_code not in stale
+    assert "This display link is out of date" in stale
