@@ -45,6 +45,8 @@ def test_a_paid_event_without_a_remainder_policy_says_why_registration_cannot_op
 
     toast = page.locator(".messages .message")
     expect(toast).to_contain_text("Settings saved.")
+    # Layout is measured once the page's stylesheets apply: a busy machine shows the text first.
+    page.wait_for_load_state("load")
     # With the toast showing (it leaves by itself after a few seconds: measured at once), the end
     # of the page scrolls clear of it.
     clear = page.evaluate(
@@ -55,7 +57,16 @@ def test_a_paid_event_without_a_remainder_policy_says_why_registration_cannot_op
             const toast = message.getBoundingClientRect();
             const sections = document.querySelectorAll('main section');
             const last = sections[sections.length - 1].getBoundingClientRect();
-            return last.bottom <= toast.top;
+            if (last.bottom <= toast.top) return true;
+            // Not clear: what stood where, so a failure says why.
+            return {
+                last: [sections[sections.length - 1].id, last.bottom],
+                toast: [toast.top, toast.height],
+                messages: [...document.querySelectorAll('.messages .message')].map(
+                    (m) => m.textContent.trim()),
+                scroll: [window.scrollY, window.innerHeight,
+                         document.documentElement.scrollHeight],
+            };
         }"""
     )
     assert clear is True, clear
