@@ -99,7 +99,7 @@ class CopyFolder:
                 os.fsync(handle.fileno())
             probe.unlink()
         except OSError as error:
-            return _plain_os_error(self.root, error)
+            return plain_os_error(self.root, error)
         if shutil.disk_usage(self.root).free < 2 * SEGMENT:
             return f"The standby folder's disk is full ({self.root})."
         return ""
@@ -114,22 +114,19 @@ class CopyFolder:
     def last_write_file(self) -> Path | None:
         """The newest segment of the log, complete or partial."""
         segments = sorted(
-            (p for p in self.wal.glob("*") if _is_segment(p.name)), key=lambda p: p.name
+            (p for p in self.wal.glob("*") if is_segment(p.name)), key=lambda p: p.name
         )
         return segments[-1] if segments else None
 
 
-def _is_segment(name: str) -> bool:
+def is_segment(name: str) -> bool:
+    """A write-ahead log segment's file name, complete or `.partial`."""
     stem = name.removesuffix(".partial")
     return len(stem) == 24 and all(c in "0123456789ABCDEF" for c in stem)
 
 
-def is_segment(name: str) -> bool:
-    """A write-ahead log segment's file name, complete or `.partial`."""
-    return _is_segment(name)
-
-
-def _plain_os_error(root: Path, error: OSError) -> str:
+def plain_os_error(root: Path, error: OSError) -> str:
+    """Why a folder cannot be written, in plain words."""
     if error.errno == errno.ENOSPC:
         return f"The standby folder's disk is full ({root})."
     if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
@@ -137,10 +134,6 @@ def _plain_os_error(root: Path, error: OSError) -> str:
     if error.errno == errno.ENOENT:
         return f"The standby folder {root} is gone (removed, or its disk unplugged)."
     return f"The standby folder {root} cannot be written: {error.strerror}."
-
-
-def plain_os_error(root: Path, error: OSError) -> str:
-    return _plain_os_error(root, error)
 
 
 def _sync_folder(path: Path) -> None:
