@@ -257,9 +257,11 @@ def test_make_run_keeps_a_standby_copy_and_says_how_it_goes(folder: Path) -> Non
     try:
         run.wait_serving()
         password = (folder / "var" / "embedded" / "standby-password").read_text().strip()
-        assert f"PASSWORD={password}" in run.output  # the second laptop's command
-        assert re.search(r"make standby PRIMARY=\S+:\d+ ", run.output)
         deadline = time.monotonic() + 300
+        while f"PASSWORD={password}" not in run.output:  # the second laptop's command, printed next
+            assert time.monotonic() < deadline, run.output
+            time.sleep(0.2)
+        assert re.search(r"make standby PRIMARY=\S+:\d+ ", run.output)
         while f"Standby folder ({stick}): in step" not in run.output:
             assert time.monotonic() < deadline, run.output
             time.sleep(0.2)
