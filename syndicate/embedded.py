@@ -449,8 +449,18 @@ def allow_standby(root: Path | str, allowed: list[str]) -> str:
     """Let a second laptop at one of `allowed` (addresses or networks) pull a standby copy: a
     replication account whose password is kept in this folder (returned), accepted only from
     those addresses. The server must listen beyond 127.0.0.1 (`ensure(listen="*")`)."""
+    import ipaddress
+
     import psycopg
 
+    for address in allowed:
+        try:
+            ipaddress.ip_network(address, strict=False)
+        except ValueError:
+            raise EmbeddedError(
+                f"STANDBY_ALLOW: {address!r} is not an address or a network "
+                "(e.g. 192.168.1.31 or 192.168.1.0/24)."
+            ) from None
     folder = Folder(Path(root).resolve())
     with _locked(folder):
         secret = _secret(folder)

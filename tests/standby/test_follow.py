@@ -94,3 +94,16 @@ def test_a_second_laptop_keeps_a_copy_that_commits_wait_for(first: tuple[Path, s
         keeper.stop()
         shutil.rmtree(copy, ignore_errors=True)
     assert second.returncode == 0
+
+
+@pytest.mark.parametrize("address", ["the bar's wifi", "192.168.1.0/33", "host all all trust"])
+def test_an_allowed_address_that_is_not_one_is_refused_before_anything_changes(
+    address: str,
+) -> None:
+    var = _folder("syndicate-first-")
+    try:
+        with pytest.raises(embedded.EmbeddedError, match="is not an address or a network"):
+            embedded.allow_standby(var, ["192.168.1.31", address])
+        assert list(var.iterdir()) == []  # no password, no access rule written
+    finally:
+        shutil.rmtree(var, ignore_errors=True)
