@@ -91,6 +91,11 @@ urlpatterns: list[URLPattern] = [
         name="staff-invitations",
     ),
     path(
+        "events/<int:event_id>/staff-invitations/<int:invitation_id>/",
+        views.StaffInvitation.as_view(),
+        name="staff-invitation",
+    ),
+    path(
         "events/<int:event_id>/staff-invitations/accept/",
         views.InvitationAccept.as_view(),
         name="staff-invitation-accept",

@@ -460,6 +460,23 @@ class StaffInvitations(ApiView):
         return answered(answer, status=201)
 
 
+class StaffInvitation(ApiView):
+    @schema.write(
+        summary="Withdraw an invitation not yet accepted (the owner or site staff)",
+        answer=answers.StaffInvitationCancelled,
+        tags=HOUSE,
+    )
+    def delete(self, request: Request, event_id: int, invitation_id: int) -> Response:
+        return answered(
+            services.staff_invitation_cancel(
+                event_id=event_id,
+                by=actor(request),
+                invitation_id=invitation_id,
+                idempotency_key=self.idempotency_key,
+            )
+        )
+
+
 class InvitationAccept(ApiView):
     @schema.write(
         summary="Accept an invitation to an event's staff (signed in with its email)",

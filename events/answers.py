@@ -94,7 +94,7 @@ class OwnershipTransferred(Answer):
 
 @dataclass(frozen=True)
 class StaffInvited(Answer):
-    """The invitation made: its token, to hand to the invitee (no email is sent)."""
+    """The invitation made: its token, to hand to the invitee (its link is also emailed to them)."""
 
     event_id: int
     invitation_id: int
@@ -102,6 +102,14 @@ class StaffInvited(Answer):
     token: Annotated[
         str, Described("What the invitee, signed in with the email, accepts the invitation with.")
     ]
+
+
+@dataclass(frozen=True)
+class StaffInvitationCancelled(Answer):
+    """The invitation is withdrawn: its link no longer works."""
+
+    event_id: int
+    invitation_id: int
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from accounts import revocation
 from accounts.models import User
 from audit.heads import finalizing_head
 from cards.stock import build_shoes, seed_hex, stock_size
-from events import answers, limits
+from events import answers, limits, tasks
 from events.errors import (
     FinalizationBlocked,
     Invalid,
@@ -324,6 +324,12 @@ def staff_invite(
         invited_by=by,
     )
     change.audit("staff_invited", details={"invitation": invitation.pk, "role": role})
+    pk = invitation.pk
+
+    def email_it() -> None:
+        tasks.send_staff_invitation.delay(pk)
+
+    change.after_commit(email_it)
     return answers.StaffInvited(
         event_id=change.event.pk,
         invitation_id=invitation.pk,
@@ -373,6 +379,33 @@ def staff_invitation_accept(
         change.audit("staff_role_set", details={"member": by.display_name, "role": held.role})
     role = EventStaff.objects.get(event=change.event, user=by).role
     return answers.StaffInvitationAccepted(event_id=change.event.pk, role=role)
+
+
+@action("staff_invitation_cancel")
+def staff_invitation_cancel(
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    invitation_id: int,
+    idempotency_key: str | None = None,
+) -> answers.StaffInvitationCancelled:
+    """The owner (or site staff) withdraws a pending invitation: its link stops working and the
+    email it named is no longer kept."""
+    if not (by.is_staff or change.house):
+        raise change.refusal() if change.roles else NotAllowed("Only the owner invites staff.")
+    invitation = (
+        StaffInvitation.objects.select_for_update()
+        .filter(event=change.event, pk=invitation_id)
+        .first()
+    )
+    if invitation is None:
+        raise NotFound("No such invitation.")
+    if invitation.accepted_at is not None:
+        raise WrongState("This invitation has already been accepted: remove the member instead.")
+    invitation.delete()
+    change.audit("staff_invitation_cancelled", details={"invitation": invitation_id})
+    return answers.StaffInvitationCancelled(event_id=change.event.pk, invitation_id=invitation_id)
 
 
 def _member_role(role: str) -> str:

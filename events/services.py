@@ -17,6 +17,7 @@ from events.lifecycle import (
     registration_close,
     registration_open,
     staff_invitation_accept,
+    staff_invitation_cancel,
     staff_invite,
 )
 from events.play import (
@@ -66,6 +67,7 @@ __all__ = [
     "self_check_in",
     "self_check_in_switch",
     "staff_invitation_accept",
+    "staff_invitation_cancel",
     "staff_invite",
     "starting_selection_confirm",
     "wild_reveal",

@@ -40,6 +40,7 @@ STAFF_ACTIONS = frozenset(
         "staff_role_set",
         "ownership_transfer",
         "staff_invite",
+        "staff_invitation_cancel",
         "series_house_add",
         "series_house_remove",
     }
@@ -89,6 +90,11 @@ def acting_role(roles: Iterable[str], action: str) -> str | None:
     """The strongest of `roles` that may perform `action`, or None."""
     allowed = [role for role in roles if may(role, action)]
     return min(allowed, key=lambda role: _ORDER.get(role, 99)) if allowed else None
+
+
+def order(role: str) -> int:
+    """A role's place, strongest first (for listing a member's roles)."""
+    return _ORDER.get(role, 99)
 
 
 def strongest(roles: Iterable[str]) -> str | None:

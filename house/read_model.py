@@ -700,7 +700,7 @@ def house_page(
         else None
     )
     # Beside the pool: the entry money the ledger's lines hold (comps take none).
-    held = box.ledger_pool - box.sponsored if box is not None else 0
+    held = box.collected if box is not None else 0
     pool = _pool(event, table.pool, paid=len(paid), collected=held)
     shown_rows = _player_rows(event, table.players, everyone, paid)
     players_order = tuple(

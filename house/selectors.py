@@ -8,6 +8,7 @@ cards the reviewed game dealt.
 
 from __future__ import annotations
 
+import datetime
 from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -19,7 +20,16 @@ from accounts.models import User
 from cards.models import CardState, DealtCard, OfferKind, pending_offer
 from cards.names import card_face
 from events import scoreholio
-from events.models import Event, EventStaff, GameResult, Phase, RegistrationStatus, Review
+from events.invitations import invitation_link
+from events.models import (
+    Event,
+    EventStaff,
+    GameResult,
+    Phase,
+    RegistrationStatus,
+    Review,
+    StaffInvitation,
+)
 from events.reads.common import CardFace
 
 
@@ -73,6 +83,33 @@ def house_members(event: Event) -> list[Member]:
         .order_by("user__display_name", "user__pk")
     )
     return [Member(row.user, row.role) for row in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class PendingInvitation:
+    pk: int
+    email: str
+    role: str
+    created_at: datetime.datetime
+    link: str
+
+
+def pending_invitations(event: Event) -> list[PendingInvitation]:
+    """The event's invitations not yet accepted, newest first, each with its link."""
+    rows = StaffInvitation.objects.filter(event=event, accepted_at__isnull=True).order_by(
+        "-created_at", "-pk"
+    )
+    return [
+        PendingInvitation(row.pk, row.email, row.role, row.created_at, invitation_link(row.token))
+        for row in rows
+    ]
+
+
+def invitation(token: str) -> StaffInvitation | None:
+    """The invitation a link names (accepted or not), with its event."""
+    if not token or len(token) > 64:
+        return None
+    return StaffInvitation.objects.select_related("event", "invited_by").filter(token=token).first()
 
 
 def scoreholio_players(event: Event) -> list[scoreholio.PlayerResults]:

@@ -29,8 +29,7 @@ def results(event: Event) -> dict[str, Any]:
         "event": event,
         "summary": event_summary(event),
         "pool": pool_summary(event) if final is None else final.pool,
-        # The entry money the ledger's lines hold: paid in, less voids and refunds.
-        "collected": cash_box(event).ledger_pool - (event.sponsored_pool if event.sponsored else 0),
+        "collected": cash_box(event).collected,
         "final": final is not None,
         "commitment": event.commitment,
         "seed": None if final is None else final.seed,
@@ -82,9 +81,8 @@ def tonight_events(events: list[Event]) -> list[dict[str, Any]]:
             withdrawn=Count(
                 "registrations", filter=Q(registrations__status=RegistrationStatus.WITHDRAWN)
             ),
-            paid=Count("registrations", filter=Q(registrations__paid=True)),
         )
-        .values("pk", "checked_in", "registered", "withdrawn", "paid")
+        .values("pk", "checked_in", "registered", "withdrawn")
     }
     rows = []
     for event in events:
@@ -100,7 +98,8 @@ def tonight_events(events: list[Event]) -> list[dict[str, Any]]:
                 "reviews": reviews.get(event.pk, 0),
                 "pool": pool.pool,
                 "pool_confirmed": pool.confirmed,
-                "collected": event.contribution * count["paid"],
+                # The entry money the ledger holds, as the dashboard shows it.
+                "collected": cash_box(event).collected if event.contribution else 0,
             }
         )
     return rows

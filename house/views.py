@@ -29,7 +29,8 @@ from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
 from events.models import Event, Registration, Review
 from events.remainder_policy import lacks_remainder_policy
-from events.runner import is_house, may
+from events.runner import is_house, may, roles_of
+from events.staff import Role
 from house import selectors, sheets
 from house.copies import standby_panel
 from house.forms import COMMON_ZONES, EmailForm, EventForm, parse_adjustments
@@ -235,6 +236,11 @@ def _event_form(
             "key": fresh_key(),
             "zones": COMMON_ZONES,
             "members": selectors.house_members(event) if event else [],
+            "invitations": selectors.pending_invitations(event) if event else [],
+            # The owner's alone: hand ownership over, invite, withdraw an invitation.
+            "owns": event is not None and may(_user(request), event, "ownership_transfer"),
+            "invites": event is not None
+            and (_user(request).is_staff or may(_user(request), event, "staff_invite")),
             "member_form": EmailForm(),
             "staff": _user(request).is_staff,
             # Site staff, or the owner: the rule table's word (events/staff.py).
@@ -249,7 +255,11 @@ def _event_form(
 @require_GET
 def dashboard(request: HttpRequest, event_id: int) -> HttpResponse:
     event = _house_event(request, event_id)
-    context = {**_dashboard_context(request, event), "standby": standby_panel(dashboard=True)}
+    context = {
+        **_dashboard_context(request, event),
+        "standby": standby_panel(dashboard=True),
+        "my_roles": roles_of(_user(request), event.pk, event.series_id),
+    }
     return render(request, "house/dashboard.html", context)
 
 
@@ -344,6 +354,86 @@ def house_member_remove(
         raise Invalid("That person is not House for this event.")
     services.house_member_remove(event_id=event.pk, by=user, member=member, idempotency_key=key)
     return Done(f"{member.display_name} is no longer House for this event.")
+
+
+@_member_page
+def staff_invite(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
+    form = EmailForm(request.POST)
+    if not form.is_valid():
+        raise Invalid("Enter the email address to invite.")
+    role = request.POST.get("role") or "director"
+    email = form.cleaned_data["email"]
+    services.staff_invite(event_id=event.pk, by=user, email=email, role=role, idempotency_key=key)
+    return Done(f"Invitation emailed to {email} ({role}); its link is listed below to hand over.")
+
+
+@_member_page
+def staff_invitation_cancel(
+    request: HttpRequest, event: Event, user: User, key: str | None, invitation_id: int
+) -> Done:
+    services.staff_invitation_cancel(
+        event_id=event.pk, by=user, invitation_id=invitation_id, idempotency_key=key
+    )
+    return Done("Invitation withdrawn: its link no longer works.")
+
+
+@_member_page
+def ownership_transfer(
+    request: HttpRequest, event: Event, user: User, key: str | None, user_id: int
+) -> Done:
+    member = event.house.filter(pk=user_id).first()
+    if member is None:
+        raise Invalid("Ownership goes to a member of the event's staff: appoint them first.")
+    services.ownership_transfer(event_id=event.pk, by=user, member=member, idempotency_key=key)
+    return Done(f"{member.display_name} owns this event now; you stay on as director.")
+
+
+@login_required
+@require_POST
+def house_leave(request: HttpRequest, event_id: int) -> HttpResponse:
+    """A staff member leaves the event's staff (not the owner, who hands ownership over first)."""
+    event = _house_event(request, event_id)
+    user = _user(request)
+    try:
+        services.house_member_remove(
+            event_id=event.pk, by=user, member=user, idempotency_key=form_key(request)
+        )
+    except DomainError as error:
+        refuse(request, error)
+        return redirect(reverse("house:event_edit", kwargs={"event_id": event.pk}) + "#house")
+    messages.success(request, f"You left the staff of {event.name}.")
+    return redirect("house:events")
+
+
+@login_required
+def invitation(request: HttpRequest, token: str) -> HttpResponse:
+    """An invitation to an event's staff: who invites, to what, in which role; Accept joins."""
+    found = selectors.invitation(token)
+    if found is None:
+        raise Http404("No such invitation: it was withdrawn, or the link is incomplete.")
+    user = _user(request)
+    if request.method == "POST":
+        try:
+            accepted = services.staff_invitation_accept(
+                event_id=found.event_id, by=user, token=token, idempotency_key=form_key(request)
+            )
+        except DomainError as error:
+            refuse(request, error)
+        else:
+            messages.success(
+                request, f"You are on the staff of {found.event.name} ({accepted.role})."
+            )
+            return redirect("house:dashboard", event_id=found.event_id)
+    return render(
+        request,
+        "house/invitation.html",
+        {
+            "invitation": found,
+            "role": Role(found.role).label,
+            "for_me": found.email.casefold() == user.email.casefold(),
+            "key": fresh_key(),
+        },
+    )
 
 
 # --- the event ----------------------------------------------------------------------------------

@@ -65,6 +65,11 @@ class CashBox:
     reportable: tuple[str, ...]
 
     @property
+    def collected(self) -> int:
+        """The entry money the lines hold: paid in, less voids and refunds (comps take none)."""
+        return self.ledger_pool - self.sponsored
+
+    @property
     def refunds(self) -> int:
         return self.refunds_cash + self.refunds_other
 

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.models import User
 from events.errors import DomainError
 from events.models import Event, Registration, RegistrationStatus
-from events.runner import is_house
+from events.runner import is_house, roles_of
 from ledger import services
 from ledger.forms import posted_dollars, posted_id, posted_text
 from ledger.lines import ENTRY_METHODS, PAYOUT_METHODS, REFUND_METHODS
@@ -35,7 +35,7 @@ def _house_event(request: HttpRequest, event_id: int) -> tuple[Event, User]:
 @require_GET
 def night(request: HttpRequest, event_id: int) -> HttpResponse:
     """The ledger and the night report, laid out for print too."""
-    event, _ = _house_event(request, event_id)
+    event, user = _house_event(request, event_id)
     report = night_report(event)
     players = list(
         Registration.objects.filter(event=event)
@@ -56,6 +56,7 @@ def night(request: HttpRequest, event_id: int) -> HttpResponse:
             "entry_methods": ENTRY_METHODS,
             "refund_methods": REFUND_METHODS,
             "payout_methods": PAYOUT_METHODS,
+            "my_roles": roles_of(user, event.pk, event.series_id),
         },
     )
 

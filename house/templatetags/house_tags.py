@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
+from events import staff
+from house import buttons
 from web.errors import fresh_key as new_key
 
 register = template.Library()
@@ -53,3 +56,15 @@ def signed_dollars(amount: int | None) -> str:
     if value < 0:
         return f"\u2212${-value}"
     return "$0"
+
+
+@register.inclusion_tag("house/_role.html", takes_context=True)
+def role_buttons(context: dict[str, Any], roles: Iterable[str]) -> dict[str, Any]:
+    """The member's roles (`events.runner.roles_of`), and the style that hides the buttons they
+    do not use (house/buttons.py)."""
+    held = sorted(roles, key=staff.order)
+    return {
+        "roles": [staff.Role(role).label for role in held],
+        "style": buttons.style(held),
+        "csp_nonce": context.get("csp_nonce", ""),
+    }

@@ -175,6 +175,8 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     User.objects.filter(pk=guest.pk).update(email="guest@example.com")
     guest.refresh_from_db()
     Recorder(seen, guest).post(f"{e}/staff-invitations/accept/", {"token": token})
+    withdrawn = house.post(f"{e}/staff-invitations/", {"email": "late@example.com"}).json()
+    house.delete(f"{e}/staff-invitations/{withdrawn['invitation_id']}/")
     Recorder(seen, helper).post(f"{e}/owner/", {"user_id": house_user.pk})
     house.delete(f"{e}/house-members/{helper.pk}/")
     house.post(f"{e}/registration/open/")

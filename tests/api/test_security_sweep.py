@@ -17,6 +17,7 @@ import pytest
 from django.urls import URLPattern
 
 from api import urls
+from events.services import staff_invite
 from seasons.reads import public_id
 from seasons.services import event_series_set, season_create, series_create
 from tests.api.support import Api, error
@@ -129,6 +130,7 @@ STAFF = [
         "/api/events/{event}/staff-invitations/",
         {"email": "newcomer@example.com"},
     ),
+    Call("staff-invitation", "DELETE", "/api/events/{event}/staff-invitations/{invitation}/"),
     Call(
         "staff-invitation-accept",
         "POST",
@@ -194,6 +196,9 @@ class Scene:
             .json()["review_id"]
         )
         self.outsider = make_user("Outsider")
+        self.invitation = staff_invite(
+            event_id=self.table.event.pk, by=self.table.house, email="invited@example.com"
+        ).invitation_id
 
     def ids(self, target: int) -> dict[str, int | str]:
         return {
@@ -206,6 +211,7 @@ class Scene:
             "series": self.series,
             "season": self.season,
             "player": self.player,
+            "invitation": self.invitation,
         }
 
 

@@ -90,3 +90,38 @@ def test_an_invitation_to_a_draft_event_can_be_accepted() -> None:
         services.staff_invitation_accept(event_id=event_id, by=scorer, token=token).role
         == "director"
     )
+
+
+def test_a_withdrawn_invitation_cannot_be_accepted_and_an_accepted_one_cannot_be_withdrawn() -> (
+    None
+):
+    table = make_table()
+    event = table.event
+    first = services.staff_invite(event_id=event.pk, by=table.house, email="one@example.com")
+    second = services.staff_invite(event_id=event.pk, by=table.house, email="two@example.com")
+    services.staff_invitation_cancel(
+        event_id=event.pk, by=table.house, invitation_id=first.invitation_id
+    )
+    one = _invitee("one@example.com")
+    refused(
+        NotFound,
+        event,
+        lambda: services.staff_invitation_accept(event_id=event.pk, by=one, token=first.token),
+    )
+    two = _invitee("two@example.com")
+    services.staff_invitation_accept(event_id=event.pk, by=two, token=second.token)
+    refused(
+        WrongState,
+        event,
+        lambda: services.staff_invitation_cancel(
+            event_id=event.pk, by=table.house, invitation_id=second.invitation_id
+        ),
+    )
+    refused(
+        NotFound,
+        event,
+        lambda: services.staff_invitation_cancel(
+            event_id=event.pk, by=table.house, invitation_id=first.invitation_id
+        ),
+    )
+    assert StaffInvitation.objects.filter(event=event).count() == 1

@@ -82,6 +82,27 @@ def test_each_staff_role_is_refused_every_form_its_role_does_not_include(client:
             lambda: post(client, "house_member_remove", event.pk, scene.spare.pk),
         )
     )
+    forms.append(
+        (
+            "staff_invite",
+            "staff_invite",
+            lambda: post(client, "staff_invite", event.pk, email=NEWCOMER, role="scorer"),
+        )
+    )
+    forms.append(
+        (
+            "staff_invitation_cancel",
+            "staff_invitation_cancel",
+            lambda: post(client, "staff_invitation_cancel", event.pk, scene.invitation_id),
+        )
+    )
+    forms.append(
+        (
+            "ownership_transfer",
+            "ownership_transfer",
+            lambda: post(client, "ownership_transfer", event.pk, scene.spare.pk),
+        )
+    )
     for name, (action, data) in LEDGER_FORMS.items():
         path = reverse(f"ledger:{name}", args=[event.pk])
         forms.append((name, action, partial(client.post, path, {"registration": bob, **data})))
@@ -94,5 +115,5 @@ def test_each_staff_role_is_refused_every_form_its_role_does_not_include(client:
                 continue
             refused_by_page(send, event, message=f"Your role in this event ({role}) does not")
             tried += 1
-    # 27 forms: the owner is refused none, a director 2 (the staff's), a cashier 19, a scorer 22.
-    assert (len(forms), tried) == (27, 0 + 2 + 19 + 22)
+    # 30 forms: the owner is refused none, a director 5 (the staff's), a cashier 22, a scorer 25.
+    assert (len(forms), tried) == (30, 0 + 5 + 22 + 25)
