@@ -42,6 +42,8 @@ STAFF_ACTIONS = frozenset(
         "staff_invite",
         "series_house_add",
         "series_house_remove",
+        "series_ownership_transfer",
+        "series_staff_invite",
     }
 )
 
