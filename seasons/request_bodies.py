@@ -3,7 +3,7 @@ events.request_bodies are; the services decide everything else."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rest_framework import serializers
 
@@ -59,10 +59,25 @@ class SeriesCreate(Body):
 STAFF_ROLES = ["director", "cashier", "scorer"]
 
 
+class StaffRole(serializers.ChoiceField):
+    """A staff member's role; "owner" is refused in plain words: ownership is handed over."""
+
+    default_error_messages: ClassVar[dict[str, Any]] = {
+        "owner": "The owner's role is not given but handed over (POST /api/series/<id>/owner/).",
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=STAFF_ROLES, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if data == "owner":
+            self.fail("owner")
+        return super().to_internal_value(data)
+
+
 class SeriesHouseMember(Body):
     user_id = Whole(min_value=1, help_text="The account to make House of the series.")
-    role = serializers.ChoiceField(
-        choices=STAFF_ROLES,
+    role = StaffRole(
         required=False,
         help_text="Their role in every event of the series (events/staff.py); director when not "
         "given; posting again changes it. The owner's role is handed over (`owner/`).",
@@ -75,8 +90,7 @@ class SeriesOwner(Body):
 
 class SeriesStaffInvitation(Body):
     email = serializers.EmailField(help_text="Who is invited: they accept signed in with it.")
-    role = serializers.ChoiceField(
-        choices=STAFF_ROLES,
+    role = StaffRole(
         required=False,
         help_text="Their role (events/staff.py); director when not given.",
     )
