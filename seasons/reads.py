@@ -386,6 +386,7 @@ class SeriesStaffView:
     pending: list[PendingInvitation]
     manages_staff: bool
     sets_defaults: bool
+    manages_seasons: bool
     member: bool
 
 
@@ -418,6 +419,7 @@ def series_staff(series: Series, viewer: User | None) -> SeriesStaffView:
         else [],
         manages_staff=manages,
         sets_defaults=staff.acting_role(roles, "series_defaults_set") is not None,
+        manages_seasons=staff.acting_role(roles, "season_manage") is not None,
         member=viewer is not None and any(m.user_id == viewer.pk for m in members),
     )
 
