@@ -93,10 +93,30 @@ class SeriesDetail(PublicReadView):
     def get(self, request: Request, series_id: int) -> Response:
         return Response(to_json(series_view(_series(series_id), reads.account(request.user))))
 
+    @schema.write(
+        summary="Set the defaults the series' events take (its owner or a director)",
+        description="The entry mode and the age players confirm, taken by each event made in "
+        "the series or put in it as a draft; events already in it keep their own settings.",
+        request=body.SeriesDefaults,
+        answer=answers.SeriesDefaultsSaved,
+        tags=SEASONS,
+    )
+    def patch(self, request: Request, series_id: int) -> Response:
+        data = valid(request, body.SeriesDefaults)
+        return answered(
+            services.series_defaults_set(
+                series_id=series_id,
+                by=actor(request),
+                entry_mode=data.get("entry_mode"),
+                minimum_age=data.get("minimum_age"),
+                idempotency_key=self.idempotency_key,
+            )
+        )
+
 
 class SeriesHouseMembers(ApiView):
     @schema.write(
-        summary="Add a House member to a series (its House)",
+        summary="Appoint a staff member of a series with a role, or change their role (its owner)",
         request=body.SeriesHouseMember,
         answer=answers.SeriesHouseChanged,
         status=201,
@@ -104,22 +124,27 @@ class SeriesHouseMembers(ApiView):
     )
     def post(self, request: Request, series_id: int) -> Response:
         by = actor(request)
-        member = _member(by, series_id, valid(request, body.SeriesHouseMember)["user_id"])
+        data = valid(request, body.SeriesHouseMember)
+        member = _member(by, series_id, data["user_id"])
         answer = services.series_house_add(
-            series_id=series_id, by=by, member=member, idempotency_key=self.idempotency_key
+            series_id=series_id,
+            by=by,
+            member=member,
+            role=data.get("role", "director"),
+            idempotency_key=self.idempotency_key,
         )
         return answered(answer, status=201)
 
 
 class SeriesHouseMember(ApiView):
     @schema.write(
-        summary="Remove a House member from a series (its House)",
+        summary="Remove a staff member of a series (its owner), or leave its staff",
         answer=answers.SeriesHouseChanged,
         tags=SEASONS,
     )
     def delete(self, request: Request, series_id: int, user_id: int) -> Response:
         by = actor(request)
-        member = _member(by, series_id, user_id)
+        member = _member(by, series_id, user_id, "series_house_remove")
         return answered(
             services.series_house_remove(
                 series_id=series_id, by=by, member=member, idempotency_key=self.idempotency_key
@@ -127,10 +152,71 @@ class SeriesHouseMember(ApiView):
         )
 
 
-def _member(by: User, series_id: int, user_id: int) -> User:
-    """The account House of the series names; nobody else learns whether it exists."""
+class SeriesOwner(ApiView):
+    @schema.write(
+        summary="Hand the series' ownership to a staff member (its owner)",
+        description="The former owner stays on as director: a series has exactly one owner.",
+        request=body.SeriesOwner,
+        answer=answers.SeriesOwnershipTransferred,
+        tags=SEASONS,
+    )
+    def post(self, request: Request, series_id: int) -> Response:
+        by = actor(request)
+        user_id = valid(request, body.SeriesOwner)["user_id"]
+        member = _member(by, series_id, user_id, "series_ownership_transfer")
+        return answered(
+            services.series_ownership_transfer(
+                series_id=series_id, by=by, member=member, idempotency_key=self.idempotency_key
+            )
+        )
+
+
+class SeriesStaffInvitations(ApiView):
+    @schema.write(
+        summary="Invite someone to a series' staff by email, with a role (its owner)",
+        request=body.SeriesStaffInvitation,
+        answer=answers.SeriesStaffInvited,
+        status=201,
+        tags=SEASONS,
+    )
+    def post(self, request: Request, series_id: int) -> Response:
+        data = valid(request, body.SeriesStaffInvitation)
+        answer = services.series_staff_invite(
+            series_id=series_id,
+            by=actor(request),
+            email=data["email"],
+            role=data.get("role", "director"),
+            idempotency_key=self.idempotency_key,
+        )
+        return answered(answer, status=201)
+
+
+class SeriesInvitationAccept(ApiView):
+    @schema.write(
+        summary="Accept an invitation to a series' staff (signed in with its email)",
+        request=body.SeriesInvitationAcceptance,
+        answer=answers.SeriesStaffInvitationAccepted,
+        tags=SEASONS,
+    )
+    def post(self, request: Request, series_id: int) -> Response:
+        data = valid(request, body.SeriesInvitationAcceptance)
+        return answered(
+            services.series_staff_invitation_accept(
+                series_id=series_id,
+                by=actor(request),
+                token=data["token"],
+                idempotency_key=self.idempotency_key,
+            )
+        )
+
+
+def _member(by: User, series_id: int, user_id: int, action: str = "series_house_add") -> User:
+    """The account the series' owner names; nobody else learns whether it exists. A member may
+    name themself (to leave)."""
     series = _series(series_id)
-    if not services.is_series_house(by, series):
+    if user_id != by.pk:
+        services.require_series_role(by, series, action)
+    elif not services.is_series_house(by, series):
         raise NotAllowed("Only House of this series can do that.")
     member = User.objects.filter(pk=user_id, is_active=True).first()
     if member is None:

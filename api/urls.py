@@ -26,6 +26,17 @@ urlpatterns: list[URLPattern] = [
         seasons.SeriesHouseMember.as_view(),
         name="series-house-member",
     ),
+    path("series/<int:series_id>/owner/", seasons.SeriesOwner.as_view(), name="series-owner"),
+    path(
+        "series/<int:series_id>/staff-invitations/",
+        seasons.SeriesStaffInvitations.as_view(),
+        name="series-staff-invitations",
+    ),
+    path(
+        "series/<int:series_id>/staff-invitations/accept/",
+        seasons.SeriesInvitationAccept.as_view(),
+        name="series-staff-invitation-accept",
+    ),
     path("series/<int:series_id>/next-event/", seasons.NextEvent.as_view(), name="next-event"),
     path("series/<int:series_id>/seasons/", seasons.Seasons.as_view(), name="seasons"),
     path("events/<int:event_id>/series/", seasons.EventSeries.as_view(), name="event-series"),

@@ -43,6 +43,8 @@ STAFF_ACTIONS = frozenset(
         "staff_invitation_cancel",
         "series_house_add",
         "series_house_remove",
+        "series_ownership_transfer",
+        "series_staff_invite",
     }
 )
 

@@ -4,8 +4,9 @@ API derives its schema from them)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
-from events.answers import Answer
+from events.answers import Answer, Described
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,43 @@ class SeriesCreated(Answer):
 class SeriesHouseChanged(Answer):
     series_id: int
     house: list[str]
+
+
+@dataclass(frozen=True)
+class SeriesOwnershipTransferred(Answer):
+    """The series' owner now (already its owner: nothing changed)."""
+
+    series_id: int
+    owner: Annotated[int, Described("The owner's account id.")]
+
+
+@dataclass(frozen=True)
+class SeriesStaffInvited(Answer):
+    """The invitation made: its token, to hand to the invitee (no email is sent)."""
+
+    series_id: int
+    invitation_id: int
+    role: str
+    token: Annotated[
+        str, Described("What the invitee, signed in with the email, accepts the invitation with.")
+    ]
+
+
+@dataclass(frozen=True)
+class SeriesStaffInvitationAccepted(Answer):
+    """The invitee is on the series' staff, in the invitation's role."""
+
+    series_id: int
+    role: str
+
+
+@dataclass(frozen=True)
+class SeriesDefaultsSaved(Answer):
+    """The defaults the series' events take when they are made or put in it as drafts."""
+
+    series_id: int
+    entry_mode: Annotated[str, Described("`paid` or `sponsored` (free entry).")]
+    minimum_age: Annotated[int, Described("The age players confirm; 0: none asked.")]
 
 
 @dataclass(frozen=True)
@@ -51,6 +89,10 @@ class ChampionshipCreated(Answer):
 ALL_SEASON_ANSWERS: tuple[type[Answer], ...] = (
     SeriesCreated,
     SeriesHouseChanged,
+    SeriesOwnershipTransferred,
+    SeriesStaffInvited,
+    SeriesStaffInvitationAccepted,
+    SeriesDefaultsSaved,
     EventSeriesSet,
     NextEventCreated,
     SeasonSaved,

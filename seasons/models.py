@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
+from events.models import EntryMode
 from events.staff import MEMBER_ROLES, Role
 
 
@@ -18,6 +19,11 @@ class Series(models.Model):
     name = models.CharField(max_length=120)
     venue = models.CharField(max_length=120, blank=True)
     time_zone = models.CharField(max_length=64, default="UTC")
+    # Defaults each event of the series takes when it is made or put in the series as a draft
+    # (docs/decisions.md, "Series defaults"); the sponsored pool stays each night's own.
+    entry_mode = models.CharField(max_length=16, choices=EntryMode.choices, default=EntryMode.PAID)
+    # 0: no age asked; otherwise players confirm they are at least this old before registering.
+    minimum_age = models.PositiveSmallIntegerField(default=0)
     # Staff of every event of the series, each with a role (events/staff.py).
     house = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
@@ -31,6 +37,12 @@ class Series(models.Model):
     class Meta:
         ordering = ["name", "id"]
         verbose_name_plural = "series"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(entry_mode__in=["paid", "sponsored"], minimum_age__lte=99),
+                name="series_defaults_known",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -55,6 +67,27 @@ class SeriesStaff(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} of series {self.series_id}"
+
+
+class SeriesStaffInvitation(models.Model):
+    """An invitation to a series' staff, by email, with a role (events/staff.py): a signed-in user
+    with that email accepts it through its link, once. As an event's (events.StaffInvitation)."""
+
+    series = models.ForeignKey(Series, on_delete=models.CASCADE, related_name="staff_invitations")
+    email = models.EmailField()
+    role = models.CharField(max_length=8, choices=[(r.value, r.label) for r in MEMBER_ROLES])
+    token = models.CharField(max_length=64, unique=True)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["series_id", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.role} invitation to series {self.series_id}"
 
 
 class Season(models.Model):

@@ -6,9 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accounts.models import User
+from events import staff
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.progress import hands
 from events.reads.board import board_view
+from events.staff import MEMBER_ROLES, Role
 from scoring.evaluator import HighValue, evaluate_high
 from seasons.models import (
     ChampionshipInvitation,
@@ -17,6 +19,8 @@ from seasons.models import (
     SeasonResult,
     SeasonStanding,
     Series,
+    SeriesStaff,
+    SeriesStaffInvitation,
 )
 from seasons.points import (
     Finish,
@@ -294,6 +298,9 @@ class SeriesView:
     name: str
     venue: str
     time_zone: str
+    # The defaults its events take (docs/decisions.md, "Series defaults").
+    entry_mode: str
+    minimum_age: int
     house: bool
     seasons: list[SeriesSeason]
     events: list[SeriesEvent]
@@ -328,6 +335,8 @@ def series_view(series: Series, viewer: User | None) -> SeriesView:
         name=series.name,
         venue=series.venue,
         time_zone=series.time_zone,
+        entry_mode=series.entry_mode,
+        minimum_age=series.minimum_age,
         house=house,
         seasons=[
             SeriesSeason(
@@ -350,6 +359,106 @@ def series_view(series: Series, viewer: User | None) -> SeriesView:
             )
             for event in events
         ],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StaffMember:
+    user_id: int
+    display_name: str
+    email: str
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class PendingInvitation:
+    email: str
+    role: str
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesStaffView:
+    """A series' staff as its House page shows them: each member with their role (the owner
+    first), the invitations not yet accepted, and what the viewer's role lets them change."""
+
+    members: list[StaffMember]
+    pending: list[PendingInvitation]
+    manages_staff: bool
+    sets_defaults: bool
+    manages_seasons: bool
+    member: bool
+
+
+_RANK = {role.value: place for place, role in enumerate(MEMBER_ROLES)}  # the owner first
+
+
+def series_staff(series: Series, viewer: User | None) -> SeriesStaffView:
+    rows = SeriesStaff.objects.filter(series=series).select_related("user")
+    members = sorted(
+        (
+            StaffMember(
+                user_id=row.user_id,
+                display_name=row.user.display_name,
+                email=row.user.email,
+                role=row.role,
+            )
+            for row in rows
+        ),
+        key=lambda m: (_RANK.get(m.role, 99), m.display_name.casefold(), m.user_id),
+    )
+    roles = _roles(series, viewer)
+    manages = staff.acting_role(roles, "series_staff_invite") is not None
+    return SeriesStaffView(
+        members=members,
+        pending=[
+            PendingInvitation(email=i.email, role=i.role, token=i.token)
+            for i in series.staff_invitations.filter(accepted_at__isnull=True).order_by("pk")
+        ]
+        if manages
+        else [],
+        manages_staff=manages,
+        sets_defaults=staff.acting_role(roles, "series_defaults_set") is not None,
+        manages_seasons=staff.acting_role(roles, "season_manage") is not None,
+        member=viewer is not None and any(m.user_id == viewer.pk for m in members),
+    )
+
+
+def _roles(series: Series, viewer: User | None) -> frozenset[str]:
+    if viewer is None or not viewer.is_authenticated or not viewer.is_active:
+        return frozenset()
+    if viewer.is_superuser:
+        return frozenset({Role.OWNER.value})
+    return frozenset(
+        SeriesStaff.objects.filter(series=series, user_id=viewer.pk).values_list("role", flat=True)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesInvitationView:
+    """An invitation to a series' staff as its link shows it to a signed-in user."""
+
+    series_id: int
+    series: str
+    role: str
+    accepted: bool
+    for_viewer: bool
+
+
+def series_invitation(token: str, viewer: User) -> SeriesInvitationView | None:
+    invitation = (
+        SeriesStaffInvitation.objects.select_related("series").filter(token=token).first()
+        if token
+        else None
+    )
+    if invitation is None:
+        return None
+    return SeriesInvitationView(
+        series_id=invitation.series_id,
+        series=invitation.series.name,
+        role=invitation.role,
+        accepted=invitation.accepted_at is not None,
+        for_viewer=invitation.email.casefold() == viewer.email.casefold(),
     )
 
 

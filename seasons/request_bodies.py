@@ -3,11 +3,12 @@ events.request_bodies are; the services decide everything else."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rest_framework import serializers
 
 from events import limits
+from events.models import EntryMode
 from events.request_bodies import Body, Day, Text
 from seasons.points import MOST_PLACES, MOST_POINTS
 
@@ -55,8 +56,63 @@ class SeriesCreate(Body):
     time_zone = Text(default="UTC", max_length=64, help_text="An IANA time zone.")
 
 
+STAFF_ROLES = ["director", "cashier", "scorer"]
+
+
+class StaffRole(serializers.ChoiceField):
+    """A staff member's role; "owner" is refused in plain words: ownership is handed over."""
+
+    default_error_messages: ClassVar[dict[str, Any]] = {
+        "owner": "The owner's role is not given but handed over (POST /api/series/<id>/owner/).",
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=STAFF_ROLES, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if data == "owner":
+            self.fail("owner")
+        return super().to_internal_value(data)
+
+
 class SeriesHouseMember(Body):
     user_id = Whole(min_value=1, help_text="The account to make House of the series.")
+    role = StaffRole(
+        required=False,
+        help_text="Their role in every event of the series (events/staff.py); director when not "
+        "given; posting again changes it. The owner's role is handed over (`owner/`).",
+    )
+
+
+class SeriesOwner(Body):
+    user_id = Whole(min_value=1, help_text="The staff member who becomes the series' owner.")
+
+
+class SeriesStaffInvitation(Body):
+    email = serializers.EmailField(help_text="Who is invited: they accept signed in with it.")
+    role = StaffRole(
+        required=False,
+        help_text="Their role (events/staff.py); director when not given.",
+    )
+
+
+class SeriesInvitationAcceptance(Body):
+    token = Text(max_length=64, help_text="The token at the end of the invitation's link.")
+
+
+class SeriesDefaults(Body):
+    entry_mode = serializers.ChoiceField(
+        choices=EntryMode.values,
+        required=False,
+        help_text="`paid`: the pool is the contributions; `sponsored`: free entry with the "
+        "sponsored pool House states for each night.",
+    )
+    minimum_age = Whole(
+        min_value=0,
+        max_value=99,
+        required=False,
+        help_text="The age players confirm before registering; 0: none asked.",
+    )
 
 
 class NextEvent(Body):

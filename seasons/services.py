@@ -12,10 +12,13 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import secrets
 import zoneinfo
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -25,11 +28,18 @@ from events import staff
 from events.answers import Answer, as_json, from_json
 from events.errors import IdempotencyConflict, Invalid, NotAllowed, NotFound, WrongPhase, WrongState
 from events.limits import check_text, text_problem
-from events.models import Event, IdempotencyRecord, Phase
+from events.models import EntryMode, Event, IdempotencyRecord, Phase
 from events.runner import is_house, roles_of
 from events.staff import MEMBER_ROLES, Role
 from seasons import answers, standings
-from seasons.models import ChampionshipInvitation, PlayerKey, Season, Series, SeriesStaff
+from seasons.models import (
+    ChampionshipInvitation,
+    PlayerKey,
+    Season,
+    Series,
+    SeriesStaff,
+    SeriesStaffInvitation,
+)
 from seasons.points import Rules, RulesProblem
 from seasons.reads import season_table
 
@@ -213,10 +223,15 @@ def series_create(
     )
 
 
-def _member_role(role: str) -> str:
-    if role not in {r.value for r in MEMBER_ROLES} or role == Role.OWNER:
+def _member_role(role: object) -> str:
+    if role == Role.OWNER:
+        raise Invalid(
+            "The owner's role is not given but handed over: appoint them first, then hand "
+            "ownership over."
+        )
+    if role not in {r.value for r in MEMBER_ROLES}:
         raise Invalid("A staff member is a director, a cashier or a scorer.")
-    return role
+    return str(role)
 
 
 def series_house_add(
@@ -227,17 +242,23 @@ def series_house_add(
     role: str = Role.DIRECTOR,
     idempotency_key: str | None = None,
 ) -> answers.SeriesHouseChanged:
-    """House of a series adds a House member: House for every event of the series."""
+    """The series' owner appoints a staff member with a role, House for every event of the
+    series; a member appointed again takes the new role (the owner's is handed over with
+    `series_ownership_transfer`)."""
 
     def run() -> answers.SeriesHouseChanged:
         series = _lock_series(series_id, by, "series_house_add")
-        if not series.house.filter(pk=member.pk).exists():
-            series.house.add(member, through_defaults={"role": _member_role(role)})
-        else:
-            held = SeriesStaff.objects.get(series=series, user=member)
-            if held.role != role and held.role != Role.OWNER:
-                held.role = _member_role(role)
-                held.save(update_fields=["role"])
+        wanted = _member_role(role)
+        held = SeriesStaff.objects.filter(series=series, user=member).first()
+        if held is None:
+            if not member.is_active:
+                raise NotFound("No such account.")
+            series.house.add(member, through_defaults={"role": wanted})
+        elif held.role != wanted:
+            if held.role == Role.OWNER:
+                raise NotAllowed("The owner stays owner until ownership is handed over.")
+            held.role = wanted
+            held.save(update_fields=["role"])
         return _house_of(series)
 
     return _once(
@@ -253,7 +274,8 @@ def series_house_add(
 def series_house_remove(
     *, series_id: int, by: User, member: User, idempotency_key: str | None = None
 ) -> answers.SeriesHouseChanged:
-    """House of a series removes a House member; the last one stays."""
+    """The owner removes a staff member; any other member may leave (remove themself). The
+    owner hands ownership over first: a series always has one."""
 
     def run() -> answers.SeriesHouseChanged:
         leaving = member.pk == by.pk
@@ -281,6 +303,193 @@ def series_house_remove(
     )
 
 
+def series_ownership_transfer(
+    *, series_id: int, by: User, member: User, idempotency_key: str | None = None
+) -> answers.SeriesOwnershipTransferred:
+    """The owner hands the series' ownership to a member of its staff, who becomes owner while
+    the former owner stays on as director: the series keeps exactly one owner."""
+
+    def run() -> answers.SeriesOwnershipTransferred:
+        series = _lock_series(series_id, by, "series_ownership_transfer")
+        held = SeriesStaff.objects.filter(series=series, user=member).first()
+        if held is None:
+            raise NotAllowed("Ownership goes to a member of the series' staff: appoint them first.")
+        if held.role != Role.OWNER:
+            SeriesStaff.objects.filter(series=series, role=Role.OWNER).update(role=Role.DIRECTOR)
+            held.role = Role.OWNER
+            held.save(update_fields=["role"])
+        return answers.SeriesOwnershipTransferred(series_id=series.pk, owner=member.pk)
+
+    return _once(
+        by=by,
+        idempotency_key=idempotency_key,
+        action="series_ownership_transfer",
+        request={"series_id": series_id, "member": member.pk},
+        answer=answers.SeriesOwnershipTransferred,
+        run=run,
+    )
+
+
+def series_staff_invite(
+    *,
+    series_id: int,
+    by: User,
+    email: str,
+    role: str = Role.DIRECTOR,
+    idempotency_key: str | None = None,
+) -> answers.SeriesStaffInvited:
+    """The owner invites someone to the series' staff by email, with a role; the answer holds
+    the token to hand over (no mail is sent)."""
+
+    def run() -> answers.SeriesStaffInvited:
+        series = _lock_series(series_id, by, "series_staff_invite")
+        wanted = _member_role(role)
+        address = email.strip() if isinstance(email, str) else ""
+        try:
+            validate_email(address)
+        except ValidationError:
+            raise Invalid("That is not an email address.") from None
+        invitation = SeriesStaffInvitation.objects.create(
+            series=series,
+            email=address,
+            role=wanted,
+            token=secrets.token_urlsafe(24),
+            invited_by=by,
+        )
+        return answers.SeriesStaffInvited(
+            series_id=series.pk, invitation_id=invitation.pk, role=wanted, token=invitation.token
+        )
+
+    return _once(
+        by=by,
+        idempotency_key=idempotency_key,
+        action="series_staff_invite",
+        request={"series_id": series_id, "email": email, "role": role},
+        answer=answers.SeriesStaffInvited,
+        run=run,
+    )
+
+
+def series_staff_invitation_accept(
+    *, series_id: int, by: User, token: str, idempotency_key: str | None = None
+) -> answers.SeriesStaffInvitationAccepted:
+    """A signed-in user whose email the invitation names joins the series' staff in its role,
+    once; a member already on the staff takes its role (never the owner, who stays owner)."""
+
+    def run() -> answers.SeriesStaffInvitationAccepted:
+        if not by.is_authenticated or not by.is_active:
+            raise NotAllowed("Sign in to accept an invitation.")
+        series = Series.objects.select_for_update().filter(pk=_id(series_id, "series")).first()
+        if series is None:
+            raise NotFound("No such invitation.")
+        invitation = (
+            SeriesStaffInvitation.objects.select_for_update()
+            .filter(series=series, token=token.strip() if isinstance(token, str) else "")
+            .first()
+        )
+        if invitation is None:
+            raise NotFound("No such invitation.")
+        if invitation.accepted_at is not None:
+            raise WrongState("This invitation has already been accepted.")
+        if invitation.email.casefold() != by.email.casefold():
+            raise NotAllowed("This invitation is for another email address: sign in with that one.")
+        invitation.accepted_at = timezone.now()
+        invitation.save(update_fields=["accepted_at"])
+        held = SeriesStaff.objects.filter(series=series, user=by).first()
+        if held is None:
+            series.house.add(by, through_defaults={"role": invitation.role})
+        elif held.role not in (Role.OWNER, invitation.role):
+            held.role = invitation.role
+            held.save(update_fields=["role"])
+        role = SeriesStaff.objects.get(series=series, user=by).role
+        return answers.SeriesStaffInvitationAccepted(series_id=series.pk, role=role)
+
+    return _once(
+        by=by,
+        idempotency_key=idempotency_key,
+        action="series_staff_invitation_accept",
+        request={"series_id": series_id, "token": token},
+        answer=answers.SeriesStaffInvitationAccepted,
+        run=run,
+    )
+
+
+def series_defaults_set(
+    *,
+    series_id: int,
+    by: User,
+    entry_mode: str | None = None,
+    minimum_age: int | None = None,
+    idempotency_key: str | None = None,
+) -> answers.SeriesDefaultsSaved:
+    """The owner or a director sets the defaults the series' events take when they are made or
+    put in the series as drafts: the entry mode and the age players confirm (0: none). Events
+    already in the series keep their own settings."""
+
+    def run() -> answers.SeriesDefaultsSaved:
+        series = _lock_series(series_id, by, "series_defaults_set")
+        fields = []
+        if entry_mode is not None:
+            if entry_mode not in EntryMode.values:
+                raise Invalid(f"The entry mode is {' or '.join(EntryMode.values)}.")
+            series.entry_mode = entry_mode
+            fields.append("entry_mode")
+        if minimum_age is not None:
+            if (
+                isinstance(minimum_age, bool)
+                or not isinstance(minimum_age, int)
+                or not 0 <= minimum_age <= 99
+            ):
+                raise Invalid("The minimum age is a whole number from 0 (none asked) to 99.")
+            series.minimum_age = minimum_age
+            fields.append("minimum_age")
+        if fields:
+            series.save(update_fields=fields)
+        return answers.SeriesDefaultsSaved(
+            series_id=series.pk, entry_mode=series.entry_mode, minimum_age=series.minimum_age
+        )
+
+    return _once(
+        by=by,
+        idempotency_key=idempotency_key,
+        action="series_defaults_set",
+        request={"series_id": series_id, "entry_mode": entry_mode, "minimum_age": minimum_age},
+        answer=answers.SeriesDefaultsSaved,
+        run=run,
+    )
+
+
+def series_defaults(series: Series, last: Event | None = None) -> dict[str, Any]:
+    """The entry settings a new event of the series takes: the series' entry mode and age; a
+    free-entry event takes no contribution, and the sponsored pool is each night's own (the
+    last event's when it was free entry too, else $0 until House states it)."""
+    sponsored = series.entry_mode == EntryMode.SPONSORED
+    return {
+        "entry_mode": series.entry_mode,
+        "minimum_age": series.minimum_age,
+        "contribution": 0 if sponsored or last is None else last.contribution,
+        "sponsored_pool": (
+            last.sponsored_pool
+            if sponsored and last is not None and last.entry_mode == EntryMode.SPONSORED
+            else 0
+        ),
+    }
+
+
+def _defaults_to_apply(series: Series, event: Event) -> dict[str, Any]:
+    """What a draft put in the series changes to take its defaults (nothing when it has them)."""
+    changes: dict[str, Any] = {}
+    if event.entry_mode != series.entry_mode:
+        changes["entry_mode"] = series.entry_mode
+        if series.entry_mode == EntryMode.SPONSORED:
+            changes["contribution"] = 0
+        else:
+            changes["sponsored_pool"] = 0
+    if event.minimum_age != series.minimum_age:
+        changes["minimum_age"] = series.minimum_age
+    return changes
+
+
 def _house_of(series: Series) -> answers.SeriesHouseChanged:
     names = list(series.house.order_by("display_name", "pk").values_list("display_name", flat=True))
     return answers.SeriesHouseChanged(series_id=series.pk, house=names)
@@ -290,7 +499,9 @@ def event_series_set(
     *, event_id: int, series_id: int | None, by: User, idempotency_key: str | None = None
 ) -> answers.EventSeriesSet:
     """House puts an event in a series (or takes it out) before it starts; a started event stays
-    in its series (docs/rules.md section 14.1)."""
+    in its series (docs/rules.md section 14.1). A draft put in a series takes the series'
+    defaults (`series_defaults_set`), changed by `event_update` so its audit says so."""
+    moved: list[Series] = []  # the series a draft was put in, by this call (not a replay)
 
     def run() -> answers.EventSeriesSet:
         event = Event.objects.select_for_update().filter(pk=_id(event_id, "event")).first()
@@ -318,9 +529,11 @@ def event_series_set(
             )
         event.series = target
         event.save(update_fields=["series"])
+        if target is not None and event.phase == Phase.DRAFT:
+            moved.append(target)
         return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
 
-    return _once(
+    answer = _once(
         by=by,
         idempotency_key=idempotency_key,
         action="event_series_set",
@@ -328,6 +541,18 @@ def event_series_set(
         answer=answers.EventSeriesSet,
         run=run,
     )
+    if moved:
+        event = Event.objects.get(pk=answer.event_id)
+        changes = _defaults_to_apply(moved[0], event)
+        if changes and event.phase == Phase.DRAFT:
+            key = (idempotency_key or "").strip() or None
+            events.event_update(
+                event_id=event.pk,
+                by=by,
+                changes=changes,
+                idempotency_key=None if key is None else f"{key}:defaults",
+            )
+    return answer
 
 
 def series_next_event(
@@ -356,11 +581,12 @@ def series_next_event(
         name=last.name,
         date=when,
         format=last.format,
-        contribution=last.contribution,
         extra_decks=last.extra_decks,
         remainder_policy=last.remainder_policy,
         venue=last.venue or series.venue,
         time_zone=last.time_zone,
+        refund_policy=last.refund_policy,
+        **series_defaults(series, last),
         idempotency_key=None if key is None else f"{key}:event",
     )
     event_series_set(
@@ -562,11 +788,12 @@ def championship_create(
         name=f"{season.name} Championship",
         date=when,
         format=last.format,
-        contribution=last.contribution,
         extra_decks=last.extra_decks,
         remainder_policy=last.remainder_policy,
         venue=last.venue or season.series.venue,
         time_zone=last.time_zone,
+        refund_policy=last.refund_policy,
+        **series_defaults(season.series, last),
         idempotency_key=None if key is None else f"{key}:event",
     )
 
@@ -622,7 +849,11 @@ __all__ = [
     "season_create",
     "season_update",
     "series_create",
+    "series_defaults_set",
     "series_house_add",
     "series_house_remove",
     "series_next_event",
+    "series_ownership_transfer",
+    "series_staff_invitation_accept",
+    "series_staff_invite",
 ]

@@ -160,7 +160,18 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     series = house.post("/api/series/", {"name": "Thursday League", "time_zone": "UTC"}).json()
     s = f"/api/series/{series['series_id']}"
     house.post(f"{s}/house-members/", {"user_id": helper.pk})
+    house.post(f"{s}/house-members/", {"user_id": helper.pk, "role": "cashier"})
     house.delete(f"{s}/house-members/{helper.pk}/")
+    house.patch(f"{s}/", {"entry_mode": "paid", "minimum_age": 0})
+    invited = house.post(
+        f"{s}/staff-invitations/", {"email": "deputy@example.com", "role": "scorer"}
+    ).json()["token"]
+    deputy = make_user("Deputy")
+    User.objects.filter(pk=deputy.pk).update(email="deputy@example.com")
+    deputy.refresh_from_db()
+    Recorder(seen, deputy).post(f"{s}/staff-invitations/accept/", {"token": invited})
+    house.post(f"{s}/owner/", {"user_id": deputy.pk})
+    Recorder(seen, deputy).post(f"{s}/owner/", {"user_id": house_user.pk})
     season = house.post(
         f"{s}/seasons/",
         {"name": "Autumn", "starts_on": "2026-12-01", "ends_on": "2026-12-04", "rules": {}},

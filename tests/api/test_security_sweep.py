@@ -87,6 +87,14 @@ HOUSE = [
         {"user_id": "{outsider}"},
     ),
     Call("series-house-member", "DELETE", "/api/series/{series}/house-members/{house}/"),
+    Call("series", "PATCH", "/api/series/{series}/", {"minimum_age": 21}),
+    Call("series-owner", "POST", "/api/series/{series}/owner/", {"user_id": "{outsider}"}),
+    Call(
+        "series-staff-invitations",
+        "POST",
+        "/api/series/{series}/staff-invitations/",
+        {"email": "newcomer@example.com", "role": "cashier"},
+    ),
     Call("next-event", "POST", "/api/series/{series}/next-event/", {}),
     Call(
         "seasons",
@@ -138,6 +146,12 @@ STAFF = [
         {"token": "not-an-invitation"},
     ),
     Call("series-list", "POST", "/api/series/", {"name": "Mine"}),
+    Call(
+        "series-staff-invitation-accept",
+        "POST",
+        "/api/series/{series}/staff-invitations/accept/",
+        {"token": "not-an-invitation"},
+    ),
 ]
 
 # What anyone may read, signed in or not.
