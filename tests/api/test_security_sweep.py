@@ -17,6 +17,7 @@ import pytest
 from django.urls import URLPattern
 
 from api import urls
+from events.display import display_link_create
 from seasons.reads import public_id
 from seasons.services import event_series_set, season_create, series_create
 from tests.api.support import Api, error
@@ -78,6 +79,9 @@ HOUSE = [
     Call("check-in-all", "POST", "/api/events/{event}/check-in-all/"),
     Call("payment", "POST", "/api/registrations/{target}/payment/", {"paid": True}),
     Call("announcements", "POST", "/api/events/{event}/announcements/", {"text": "Mine now"}),
+    Call("display-links", "GET", "/api/events/{event}/display-links/"),
+    Call("display-links", "POST", "/api/events/{event}/display-links/", {"label": "Mine now"}),
+    Call("display-link-revoke", "POST", "/api/events/{event}/display-links/{link}/revoke/"),
     # House of the event's series.
     Call(
         "series-house-members",
@@ -194,6 +198,10 @@ class Scene:
             .json()["review_id"]
         )
         self.outsider = make_user("Outsider")
+        # The projector's link House made for the night.
+        self.link = display_link_create(
+            event_id=self.table.event.pk, by=self.table.house, label="Projector"
+        ).link_id
 
     def ids(self, target: int) -> dict[str, int | str]:
         return {
@@ -206,6 +214,7 @@ class Scene:
             "series": self.series,
             "season": self.season,
             "player": self.player,
+            "link": self.link,
         }
 
 
