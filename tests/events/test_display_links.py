@@ -208,7 +208,7 @@ def test_a_series_link_shows_the_series_current_event() -> None:
     assert display.shown_event(link) == first.event  # the next one open for registration
     Event.objects.filter(pk=later.event.pk).update(date=today, registration_open=False)
     assert display.shown_event(link) == later.event  # tonight's
-    first.join("Ann")
+    first.join("Ann"), first.join("Bob")
     first.start()
     assert display.shown_event(link) == first.event  # in play
     Event.objects.filter(pk=first.event.pk).update(phase="finalized")
