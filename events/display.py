@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.db import transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
@@ -231,7 +232,8 @@ def display_link_revoke(
         raise NotFound("No such display link.")
     if revoke(link, by=by, now=change.now):
         change.audit("display_link_revoked", details={"link": link.pk, "label": link.label})
-        change.after_commit(lambda: tell_revoked(link.pk))
+        # Registered now, so it runs before this change's live update: the sockets close first.
+        transaction.on_commit(lambda: tell_revoked(link.pk))
     return answers.DisplayLinkRevoked(event_id=change.event.pk, link_id=link.pk)
 
 
