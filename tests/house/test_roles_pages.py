@@ -82,6 +82,20 @@ def test_each_staff_role_is_refused_every_form_its_role_does_not_include(client:
             lambda: post(client, "house_member_remove", event.pk, scene.spare.pk),
         )
     )
+    forms.append(
+        (
+            "display_link_create",
+            "display_link_create",
+            lambda: post(client, "display_link_create", event.pk, label="Door screen"),
+        )
+    )
+    forms.append(
+        (
+            "display_link_revoke",
+            "display_link_revoke",
+            lambda: post(client, "display_link_revoke", event.pk, link=str(scene.link_id)),
+        )
+    )
     for name, (action, data) in LEDGER_FORMS.items():
         path = reverse(f"ledger:{name}", args=[event.pk])
         forms.append((name, action, partial(client.post, path, {"registration": bob, **data})))
@@ -94,5 +108,5 @@ def test_each_staff_role_is_refused_every_form_its_role_does_not_include(client:
                 continue
             refused_by_page(send, event, message=f"Your role in this event ({role}) does not")
             tried += 1
-    # 27 forms: the owner is refused none, a director 2 (the staff's), a cashier 19, a scorer 22.
-    assert (len(forms), tried) == (27, 0 + 2 + 19 + 22)
+    # 29 forms: the owner is refused none, a director 2 (the staff's), a cashier 21, a scorer 24.
+    assert (len(forms), tried) == (29, 0 + 2 + 21 + 24)
