@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -30,9 +31,9 @@ def socket_path(event_id: int, path: str) -> str:
     return f"/ws/events/{event_id}/board/{token}/"
 
 
-async def until_closed(socket: WebsocketCommunicator) -> tuple[int, list[dict]]:
+async def until_closed(socket: WebsocketCommunicator) -> tuple[int, list[dict[str, Any]]]:
     """The close code, and the frames that came before it (a public board update may)."""
-    before = []
+    before: list[dict[str, Any]] = []
     while True:
         message = await socket.receive_output(timeout=TIMEOUT)
         if message["type"] == "websocket.close":
