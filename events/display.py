@@ -204,6 +204,7 @@ def display_link_create(
     """House (owner or director) makes a display link for the event's projector; the answer holds
     its address, shown this once."""
     change.require_house()
+    change.refuse_if_finalized()
     link, token = new_link(by=by, label=label, event=change.event)
     change.audit("display_link_created", details={"link": link.pk, "label": link.label})
     return answers.DisplayLinkCreated(
@@ -221,13 +222,11 @@ def display_link_revoke(
     idempotency_key: str | None = None,
 ) -> answers.DisplayLinkRevoked:
     """House (owner or director) revokes a display link: its page and its open sockets end. A
-    link revoked already stays as it was."""
+    link revoked already stays as it was. A finalized event changes no more: its links show the
+    final board, public to anyone, and no code."""
     change.require_house()
-    link = (
-        DisplayLink.objects.select_for_update()
-        .filter(pk=link_id if _plain_id(link_id) else 0, event=change.event)
-        .first()
-    )
+    change.refuse_if_finalized()
+    link = DisplayLink.objects.select_for_update().filter(pk=link_id, event=change.event).first()
     if link is None:
         raise NotFound("No such display link.")
     if revoke(link, by=by, now=change.now):
@@ -235,7 +234,3 @@ def display_link_revoke(
         # Registered now, so it runs before this change's live update: the sockets close first.
         transaction.on_commit(lambda: tell_revoked(link.pk))
     return answers.DisplayLinkRevoked(event_id=change.event.pk, link_id=link.pk)
-
-
-def _plain_id(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**63

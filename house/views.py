@@ -27,7 +27,7 @@ from events import display, limits, scoreholio, services
 from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
-from events.models import Event, Registration, Review
+from events.models import Event, Phase, Registration, Review
 from events.remainder_policy import lacks_remainder_policy
 from events.runner import is_house, may
 from events.venue import phone_url
@@ -265,7 +265,11 @@ def _displays(request: HttpRequest, event: Event) -> dict[str, Any]:
     if not may(_user(request), event, "display_link_create"):
         return {"displays": None}
     fresh = request.session.pop(DISPLAY_SESSION.format(event_id=event.pk), None)
-    return {"displays": display.event_links(event).links, "fresh_display": fresh}
+    return {
+        "displays": display.event_links(event).links,
+        "fresh_display": fresh,
+        "locked_displays": event.phase == Phase.FINALIZED,
+    }
 
 
 @login_required
