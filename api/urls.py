@@ -107,6 +107,16 @@ urlpatterns: list[URLPattern] = [
         name="staff-invitation",
     ),
     path(
+        "events/<int:event_id>/display-links/",
+        views.DisplayLinks.as_view(),
+        name="display-links",
+    ),
+    path(
+        "events/<int:event_id>/display-links/<int:link_id>/revoke/",
+        views.DisplayLinkRevoke.as_view(),
+        name="display-link-revoke",
+    ),
+    path(
         "events/<int:event_id>/staff-invitations/accept/",
         views.InvitationAccept.as_view(),
         name="staff-invitation-accept",

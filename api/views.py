@@ -27,7 +27,7 @@ from accounts.models import User
 from api import reads, schema
 from api.errors import TOO_LARGE
 from audit.export import audit_csv, audit_document
-from events import answers, limits, services
+from events import answers, display, limits, services
 from events import request_bodies as body
 from events.answers import Answer, as_json
 from events.errors import IdempotencyKeyRequired, NotAllowed
@@ -472,6 +472,57 @@ class StaffInvitation(ApiView):
                 event_id=event_id,
                 by=actor(request),
                 invitation_id=invitation_id,
+                idempotency_key=self.idempotency_key,
+            )
+        )
+
+
+class DisplayLinks(ApiView):
+    @schema.read(
+        summary="The event's display links (House)",
+        description="Each link's label, when it was made and last seen, and whether it was "
+        "revoked; never its token, which only the answer that made it holds.",
+        answer=schema.read_model(display.DisplayLinks),
+        tags=HOUSE,
+    )
+    def get(self, request: Request, event_id: int) -> Response:
+        event = reads.house_event(actor(request), event_id)
+        return Response(to_json(display.event_links(event)))
+
+    @schema.write(
+        summary="Make a display link for a projector's laptop (the owner or a director)",
+        description="The link shows the event's board in kiosk mode, with the check-in code "
+        "while self check-in is on, to a browser that is not signed in; it writes nothing. Its "
+        "address is in this answer only.",
+        request=body.DisplayLinkLabel,
+        answer=answers.DisplayLinkCreated,
+        status=201,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        data = valid(request, body.DisplayLinkLabel)
+        answer = services.display_link_create(
+            event_id=event_id,
+            by=actor(request),
+            label=data["label"],
+            idempotency_key=self.idempotency_key,
+        )
+        return answered(answer, status=201)
+
+
+class DisplayLinkRevoke(ApiView):
+    @schema.write(
+        summary="Revoke a display link (the owner or a director)",
+        description="Its page answers 410 from now on and its open displays close.",
+        answer=answers.DisplayLinkRevoked,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int, link_id: int) -> Response:
+        return answered(
+            services.display_link_revoke(
+                event_id=event_id,
+                by=actor(request),
+                link_id=link_id,
                 idempotency_key=self.idempotency_key,
             )
         )

@@ -121,6 +121,30 @@ class StaffInvitationAccepted(Answer):
 
 
 @dataclass(frozen=True)
+class DisplayLinkCreated(Answer):
+    """The display link made: its address, shown this once (only its hash is kept)."""
+
+    event_id: int
+    link_id: int
+    label: str
+    path: Annotated[
+        str,
+        Described(
+            "The display's address on this server (`/display/<token>/`): open it on the "
+            "projector's laptop. It is not shown again; House revokes a lost one."
+        ),
+    ]
+
+
+@dataclass(frozen=True)
+class DisplayLinkRevoked(Answer):
+    """The display link no longer opens the board; its open displays close."""
+
+    event_id: int
+    link_id: int
+
+
+@dataclass(frozen=True)
 class RegistrationOpened(Answer):
     """Registration is open."""
 

@@ -33,7 +33,6 @@ from events.registration import check_in, refuse_return
 from events.registration import register as register_player
 from events.remainder_policy import require_remainder_policy
 from events.runner import Change, action
-from events.venue import display_path
 
 # Letters and digits no one misreads on a projector (no 0/O, 1/I/L).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -66,14 +65,13 @@ def self_check_in_open(event: Event) -> bool:
 
 
 def board_check_in(event: Event) -> dict[str, str] | None:
-    """What House's dashboard shows for self check-in: the code, the address and the display
-    link for the venue's projector (`events.venue`), or None when off."""
+    """What House's dashboard shows for self check-in: the code and the address, or None when
+    off (the venue's projector opens a display link: events/display.py)."""
     if not (event.self_check_in and event.check_in_code) or event.phase == Phase.FINALIZED:
         return None
     return {
         "code": event.check_in_code,
         "url": self_check_in_url(event),
-        "display": display_path(event) or "",
     }
 
 

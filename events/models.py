@@ -354,3 +354,44 @@ class StaffInvitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} invitation to event {self.event_id}"
+
+
+class DisplayLink(models.Model):
+    """A display link House hands to a projector's laptop that is not signed in (events/display.py):
+    it shows an event's board in kiosk mode, with the check-in code while self check-in is on, or
+    the board of a series' current event. It writes nothing and ends when House revokes it. Only
+    the sha256 of its token is kept: the link itself is shown once, when it is made."""
+
+    event = models.ForeignKey(
+        Event, on_delete=models.CASCADE, null=True, blank=True, related_name="display_links"
+    )
+    series = models.ForeignKey(
+        "seasons.Series",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="display_links",
+    )
+    label = models.CharField(max_length=80)
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(event__isnull=False, series__isnull=True)
+                | models.Q(event__isnull=True, series__isnull=False),
+                name="display_link_of_an_event_or_a_series",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"display link {self.label!r}"

@@ -191,6 +191,14 @@ class StaffInvitation(Body):
     )
 
 
+class DisplayLinkLabel(Body):
+    # DRF's metaclass takes declared fields off the class, so this shadows no `Field.label`.
+    label = Text(  # type: ignore[assignment]
+        max_length=80,
+        help_text="What House calls the display, e.g. “Projector by the bar”.",
+    )
+
+
 class InvitationAcceptance(Body):
     token = Text(max_length=64, help_text="The token at the end of the invitation's link.")
 

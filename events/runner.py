@@ -313,7 +313,12 @@ def action[**P, A: Answer](
 
 
 # What each id names, for the refusal of one that cannot exist.
-_ID_NAMES = {"review_id": "review", "registration_id": "registration", "event_id": "event"}
+_ID_NAMES = {
+    "review_id": "review",
+    "registration_id": "registration",
+    "event_id": "event",
+    "link_id": "display link",
+}
 
 
 def _refuse_bad_input(arguments: Mapping[str, Any]) -> None:

@@ -5,6 +5,7 @@ Each is decorated with `events.runner.action` and answers a dataclass of `events
 
 from events.announcements import announcement_send
 from events.check_in import check_in_all, payment_mark, self_check_in, self_check_in_switch
+from events.display import display_link_create, display_link_revoke
 from events.lifecycle import (
     event_create,
     event_finalize,
@@ -44,6 +45,8 @@ __all__ = [
     "announcement_send",
     "check_in_all",
     "check_in_undo",
+    "display_link_create",
+    "display_link_revoke",
     "event_create",
     "event_finalize",
     "event_start",

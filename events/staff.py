@@ -10,8 +10,10 @@ ask it through the same guard, so no view checks a role by hand.
 - cashier: check-in, payments, refunds and payouts;
 - scorer: results and choices assisted with a reason, opening a review; no correction, no review
   resolved, no pool, no finalization;
-- display: the venue's display link (events/venue.py): shows the board and the kiosk, writes
-  nothing, needs no account; it is never a membership.
+- display: a display link (events/display.py): shows the board and the kiosk, writes nothing,
+  needs no account; it is never a membership. Making and revoking one is the owner's and a
+  director's (`DISPLAY_LINK_ACTIONS`): a link is not a membership and writes nothing, so it is
+  not a staff change.
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ STAFF_ACTIONS = frozenset(
         "series_staff_invite",
     }
 )
+
+# Display links (events/display.py, and a series' in seasons/services.py): the owner's and a
+# director's, neither a cashier's nor a scorer's.
+DISPLAY_LINK_ACTIONS = frozenset({"display_link_create", "display_link_revoke"})
 
 CASHIER_ACTIONS = frozenset(
     {

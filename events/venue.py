@@ -3,9 +3,10 @@ check-in code.
 
 The check-in code proves that someone saw the venue's display while self check-in was on, that is,
 was at the venue (docs/decisions.md, "Events and House"). So it goes only where the venue sees it:
-the board opened by a House member's session, and the display link House hands out for a
-projector's laptop that is not signed in. The link is signed and names the code it was made for: a
-new code (self check-in switched off and on) ends it.
+the board opened by a House member's session, and a display link on a projector's laptop that is
+not signed in (events/display.py). The older link signed here names the code it was made for: a
+new code (self check-in switched off and on) ends it. The dashboard no longer hands it out (it
+hands out display links); links copied before keep working until their code changes.
 """
 
 from __future__ import annotations

@@ -457,7 +457,6 @@ class SentAnnouncement:
 class SelfCheckIn:
     code: str
     url: str
-    display: str
 
 
 @dataclass(frozen=True, slots=True)

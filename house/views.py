@@ -23,14 +23,15 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
 from audit.export import audit_csv, audit_document
-from events import limits, scoreholio, services
+from events import display, limits, scoreholio, services
 from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
-from events.models import Event, Registration, Review
+from events.models import Event, Phase, Registration, Review
 from events.remainder_policy import lacks_remainder_policy
 from events.runner import is_house, may, roles_of
 from events.staff import Role
+from events.venue import phone_url
 from house import selectors, sheets
 from house.copies import standby_panel
 from house.forms import COMMON_ZONES, EmailForm, EventForm, parse_adjustments
@@ -38,6 +39,8 @@ from house.read_model import house_page
 from web.errors import checked, form_key, fresh_key, refuse
 
 SCOREHOLIO_SESSION = "house:scoreholio:{event_id}"
+# A display link just made: its address, shown once on the next dashboard (only its hash is kept).
+DISPLAY_SESSION = "house:display-link:{event_id}"
 SCOREHOLIO_MAX_BYTES = 2 * 1024 * 1024
 
 
@@ -259,8 +262,21 @@ def dashboard(request: HttpRequest, event_id: int) -> HttpResponse:
         **_dashboard_context(request, event),
         "standby": standby_panel(dashboard=True),
         "my_roles": roles_of(_user(request), event.pk, event.series_id),
+        **_displays(request, event),
     }
     return render(request, "house/dashboard.html", context)
+
+
+def _displays(request: HttpRequest, event: Event) -> dict[str, Any]:
+    """The dashboard's Displays section: the owner's and a director's (events/staff.py)."""
+    if not may(_user(request), event, "display_link_create"):
+        return {"displays": None}
+    fresh = request.session.pop(DISPLAY_SESSION.format(event_id=event.pk), None)
+    return {
+        "displays": display.event_links(event).links,
+        "fresh_display": fresh,
+        "locked_displays": event.phase == Phase.FINALIZED,
+    }
 
 
 @login_required
@@ -485,6 +501,23 @@ def self_check_in_switch(request: HttpRequest, event: Event, user: User, key: st
     if answer.self_check_in:
         return Done(f"Self check-in is on: the code is {answer.code}.", "house-tools")
     return Done("Self check-in is off.", "house-tools")
+
+
+@house_action
+def display_link_create(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
+    answer = services.display_link_create(
+        event_id=event.pk, by=user, label=request.POST.get("label", ""), idempotency_key=key
+    )
+    url = phone_url(answer.path, request) or request.build_absolute_uri(answer.path)
+    request.session[DISPLAY_SESSION.format(event_id=event.pk)] = {"label": answer.label, "url": url}
+    return Done(f"Display link “{answer.label}” added: copy it now, it is shown once.", "displays")
+
+
+@house_action
+def display_link_revoke(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
+    link_id = _id(request.POST.get("link", ""), "Choose the display link to revoke.")
+    services.display_link_revoke(event_id=event.pk, by=user, link_id=link_id, idempotency_key=key)
+    return Done("Display link revoked: its screen now says so.", "displays")
 
 
 @house_action

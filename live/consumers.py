@@ -36,7 +36,10 @@ Access can end while a socket is open: an access reset signs the player out ever
 House member can be removed from an event. Player and House sockets also listen on their
 account's group (accounts.revocation); when told, they check their access again and close with
 the code a new connect would get (4401 after an access reset, 4403 after a removal), so no private
-frame follows. A path with no route is accepted and closed with 4404.
+frame follows. A path with no route is accepted and closed with 4404. A
+display link's board socket (`ws/events/<id>/board/<token>/`, events.display) listens on the
+link's group; when House revokes the link it closes with 4410, as a new connect with a revoked
+link, or with a series' link whose series shows another event now, does.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocke
 from django.template.loader import render_to_string
 
 from accounts import revocation
+from events import display
 from events.models import Event, Phase, Registration
 from events.reads.player import player_state
 from events.runner import is_house
@@ -67,6 +71,8 @@ from web.follow import follow
 CLOSE_SIGN_IN = 4401
 CLOSE_NOT_ALLOWED = 4403
 CLOSE_NOT_FOUND = 4404
+# A display link revoked by House, or whose series shows another event now: the page reloads.
+CLOSE_GONE = 4410
 
 # A socket wakes this long after a copy is due to read as silent, so the copy reads as lost then.
 STANDBY_WAKE_MARGIN = 0.25
@@ -276,7 +282,8 @@ def _public_event(event_id: int) -> Event | None:
 class BoardConsumer(LiveConsumer):
     """`ws/events/<id>/board/`: anyone; public state only. The venue's display also hears the
     check-in part of the board (stream "venue", `events.venue`): the board opened by House, or
-    through House's display link (`ws/events/<id>/board/<token>/`).
+    through a display link (`ws/events/<id>/board/<token>/`: events.display's, or the older link
+    signed for one check-in code, events.venue).
 
     Each display renders that part itself: its QR opens the address the display was opened at
     (the page's Origin), and a display link made for an earlier code no longer shows the code. A
@@ -296,9 +303,18 @@ class BoardConsumer(LiveConsumer):
             return CLOSE_NOT_FOUND
         groups = (protocol.event_group(event_id),)
         venue = (*groups, protocol.venue_group(event_id))
+        token = self.scope["url_route"]["kwargs"].get("display")
+        link = display.find(token) if token else None
+        if link is not None:
+            # A display link (events.display): the venue's display of the event it shows, until
+            # House revokes it or its series moves on; it hears its own group, which a
+            # revocation tells.
+            shown = display.shown_event(link) if link.revoked_at is None else None
+            if shown is None or shown.pk != event_id:
+                return CLOSE_GONE
+            return Access(event_id, (*venue, display.group(link.pk)), venue=True)
         if user is not None and is_house(user, event):
             return Access(event_id, venue, venue=True)
-        token = self.scope["url_route"]["kwargs"].get("display")
         grant = display_grant(event_id, token) if token else None
         if grant is not None:
             return Access(event_id, venue, venue=True, grant=grant)

@@ -86,6 +86,24 @@ class ChampionshipCreated(Answer):
     invited: list[str]
 
 
+@dataclass(frozen=True)
+class SeriesDisplayLinkCreated(Answer):
+    """The series' display link made: its address, shown this once (only its hash is kept)."""
+
+    series_id: int
+    link_id: int
+    label: str
+    path: str
+
+
+@dataclass(frozen=True)
+class SeriesDisplayLinkRevoked(Answer):
+    """The series' display link no longer opens a board; its open displays close."""
+
+    series_id: int
+    link_id: int
+
+
 ALL_SEASON_ANSWERS: tuple[type[Answer], ...] = (
     SeriesCreated,
     SeriesHouseChanged,

@@ -23,12 +23,12 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import User
+from events import display, staff
 from events import services as events
-from events import staff
 from events.answers import Answer, as_json, from_json
 from events.errors import IdempotencyConflict, Invalid, NotAllowed, NotFound, WrongPhase, WrongState
 from events.limits import check_text, text_problem
-from events.models import EntryMode, Event, IdempotencyRecord, Phase
+from events.models import DisplayLink, EntryMode, Event, IdempotencyRecord, Phase
 from events.runner import is_house, roles_of
 from events.staff import MEMBER_ROLES, Role
 from seasons import answers, standings
@@ -604,6 +604,65 @@ def series_next_event(
         run=lambda: answers.NextEventCreated(
             series_id=series.pk, event_id=created.event_id, date=when.isoformat()
         ),
+    )
+
+
+# Display links ------------------------------------------------------------------------------------
+
+
+def series_display_link_create(
+    *, series_id: int, by: User, label: str, idempotency_key: str | None = None
+) -> answers.SeriesDisplayLinkCreated:
+    """House of the series (owner or director) makes a display link that shows the series'
+    current event and follows it to the next one (events/display.py); its address is in the
+    answer, shown this once. A series has no audit chain: the link's row records who made it."""
+
+    def run() -> answers.SeriesDisplayLinkCreated:
+        series = _lock_series(series_id, by, "display_link_create")
+        link, token = display.new_link(by=by, label=label, series_id=series.pk)
+        return answers.SeriesDisplayLinkCreated(
+            series_id=series.pk,
+            link_id=link.pk,
+            label=link.label,
+            path=display.display_path(token),
+        )
+
+    return _once(
+        by=by,
+        idempotency_key=idempotency_key,
+        action="series_display_link_create",
+        request={"series_id": series_id, "label": label},
+        answer=answers.SeriesDisplayLinkCreated,
+        run=run,
+    )
+
+
+def series_display_link_revoke(
+    *, series_id: int, by: User, link_id: int, idempotency_key: str | None = None
+) -> answers.SeriesDisplayLinkRevoked:
+    """House of the series (owner or director) revokes one of its display links: its page and
+    open sockets end (a link revoked already stays as it was)."""
+
+    def run() -> answers.SeriesDisplayLinkRevoked:
+        series = _lock_series(series_id, by, "display_link_revoke")
+        link = (
+            DisplayLink.objects.select_for_update()
+            .filter(pk=_id(link_id, "display link"), series=series)
+            .first()
+        )
+        if link is None:
+            raise NotFound("No such display link.")
+        if display.revoke(link, by=by, now=timezone.now()):
+            transaction.on_commit(lambda: display.tell_revoked(link.pk))
+        return answers.SeriesDisplayLinkRevoked(series_id=series.pk, link_id=link.pk)
+
+    return _once(
+        by=by,
+        idempotency_key=idempotency_key,
+        action="series_display_link_revoke",
+        request={"series_id": series_id, "link_id": link_id},
+        answer=answers.SeriesDisplayLinkRevoked,
+        run=run,
     )
 
 

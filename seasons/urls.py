@@ -32,6 +32,16 @@ urlpatterns = [
         name="series_invitation",
     ),
     path("house/series/<int:series_id>/next-event", views.next_event, name="next_event"),
+    path(
+        "house/series/<int:series_id>/display-links",
+        views.display_link_create,
+        name="display_link_create",
+    ),
+    path(
+        "house/series/<int:series_id>/display-links/revoke",
+        views.display_link_revoke,
+        name="display_link_revoke",
+    ),
     path("house/series/<int:series_id>/seasons/new", views.season_new, name="season_new"),
     path("house/seasons/<int:season_id>/", views.season_house, name="season_house"),
     path("house/seasons/<int:season_id>/rules", views.season_rules, name="season_rules"),

@@ -13,15 +13,18 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from accounts.models import User
+from events import display, staff
 from events.errors import DomainError, Invalid
 from events.models import EntryMode, Registration, RegistrationStatus
 from events.staff import MEMBER_ROLES, Role
+from events.venue import phone_url
 from seasons import services
 from seasons.export import season_csv, season_document
 from seasons.models import ChampionshipInvitation, PlayerKey, Season, Series
@@ -168,6 +171,8 @@ def series_page(request: HttpRequest, series_id: int) -> HttpResponse:
             "rule_keys": RULE_KEYS,
             "defaults": _rules_form(Rules().as_dict()),
             "today": datetime.date.today().isoformat(),
+            "time_zone": series.time_zone,
+            **_displays(request, series),
         },
     )
 
@@ -507,3 +512,60 @@ def championship_new(request: HttpRequest, season_id: int) -> HttpResponse:
         request, f"The championship is open; {len(created.invited)} qualified players are invited."
     )
     return redirect(reverse("house:dashboard", kwargs={"event_id": created.event_id}))
+
+
+# The series' display links (docs/decisions.md, "Display links") ----------------------------
+
+DISPLAY_SESSION = "seasons:display-link:{series_id}"
+
+
+def _displays(request: HttpRequest, series: Series) -> dict[str, Any]:
+    """The series page's Displays section: the owner's and a director's (events/staff.py)."""
+    roles = services.series_roles(_user(request), series)
+    if staff.acting_role(roles, "display_link_create") is None:
+        return {"displays": None}
+    fresh = request.session.pop(DISPLAY_SESSION.format(series_id=series.pk), None)
+    return {"displays": display.rows(Q(series_id=series.pk)), "fresh_display": fresh}
+
+
+@login_required
+@require_POST
+def display_link_create(request: HttpRequest, series_id: int) -> HttpResponse:
+    series = _series_house(request, series_id)
+    user = _user(request)
+    assert user is not None
+    try:
+        made = services.series_display_link_create(
+            series_id=series.pk,
+            by=user,
+            label=request.POST.get("label", ""),
+            idempotency_key=form_key(request),
+        )
+    except DomainError as error:
+        refuse(request, error)
+    else:
+        url = phone_url(made.path, request) or request.build_absolute_uri(made.path)
+        session_key = DISPLAY_SESSION.format(series_id=series.pk)
+        request.session[session_key] = {"label": made.label, "url": url}
+        messages.success(request, f"Display link “{made.label}” added: copy it now.")
+    return redirect(reverse("seasons:series", kwargs={"series_id": series.pk}) + "#displays")
+
+
+@login_required
+@require_POST
+def display_link_revoke(request: HttpRequest, series_id: int) -> HttpResponse:
+    series = _series_house(request, series_id)
+    user = _user(request)
+    assert user is not None
+    link = request.POST.get("link", "")
+    try:
+        if not (link.isascii() and link.isdigit() and len(link) <= 18):
+            raise Invalid("Choose the display link to revoke.")
+        services.series_display_link_revoke(
+            series_id=series.pk, by=user, link_id=int(link), idempotency_key=form_key(request)
+        )
+    except DomainError as error:
+        refuse(request, error)
+    else:
+        messages.success(request, "Display link revoked: its screen now says so.")
+    return redirect(reverse("seasons:series", kwargs={"series_id": series.pk}) + "#displays")

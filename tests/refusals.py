@@ -18,7 +18,14 @@ from django.contrib.messages import get_messages
 from audit.models import AuditEntry
 from cards.models import DealtCard, Offer, Shoe, Shuffle
 from events.errors import DomainError
-from events.models import Event, GameResult, PoolAdjustment, Registration, Review
+from events.models import (
+    DisplayLink,
+    Event,
+    GameResult,
+    PoolAdjustment,
+    Registration,
+    Review,
+)
 
 
 def snapshot(event: Event | int) -> dict[str, Any]:
@@ -49,6 +56,12 @@ def snapshot(event: Event | int) -> dict[str, Any]:
         "shuffles": Shuffle.objects.filter(event_id=event_id).count(),
         "adjustments": list(
             PoolAdjustment.objects.filter(event_id=event_id).order_by("pk").values()
+        ),
+        # Its display links, all but "last seen", which a display's page moves as it is shown.
+        "display_links": list(
+            DisplayLink.objects.filter(event_id=event_id)
+            .order_by("pk")
+            .values("pk", "label", "token_hash", "created_by", "revoked_at", "revoked_by")
         ),
         "audit": list(
             AuditEntry.objects.filter(event_id=event_id).order_by("seq").values_list("seq", "hash")

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from web import check_in, views
+from web import check_in, display, views
 
 app_name = "web"
 urlpatterns = [
@@ -18,6 +18,8 @@ urlpatterns = [
     path("events/<int:event_id>/cancel", views.cancel, name="cancel"),
     path("board/<int:event_id>/", views.board, name="board"),
     path("board/<int:event_id>/venue/<str:token>/", views.board_venue, name="board_venue"),
+    path("display/<str:token>/", display.display_page, name="display"),
+    path("display/<str:token>/now", display.display_now, name="display_now"),
     path("board/<int:event_id>/partial", views.board_partial, name="board_partial"),
     path("board/<int:event_id>/final/", views.board_final, name="board_final"),
     path("board/<int:event_id>/snapshot", views.board_json, name="board_snapshot"),

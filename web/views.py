@@ -315,6 +315,8 @@ def _board_page(
     grant: str | None = None,
     display: str = "",
     kiosk: bool = False,
+    watch: str = "",
+    showing: str = "",
 ) -> HttpResponse:
     view = board_view(event)
     shown = venue_check_in(event) if venue else None
@@ -328,6 +330,9 @@ def _board_page(
             "follow": follow(event, request=request, venue=shown, grant=grant),
             "venue": venue,
             "display": display,
+            # A display link's page (web/display.py): what it checks to follow and to end.
+            "watch": watch,
+            "showing": showing,
             "kiosk": kiosk or query_flag(request, "kiosk"),
             "page_seconds": query_int(request, "seconds", PAGE_SECONDS, 2, 60),
         },

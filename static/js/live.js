@@ -616,6 +616,13 @@
         return;
       }
       if (event.code >= 4000 && event.code < 5000) {
+        if (root.hasAttribute("data-live-reload-refused")) {
+          // A display link's board (web/display.py): revoked, or its series moved on. The page
+          // says which: a plain "revoked" page, or the next event's board.
+          stopped = true;
+          setTimeout(function () { window.location.reload(); }, 1000);
+          return;
+        }
         stopped = true; // refused (signed out, not allowed, no such event)
         failures = OFFLINE_AFTER;
         setState("offline");

@@ -48,6 +48,8 @@ ACTIONS = {
     "staff-invitations": "staff_invite",
     "staff-invitation": "staff_invitation_cancel",
     "event-series": "event_series_set",
+    "display-links": "display_link_create",
+    "display-link-revoke": "display_link_revoke",
 }
 # The series' own endpoints: an event's staff hold no role in its series.
 SERIES = {
@@ -103,11 +105,11 @@ def test_every_staff_role_is_refused_over_the_api_what_its_role_does_not_include
             if call.method == "GET":
                 response = _send(api, call, scene.ids(target=scene.table.rid(scene.b)))
                 assert response.status_code == 200, (role, call)
-    # 27 event writes: the owner is refused none of them, a director 5, a cashier 19, a scorer
-    # 25 (of House's endpoints a scorer opens reviews and reveals wilds; assisting a player goes
-    # through the player's own endpoints); each role is refused the 9 series writes: 85 cases.
+    # 29 event writes: the owner is refused none of them, a director 5, a cashier 21, a scorer
+    # 27 (of House's endpoints a scorer opens reviews and reveals wilds; assisting a player goes
+    # through the player's own endpoints); each role is refused the 9 series writes: 89 cases.
     # (The series' own roles are tried over the API in tests/api/test_series_roles_api.py.)
-    assert tried == 0 + 5 + 19 + 25 + 4 * len(SERIES) == 85
+    assert tried == 0 + 5 + 21 + 27 + 4 * len(SERIES) == 89
 
 
 def test_the_display_link_writes_nothing_and_a_revoked_one_shows_no_code() -> None:
@@ -137,3 +139,44 @@ def test_the_display_link_writes_nothing_and_a_revoked_one_shows_no_code() -> No
     stale = laptop.get(link).content.decode()
     assert code not in stale and new_code not in stale
     assert "This display link is out of date" in stale
+
+
+def test_a_display_link_writes_nothing_and_once_revoked_shows_nothing() -> None:
+    scene = Scene()
+    tonight = make_table(players=2)  # before the start, while the display shows the code
+    house = tonight.house
+    services.self_check_in_switch(event_id=tonight.event.pk, by=house, enabled=True)
+    made = Api(house).post(
+        f"/api/events/{tonight.event.pk}/display-links/", {"label": "Projector by the bar"}
+    )
+    assert made.status_code == 201
+    link = made.json()["path"]
+    laptop = Api()  # the projector's laptop: no account, only the link
+    page = laptop.client.get(link)
+    assert page.status_code == 200
+    code = tonight.refresh().check_in_code
+    assert code in page.content.decode()
+    # The laptop has no session: every House write is refused, and nothing changes, in the
+    # event it shows as in another.
+    ids = {**scene.ids(target=scene.table.rid(scene.b)), "link": made.json()["link_id"]}
+    with unchanged(scene.table.event, "a display link writing"), unchanged(tonight.event):
+        for call in HOUSE + STAFF:
+            assert error(_send(laptop, call, ids)) == (403, "not_allowed"), call
+            own = {**ids, "event": tonight.event.pk}
+            assert error(_send(laptop, call, own)) == (403, "not_allowed"), call
+        # The page's own addresses take no write.
+        for path in (link, link + "now"):
+            assert laptop.client.post(path).status_code == 405
+    # House revokes it: reused, it says so and shows no board and no code.
+    Api(house).post(
+        f"/api/events/{tonight.event.pk}/display-links/{made.json()['link_id']}/revoke/"
+    )
+    gone = laptop.client.get(link)
+    assert gone.status_code == 410
+    text = gone.content.decode()
+    assert "This display link was revoked by House." in text
+    assert code not in text and "check-in-code" not in text and 'id="board"' not in text
+    with unchanged(tonight.event, "a revoked display link writing"):
+        for call in HOUSE + STAFF:
+            own = {**ids, "event": tonight.event.pk}
+            assert error(_send(laptop, call, own)) == (403, "not_allowed"), call

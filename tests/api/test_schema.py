@@ -280,6 +280,10 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     staff.post(f"{t}/check-in-all/")
     staff.post(f"/api/registrations/{tools.rid(tools.players[0])}/payment/", {"paid": True})
     staff.post(f"{t}/announcements/", {"text": "Round 2 at 8:30"})
+    link = staff.post(f"{t}/display-links/", {"label": "Projector by the bar"}).json()
+    staff.get(f"{t}/display-links/")
+    staff.post(f"{t}/display-links/{link['link_id']}/revoke/")
+    staff.get(f"{t}/display-links/")
 
     # The first event's season, past by now: its table, download, histories and championship.
     for client in (visitor, a):

@@ -17,6 +17,7 @@ import pytest
 from django.urls import URLPattern
 
 from api import urls
+from events.display import display_link_create
 from events.services import staff_invite
 from seasons.reads import public_id
 from seasons.services import event_series_set, season_create, series_create
@@ -79,6 +80,9 @@ HOUSE = [
     Call("check-in-all", "POST", "/api/events/{event}/check-in-all/"),
     Call("payment", "POST", "/api/registrations/{target}/payment/", {"paid": True}),
     Call("announcements", "POST", "/api/events/{event}/announcements/", {"text": "Mine now"}),
+    Call("display-links", "GET", "/api/events/{event}/display-links/"),
+    Call("display-links", "POST", "/api/events/{event}/display-links/", {"label": "Mine now"}),
+    Call("display-link-revoke", "POST", "/api/events/{event}/display-links/{link}/revoke/"),
     # House of the event's series.
     Call(
         "series-house-members",
@@ -213,6 +217,10 @@ class Scene:
         self.invitation = staff_invite(
             event_id=self.table.event.pk, by=self.table.house, email="invited@example.com"
         ).invitation_id
+        # The projector's link House made for the night.
+        self.link = display_link_create(
+            event_id=self.table.event.pk, by=self.table.house, label="Projector"
+        ).link_id
 
     def ids(self, target: int) -> dict[str, int | str]:
         return {
@@ -226,6 +234,7 @@ class Scene:
             "season": self.season,
             "player": self.player,
             "invitation": self.invitation,
+            "link": self.link,
         }
 
 

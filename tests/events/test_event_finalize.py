@@ -59,6 +59,7 @@ def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], o
     review = services.review_open(registration_id=table.rid(bob), by=table.house, reason=REASON)
     services.review_resolve(review_id=review.review_id, by=table.house, reason="Fine.")
     services.pool_confirm(event_id=table.event.pk, by=table.house)
+    link = services.display_link_create(event_id=table.event.pk, by=table.house, label="Bar")
     _finalize(table)
     event_id, house, a = table.event.pk, table.house, table.rid(ann)
     staff = make_user("Staff", staff=True)
@@ -127,6 +128,12 @@ def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], o
         "payment_mark": lambda: services.payment_mark(registration_id=a, by=house, paid=True),
         "announcement_send": lambda: services.announcement_send(
             event_id=event_id, by=house, text="Thanks for playing"
+        ),
+        "display_link_create": lambda: services.display_link_create(
+            event_id=event_id, by=house, label="Door"
+        ),
+        "display_link_revoke": lambda: services.display_link_revoke(
+            event_id=event_id, by=house, link_id=link.link_id
         ),
     }
     assert set(calls) == set(services.__all__) - {"event_create"}

@@ -67,6 +67,7 @@ class Scene:
     review_id: int
     spare: User  # a director for the owner to remove or make owner
     invitation_id: int  # an invitation not yet accepted, for the owner to withdraw
+    link_id: int  # the projector's display link
 
     def rid(self, player: User) -> int:
         return self.table.rid(player)
@@ -88,12 +89,23 @@ def _scene() -> Scene:
     services.ownership_transfer(event_id=event_id, by=table.house, member=people["owner"])
     spare = make_user("Spare")
     services.house_member_add(event_id=event_id, by=table.house, member=spare)
+    link = services.display_link_create(event_id=event_id, by=table.house, label="Projector")
     # The creator (site staff) leaves the staff: only the role holders remain.
     services.house_member_remove(event_id=event_id, by=table.house, member=table.house)
     invited = services.staff_invite(
         event_id=event_id, by=people["owner"], email="invited@example.com", role="scorer"
     )
-    return Scene(table, people, ann, bob, cy, review.review_id, spare, invited.invitation_id)
+    return Scene(
+        table,
+        people,
+        ann,
+        bob,
+        cy,
+        review.review_id,
+        spare,
+        invited.invitation_id,
+        link.link_id,
+    )
 
 
 def _calls(scene: Scene) -> dict[str, Callable[[User], object]]:
@@ -171,6 +183,12 @@ def _calls(scene: Scene) -> dict[str, Callable[[User], object]]:
         "payout_made": lambda by: ledger.payout_record(
             event_id=e, registration_id=b, by=by, amount=5, method="cash", acknowledged=True
         ),
+        "display_link_create": lambda by: services.display_link_create(
+            event_id=e, by=by, label="Projector by the bar"
+        ),
+        "display_link_revoke": lambda by: services.display_link_revoke(
+            event_id=e, by=by, link_id=scene.link_id
+        ),
     }
 
 
@@ -226,6 +244,8 @@ def _calls_names() -> list[str]:
         "entry_paid",
         "entry_refunded",
         "payout_made",
+        "display_link_create",
+        "display_link_revoke",
     ]
 
 
@@ -287,8 +307,17 @@ MADE_AT_LEAST = {
         "ownership_transfer",
         "staff_invitation_cancel",
         "review_resolve",
+        "display_link_create",
+        "display_link_revoke",
     },
-    "director": {"review_resolve", "registration_close", "payment_mark", "result_submit"},
+    "director": {
+        "review_resolve",
+        "registration_close",
+        "payment_mark",
+        "result_submit",
+        "display_link_create",
+        "display_link_revoke",
+    },
     "cashier": {"participant_add", "player_check_in", "payment_mark", "entry_paid"},
     "scorer": {"result_submit", "review_open"},
 }
@@ -296,10 +325,10 @@ MADE_AT_LEAST = {
 
 @pytest.mark.django_db
 def test_the_matrix_counts_every_case() -> None:
-    """actions x roles: 31 House actions, 4 staff roles and 2 controls."""
+    """actions x roles: 33 House actions, 4 staff roles and 2 controls."""
     cases = [(action, role) for action in _calls_names() for role in STAFF_ROLES + CONTROLS]
     refused_cases = [case for case in cases if not allowed(case[1], case[0])]
-    assert (len(cases), len(refused_cases)) == (186, 186 - 31 - 26 - 8 - 5)
+    assert (len(cases), len(refused_cases)) == (198, 198 - 33 - 28 - 8 - 5)
 
 
 @pytest.mark.django_db

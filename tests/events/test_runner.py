@@ -195,6 +195,11 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
             {"event_id": e, "text": "Round 2 at 8:30"},
             {"event_id": e2, "text": "Food is here"},
         ),
+        "display_link_create": (
+            {"event_id": e, "label": "Projector by the bar"},
+            {"event_id": e2, "label": "Door screen"},
+        ),
+        "display_link_revoke": ({"event_id": e, "link_id": 1}, {"event_id": e2, "link_id": 2}),
     }
 
 

@@ -91,6 +91,13 @@ def test_each_staff_role_is_refused_every_form_its_role_does_not_include(client:
     )
     forms.append(
         (
+            "display_link_create",
+            "display_link_create",
+            lambda: post(client, "display_link_create", event.pk, label="Door screen"),
+        )
+    )
+    forms.append(
+        (
             "staff_invitation_cancel",
             "staff_invitation_cancel",
             lambda: post(client, "staff_invitation_cancel", event.pk, scene.invitation_id),
@@ -101,6 +108,13 @@ def test_each_staff_role_is_refused_every_form_its_role_does_not_include(client:
             "ownership_transfer",
             "ownership_transfer",
             lambda: post(client, "ownership_transfer", event.pk, scene.spare.pk),
+        )
+    )
+    forms.append(
+        (
+            "display_link_revoke",
+            "display_link_revoke",
+            lambda: post(client, "display_link_revoke", event.pk, link=str(scene.link_id)),
         )
     )
     for name, (action, data) in LEDGER_FORMS.items():
@@ -115,5 +129,5 @@ def test_each_staff_role_is_refused_every_form_its_role_does_not_include(client:
                 continue
             refused_by_page(send, event, message=f"Your role in this event ({role}) does not")
             tried += 1
-    # 30 forms: the owner is refused none, a director 5 (the staff's), a cashier 22, a scorer 25.
-    assert (len(forms), tried) == (30, 0 + 5 + 22 + 25)
+    # 32 forms: the owner is refused none, a director 5 (the staff's), a cashier 24, a scorer 27.
+    assert (len(forms), tried) == (32, 0 + 5 + 24 + 27)

@@ -23,7 +23,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from accounts.models import User
 from events import services
-from events.models import Registration, Review
+from events.models import DisplayLink, Registration, Review
 from seasons.services import series_create
 from tests.factories import make_table, make_user
 from tests.refusals import unchanged
@@ -46,6 +46,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "review-resolve": {"reason": "Checked"},
     "access-reset": {"reason": "Lost phone"},
     "event-series": {"series_id": None},
+    "display-links": {"label": "Projector"},
 }
 FORMS: dict[str, dict[str, str]] = {
     "report": {"game": "1", "outcome": "loss"},
@@ -62,6 +63,7 @@ FORMS: dict[str, dict[str, str]] = {
     "participant_add": {"email": "someone@example.com"},
     "pool_confirm": {"amount": "5", "explanation": "Tip"},
     "house_member_add": {"email": "someone@example.com"},
+    "display_link_create": {"label": "Projector"},
 }
 
 
@@ -132,6 +134,7 @@ def scene(db: None, settings: Any) -> dict[str, Any]:
     registration = Registration.objects.create(event_id=draft, player=someone, label="Someone")
     review = Review.objects.create(registration=registration, reason="Why", opened_by="House")
     series = series_create(by=make_user("Series staff", staff=True), name="League").series_id
+    link = DisplayLink.objects.create(event_id=draft, label="Projector", token_hash="draft")
     return {
         "draft": {
             "event_id": draft,
@@ -139,6 +142,7 @@ def scene(db: None, settings: Any) -> dict[str, Any]:
             "review_id": review.pk,
             "user_id": someone.pk,
             "series_id": series,
+            "link_id": link.pk,
         },
         "missing": {
             "event_id": MISSING,
@@ -146,6 +150,7 @@ def scene(db: None, settings: Any) -> dict[str, Any]:
             "review_id": MISSING,
             "user_id": someone.pk,
             "series_id": series,
+            "link_id": MISSING,
         },
         "users": [make_user("Plain player"), house],
         "draft_id": draft,

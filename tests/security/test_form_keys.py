@@ -31,6 +31,8 @@ UNKEYED = {
     "web:board_snapshot",
     "web:board_final",
     "web:board_venue",
+    "web:display",
+    "web:display_now",
     "house:events",
     "house:dashboard",
     "house:dashboard_partial",

@@ -3,8 +3,6 @@ code and its QR while players may check themselves in (events.venue)."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from django.core import signing
 from django.test import Client
@@ -140,10 +138,12 @@ def test_the_final_page_qr_never_carries_the_code(client: Client) -> None:
     assert str(qr_svg(f"http://testserver/events/{table.event.pk}/")) in page
 
 
-def test_house_copies_the_display_link_from_the_dashboard(client: Client) -> None:
+def test_the_dashboard_hands_out_display_links_not_the_code_bound_one(client: Client) -> None:
+    """One kind of link on the dashboard: its Displays section (tests/web/test_display.py)."""
     table = make_table("league", players=2)
     switch(table, True)
     client.force_login(table.house)
     page = client.get(reverse("house:dashboard", args=[table.event.pk])).content.decode()
-    found = re.search(r'href="([^"]+)"[^>]*data-display-link', page)
-    assert found and found[1] == display_path(table.event)
+    link = display_path(table.event)
+    assert link is not None and link not in page
+    assert 'id="displays"' in page and 'href="#displays"' in page

@@ -1,0 +1,66 @@
+"""The display link's pages (events/display.py): the board for a projector's laptop that is not
+signed in, and the small check its page makes to follow a series and notice a revocation."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_safe
+
+from events import display
+from events.models import Event, Phase
+from web.views import _board_page
+
+REVOKED = "This display link was revoked by House."
+UNKNOWN = "No such display link: ask House for a new one."
+NO_EVENT = "No event tonight."
+NOT_OPEN = "The board opens when the event does."
+
+
+def _showing(event: Event | None) -> str:
+    """What a display page shows, as its check compares it: another answer reloads the page."""
+    if event is None:
+        return "none"
+    return f"{'draft' if event.phase == Phase.DRAFT else 'event'}:{event.pk}"
+
+
+def _message(
+    request: HttpRequest, text: str, *, status: int, watch: str = "", showing: str = ""
+) -> HttpResponse:
+    context = {"text": text, "watch": watch, "showing": showing}
+    return render(request, "web/display_message.html", context, status=status)
+
+
+@require_safe
+def display_page(request: HttpRequest, token: str) -> HttpResponse:
+    """The display: the board of the link's event (or its series' current event) in kiosk mode,
+    with the check-in code while self check-in is on. Revoked: 410 and a plain page, no board."""
+    link = display.find(token)
+    if link is None:
+        return _message(request, UNKNOWN, status=404)
+    if link.revoked_at is not None:
+        return _message(request, REVOKED, status=410)
+    display.seen(link)
+    event = display.shown_event(link)
+    watch = reverse("web:display_now", kwargs={"token": token})
+    showing = _showing(event)
+    if event is None or event.phase == Phase.DRAFT:
+        text = NO_EVENT if link.series_id is not None else NOT_OPEN
+        return _message(request, text, status=200, watch=watch, showing=showing)
+    return _board_page(
+        request, event, venue=True, display=token, kiosk=True, watch=watch, showing=showing
+    )
+
+
+@require_safe
+def display_now(request: HttpRequest, token: str) -> JsonResponse:
+    """What the display should show now (`static/js/display.js` asks every half minute): the
+    page reloads when it changed, or when the link was revoked (410)."""
+    link = display.find(token)
+    if link is None:
+        return JsonResponse({"showing": "unknown"}, status=404)
+    if link.revoked_at is not None:
+        return JsonResponse({"showing": "revoked"}, status=410)
+    display.seen(link)
+    return JsonResponse({"showing": _showing(display.shown_event(link))})
