@@ -394,6 +394,7 @@ def staff_invitation_cancel(
     email it named is no longer kept."""
     if not (by.is_staff or change.house):
         raise change.refusal() if change.roles else NotAllowed("Only the owner invites staff.")
+    change.refuse_if_finalized()
     invitation = (
         StaffInvitation.objects.select_for_update()
         .filter(event=change.event, pk=invitation_id)

@@ -30,6 +30,8 @@ HOUSE_FORMS: dict[str, str] = {
     "house:scoreholio_upload": "result_submit",
     "house:scoreholio_clear": "result_submit",
     "house:review_resolve": "review_resolve",
+    "house:display_link_create": "display_link_create",
+    "house:display_link_revoke": "display_link_revoke",
     "house:check_in": "player_check_in",
     "house:check_in_undo": "check_in_undo",
     "house:registration_cancel": "registration_cancel",

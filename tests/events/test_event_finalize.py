@@ -60,6 +60,9 @@ def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], o
     services.review_resolve(review_id=review.review_id, by=table.house, reason="Fine.")
     services.pool_confirm(event_id=table.event.pk, by=table.house)
     link = services.display_link_create(event_id=table.event.pk, by=table.house, label="Bar")
+    invited = services.staff_invite(
+        event_id=table.event.pk, by=table.house, email="invited@example.com"
+    )
     _finalize(table)
     event_id, house, a = table.event.pk, table.house, table.rid(ann)
     staff = make_user("Staff", staff=True)
@@ -82,6 +85,9 @@ def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], o
         ),
         "staff_invitation_accept": lambda: services.staff_invitation_accept(
             event_id=event_id, by=newcomer, token="anything"
+        ),
+        "staff_invitation_cancel": lambda: services.staff_invitation_cancel(
+            event_id=event_id, by=staff, invitation_id=invited.invitation_id
         ),
         "registration_open": lambda: services.registration_open(event_id=event_id, by=house),
         "registration_close": lambda: services.registration_close(event_id=event_id, by=house),

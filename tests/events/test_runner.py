@@ -115,6 +115,10 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
             {"event_id": e2, "email": "b@example.com", "role": "scorer"},
         ),
         "staff_invitation_accept": ({"event_id": e, "token": "a"}, {"event_id": e2, "token": "b"}),
+        "staff_invitation_cancel": (
+            {"event_id": e, "invitation_id": 1},
+            {"event_id": e2, "invitation_id": 2},
+        ),
         "registration_open": ({"event_id": e}, {"event_id": e2}),
         "registration_close": ({"event_id": e}, {"event_id": e2}),
         "event_start": ({"event_id": e}, {"event_id": e2}),

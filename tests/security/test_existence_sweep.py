@@ -23,7 +23,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from accounts.models import User
 from events import services
-from events.models import DisplayLink, Registration, Review
+from events.models import DisplayLink, Registration, Review, StaffInvitation
 from seasons.services import series_create
 from tests.factories import make_table, make_user
 from tests.refusals import unchanged
@@ -135,6 +135,9 @@ def scene(db: None, settings: Any) -> dict[str, Any]:
     review = Review.objects.create(registration=registration, reason="Why", opened_by="House")
     series = series_create(by=make_user("Series staff", staff=True), name="League").series_id
     link = DisplayLink.objects.create(event_id=draft, label="Projector", token_hash="draft")
+    invitation = StaffInvitation.objects.create(
+        event_id=draft, email="invited@example.com", role="scorer", token="draft"
+    )
     return {
         "draft": {
             "event_id": draft,
@@ -143,6 +146,7 @@ def scene(db: None, settings: Any) -> dict[str, Any]:
             "user_id": someone.pk,
             "series_id": series,
             "link_id": link.pk,
+            "invitation_id": invitation.pk,
         },
         "missing": {
             "event_id": MISSING,
@@ -151,6 +155,7 @@ def scene(db: None, settings: Any) -> dict[str, Any]:
             "user_id": someone.pk,
             "series_id": series,
             "link_id": MISSING,
+            "invitation_id": MISSING,
         },
         "users": [make_user("Plain player"), house],
         "draft_id": draft,

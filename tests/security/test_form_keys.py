@@ -108,7 +108,7 @@ def test_a_form_without_its_key_is_refused(client: Client, table, name: str, key
     )
     route = str(pattern.pattern)
     registration = table.rid(table.players[1])
-    kwargs: dict[str, int] = {}
+    kwargs: dict[str, int | str] = {}
     if "event_id" in route:
         kwargs["event_id"] = table.event.pk
     if "registration_id" in route:
@@ -123,6 +123,16 @@ def test_a_form_without_its_key_is_refused(client: Client, table, name: str, key
         )
     if "user_id" in route:
         kwargs["user_id"] = table.house.pk
+    if "invitation_id" in route or "<str:token>" in route:
+        from events import services
+
+        invited = services.staff_invite(
+            event_id=table.event.pk, by=table.house, email="invited@example.com"
+        )
+        if "invitation_id" in route:
+            kwargs["invitation_id"] = invited.invitation_id
+        else:
+            kwargs["token"] = invited.token
     client.force_login(table.house if name.startswith("house:") else table.players[1])
     with unchanged(table.event.pk, name):
         events = Event.objects.count()
