@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.urls import reverse
 
+from accounts.models import User
 from events.models import StaffInvitation
 from events.staff import Role
 
@@ -33,17 +34,31 @@ def send_invitation(invitation_id: int) -> bool:
     if invitation is None:
         return False
     event = invitation.event
-    inviter = invitation.invited_by.display_name if invitation.invited_by else "House"
-    role = Role(invitation.role).label.lower()
+    email_invitation(
+        to=invitation.email,
+        inviter=invitation.invited_by,
+        what=f"{event.name} ({event.date:%A %d %B %Y})",
+        name=event.name,
+        role=invitation.role,
+        link=invitation_link(invitation.token),
+    )
+    return True
+
+
+def email_invitation(
+    *, to: str, inviter: User | None, what: str, name: str, role: str, link: str
+) -> None:
+    """The invitation's email: who invites, to run what, in which role, and the link."""
+    by = inviter.display_name if inviter is not None else "House"
+    role = Role(role).label.lower()
     send_mail(
-        subject=f"Join the staff of {event.name} as {role}",
+        subject=f"Join the staff of {name} as {role}",
         message=(
-            f"{inviter} invites you to run {event.name} ({event.date:%A %d %B %Y}) as {role}.\n\n"
-            f"Sign in with this email address and accept the invitation here:\n"
-            f"{invitation_link(invitation.token)}\n\n"
+            f"{by} invites you to run {what} as {role}.\n\n"
+            "Sign in with this email address and accept the invitation here:\n"
+            f"{link}\n\n"
             "If you did not expect this, ignore this email: nothing happens until you accept.\n"
         ),
         from_email=None,
-        recipient_list=[invitation.email],
+        recipient_list=[to],
     )
-    return True

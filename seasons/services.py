@@ -31,7 +31,7 @@ from events.limits import check_text, text_problem
 from events.models import DisplayLink, EntryMode, Event, IdempotencyRecord, Phase
 from events.runner import is_house, roles_of
 from events.staff import MEMBER_ROLES, Role
-from seasons import answers, standings
+from seasons import answers, standings, tasks
 from seasons.models import (
     ChampionshipInvitation,
     PlayerKey,
@@ -338,8 +338,8 @@ def series_staff_invite(
     role: str = Role.DIRECTOR,
     idempotency_key: str | None = None,
 ) -> answers.SeriesStaffInvited:
-    """The owner invites someone to the series' staff by email, with a role; the answer holds
-    the token to hand over (no mail is sent)."""
+    """The owner invites someone to the series' staff by email, with a role: the link is emailed
+    after the commit, and the answer holds the token to hand over."""
 
     def run() -> answers.SeriesStaffInvited:
         series = _lock_series(series_id, by, "series_staff_invite")
@@ -356,6 +356,8 @@ def series_staff_invite(
             token=secrets.token_urlsafe(24),
             invited_by=by,
         )
+        pk = invitation.pk
+        transaction.on_commit(lambda: tasks.send_series_staff_invitation.delay(pk))
         return answers.SeriesStaffInvited(
             series_id=series.pk, invitation_id=invitation.pk, role=wanted, token=invitation.token
         )

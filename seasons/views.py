@@ -274,7 +274,8 @@ def series_invite(request: HttpRequest, series: Series, user: User, key: str) ->
     link = request.build_absolute_uri(
         reverse("seasons:series_invitation", kwargs={"token": answer.token})
     )
-    return f"Invitation made ({answer.role}): hand over this link, {link}"
+    email = request.POST.get("email", "").strip()
+    return f"Invitation emailed to {email} ({answer.role}); to hand it over yourself: {link}"
 
 
 @_series_form

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.core import mail
 from django.test import Client
 from django.urls import reverse
 
@@ -207,3 +208,20 @@ def test_the_defaults_form_saves_them_and_the_next_event_takes_them() -> None:
     with nothing_changes(crew):
         bad = _post(director, path, {"entry_mode": "paid", "asks_age": "1", "minimum_age": "x"})
     assert any("whole number" in text for text in said(bad))
+
+
+def test_an_invitation_is_emailed_with_its_link_after_the_commit(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    crew = make_crew()
+    owner = _client(crew.people["owner"])
+    with django_capture_on_commit_callbacks(execute=True):
+        _post(
+            owner,
+            reverse("seasons:invite", args=[crew.series_id]),
+            {"email": crew.newcomer.email, "role": "scorer"},
+        )
+    invitation = SeriesStaffInvitation.objects.get(series_id=crew.series_id)
+    (message,) = [m for m in mail.outbox if m.to == [crew.newcomer.email]]
+    assert reverse("seasons:series_invitation", args=[invitation.token]) in message.body
+    assert "Thursday League" in message.subject and "scorer" in message.subject
