@@ -8,6 +8,7 @@ import zoneinfo
 from collections.abc import Sequence
 from typing import Any
 
+from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
@@ -48,7 +49,7 @@ from events.registration import deal_starting_offer
 from events.registration_switch import close_registration, why_registration_cannot_open
 from events.remainder_policy import lacks_remainder_policy, require_remainder_policy
 from events.runner import Change, action
-from events.staff import MEMBER_ROLES, Role
+from events.staff import MEMBER_ROLES, Role, acting_role
 from payouts.allocation import allocate
 
 EDITABLE = (
@@ -98,9 +99,13 @@ def event_create(
     sponsored_pool: int = 0,
     refund_policy: str = RefundPolicy.CANCELLATIONS.value,
     minimum_age: int = 0,
+    series_id: int | None = None,
     idempotency_key: str | None = None,
 ) -> answers.EventCreated:
-    """Site staff create an event in draft; they become its first House member."""
+    """Site staff create an event in draft; they become its owner. In a series (`series_id`: the
+    series' "Next event" and championship), House of the series whose role may make its events
+    create it too: its owner is then the series' owner, and the creator acts in their series
+    role, which holds in every event of the series (docs/decisions.md, "Roles")."""
     given: dict[str, Any] = {
         "name": name,
         "venue": venue,
@@ -115,10 +120,11 @@ def event_create(
         "refund_policy": refund_policy,
         "minimum_age": minimum_age,
     }
-    if not by.is_staff:
+    if series_id is None and not by.is_staff:
         raise NotAllowed("Only site staff create events.")
-    event = change.event = Event.objects.create(**_clean_settings(given))
-    event.house.add(by, through_defaults={"role": Role.OWNER})
+    owner = by if series_id is None else _owner_in_series(by, series_id)
+    event = change.event = Event.objects.create(**_clean_settings(given), series_id=series_id)
+    event.house.add(owner, through_defaults={"role": Role.OWNER})
     change.house = True
     change.audit(
         "event_created",
@@ -137,8 +143,27 @@ def event_create(
             },
         },
     )
-    change.audit("house_member_added", details={"member": by.display_name})
+    change.audit("house_member_added", details={"member": owner.display_name})
     return answers.EventCreated(event_id=event.pk)
+
+
+def _owner_in_series(by: User, series_id: int) -> User:
+    """The owner of an event made in a series: its creator when site staff, else the series'
+    owner, when the creator's series role may make the series' events (a director's and the
+    owner's: `series_next_event`). The series' staff live with the series (seasons/), named here
+    by label as `events.runner.roles_of` does."""
+    series_staff = apps.get_model("seasons", "SeriesStaff")
+    if not apps.get_model("seasons", "Series").objects.filter(pk=series_id).exists():
+        raise NotFound("No such series.")
+    if by.is_staff:
+        return by
+    roles = series_staff.objects.filter(series_id=series_id, user_id=by.pk).values_list(
+        "role", flat=True
+    )
+    if acting_role(roles, "series_next_event") is None:
+        raise NotAllowed("Only site staff, or House of the series, create its events.")
+    held = series_staff.objects.filter(series_id=series_id, role=Role.OWNER).first()
+    return held.user if held is not None else by  # a series always has an owner
 
 
 @action("event_update")

@@ -589,13 +589,8 @@ def series_next_event(
         time_zone=last.time_zone,
         refund_policy=last.refund_policy,
         **series_defaults(series, last),
-        idempotency_key=None if key is None else f"{key}:event",
-    )
-    event_series_set(
-        event_id=created.event_id,
         series_id=series.pk,
-        by=by,
-        idempotency_key=None if key is None else f"{key}:series",
+        idempotency_key=None if key is None else f"{key}:event",
     )
     return _once(
         by=by,
@@ -855,6 +850,7 @@ def championship_create(
         time_zone=last.time_zone,
         refund_policy=last.refund_policy,
         **series_defaults(season.series, last),
+        series_id=season.series_id,
         idempotency_key=None if key is None else f"{key}:event",
     )
 
