@@ -14,6 +14,8 @@ from rest_framework.response import Response
 from accounts.models import User
 from api import reads, schema
 from api.views import ApiView, PublicReadView, actor, answered, valid
+from events import display
+from events import request_bodies as event_body
 from events.errors import NotAllowed, NotFound
 from events.reads.common import to_json
 from seasons import answers, services
@@ -167,6 +169,59 @@ class SeriesOwner(ApiView):
         return answered(
             services.series_ownership_transfer(
                 series_id=series_id, by=by, member=member, idempotency_key=self.idempotency_key
+            )
+        )
+
+
+class SeriesDisplayLinks(ApiView):
+    @schema.read(
+        summary="A series' display links (House of the series)",
+        description="Each link's label, when it was made and last seen, and whether it was "
+        "revoked; never its token, which only the answer that made it holds.",
+        answer=schema.read_model(display.SeriesDisplayLinks),
+        tags=SEASONS,
+    )
+    def get(self, request: Request, series_id: int) -> Response:
+        series = _series(series_id)
+        if not services.is_series_house(actor(request), series):
+            raise NotAllowed("Only House of this series can do that.")
+        return Response(to_json(display.series_links(series.pk)))
+
+    @schema.write(
+        summary="Make a display link for a series (its owner or a director)",
+        description="The link shows the series' current event in kiosk mode and follows it to "
+        "the next, to a browser that is not signed in; it writes nothing. Its address is in "
+        "this answer only.",
+        request=event_body.DisplayLinkLabel,
+        answer=answers.SeriesDisplayLinkCreated,
+        status=201,
+        tags=SEASONS,
+    )
+    def post(self, request: Request, series_id: int) -> Response:
+        data = valid(request, event_body.DisplayLinkLabel)
+        answer = services.series_display_link_create(
+            series_id=series_id,
+            by=actor(request),
+            label=data["label"],
+            idempotency_key=self.idempotency_key,
+        )
+        return answered(answer, status=201)
+
+
+class SeriesDisplayLinkRevoke(ApiView):
+    @schema.write(
+        summary="Revoke a series' display link (its owner or a director)",
+        description="Its page answers 410 from now on and its open displays close.",
+        answer=answers.SeriesDisplayLinkRevoked,
+        tags=SEASONS,
+    )
+    def post(self, request: Request, series_id: int, link_id: int) -> Response:
+        return answered(
+            services.series_display_link_revoke(
+                series_id=series_id,
+                by=actor(request),
+                link_id=link_id,
+                idempotency_key=self.idempotency_key,
             )
         )
 

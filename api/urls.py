@@ -37,6 +37,16 @@ urlpatterns: list[URLPattern] = [
         seasons.SeriesInvitationAccept.as_view(),
         name="series-staff-invitation-accept",
     ),
+    path(
+        "series/<int:series_id>/display-links/",
+        seasons.SeriesDisplayLinks.as_view(),
+        name="series-display-links",
+    ),
+    path(
+        "series/<int:series_id>/display-links/<int:link_id>/revoke/",
+        seasons.SeriesDisplayLinkRevoke.as_view(),
+        name="series-display-link-revoke",
+    ),
     path("series/<int:series_id>/next-event/", seasons.NextEvent.as_view(), name="next-event"),
     path("series/<int:series_id>/seasons/", seasons.Seasons.as_view(), name="seasons"),
     path("events/<int:event_id>/series/", seasons.EventSeries.as_view(), name="event-series"),

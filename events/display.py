@@ -185,8 +185,20 @@ def rows(links: Q) -> list[DisplayLinkRow]:
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class SeriesDisplayLinks:
+    """A series' display links, newest first."""
+
+    series_id: int
+    links: list[DisplayLinkRow]
+
+
 def event_links(event: Event) -> DisplayLinks:
     return DisplayLinks(event_id=event.pk, links=rows(Q(event_id=event.pk)))
+
+
+def series_links(series_id: int) -> SeriesDisplayLinks:
+    return SeriesDisplayLinks(series_id=series_id, links=rows(Q(series_id=series_id)))
 
 
 # --- the services ---------------------------------------------------------------------------------

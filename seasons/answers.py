@@ -111,6 +111,8 @@ ALL_SEASON_ANSWERS: tuple[type[Answer], ...] = (
     SeriesStaffInvited,
     SeriesStaffInvitationAccepted,
     SeriesDefaultsSaved,
+    SeriesDisplayLinkCreated,
+    SeriesDisplayLinkRevoked,
     EventSeriesSet,
     NextEventCreated,
     SeasonSaved,

@@ -177,6 +177,9 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
         {"name": "Autumn", "starts_on": "2026-12-01", "ends_on": "2026-12-04", "rules": {}},
     ).json()["season_id"]
     house.post(f"{e}/series/", {"series_id": series["series_id"]})
+    house.get(f"{s}/display-links/")
+    screen = house.post(f"{s}/display-links/", {"label": "Bar screen"}).json()["link_id"]
+    house.post(f"{s}/display-links/{screen}/revoke/")
     house.post(f"{s}/next-event/", {})
     house.patch(f"/api/seasons/{season}/", {"name": "Autumn 2026"})
     house.post(f"{e}/house-members/", {"user_id": helper.pk, "role": "cashier"})

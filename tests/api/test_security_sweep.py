@@ -20,7 +20,12 @@ from api import urls
 from events.display import display_link_create
 from events.services import staff_invite
 from seasons.reads import public_id
-from seasons.services import event_series_set, season_create, series_create
+from seasons.services import (
+    event_series_set,
+    season_create,
+    series_create,
+    series_display_link_create,
+)
 from tests.api.support import Api, error
 from tests.factories import make_table, make_user
 from tests.refusals import unchanged
@@ -98,6 +103,13 @@ HOUSE = [
         "POST",
         "/api/series/{series}/staff-invitations/",
         {"email": "newcomer@example.com", "role": "cashier"},
+    ),
+    Call("series-display-links", "GET", "/api/series/{series}/display-links/"),
+    Call("series-display-links", "POST", "/api/series/{series}/display-links/", {"label": "Mine"}),
+    Call(
+        "series-display-link-revoke",
+        "POST",
+        "/api/series/{series}/display-links/{series_link}/revoke/",
     ),
     Call("next-event", "POST", "/api/series/{series}/next-event/", {}),
     Call(
@@ -217,7 +229,10 @@ class Scene:
         self.invitation = staff_invite(
             event_id=self.table.event.pk, by=self.table.house, email="invited@example.com"
         ).invitation_id
-        # The projector's link House made for the night.
+        # The series' projector link, and the one House made for the night.
+        self.series_link = series_display_link_create(
+            series_id=self.series, by=self.table.house, label="Bar screen"
+        ).link_id
         self.link = display_link_create(
             event_id=self.table.event.pk, by=self.table.house, label="Projector"
         ).link_id
@@ -235,6 +250,7 @@ class Scene:
             "player": self.player,
             "invitation": self.invitation,
             "link": self.link,
+            "series_link": self.series_link,
         }
 
 

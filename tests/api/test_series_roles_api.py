@@ -50,6 +50,12 @@ WRITES: dict[str, tuple[str, str, dict[str, Any]]] = {
     ),
     "season_update": ("PATCH", "/api/seasons/{season}/", {"name": "Autumn 2026"}),
     "championship_create": ("POST", "/api/seasons/{season}/championship/", {"date": "2026-12-10"}),
+    "series_display_link_create": (
+        "POST",
+        "/api/series/{s}/display-links/",
+        {"label": "Door screen"},
+    ),
+    "series_display_link_revoke": ("POST", "/api/series/{s}/display-links/{link}/revoke/", {}),
 }
 
 
@@ -60,6 +66,7 @@ def _send(api: Api, crew: Crew, action: str) -> Any:
         "season": crew.season_id,
         "spare": crew.spare.pk,
         "newcomer": crew.newcomer.pk,
+        "link": crew.link_id,
     }
     filled = {k: ids[v[1:-1]] if str(v).startswith("{") else v for k, v in body.items()}
     return api.send(method, path.format(**ids), filled)
@@ -83,9 +90,9 @@ def test_every_series_write_is_refused_to_each_role_that_may_not_make_it() -> No
         # Every member reads the series with its drafts; the controls do not see drafts.
         page = api.get(f"/api/series/{crew.series_id}/").json()
         assert page["house"] is (role in STAFF_ROLES)
-    # 9 writes: the owner is refused none, a director the 4 staff ones, a cashier, a scorer, a
-    # player and an outsider all 9: 40 cases.
-    assert tried == 0 + 4 + 9 * 4 == 40
+    # 11 writes: the owner is refused none, a director the 4 staff ones, a cashier, a scorer, a
+    # player and an outsider all 11: 48 cases.
+    assert tried == 0 + 4 + 11 * 4 == 48
 
 
 def test_the_owner_appoints_with_a_role_and_changes_it_by_posting_again() -> None:

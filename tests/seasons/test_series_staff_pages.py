@@ -70,6 +70,14 @@ def _forms(crew: Crew) -> dict[str, tuple[str, dict[str, str]]]:
             reverse("seasons:championship_new", args=[season]),
             {"date": "2026-12-10"},
         ),
+        "series_display_link_create": (
+            reverse("seasons:display_link_create", args=[s]),
+            {"label": "Door screen"},
+        ),
+        "series_display_link_revoke": (
+            reverse("seasons:display_link_revoke", args=[s]),
+            {"link": str(crew.link_id)},
+        ),
     }
 
 
@@ -100,9 +108,9 @@ def test_every_series_form_is_refused_to_each_role_that_may_not_use_it() -> None
             with nothing_changes(crew, f"{role} {name}"):
                 assert _post(client, path, data).status_code == 404, (role, name)
             tried += 1
-    # 10 forms: the owner is refused none, a director the 5 staff forms, a cashier and a scorer
-    # all 10; a player and an outsider find none of them (404): 45 cases.
-    assert (len(forms), tried) == (10, 0 + 5 + 10 + 10 + 10 + 10)
+    # 12 forms: the owner is refused none, a director the 5 staff forms, a cashier and a scorer
+    # all 12; a player and an outsider find none of them (404): 53 cases.
+    assert (len(forms), tried) == (12, 0 + 5 + 12 + 12 + 12 + 12)
 
 
 def test_the_staff_section_lists_each_member_with_their_role() -> None:
