@@ -118,10 +118,15 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         self.account_group: str | None = None
         event_id = int(self.scope["url_route"]["kwargs"]["event_id"])
         user = self.scope.get("user")
+        self.early_groups: list[str] = []
         if self.private and user is not None and user.is_authenticated:
             # Before the access check: a revocation committed after it reaches this socket.
             self.account_group = revocation.user_group(user.pk)
             await self.channel_layer.group_add(self.account_group, self.channel_name)
+        for group in await database_sync_to_async(self.revoked_through)():
+            # The same for what else can be revoked (a display link): joined before the check.
+            await self.channel_layer.group_add(group, self.channel_name)
+            self.early_groups.append(group)
         granted = await database_sync_to_async(self.authorize)(event_id, user)
         if isinstance(granted, int):
             await self.leave_groups()
@@ -155,7 +160,8 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         groups = list(self.access.groups) if self.access is not None else []
         if self.account_group is not None:
             groups.append(self.account_group)
-        self.access, self.account_group = None, None
+        groups.extend(getattr(self, "early_groups", ()))
+        self.access, self.account_group, self.early_groups = None, None, []
         for group in groups:
             await self.channel_layer.group_discard(group, self.channel_name)
 
@@ -256,6 +262,10 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
 
     # --- synchronous, in a database thread ---------------------------------------------------
 
+    def revoked_through(self) -> list[str]:
+        """Groups that tell this socket its access was revoked, other than its account's."""
+        return []
+
     def authorize(self, event_id: int, user: Any) -> Access | int:
         """The socket's access, or the close code that refuses it."""
         raise NotImplementedError
@@ -296,6 +306,12 @@ class BoardConsumer(LiveConsumer):
     async def connect(self) -> None:
         self.venue_shown = ""
         await super().connect()
+
+    def revoked_through(self) -> list[str]:
+        """A display link's group, which its revocation tells (events.display)."""
+        token = self.scope["url_route"]["kwargs"].get("display")
+        link = display.find(token) if token else None
+        return [display.group(link.pk)] if link is not None else []
 
     def authorize(self, event_id: int, user: Any) -> Access | int:
         event = _public_event(event_id)
