@@ -4,7 +4,7 @@ PYTHON ?= python
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run stop test lint unit browser bench fuzz slow clean restore standby
+.PHONY: run stop test lint unit unit-rest systems browser bench fuzz slow clean restore standby
 
 # The Python first (a plain message, not a resolver error), then the pinned packages.
 $(BIN)/.installed: requirements-dev.lock .python-version
@@ -52,6 +52,19 @@ lint: $(BIN)/.installed
 
 unit: $(BIN)/.installed
 	$(BIN)/python -m pytest -m "not browser"
+
+# The unit tests that start servers and processes of their own (standby copies, the deploy
+# scripts, faults): `make test` runs them in the browser suite's lane, after it, so that the two
+# lanes take about as long (`unit-rest` is the rest of `make unit`). The browser suite's test
+# database, which is free by then.
+SYSTEMS := tests/standby tests/deploy tests/faults
+
+unit-rest: $(BIN)/.installed
+	$(BIN)/python -m pytest -m "not browser" $(addprefix --ignore=,$(SYSTEMS))
+
+systems: $(BIN)/.installed
+	TEST_DATABASE_NAME=$${BROWSER_TEST_DATABASE_NAME:-test_browser} \
+	  $(BIN)/python -m pytest -o cache_dir=.pytest_cache/systems -m "not browser" $(SYSTEMS)
 
 # Browser tests: a separate pytest run, Debian's Chromium driven by Playwright (no downloads), with
 # a test database and a pytest cache (its last failures) of their own: `make test` runs them beside
