@@ -6,13 +6,43 @@ carries the link, and House's settings page shows the same link to hand over whe
 
 from __future__ import annotations
 
+import datetime
+import secrets
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
+from django.core.validators import validate_email
 from django.urls import reverse
 
 from accounts.models import User
+from events.errors import Invalid, NotAllowed, WrongState
 from events.models import StaffInvitation
 from events.staff import Role
+
+# What an event's and a series' invitations have alike (seasons.SeriesStaffInvitation).
+
+
+def invited_address(email: object) -> str:
+    """The address an invitation names, checked."""
+    address = email.strip() if isinstance(email, str) else ""
+    try:
+        validate_email(address)
+    except ValidationError:
+        raise Invalid("That is not an email address.") from None
+    return address
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def check_acceptance(accepted_at: datetime.datetime | None, email: str, by: User) -> None:
+    """An invitation is accepted once, by an account with its email (compared without case)."""
+    if accepted_at is not None:
+        raise WrongState("This invitation has already been accepted.")
+    if email.casefold() != by.email.casefold():
+        raise NotAllowed("This invitation is for another email address: sign in with that one.")
 
 
 def invitation_path(token: str) -> str:

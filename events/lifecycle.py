@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import datetime
-import secrets
 import zoneinfo
 from collections.abc import Sequence
 from typing import Any
 
 from django.apps import apps
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.db import transaction
 
 from accounts import revocation
@@ -32,6 +29,7 @@ from events.errors import (
     WrongState,
 )
 from events.formats import FORMATS
+from events.invitations import check_acceptance, invited_address, new_token
 from events.limits import check_pool, check_text
 from events.models import (
     EntryMode,
@@ -49,7 +47,7 @@ from events.registration import deal_starting_offer
 from events.registration_switch import close_registration, why_registration_cannot_open
 from events.remainder_policy import lacks_remainder_policy, require_remainder_policy
 from events.runner import Change, action
-from events.staff import MEMBER_ROLES, Role, acting_role
+from events.staff import Role, acting_role, appointed_role, role_on_acceptance
 from payouts.allocation import allocate
 
 EDITABLE = (
@@ -248,7 +246,7 @@ def house_member_add(
             else NotAllowed("Only site staff appoint House members.")
         )
     change.refuse_if_finalized()
-    role = _member_role(role)
+    role = appointed_role(role)
     held = EventStaff.objects.filter(event=change.event, user=member).first()
     if held is None:
         change.event.house.add(member, through_defaults={"role": role})
@@ -335,17 +333,12 @@ def staff_invite(
     if not (by.is_staff or change.house):
         raise change.refusal() if change.roles else NotAllowed("Only the owner invites staff.")
     change.refuse_if_finalized()
-    role = _member_role(role)
-    address = email.strip()
-    try:
-        validate_email(address)
-    except ValidationError:
-        raise Invalid("That is not an email address.") from None
+    role = appointed_role(role)
     invitation = StaffInvitation.objects.create(
         event=change.event,
-        email=address,
+        email=invited_address(email),
         role=role,
-        token=secrets.token_urlsafe(24),
+        token=new_token(),
         invited_by=by,
     )
     change.audit("staff_invited", details={"invitation": invitation.pk, "role": role})
@@ -381,28 +374,21 @@ def staff_invitation_accept(
     )
     if invitation is None:
         raise NotFound("No such invitation.")
-    if invitation.accepted_at is not None:
-        raise WrongState("This invitation has already been accepted.")
-    if invitation.email.casefold() != by.email.casefold():
-        raise NotAllowed("This invitation is for another email address: sign in with that one.")
+    check_acceptance(invitation.accepted_at, invitation.email, by)
     invitation.accepted_at = change.now
     invitation.save(update_fields=["accepted_at"])
     held = EventStaff.objects.filter(event=change.event, user=by).first()
+    role = invitation.role if held is None else role_on_acceptance(held.role, invitation.role)
     if held is None:
-        change.event.house.add(by, through_defaults={"role": invitation.role})
+        change.event.house.add(by, through_defaults={"role": role})
         change.audit(
             "house_member_added",
-            details={
-                "member": by.display_name,
-                "role": invitation.role,
-                "invitation": invitation.pk,
-            },
+            details={"member": by.display_name, "role": role, "invitation": invitation.pk},
         )
-    elif held.role not in (Role.OWNER, invitation.role):
-        held.role = invitation.role
+    elif role != held.role:
+        held.role = role
         held.save(update_fields=["role"])
-        change.audit("staff_role_set", details={"member": by.display_name, "role": held.role})
-    role = EventStaff.objects.get(event=change.event, user=by).role
+        change.audit("staff_role_set", details={"member": by.display_name, "role": role})
     return answers.StaffInvitationAccepted(event_id=change.event.pk, role=role)
 
 
@@ -432,15 +418,6 @@ def staff_invitation_cancel(
     invitation.delete()
     change.audit("staff_invitation_cancelled", details={"invitation": invitation_id})
     return answers.StaffInvitationCancelled(event_id=change.event.pk, invitation_id=invitation_id)
-
-
-def _member_role(role: str) -> str:
-    if role not in {r.value for r in MEMBER_ROLES} or role == Role.OWNER:
-        raise Invalid(
-            "A staff member is a director, a cashier or a scorer "
-            "(the owner's role is handed over, not given)."
-        )
-    return role
 
 
 @action("registration_open")

@@ -22,6 +22,8 @@ from collections.abc import Iterable
 
 from django.db import models
 
+from events.errors import Invalid
+
 
 class Role(models.TextChoices):
     OWNER = "owner", "Owner"
@@ -98,6 +100,24 @@ def acting_role(roles: Iterable[str], action: str) -> str | None:
     """The strongest of `roles` that may perform `action`, or None."""
     allowed = [role for role in roles if may(role, action)]
     return min(allowed, key=lambda role: _ORDER.get(role, 99)) if allowed else None
+
+
+def appointed_role(role: object) -> str:
+    """A role a member is appointed or invited to: any but the owner's, which is handed over."""
+    if role == Role.OWNER:
+        raise Invalid(
+            "The owner's role is not given but handed over: appoint them first, then hand "
+            "ownership over."
+        )
+    if role not in {r.value for r in MEMBER_ROLES}:
+        raise Invalid("A staff member is a director, a cashier or a scorer.")
+    return str(role)
+
+
+def role_on_acceptance(held: str, invited: str) -> str:
+    """The role a member holding `held` has after accepting an invitation to `invited`: the
+    invitation's, but the owner stays owner."""
+    return held if held == Role.OWNER else invited
 
 
 def order(role: str) -> int:

@@ -76,12 +76,6 @@ _ARGUMENTS = (
 )
 
 
-def hidden_actions(roles: Iterable[str]) -> list[str]:
-    """The House actions on the page that none of `roles` may perform, in the page's order."""
-    held = frozenset(roles)
-    return sorted({action for action in HOUSE_FORMS.values() if not allowed(held, action)})
-
-
 def style(roles: Iterable[str]) -> str:
     """The CSS that hides the forms and dialog buttons `roles` do not use ("" for none)."""
     held = frozenset(roles)

@@ -19,7 +19,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.models import User
 from audit.export import audit_csv, audit_document
@@ -422,6 +422,7 @@ def house_leave(request: HttpRequest, event_id: int) -> HttpResponse:
 
 
 @login_required
+@require_http_methods(["GET", "HEAD", "POST"])
 def invitation(request: HttpRequest, token: str) -> HttpResponse:
     """An invitation to an event's staff: who invites, to what, in which role; Accept joins."""
     found = selectors.invitation(token)

@@ -12,13 +12,10 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-import secrets
 import zoneinfo
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -27,10 +24,11 @@ from events import display, staff
 from events import services as events
 from events.answers import Answer, as_json, from_json
 from events.errors import IdempotencyConflict, Invalid, NotAllowed, NotFound, WrongPhase, WrongState
+from events.invitations import check_acceptance, invited_address, new_token
 from events.limits import check_text, text_problem
 from events.models import DisplayLink, EntryMode, Event, IdempotencyRecord, Phase
 from events.runner import is_house, roles_of
-from events.staff import MEMBER_ROLES, Role
+from events.staff import Role, appointed_role, role_on_acceptance
 from seasons import answers, standings, tasks
 from seasons.models import (
     ChampionshipInvitation,
@@ -223,17 +221,6 @@ def series_create(
     )
 
 
-def _member_role(role: object) -> str:
-    if role == Role.OWNER:
-        raise Invalid(
-            "The owner's role is not given but handed over: appoint them first, then hand "
-            "ownership over."
-        )
-    if role not in {r.value for r in MEMBER_ROLES}:
-        raise Invalid("A staff member is a director, a cashier or a scorer.")
-    return str(role)
-
-
 def series_house_add(
     *,
     series_id: int,
@@ -248,7 +235,7 @@ def series_house_add(
 
     def run() -> answers.SeriesHouseChanged:
         series = _lock_series(series_id, by, "series_house_add")
-        wanted = _member_role(role)
+        wanted = appointed_role(role)
         held = SeriesStaff.objects.filter(series=series, user=member).first()
         if held is None:
             if not member.is_active:
@@ -343,17 +330,12 @@ def series_staff_invite(
 
     def run() -> answers.SeriesStaffInvited:
         series = _lock_series(series_id, by, "series_staff_invite")
-        wanted = _member_role(role)
-        address = email.strip() if isinstance(email, str) else ""
-        try:
-            validate_email(address)
-        except ValidationError:
-            raise Invalid("That is not an email address.") from None
+        wanted = appointed_role(role)
         invitation = SeriesStaffInvitation.objects.create(
             series=series,
-            email=address,
+            email=invited_address(email),
             role=wanted,
-            token=secrets.token_urlsafe(24),
+            token=new_token(),
             invited_by=by,
         )
         pk = invitation.pk
@@ -391,19 +373,18 @@ def series_staff_invitation_accept(
         )
         if invitation is None:
             raise NotFound("No such invitation.")
-        if invitation.accepted_at is not None:
-            raise WrongState("This invitation has already been accepted.")
-        if invitation.email.casefold() != by.email.casefold():
-            raise NotAllowed("This invitation is for another email address: sign in with that one.")
+        check_acceptance(invitation.accepted_at, invitation.email, by)
         invitation.accepted_at = timezone.now()
         invitation.save(update_fields=["accepted_at"])
         held = SeriesStaff.objects.filter(series=series, user=by).first()
         if held is None:
-            series.house.add(by, through_defaults={"role": invitation.role})
-        elif held.role not in (Role.OWNER, invitation.role):
-            held.role = invitation.role
-            held.save(update_fields=["role"])
-        role = SeriesStaff.objects.get(series=series, user=by).role
+            role = invitation.role
+            series.house.add(by, through_defaults={"role": role})
+        else:
+            role = role_on_acceptance(held.role, invitation.role)
+            if role != held.role:
+                held.role = role
+                held.save(update_fields=["role"])
         return answers.SeriesStaffInvitationAccepted(series_id=series.pk, role=role)
 
     return _once(

@@ -17,7 +17,7 @@ from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.models import User
 from events import display, staff
@@ -318,6 +318,7 @@ def series_leave(request: HttpRequest, series_id: int) -> HttpResponse:
 
 
 @login_required
+@require_http_methods(["GET", "HEAD", "POST"])
 def series_invitation(request: HttpRequest, token: str) -> HttpResponse:
     """An invitation's link: the series and the role, and Accept for the account it names."""
     user = _user(request)
@@ -340,8 +341,6 @@ def series_invitation(request: HttpRequest, token: str) -> HttpResponse:
             request, f"You are on the staff of {invitation.series} ({invitation.role})."
         )
         return redirect("seasons:series", series_id=invitation.series_id)
-    if request.method not in ("GET", "HEAD"):
-        return HttpResponse(status=405)
     return render(
         request,
         "seasons/invitation.html",
