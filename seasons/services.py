@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import re
 import zoneinfo
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -546,7 +547,8 @@ def series_next_event(
     idempotency_key: str | None = None,
 ) -> answers.NextEventCreated:
     """Create the series' next event from its last one's settings, a week later unless a date
-    is given; a draft, as any new event (docs/rules.md section 14.1)."""
+    is given; a draft, as any new event (docs/rules.md section 14.1). A series with no event yet
+    gets its first from the series' own settings and defaults, dated today at its venue."""
     key = (idempotency_key or "").strip() or None
     request = {"series_id": series_id, "date": date}
     if key is not None and (first := _replayed(by, key, "series_next_event", request)):
@@ -556,20 +558,10 @@ def series_next_event(
         raise NotFound("No such series.")
     require_series_role(by, series)
     last = Event.objects.filter(series=series).exclude(championship_of__isnull=False).first()
-    if last is None:
-        raise WrongState("The series has no event yet to copy: put an event in it first.")
-    when = last.date + DEFAULT_GAP if date is None else _date(date, "The date")
+    when = next_event_date(series, last) if date is None else _date(date, "The date")
     created = events.event_create(
         by=by,
-        name=last.name,
-        date=when,
-        format=last.format,
-        extra_decks=last.extra_decks,
-        remainder_policy=last.remainder_policy,
-        venue=last.venue or series.venue,
-        time_zone=last.time_zone,
-        refund_policy=last.refund_policy,
-        **series_defaults(series, last),
+        **next_event_settings(series, last, when),
         series_id=series.pk,
         idempotency_key=None if key is None else f"{key}:event",
     )
@@ -583,6 +575,58 @@ def series_next_event(
             series_id=series.pk, event_id=created.event_id, date=when.isoformat()
         ),
     )
+
+
+# The dates and names "Next event" gives (docs/decisions.md, "Series pages") --------------------
+
+FIRST_FORMAT = "league"  # a series' first event, before House chooses in its settings
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_NIGHT_DATE = re.compile(r" · (?:" + "|".join(_MONTHS) + r") \d{1,2}, \d{4}$")
+
+
+def series_today(series: Series) -> datetime.date:
+    """Today at the series' venue: the day every date a series page offers starts from, so a
+    night in Chicago is never dated by the day it already is in UTC."""
+    return timezone.localdate(timezone=zoneinfo.ZoneInfo(series.time_zone))
+
+
+def next_event_date(series: Series, last: Event | None) -> datetime.date:
+    """The date "Next event" gives when House gives none: a week after the series' last event,
+    or today at the venue for its first."""
+    return series_today(series) if last is None else last.date + DEFAULT_GAP
+
+
+def night_name(name: str, when: datetime.date) -> str:
+    """A night's name: the series' (or last night's, without its date) and its own date, so
+    the nights of a series are told apart in every list: "Thursday League · Dec 10, 2026"."""
+    base = _NIGHT_DATE.sub("", name).strip() or name.strip()
+    suffix = f" · {_MONTHS[when.month - 1]} {when.day}, {when.year}"
+    return base[: NAME_LENGTH - len(suffix)].rstrip() + suffix
+
+
+def next_event_settings(series: Series, last: Event | None, when: datetime.date) -> dict[str, Any]:
+    """The settings of the series' next event: the last event's, or for a series' first event
+    its own venue and time zone, League, $0 and one extra deck; the series' defaults either way."""
+    if last is None:
+        return {
+            "name": night_name(series.name, when),
+            "date": when,
+            "format": FIRST_FORMAT,
+            "venue": series.venue,
+            "time_zone": series.time_zone,
+            **series_defaults(series),
+        }
+    return {
+        "name": night_name(last.name, when),
+        "date": when,
+        "format": last.format,
+        "extra_decks": last.extra_decks,
+        "remainder_policy": last.remainder_policy,
+        "venue": last.venue or series.venue,
+        "time_zone": last.time_zone,
+        "refund_policy": last.refund_policy,
+        **series_defaults(series, last),
+    }
 
 
 # Display links ------------------------------------------------------------------------------------
@@ -743,7 +787,7 @@ def season_update(
         season.save(update_fields=["name", "starts_on", "ends_on", "rules"])
         return _saved(season)
 
-    return _once(
+    saved = _once(
         by=by,
         idempotency_key=idempotency_key,
         action="season_update",
@@ -757,6 +801,17 @@ def season_update(
         answer=answers.SeasonSaved,
         run=run,
     )
+    return _counted_at_once(saved)
+
+
+def _counted_at_once(saved: answers.SeasonSaved) -> answers.SeasonSaved:
+    """A season whose days now hold finalized events of its series counts them at once, not
+    when its export is next downloaded (docs/rules.md section 14.2)."""
+    season = Season.objects.get(pk=saved.season_id)
+    if standings.catch_up(season):
+        season.refresh_from_db()
+        return _saved(season)
+    return saved
 
 
 def _dates(starts_on: object, ends_on: object) -> tuple[datetime.date, datetime.date]:
