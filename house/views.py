@@ -228,10 +228,13 @@ def _event_form(
     locked: bool = False,
     paid_entries: bool = False,
 ) -> HttpResponse:
+    # A finalized event's staff change no more (docs/rules.md section 10.1): no staff form.
+    open_staff = event if event is not None and event.phase != Phase.FINALIZED else None
     return render(
         request,
         "house/event_form.html",
         {
+            "final": event is not None and open_staff is None,
             "form": form,
             "event": event,
             "locked": locked,
@@ -241,14 +244,15 @@ def _event_form(
             "members": selectors.house_members(event) if event else [],
             "invitations": selectors.pending_invitations(event) if event else [],
             # The owner's alone: hand ownership over, invite, withdraw an invitation.
-            "owns": event is not None and may(_user(request), event, "ownership_transfer"),
-            "invites": event is not None
-            and (_user(request).is_staff or may(_user(request), event, "staff_invite")),
+            "owns": open_staff is not None
+            and may(_user(request), open_staff, "ownership_transfer"),
+            "invites": open_staff is not None
+            and (_user(request).is_staff or may(_user(request), open_staff, "staff_invite")),
             "member_form": EmailForm(),
             "staff": _user(request).is_staff,
             # Site staff, or the owner: the rule table's word (events/staff.py).
-            "appoints": event is not None
-            and (_user(request).is_staff or may(_user(request), event, "house_member_add")),
+            "appoints": open_staff is not None
+            and (_user(request).is_staff or may(_user(request), open_staff, "house_member_add")),
             "roles": [("director", "Director"), ("cashier", "Cashier"), ("scorer", "Scorer")],
         },
     )
