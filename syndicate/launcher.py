@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
@@ -106,8 +107,17 @@ def _answers(host: str, port: int) -> bool:
         return sock.connect_ex((host, port)) == 0
 
 
-def _prepare() -> int | None:
-    """Migrate, seed the demo (it prints the accounts) and return the demo event's id."""
+@dataclass(frozen=True)
+class Demo:
+    """The demo's pages `make run` prints: its event, its series and the series' season."""
+
+    event_id: int | None = None
+    series_id: int | None = None
+    season_id: int | None = None
+
+
+def _prepare() -> Demo:
+    """Migrate, seed the demo (it prints the accounts) and return its ids."""
     import django
     from django.core.management import call_command
     from django.db import connections
@@ -115,12 +125,19 @@ def _prepare() -> int | None:
     django.setup()
     from events.management.commands import seed_demo
     from events.models import Event
+    from seasons.management.commands.seed_demo_series import demo_series
 
     call_command("migrate", "--noinput", verbosity=1)
     call_command("seed_demo")
+    call_command("seed_demo_series")
     event = Event.objects.filter(name=seed_demo.EVENT_NAME).order_by("pk").first()
+    series, season = demo_series()
     connections.close_all()
-    return event.pk if event else None
+    return Demo(
+        event_id=event.pk if event else None,
+        series_id=series.pk if series else None,
+        season_id=season.pk if season else None,
+    )
 
 
 class Helper:
@@ -249,7 +266,7 @@ def main() -> int:
                 os.environ["REDIS_URL"] = services.redis_url
         if wants_database:
             embedded.commits_wait_for_no_copy(var_dir)
-        event_id = _prepare()
+        demo = _prepare()
         # One web process, pooled like production's (docker-compose.yml): requests reuse their
         # database connections instead of authenticating a new one each time.
         web_env = {**os.environ}
@@ -293,7 +310,7 @@ def main() -> int:
                 return 1
             time.sleep(0.1)
         phones = addresses if host in ANY_HOST or addresses else None
-        print_addresses(browse_host, port, event_id, var_dir, holding, lan=phones)
+        print_addresses(browse_host, port, demo.event_id, var_dir, holding, lan=phones, demo=demo)
         if standby_password:
             print_standby_command(var_dir, standby_password)
         copies = CopyWatch() if keeper else None
@@ -354,8 +371,10 @@ def print_addresses(
     embedded_servers: bool,
     *,
     lan: list[str] | None,
+    demo: Demo | None = None,
 ) -> None:
-    """The addresses to open; `lan`: where phones reach it (None: this laptop only)."""
+    """The addresses to open; `lan`: where phones reach it (None: this laptop only); `demo`:
+    the demo's series and season pages too."""
     local = _url(host, port)
     # The links go to the public address (what the board's QR shows), on this laptop too.
     base = os.environ.get("SITE_URL", local).rstrip("/")
@@ -365,6 +384,13 @@ def print_addresses(
             f"  Player page:     {base}/events/{event_id}/",
             f"  House dashboard: {base}/house/events/{event_id}/",
             f"  Board:           {base}/board/{event_id}/",
+        ]
+    if demo is not None and demo.series_id is not None:
+        lines.append(f"  Series (House):  {base}/house/series/{demo.series_id}/")
+    if demo is not None and demo.season_id is not None:
+        lines += [
+            f"  Season table:    {base}/seasons/{demo.season_id}/",
+            f"  Season (House):  {base}/house/seasons/{demo.season_id}/",
         ]
     lines.append(f"  Events, sign-in: {base}/  (API: {base}/api/docs/)")
     if lan:
