@@ -282,7 +282,9 @@ def _member(by: User, series_id: int, user_id: int, action: str = "series_house_
 class NextEvent(ApiView):
     @schema.write(
         summary="Create the series' next event (its House, site staff)",
-        description="A draft with the last event's settings, a week later unless a date is given.",
+        description="A draft with the last event's settings, named with its date, a week later "
+        "unless a date is given; a series with no event yet gets its first from the series' "
+        "settings and defaults, dated today in its time zone.",
         request=body.NextEvent,
         answer=answers.NextEventCreated,
         status=201,
