@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import User
-from events import display, staff
+from events import display, limits, staff
 from events import services as events
 from events.answers import Answer, as_json, from_json
 from events.errors import IdempotencyConflict, Invalid, NotAllowed, NotFound, WrongPhase, WrongState
@@ -601,7 +601,7 @@ def night_name(name: str, when: datetime.date) -> str:
     the nights of a series are told apart in every list: "Thursday League · Dec 10, 2026"."""
     base = _NIGHT_DATE.sub("", name).strip() or name.strip()
     suffix = f" · {_MONTHS[when.month - 1]} {when.day}, {when.year}"
-    return base[: NAME_LENGTH - len(suffix)].rstrip() + suffix
+    return base[: limits.NAME_LENGTH - len(suffix)].rstrip() + suffix
 
 
 def next_event_settings(series: Series, last: Event | None, when: datetime.date) -> dict[str, Any]:

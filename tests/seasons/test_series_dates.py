@@ -10,6 +10,7 @@ import zoneinfo
 import pytest
 from django.utils import timezone
 
+from events import limits
 from events.errors import Invalid, NotAllowed, WrongState
 from events.models import Event
 from seasons import services
@@ -91,7 +92,7 @@ def test_a_night_name_keeps_one_date_and_fits_the_name_limit() -> None:
         == "Thursday League · Dec 10, 2026"
     )
     long = services.night_name("x" * 120, when)
-    assert len(long) == services.NAME_LENGTH and long.endswith(" · Dec 10, 2026")
+    assert len(long) == limits.NAME_LENGTH and long.endswith(" · Dec 10, 2026")
 
 
 def test_a_finalized_event_the_widened_days_hold_counts_at_once() -> None:
