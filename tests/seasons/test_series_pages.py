@@ -286,3 +286,17 @@ def test_house_widens_a_locked_season_from_the_page_and_the_night_counts_at_once
     assert any("which has started in this season" in text for text in said(narrowed))
     assert any("ends on or after" in text for text in said(backwards))
     assert any("must be a date" in text for text in said(garbled))
+
+
+def test_the_event_forms_without_their_key_are_refused_and_change_nothing() -> None:
+    league = make_league(0)
+    draft = _draft(league.house)
+    inside = services.series_next_event(series_id=league.series_id, by=league.house).event_id
+    client = _client(league.house)
+    for path, data in (
+        (reverse("seasons:event_add", args=[league.series_id]), {"event": str(draft.pk)}),
+        (reverse("seasons:event_remove", args=[league.series_id, inside]), {}),
+    ):
+        with unchanged(draft), unchanged(inside), seasons_unchanged():
+            answer = client.post(path, {**data, "idempotency_key": ""})
+        assert any("out of date" in text for text in said(answer)), path
