@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models.functions import Coalesce
+
 from accounts.models import User
 from events import staff
 from events.models import Event, Phase, Registration, RegistrationStatus
@@ -14,6 +16,7 @@ from events.staff import MEMBER_ROLES, Role
 from scoring.evaluator import HighValue, evaluate_high
 from seasons.models import (
     ChampionshipInvitation,
+    FormerPlayer,
     PlayerKey,
     Season,
     SeasonResult,
@@ -120,18 +123,23 @@ def season_events(season: Season) -> list[int]:
     )
 
 
+def holder_public_id() -> Coalesce:
+    """A season row's public id: its account's, or its former player's (an account deleted)."""
+    return Coalesce("player__player_key__public_id", "former__public_id")
+
+
 def season_table(season: Season) -> SeasonTable:
     """The table from the kept totals: one query for the rows, ranks computed here."""
     rules = Rules.from_dict(season.rules)
     kept = list(
         SeasonStanding.objects.filter(season=season).values_list(
-            "player_id",
+            "pk",
             "display_name",
             "total",
             "events",
             "high_firsts",
             "counted",
-            "player__player_key__public_id",
+            holder_public_id(),
         )
     )
     totals = {
@@ -531,27 +539,36 @@ def _tonight(season: Season, event: Event) -> Tonight:
     PlayerKey.objects.bulk_create(
         [PlayerKey(user_id=player) for _, player, _, _ in tonight], ignore_conflicts=True
     )
-    kept = {
-        player: (name, [Scored(*score) for score in scores])
-        for player, name, scores in SeasonStanding.objects.filter(season=season).values_list(
-            "player_id", "display_name", "scores"
-        )
+    # Keyed by (account, former player): a deleted account's row has only the second.
+    kept: dict[tuple[int | None, int | None], tuple[str, list[Scored]]] = {
+        (player, former): (name, [Scored(*score) for score in scores])
+        for player, former, name, scores in SeasonStanding.objects.filter(
+            season=season
+        ).values_list("player_id", "former_id", "display_name", "scores")
     }
     for registration, player, name, status in tonight:
         eligible = status == RegistrationStatus.CHECKED_IN and places is not None
         high = places.high_place(registration) if eligible and places else None
         low = places.low_place(registration) if eligible and places else None
         finish = Finish(eligible=eligible, high_place=high, low_place=low)
-        earlier = kept.get(player, (name, []))[1]
-        kept[player] = (
+        earlier = kept.get((player, None), (name, []))[1]
+        kept[(player, None)] = (
             name,
             [*earlier, Scored(event.pk, event_points(rules, finish), eligible, high == 1)],
         )
     totals = {player: season_total(rules, scores) for player, (_, scores) in kept.items()}
     names = {player: name for player, (name, _) in kept.items()}
-    public = dict(
-        PlayerKey.objects.filter(user_id__in=list(kept)).values_list("user_id", "public_id")
-    )
+    public: dict[tuple[int | None, int | None], str] = {
+        (user, None): key
+        for user, key in PlayerKey.objects.filter(
+            user_id__in=[player for player, _ in kept if player is not None]
+        ).values_list("user_id", "public_id")
+    } | {
+        (None, former): key
+        for former, key in FormerPlayer.objects.filter(
+            pk__in=[former for _, former in kept if former is not None]
+        ).values_list("pk", "public_id")
+    }
     rows = [
         SeasonRow(
             player_id=public.get(standing.player, ""),

@@ -13,13 +13,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
 from events.changes import Committed
-from events.models import Event, Phase, RegistrationStatus
-from seasons.models import PlayerKey, Season, SeasonResult, SeasonStanding
+from events.models import Event, Phase, Registration, RegistrationStatus
+from seasons.models import FormerPlayer, PlayerKey, Season, SeasonResult, SeasonStanding
 from seasons.points import Finish, Rules, Scored, event_points, season_total
 
 logger = logging.getLogger(__name__)
@@ -59,25 +59,35 @@ def record_event(*, event_id: int) -> int:
 
 
 def record_in_season(season: Season, event: Event) -> None:
-    """Write the event's rows and move its players' totals; the caller holds the season's lock."""
+    """Write the event's rows and move its players' totals; the caller holds the season's lock.
+
+    A registration whose account was deleted counts under its former player (FormerPlayer), so
+    every player the event's audit lists has a row (docs/decisions.md, "Players' data")."""
     rules = Rules.from_dict(season.rules)
     registrations = list(
-        event.registrations.filter(status__in=FINISHED, player__isnull=False).values_list(
-            "player_id", "player__display_name", "label", "status", "high_place", "low_place"
+        event.registrations.filter(status__in=FINISHED).values_list(
+            "pk", "player_id", "player__display_name", "label", "status", "high_place", "low_place"
         )
     )
+    formers = formers_of([row[0] for row in registrations if row[1] is None])
     rows = []
-    names = {}
-    for player_id, name, label, status, high, low in registrations:
+    names: dict[int, str] = {}
+    former_names: dict[int, str] = {}
+    for registration_id, player_id, name, label, status, high, low in registrations:
         finish = Finish(
             eligible=status == RegistrationStatus.CHECKED_IN, high_place=high, low_place=low
         )
-        names[player_id] = name
+        former = formers.get(registration_id) if player_id is None else None
+        if former is not None:
+            former_names[former.pk] = former.display_name
+        else:
+            names[player_id] = name
         rows.append(
             SeasonResult(
                 season=season,
                 event=event,
                 player_id=player_id,
+                former=former,
                 label=label,
                 eligible=finish.eligible,
                 high_place=high if finish.eligible else None,
@@ -94,20 +104,47 @@ def record_in_season(season: Season, event: Event) -> None:
         PlayerKey.objects.bulk_create(
             [PlayerKey(user_id=player) for player in missing], ignore_conflicts=True
         )
-    # Each player's kept scores, this event's added: no other event's rows are read.
-    kept = dict(
-        SeasonStanding.objects.filter(season=season, player_id__in=names).values_list(
-            "player_id", "scores"
+    for holder, held in (("player", names), ("former", former_names)):
+        # Each player's kept scores, this event's added: no other event's rows are read.
+        kept = dict(
+            SeasonStanding.objects.filter(
+                season=season, **{f"{holder}_id__in": list(held)}
+            ).values_list(f"{holder}_id", "scores")
         )
-    )
-    scores = {
-        row.player_id: [
-            *(Scored(*score) for score in kept.get(row.player_id, [])),
-            Scored(event.pk, row.points, row.eligible, row.eligible and row.high_place == 1),
-        ]
-        for row in rows
+        scores = {
+            key: [
+                *(Scored(*score) for score in kept.get(key, [])),
+                Scored(event.pk, row.points, row.eligible, row.eligible and row.high_place == 1),
+            ]
+            for row in rows
+            for key in [getattr(row, f"{holder}_id")]
+            if key is not None
+        }
+        save_totals(season, rules, scores, held, holder=holder)
+
+
+def formers_of(registration_ids: list[int]) -> dict[int, FormerPlayer]:
+    """The former player each registration without an account counts under, by registration id:
+    the one its deletion made, else (an account deleted before former players were kept) one of
+    its own."""
+    if not registration_ids:
+        return {}
+    wanted = Q()
+    for registration_id in registration_ids:
+        wanted |= Q(registrations__contains=[registration_id])
+    found = {
+        registration_id: former
+        for former in FormerPlayer.objects.filter(wanted)
+        for registration_id in former.registrations
+        if registration_id in registration_ids
     }
-    save_totals(season, rules, scores, names)
+    labels = dict(Registration.objects.filter(pk__in=registration_ids).values_list("pk", "label"))
+    for registration_id in registration_ids:
+        if registration_id not in found:
+            found[registration_id] = FormerPlayer.objects.create(
+                display_name=labels[registration_id], registrations=[registration_id]
+            )
+    return found
 
 
 def save_totals(
@@ -115,14 +152,17 @@ def save_totals(
     rules: Rules,
     scores: Mapping[int, Sequence[Scored]],
     names: Mapping[int, str],
+    *,
+    holder: str = "player",
 ) -> None:
-    """Store these players' scores and season totals (one statement)."""
+    """Store these players' (or, `holder` "former", former players') scores and season totals
+    (one statement)."""
     SeasonStanding.objects.bulk_create(
         [
             SeasonStanding(
                 season=season,
-                player_id=player_id,
-                display_name=names.get(player_id, ""),
+                **{f"{holder}_id": key},
+                display_name=names.get(key, ""),
                 total=total.total,
                 events=total.events,
                 high_firsts=total.high_firsts,
@@ -132,18 +172,18 @@ def save_totals(
                     for score in played
                 ],
             )
-            for player_id, played in scores.items()
+            for key, played in scores.items()
             for total in [season_total(rules, played)]
         ],
         update_conflicts=True,
-        unique_fields=["season", "player"],
+        unique_fields=["season", holder],
         update_fields=["display_name", "total", "events", "high_firsts", "counted", "scores"],
     )
 
 
 def rebuild_totals(season: Season, players: Iterable[int] | None = None) -> None:
-    """Recompute players' season totals from every row of the season (all players: None)."""
-    rows = SeasonResult.objects.filter(season=season)
+    """Recompute accounts' season totals from every row of the season (all accounts: None)."""
+    rows = SeasonResult.objects.filter(season=season, player__isnull=False)
     if players is not None:
         rows = rows.filter(player_id__in=list(players))
     scores: dict[int, list[Scored]] = defaultdict(list)

@@ -1,0 +1,268 @@
+"""Deleting an account (privacy/services.py: delete_account) is one transaction that completes or
+changes nothing; afterwards every event and season export verifies with the player under their
+neutral label, and a label once in an event's chain is never handed to a later registration."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from allauth.account.models import EmailAddress
+from django.contrib.sessions.models import Session
+from django.db import connection
+from django.test import Client, TestCase
+from django.urls import reverse
+
+from accounts.models import User
+from audit.export import audit_document
+from audit.verify import Entry, follow_relabels, verify
+from events import services
+from events.models import Event, Registration
+from ledger import services as ledger
+from ledger.lines import accounts, lines_of
+from privacy.services import delete_account
+from seasons import services as seasons_services
+from seasons.export import season_document
+from seasons.models import FormerPlayer, PlayerKey, SeasonResult, SeasonStanding
+from seasons.reads import season_table
+from seasons.verify import verify_season
+from tests.factories import Table, make_table, make_user
+from tests.seasons.support import FIRST, WEEK, League, make_league
+
+pytestmark = pytest.mark.django_db
+
+
+def signed_in(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def audits(event_ids: list[int]) -> dict[str, str]:
+    return {
+        f"audit-{event_id}.json": json.dumps(audit_document(Event.objects.get(pk=event_id)))
+        for event_id in event_ids
+    }
+
+
+def season_verifies(league: League) -> dict[str, Any]:
+    season = league.season
+    document = json.loads(json.dumps(season_document(season)))
+    events = [event["event_id"] for event in document["events"]]
+    for text in audits(events).values():
+        verdict = verify(json.loads(text))
+        assert verdict.ok, verdict.problem
+    season_verdict = verify_season(json.dumps(document), audits(events))
+    assert season_verdict.ok, season_verdict.problem
+    return document
+
+
+def test_deleting_a_player_with_season_results_keeps_the_season_verifying_under_a_neutral_label():
+    league = make_league(players=4)
+    ann = league.players[0]
+    league.open_season()
+    first = league.night(0, league.players, seed=1)
+    second = league.night(1, league.players, seed=2)
+    before = {row.player_id: row for row in season_table(league.season).rows}
+    ann_id = PlayerKey.objects.get(user=ann).public_id
+    ann_total = before[ann_id].total
+    client = signed_in(ann)
+    client.get(reverse("privacy:data_download"))  # a session to end
+
+    answer = client.post(reverse("privacy:account_delete"), {"confirm": "delete"})
+
+    assert answer.status_code == 302
+    assert not User.objects.filter(pk=ann.pk).exists()
+    assert not EmailAddress.objects.filter(email=ann.email).exists()
+    assert not [
+        s for s in Session.objects.all() if s.get_decoded().get("_auth_user_id") == str(ann.pk)
+    ]
+    former = FormerPlayer.objects.get()
+    assert former.public_id != ann_id
+    results = SeasonResult.objects.filter(former=former).order_by("event_id")
+    assert [row.event_id for row in results] == [first, second]
+    for row in results:
+        registration = Registration.objects.get(event_id=row.event_id, label=row.label)
+        assert row.label == f"Former player {registration.pk}"
+        assert registration.player is None
+    document = season_verifies(league)
+    text = json.dumps(document)
+    assert ann.display_name not in [row["display_name"] for row in document["standings"]]
+    assert ann_id not in text and ann.email not in text
+    (standing,) = [row for row in document["standings"] if row["player_id"] == former.public_id]
+    assert standing["display_name"] == former.display_name
+    assert standing["display_name"].startswith("Former player ")
+    assert standing["total"] == ann_total
+    others = {row.player_id: row.total for row in season_table(league.season).rows}
+    assert {k: v.total for k, v in before.items() if k != ann_id} == {
+        k: v for k, v in others.items() if k != former.public_id
+    }
+
+
+def series_night(league: League, week: int) -> Table:
+    """An event of the league's series, open for registration, run by the series' House."""
+    event_id = services.event_create(
+        by=league.house,
+        name=f"Week {week + 1}",
+        date=FIRST + WEEK * week,
+        format="league",
+        contribution=10,
+        remainder_policy="Unallocated dollars roll into the next event.",
+    ).event_id
+    seasons_services.event_series_set(
+        event_id=event_id, series_id=league.series_id, by=league.house
+    )
+    services.registration_open(event_id=event_id, by=league.house)
+    return Table(event=Event.objects.get(pk=event_id), house=league.house)
+
+
+def test_a_player_deleted_during_a_season_night_counts_under_their_neutral_label_once_it_is_final():
+    league = make_league(players=4)
+    ann, bob, cy, _ = league.players
+    league.open_season()
+    league.night(0, league.players, seed=1)
+    table = series_night(league, week=1)
+    for player in (ann, bob, cy):
+        table.players.append(player)
+        table.register(player)
+        table.check_in(player)
+    table.start()
+    table.refresh()
+    table.play_out(ann)
+    registration_id = table.rid(ann)
+
+    delete_account(user=ann)
+
+    neutral = Registration.objects.get(pk=registration_id).label
+    assert neutral == f"Former player {registration_id}"
+    for player in (bob, cy):
+        table.play_out(player)
+    services.pool_confirm(event_id=table.event.pk, by=table.house)
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        services.event_finalize(event_id=table.event.pk, by=table.house)
+
+    former = FormerPlayer.objects.get()
+    assert SeasonResult.objects.get(event=table.event, former=former).label == neutral
+    assert SeasonResult.objects.filter(event=table.event).count() == 3
+    standing = SeasonStanding.objects.get(former=former)
+    assert standing.events == 2 and standing.player is None
+    season_verifies(league)
+
+
+def pay(table: Table, registration_id: int) -> None:
+    ledger.entry_payment(
+        event_id=table.event.pk, registration_id=registration_id, by=table.house, method="cash"
+    )
+
+
+def test_a_deleted_players_label_is_never_handed_to_a_later_registration():
+    table = make_table("league", players=1, contribution=10)
+    (bob,) = table.players
+    ann = make_user("Ann")
+    first = table.register(ann)
+    pay(table, first)
+    email = ann.email
+    delete_account(user=ann)
+    former = Registration.objects.get(pk=first)
+    assert former.label == f"Former player {first}"
+
+    again = User.objects.create_user(email=email, password="another horse", display_name="Ann")
+    second = table.register(again)
+    table.players.append(again)
+    pay(table, second)
+    fresh = Registration.objects.get(pk=second)
+    assert fresh.label not in ("Ann", former.label)
+    assert fresh.label == "Ann #2"
+
+    # Each account holds only its own money, and the former entry is refunded on its own.
+    held = {label: account.held for label, account in accounts(lines_of(table.refresh())).items()}
+    assert held[former.label] == 10 and held[fresh.label] == 10
+    services.registration_cancel(registration_id=first, by=table.house)
+    ledger.entry_refund(
+        event_id=table.event.pk,
+        registration_id=first,
+        by=table.house,
+        amount=10,
+        method="cash",
+        reason="Account gone",
+    )
+    held = {label: account.held for label, account in accounts(lines_of(table.refresh())).items()}
+    assert held[former.label] == 0 and held[fresh.label] == 10
+
+    # The new account's download holds its own entries only.
+    data = json.loads(signed_in(again).get(reverse("privacy:data_download")).content)
+    (mine,) = data["registrations"]
+    seqs = {entry["seq"] for entry in mine["audit_entries"]}
+    old = set(
+        table.event.audit_entries.filter(player__in=("Ann", former.label)).values_list(
+            "seq", flat=True
+        )
+    )
+    assert seqs and not seqs & old
+    assert {entry["player"] for entry in mine["audit_entries"]} == {"Ann #2"}
+
+    # The night is played: the audit verifies, one wild each.
+    services.player_check_in(registration_id=second, by=table.house)
+    table.start()
+    table.refresh()
+    for player in (bob, again):
+        table.play_out(player)
+    services.pool_confirm(event_id=table.event.pk, by=table.house)
+    services.event_finalize(event_id=table.event.pk, by=table.house)
+    document = json.loads(json.dumps(audit_document(table.refresh())))
+    verdict = verify(document)
+    assert verdict.ok, verdict.problem
+    players = {p["player"] for p in document["result"]["players"]}
+    assert players == {bob.display_name, "Ann #2"}
+
+
+def test_a_deletion_that_fails_part_way_changes_nothing():
+    league = make_league(players=2)
+    ann = league.players[0]
+    league.open_season()
+    league.night(0, league.players, seed=1)
+    chain = list(Event.objects.values_list("pk", "audit_seq"))
+    # A row the deletion cannot pass on: the account's last statement fails after every relabel.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE FUNCTION refuse_user_delete() RETURNS trigger AS $$ BEGIN "
+            "RAISE EXCEPTION 'kept'; END $$ LANGUAGE plpgsql"
+        )
+        cursor.execute(
+            "CREATE TRIGGER refuse_user_delete BEFORE DELETE ON accounts_user "
+            "FOR EACH ROW EXECUTE FUNCTION refuse_user_delete()"
+        )
+    with pytest.raises(Exception, match="kept"):
+        delete_account(user=ann)
+    assert User.objects.filter(pk=ann.pk).exists()
+    assert list(Event.objects.values_list("pk", "audit_seq")) == chain
+    assert Registration.objects.filter(player=ann).count() == 1
+    assert SeasonResult.objects.filter(player=ann).count() == 1
+    assert not FormerPlayer.objects.exists()
+
+
+def test_a_label_a_relabelling_left_names_a_later_registration_in_an_older_chain():
+    # A chain written before a label once left was kept from later registrations: the entries
+    # before the relabelling are the deleted account's, the later ones another registration's.
+    def entry(seq: int, action: str, player: str | None, **details: Any) -> Entry:
+        return Entry(seq=seq, action=action, player=player, details=details, hash=str(seq))
+
+    chain = [
+        entry(1, "player_registered", "Ann"),
+        entry(2, "entry_paid", "Ann", amount=10),
+        entry(3, "player_relabelled", "Ann", label="Former player 5"),
+        entry(4, "player_registered", "Ann"),
+        entry(5, "player_relabelled", "Ann", label="Former player 9"),
+        entry(6, "event_finalized", None, awards={"Former player 9": 8}),
+    ]
+    followed, relabelled = follow_relabels(chain)
+    assert [e.player for e in followed] == [
+        "Former player 5",
+        "Former player 5",
+        "Former player 5",
+        "Former player 9",
+        "Former player 9",
+        None,
+    ]
+    assert relabelled == 2
