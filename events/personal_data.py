@@ -140,8 +140,13 @@ def export_invitations(user: User) -> list[dict[str, Any]]:
     ]
 
 
-def forget_inviter(erasure: Erasure) -> None:
-    StaffInvitation.objects.filter(invited_by=erasure.user).update(invited_by=None)
+def forget_invitations(erasure: Erasure) -> None:
+    """The invitations the account sent lose their sender; those it accepted (done with, and
+    holding its address) go. One still open to its address stays House's, for whoever holds the
+    address (docs/decisions.md, "One owner for players' data")."""
+    user = erasure.user
+    StaffInvitation.objects.filter(invited_by=user).update(invited_by=None)
+    StaffInvitation.objects.filter(email__iexact=user.email, accepted_at__isnull=False).delete()
 
 
 def export_display_links(user: User) -> list[dict[str, Any]]:
@@ -194,7 +199,7 @@ register(
         name="event_staff_invitations",
         models=(StaffInvitation,),
         export=export_invitations,
-        erase=forget_inviter,
+        erase=forget_invitations,
     )
 )
 register(

@@ -152,8 +152,13 @@ def export_series_staff(user: User) -> dict[str, Any]:
     }
 
 
-def forget_inviter(erasure: Erasure) -> None:
-    SeriesStaffInvitation.objects.filter(invited_by=erasure.user).update(invited_by=None)
+def forget_invitations(erasure: Erasure) -> None:
+    """As an event's (events/personal_data.py): sent ones lose their sender, accepted ones go."""
+    user = erasure.user
+    SeriesStaffInvitation.objects.filter(invited_by=user).update(invited_by=None)
+    SeriesStaffInvitation.objects.filter(
+        email__iexact=user.email, accepted_at__isnull=False
+    ).delete()
 
 
 register(
@@ -169,6 +174,6 @@ register(
         name="series_staff",
         models=(SeriesStaff, SeriesStaffInvitation),
         export=export_series_staff,
-        erase=forget_inviter,
+        erase=forget_invitations,
     )
 )
