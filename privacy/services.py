@@ -107,7 +107,9 @@ def delete_account(*, user: User) -> DeletedAccount:
             "account."
         )
     with together():
-        locked = User.objects.select_for_update().filter(pk=user.pk).first()
+        # No key update: a season recorded meanwhile may still insert rows naming the account
+        # (they wait for nothing here), which the seasons handler then passes on.
+        locked = User.objects.select_for_update(no_key=True).filter(pk=user.pk).first()
         if locked is None:
             raise NotFound("No such account.")
         if pending_in_play(locked):

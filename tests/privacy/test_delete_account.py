@@ -11,7 +11,7 @@ import pytest
 from allauth.account.models import EmailAddress
 from django.contrib.sessions.models import Session
 from django.db import connection
-from django.test import Client, TestCase
+from django.test import TestCase
 from django.urls import reverse
 
 from accounts.models import User
@@ -22,40 +22,13 @@ from events.models import Event, Registration
 from ledger import services as ledger
 from ledger.lines import accounts, lines_of
 from privacy.services import delete_account
-from seasons import services as seasons_services
-from seasons.export import season_document
 from seasons.models import FormerPlayer, PlayerKey, SeasonResult, SeasonStanding
 from seasons.reads import season_table
-from seasons.verify import verify_season
 from tests.factories import Table, make_table, make_user
-from tests.seasons.support import FIRST, WEEK, League, make_league
+from tests.privacy.support import season_verifies, series_night, signed_in
+from tests.seasons.support import make_league
 
 pytestmark = pytest.mark.django_db
-
-
-def signed_in(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def audits(event_ids: list[int]) -> dict[str, str]:
-    return {
-        f"audit-{event_id}.json": json.dumps(audit_document(Event.objects.get(pk=event_id)))
-        for event_id in event_ids
-    }
-
-
-def season_verifies(league: League) -> dict[str, Any]:
-    season = league.season
-    document = json.loads(json.dumps(season_document(season)))
-    events = [event["event_id"] for event in document["events"]]
-    for text in audits(events).values():
-        verdict = verify(json.loads(text))
-        assert verdict.ok, verdict.problem
-    season_verdict = verify_season(json.dumps(document), audits(events))
-    assert season_verdict.ok, season_verdict.problem
-    return document
 
 
 def test_deleting_a_player_with_season_results_keeps_the_season_verifying_under_a_neutral_label():
@@ -98,23 +71,6 @@ def test_deleting_a_player_with_season_results_keeps_the_season_verifying_under_
     assert {k: v.total for k, v in before.items() if k != ann_id} == {
         k: v for k, v in others.items() if k != former.public_id
     }
-
-
-def series_night(league: League, week: int) -> Table:
-    """An event of the league's series, open for registration, run by the series' House."""
-    event_id = services.event_create(
-        by=league.house,
-        name=f"Week {week + 1}",
-        date=FIRST + WEEK * week,
-        format="league",
-        contribution=10,
-        remainder_policy="Unallocated dollars roll into the next event.",
-    ).event_id
-    seasons_services.event_series_set(
-        event_id=event_id, series_id=league.series_id, by=league.house
-    )
-    services.registration_open(event_id=event_id, by=league.house)
-    return Table(event=Event.objects.get(pk=event_id), house=league.house)
 
 
 def test_a_player_deleted_during_a_season_night_counts_under_their_neutral_label_once_it_is_final():
