@@ -50,6 +50,8 @@ class SeasonRow:
     rank: int
     qualified: bool
     one_event_short: bool
+    # A deleted account's row, under its neutral name: it has no history page.
+    former: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,14 +142,16 @@ def season_table(season: Season) -> SeasonTable:
             "high_firsts",
             "counted",
             holder_public_id(),
+            "former_id",
         )
     )
     totals = {
         player: Total(total=total, events=events, high_firsts=firsts, counted=tuple(counted))
-        for player, _, total, events, firsts, counted, _ in kept
+        for player, _, total, events, firsts, counted, _, _ in kept
     }
     names = {player: name for player, name, *_ in kept}
-    public = {player: key for player, *_, key in kept}
+    public = {player: key for player, *_, key, _ in kept}
+    formers = {player for player, *_, former in kept if former is not None}
     rows = [
         SeasonRow(
             player_id=public[standing.player] or "",
@@ -159,6 +163,7 @@ def season_table(season: Season) -> SeasonTable:
             rank=standing.rank,
             qualified=standing.qualified,
             one_event_short=not standing.qualified and one_event_short(rules, standing.events),
+            former=standing.player in formers,
         )
         for standing in table(rules, totals, names)
     ]
@@ -580,6 +585,7 @@ def _tonight(season: Season, event: Event) -> Tonight:
             rank=standing.rank,
             qualified=standing.qualified,
             one_event_short=not standing.qualified and one_event_short(rules, standing.events),
+            former=standing.player[0] is None,
         )
         for standing in table(rules, totals, names)
     ]

@@ -11,7 +11,7 @@ import pytest
 from allauth.account.models import EmailAddress
 from django.contrib.sessions.models import Session
 from django.db import connection
-from django.test import TestCase
+from django.test import Client, TestCase
 from django.urls import reverse
 
 from accounts.models import User
@@ -67,6 +67,10 @@ def test_deleting_a_player_with_season_results_keeps_the_season_verifying_under_
     assert standing["display_name"] == former.display_name
     assert standing["display_name"].startswith("Former player ")
     assert standing["total"] == ann_total
+    # The season's page names them neutrally, with no link to a history no one has any more.
+    page = Client().get(reverse("seasons:season", args=[league.season.pk])).content.decode()
+    assert former.display_name in page and ann.display_name not in page
+    assert reverse("seasons:history", args=[former.public_id]) not in page
     others = {row.player_id: row.total for row in season_table(league.season).rows}
     assert {k: v.total for k, v in before.items() if k != ann_id} == {
         k: v for k, v in others.items() if k != former.public_id
