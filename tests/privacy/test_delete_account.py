@@ -11,6 +11,7 @@ import pytest
 from allauth.account.models import EmailAddress
 from django.contrib.sessions.models import Session
 from django.db import connection
+from django.db.models import ProtectedError
 from django.test import Client, TestCase
 from django.urls import reverse
 
@@ -21,7 +22,7 @@ from events import services
 from events.models import Event, Registration
 from ledger import services as ledger
 from ledger.lines import accounts, lines_of
-from privacy.services import delete_account
+from privacy.services import delete_account, player_relabel
 from seasons.models import FormerPlayer, PlayerKey, SeasonResult, SeasonStanding
 from seasons.reads import season_table
 from tests.factories import Table, make_table, make_user
@@ -226,3 +227,23 @@ def test_a_label_a_relabelling_left_names_a_later_registration_in_an_older_chain
         None,
     ]
     assert relabelled == 2
+
+
+def test_a_deletion_that_stopped_after_its_relabels_completes_when_tried_again():
+    # Before a deletion was one transaction, a player with season results was left with their
+    # registrations relabelled and their account still there: trying again completes it.
+    league = make_league(players=3)
+    ann = league.players[0]
+    league.open_season()
+    night = league.night(0, league.players, seed=4)
+    registration_id = Registration.objects.get(event_id=night, player=ann).pk
+    player_relabel(registration_id=registration_id, by=ann)
+    with pytest.raises(ProtectedError):
+        ann.delete()
+
+    delete_account(user=ann)
+
+    assert not User.objects.filter(pk=ann.pk).exists()
+    result = SeasonResult.objects.get(former__isnull=False)
+    assert result.label == Registration.objects.get(pk=registration_id).label
+    season_verifies(league)
