@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Q
 from django.db.models.functions import Coalesce
 
 from accounts.models import User
@@ -128,6 +129,22 @@ def season_events(season: Season) -> list[int]:
 def holder_public_id() -> Coalesce:
     """A season row's public id: its account's, or its former player's (an account deleted)."""
     return Coalesce("player__player_key__public_id", "former__public_id")
+
+
+def held_by_formers(registration_ids: list[int]) -> dict[int, FormerPlayer]:
+    """The former player each of these registrations (of deleted accounts) counts under, by
+    registration id, for those a deletion gave one."""
+    if not registration_ids:
+        return {}
+    wanted = Q()
+    for registration_id in registration_ids:
+        wanted |= Q(registrations__contains=[registration_id])
+    return {
+        registration_id: former
+        for former in FormerPlayer.objects.filter(wanted)
+        for registration_id in former.registrations
+        if registration_id in registration_ids
+    }
 
 
 def season_table(season: Season) -> SeasonTable:
@@ -535,14 +552,24 @@ def if_tonight_ended(season: Season) -> list[Tonight]:
 def _tonight(season: Season, event: Event) -> Tonight:
     rules = Rules.from_dict(season.rules)
     places = board_view(event).standings
-    tonight = list(
+    playing = list(
         event.registrations.filter(
             status__in=[RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN],
-            player__isnull=False,
         ).values_list("pk", "player_id", "player__display_name", "status")
     )
+    # A deleted account's registration counts under its former player (a registration whose
+    # deletion kept none will have one of its own once the event is final: not shown before).
+    formers = held_by_formers([pk for pk, player, _, _ in playing if player is None])
+    tonight = [
+        (pk, (player, None), name, status)
+        if player is not None
+        else (pk, (None, formers[pk].pk), formers[pk].display_name, status)
+        for pk, player, name, status in playing
+        if player is not None or pk in formers
+    ]
     PlayerKey.objects.bulk_create(
-        [PlayerKey(user_id=player) for _, player, _, _ in tonight], ignore_conflicts=True
+        [PlayerKey(user_id=key[0]) for _, key, _, _ in tonight if key[0] is not None],
+        ignore_conflicts=True,
     )
     # Keyed by (account, former player): a deleted account's row has only the second.
     kept: dict[tuple[int | None, int | None], tuple[str, list[Scored]]] = {
@@ -556,8 +583,8 @@ def _tonight(season: Season, event: Event) -> Tonight:
         high = places.high_place(registration) if eligible and places else None
         low = places.low_place(registration) if eligible and places else None
         finish = Finish(eligible=eligible, high_place=high, low_place=low)
-        earlier = kept.get((player, None), (name, []))[1]
-        kept[(player, None)] = (
+        earlier = kept.get(player, (name, []))[1]
+        kept[player] = (
             name,
             [*earlier, Scored(event.pk, event_points(rules, finish), eligible, high == 1)],
         )

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import User
@@ -21,6 +21,7 @@ from events.changes import Committed
 from events.models import Event, Phase, Registration, RegistrationStatus
 from seasons.models import FormerPlayer, PlayerKey, Season, SeasonResult, SeasonStanding
 from seasons.points import Finish, Rules, Scored, event_points, season_total
+from seasons.reads import held_by_formers
 
 logger = logging.getLogger(__name__)
 
@@ -127,17 +128,7 @@ def formers_of(registration_ids: list[int]) -> dict[int, FormerPlayer]:
     """The former player each registration without an account counts under, by registration id:
     the one its deletion made, else (an account deleted before former players were kept) one of
     its own."""
-    if not registration_ids:
-        return {}
-    wanted = Q()
-    for registration_id in registration_ids:
-        wanted |= Q(registrations__contains=[registration_id])
-    found = {
-        registration_id: former
-        for former in FormerPlayer.objects.filter(wanted)
-        for registration_id in former.registrations
-        if registration_id in registration_ids
-    }
+    found = held_by_formers(registration_ids)
     labels = dict(Registration.objects.filter(pk__in=registration_ids).values_list("pk", "label"))
     for registration_id in registration_ids:
         if registration_id not in found:

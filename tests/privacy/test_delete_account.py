@@ -24,7 +24,7 @@ from ledger import services as ledger
 from ledger.lines import accounts, lines_of
 from privacy.services import delete_account, player_relabel
 from seasons.models import FormerPlayer, PlayerKey, SeasonResult, SeasonStanding
-from seasons.reads import season_table
+from seasons.reads import if_tonight_ended, season_table
 from tests.factories import Table, make_table, make_user
 from tests.privacy.support import season_verifies, series_night, signed_in
 from tests.seasons.support import make_league
@@ -99,6 +99,10 @@ def test_a_player_deleted_during_a_season_night_counts_under_their_neutral_label
     assert neutral == f"Former player {registration_id}"
     for player in (bob, cy):
         table.play_out(player)
+    # The season "if tonight ended" already counts the night under the neutral name.
+    (tonight,) = if_tonight_ended(league.season)
+    (row,) = [row for row in tonight.rows if row.former]
+    assert (row.player_id, row.events) == (FormerPlayer.objects.get().public_id, 2)
     services.pool_confirm(event_id=table.event.pk, by=table.house)
     with TestCase.captureOnCommitCallbacks(execute=True):
         services.event_finalize(event_id=table.event.pk, by=table.house)
