@@ -40,8 +40,8 @@ class PlayerRelabelled(Answer):
 
 
 def _neutral_label(registration: Registration) -> str:
-    """ "Former player <registration id>", made unique among every label the event's registrations
-    hold or held (a label once in the chain is never anyone else's)."""
+    """The neutral label, "Former player <registration id>", made unique among every label the
+    event's registrations hold or held (a label once in the chain is never anyone else's)."""
     taken = set(labels_taken(registration.event))
     label = LABEL.format(number=registration.pk)
     suffix = 2
