@@ -15,9 +15,7 @@ from typing import Any
 from django.db.models import Q
 
 from accounts.models import User
-from audit.models import AuditEntry
 from events.models import Registration
-from events.registration import RELABELLED
 from privacy.registry import Erasure, Handler, register
 from seasons.models import (
     ChampionshipInvitation,
@@ -29,6 +27,7 @@ from seasons.models import (
     SeriesStaff,
     SeriesStaffInvitation,
 )
+from seasons.standings import relabelled
 
 NEUTRAL_NAME = "Former player"
 
@@ -123,18 +122,6 @@ def pass_to_former_player(erasure: Erasure) -> None:
         result.label = label_in.get(result.event_id) or relabelled(result)
     SeasonResult.objects.bulk_update(results, ["player", "former", "label"])
     standings.update(player=None, former=former, display_name=former.display_name)
-
-
-def relabelled(result: SeasonResult) -> str:
-    """The label the result's registration took in its event's chain when it was unlinked before
-    this deletion (one stopped part way before deletions were one transaction), else its own."""
-    return str(
-        AuditEntry.objects.filter(event_id=result.event_id, action=RELABELLED, player=result.label)
-        .order_by("seq")
-        .values_list("details__label", flat=True)
-        .first()
-        or result.label
-    )
 
 
 def export_series_staff(user: User) -> dict[str, Any]:

@@ -13,12 +13,14 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
+from audit.models import AuditEntry
 from events.changes import Committed
 from events.models import Event, Phase, Registration, RegistrationStatus
+from events.registration import RELABELLED
 from seasons.models import FormerPlayer, PlayerKey, Season, SeasonResult, SeasonStanding
 from seasons.points import Finish, Rules, Scored, event_points, season_total
 from seasons.reads import held_by_formers
@@ -59,14 +61,18 @@ def record_event(*, event_id: int) -> int:
     return recorded
 
 
-def record_in_season(season: Season, event: Event) -> None:
-    """Write the event's rows and move its players' totals; the caller holds the season's lock.
+def record_in_season(season: Season, event: Event, only: list[int] | None = None) -> None:
+    """Write the event's rows (or `only` these registrations') and move its players' totals; the
+    caller holds the season's lock.
 
     A registration whose account was deleted counts under its former player (FormerPlayer), so
     every player the event's audit lists has a row (docs/decisions.md, "Players' data")."""
     rules = Rules.from_dict(season.rules)
+    finished = event.registrations.filter(status__in=FINISHED)
+    if only is not None:  # rows a recording skipped (`mend`)
+        finished = finished.filter(pk__in=only)
     registrations = list(
-        event.registrations.filter(status__in=FINISHED).values_list(
+        finished.values_list(
             "pk", "player_id", "player__display_name", "label", "status", "high_place", "low_place"
         )
     )
@@ -202,4 +208,60 @@ def catch_up(season: Season) -> int:
         .order_by("finalized_at", "pk")
         .values_list("pk", flat=True)
     )
-    return sum(record_event(event_id=event_id) for event_id in list(missing))
+    recorded = sum(record_event(event_id=event_id) for event_id in list(missing))
+    mend(season)
+    return recorded
+
+
+def _stale(season: Season) -> QuerySet[SeasonResult]:
+    """The season's rows under a label no registration of their event holds any more."""
+    return SeasonResult.objects.filter(season=season).exclude(
+        Exists(Registration.objects.filter(event_id=OuterRef("event_id"), label=OuterRef("label")))
+    )
+
+
+def _skipped(season: Season) -> QuerySet[Registration]:
+    """The finished registrations of the season's recorded events that have no row."""
+    return Registration.objects.filter(
+        event_id__in=SeasonResult.objects.filter(season=season).values("event_id"),
+        status__in=FINISHED,
+    ).exclude(
+        Exists(
+            SeasonResult.objects.filter(
+                season=season, event_id=OuterRef("event_id"), label=OuterRef("label")
+            )
+        )
+    )
+
+
+def mend(season: Season) -> int:
+    """Mend what a deletion left in a season before deletions were one transaction and kept
+    season rows (docs/decisions.md, "One owner for players' data"): a row under a label its
+    registration has left takes the label the event's chain gave it, and a deleted account's
+    registration a recording skipped gets its row, under a former player. The rows mended."""
+    if not (_stale(season).exists() or _skipped(season).exists()):
+        return 0
+    with transaction.atomic(durable=True):
+        season = Season.objects.select_for_update().get(pk=season.pk)
+        stale = list(_stale(season))
+        for row in stale:
+            row.label = relabelled(row)
+        SeasonResult.objects.bulk_update(stale, ["label"])
+        skipped: dict[int, list[int]] = defaultdict(list)
+        for event_id, registration_id in _skipped(season).values_list("event_id", "pk"):
+            skipped[event_id].append(registration_id)
+        for event_id, registration_ids in sorted(skipped.items()):
+            record_in_season(season, Event.objects.get(pk=event_id), only=registration_ids)
+    return len(stale) + sum(len(ids) for ids in skipped.values())
+
+
+def relabelled(result: SeasonResult) -> str:
+    """The label the result's registration took in its event's chain when its account was
+    deleted (player_relabelled), else its own."""
+    return str(
+        AuditEntry.objects.filter(event_id=result.event_id, action=RELABELLED, player=result.label)
+        .order_by("seq")
+        .values_list("details__label", flat=True)
+        .first()
+        or result.label
+    )

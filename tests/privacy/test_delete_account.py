@@ -23,6 +23,7 @@ from events.models import Event, Registration
 from ledger import services as ledger
 from ledger.lines import accounts, lines_of
 from privacy.services import delete_account, player_relabel
+from seasons import standings
 from seasons.models import FormerPlayer, PlayerKey, SeasonResult, SeasonStanding
 from seasons.reads import if_tonight_ended, season_table
 from tests.factories import Table, make_table, make_user
@@ -251,3 +252,41 @@ def test_a_deletion_that_stopped_after_its_relabels_completes_when_tried_again()
     result = SeasonResult.objects.get(former__isnull=False)
     assert result.label == Registration.objects.get(pk=registration_id).label
     season_verifies(league)
+
+
+def test_a_season_a_deletion_left_unverifiable_is_mended_at_its_next_export():
+    # Before deletions were one transaction, one could stop after relabelling the registration
+    # (its account kept), and a player deleted during a night was left out of the season: the
+    # next export mends both, and the season verifies again.
+    league = make_league(players=4)
+    ann, bob, cy, dee = league.players
+    league.open_season()
+    first = league.night(0, league.players, seed=7)
+    player_relabel(registration_id=Registration.objects.get(event_id=first, player=ann).pk, by=ann)
+    table = series_night(league, week=1)
+    for player in (bob, cy, dee):
+        table.players.append(player)
+        table.register(player)
+        table.check_in(player)
+    table.start()
+    table.refresh()
+    for player in (bob, cy, dee):
+        table.play_out(player)
+    player_relabel(registration_id=table.rid(dee), by=dee)
+    dee_label = Registration.objects.get(event=table.event, label__startswith="Former").label
+    services.pool_confirm(event_id=table.event.pk, by=table.house)
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        services.event_finalize(event_id=table.event.pk, by=table.house)
+    # What a recording before former players left: no row for the unlinked registration.
+    SeasonResult.objects.filter(event=table.event, label=dee_label).delete()
+    SeasonStanding.objects.filter(former__isnull=False).delete()
+    FormerPlayer.objects.all().delete()
+    stale = SeasonResult.objects.get(event_id=first, player=ann)
+    assert stale.label == ann.display_name  # the chain says "Former player ..." now
+
+    assert standings.mend(league.season) == 2
+
+    assert SeasonResult.objects.get(pk=stale.pk).label.startswith("Former player ")
+    assert SeasonResult.objects.get(event=table.event, label=dee_label).former is not None
+    season_verifies(league)
+    assert standings.mend(league.season) == 0
