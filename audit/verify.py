@@ -391,23 +391,25 @@ RELABELLED = "player_relabelled"
 
 def follow_relabels(entries: list[Entry]) -> tuple[list[Entry], int]:
     """Each entry as if its player had always had their last label: a player_relabelled entry
-    (an account deleted: docs/audit.md) renames `player` to `details.label` for every entry, before
-    and after it, and the labels event_finalized's awards name. The hashes were checked first."""
-    final: dict[str, str] = {}
+    (an account deleted: docs/audit.md) renames `player` to `details.label` for every entry before
+    it that names the old label, and in the awards event_finalized records before it. A later
+    entry naming the old label is another registration's (a chain written before a label, once
+    left, was kept from later registrations). The hashes were checked first."""
+    given: set[str] = set()
     for entry in entries:
         if entry.action != RELABELLED:
             continue
         new = entry.details.get("label")
         if not isinstance(entry.player, str) or not isinstance(new, str) or not new:
             raise AuditProblem(f"{entry}: a relabelling names the player and details.label.")
-        if new in final.values() or any(e.player == new for e in entries if e.seq < entry.seq):
+        if new in given or any(e.player == new for e in entries if e.seq < entry.seq):
             raise AuditProblem(f"{entry}: the label {new!r} is already a player's.")
-        for old, current in final.items():
-            if current == entry.player:
-                final[old] = new
-        final[entry.player] = new
-    if not final:
+        given.add(new)
+    if not given:
         return entries, 0
+
+    # From the last entry back: what each label held at that point is finally called.
+    final: dict[str, str] = {}
 
     def renamed(entry: Entry) -> Entry:
         player = final.get(entry.player, entry.player) if entry.player else entry.player
@@ -419,7 +421,16 @@ def follow_relabels(entries: list[Entry]) -> tuple[list[Entry], int]:
             seq=entry.seq, action=entry.action, player=player, details=details, hash=entry.hash
         )
 
-    return [renamed(entry) for entry in entries], len({*final.values()})
+    followed: list[Entry] = []
+    for entry in reversed(entries):
+        if entry.action == RELABELLED:
+            assert isinstance(entry.player, str)  # checked above
+            new = str(entry.details["label"])
+            final[entry.player] = final.get(new, new)
+        followed.append(renamed(entry))
+    followed.reverse()
+    left = {entry.player for entry in entries if entry.action == RELABELLED}
+    return followed, len(given - left)
 
 
 # The event block ----------------------------------------------------------------------------------

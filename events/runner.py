@@ -16,7 +16,9 @@ import functools
 import hashlib
 import inspect
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any, Concatenate, cast, get_origin
@@ -45,6 +47,22 @@ from events.models import Event, EventStaff, IdempotencyRecord, Phase, Registrat
 from events.progress import Progress
 
 SYSTEM = "system"
+
+# Set inside `together`: each change runs in a savepoint of the one transaction it opened.
+_together: ContextVar[bool] = ContextVar("together", default=False)
+
+
+@contextmanager
+def together() -> Iterator[None]:
+    """Several state changes, of one event or several, in one transaction: all of them commit or
+    none does (an account's deletion relabels it in each of its events). The caller changes the
+    events in primary key order, as every lock of several rows is taken."""
+    with transaction.atomic(durable=True):
+        token = _together.set(True)
+        try:
+            yield
+        finally:
+            _together.reset(token)
 
 
 def roles_of(user: User | None, event_id: int, series_id: int | None) -> frozenset[str]:
@@ -370,7 +388,7 @@ def perform[A: Answer](
         raise Invalid("An Idempotency-Key needs a signed-in user and at most 200 plain characters.")
     keyed = user if key is not None else None  # whose key, when there is one
     try:
-        with transaction.atomic(durable=True):
+        with transaction.atomic(durable=not _together.get()):
             event, print_, record = _begin(event_id, registration_id, action, request, keyed, key)
             if record is None:
                 missing = missing or ("registration" if registration_id is not None else "event")
@@ -378,8 +396,8 @@ def perform[A: Answer](
                     event, user, apply, creates_event, keyed, key, print_, missing, action
                 )
     except DomainError as refused:
-        if keyed is None or key is None:
-            raise
+        if keyed is None or key is None or _together.get():
+            raise  # within `together`, the refusal rolls every change of it back
         error = refused
     else:
         return _replay(record, print_, answer)

@@ -16,7 +16,7 @@ from audit.spreadsheet import spreadsheet_cell
 from events.models import Event
 from events.reads.common import to_json
 from seasons.models import Season, SeasonResult
-from seasons.reads import SeasonRules, season_rules, season_table
+from seasons.reads import SeasonRules, holder_public_id, season_rules, season_table
 
 CSV_COLUMNS = ("player_id", "display_name", "events", "counted", "total", "rank", "qualified")
 
@@ -128,7 +128,7 @@ def season_export(season: Season) -> SeasonExport:
     for event_id, label, public in (
         SeasonResult.objects.filter(season=season)
         .order_by("event_id", "label")
-        .values_list("event_id", "label", "player__player_key__public_id")
+        .values_list("event_id", "label", holder_public_id())
     ):
         labels.setdefault(event_id, {})[label] = public
     events = Event.objects.in_bulk(view.events)

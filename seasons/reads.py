@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Q
+from django.db.models.functions import Coalesce
+
 from accounts.models import User
 from events import staff
 from events.models import Event, Phase, Registration, RegistrationStatus
@@ -14,6 +17,7 @@ from events.staff import MEMBER_ROLES, Role
 from scoring.evaluator import HighValue, evaluate_high
 from seasons.models import (
     ChampionshipInvitation,
+    FormerPlayer,
     PlayerKey,
     Season,
     SeasonResult,
@@ -47,6 +51,8 @@ class SeasonRow:
     rank: int
     qualified: bool
     one_event_short: bool
+    # A deleted account's row, under its neutral name: it has no history page.
+    former: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,26 +126,49 @@ def season_events(season: Season) -> list[int]:
     )
 
 
+def holder_public_id() -> Coalesce:
+    """A season row's public id: its account's, or its former player's (an account deleted)."""
+    return Coalesce("player__player_key__public_id", "former__public_id")
+
+
+def held_by_formers(registration_ids: list[int]) -> dict[int, FormerPlayer]:
+    """The former player each of these registrations (of deleted accounts) counts under, by
+    registration id, for those a deletion gave one."""
+    if not registration_ids:
+        return {}
+    wanted = Q()
+    for registration_id in registration_ids:
+        wanted |= Q(registrations__contains=[registration_id])
+    return {
+        registration_id: former
+        for former in FormerPlayer.objects.filter(wanted)
+        for registration_id in former.registrations
+        if registration_id in registration_ids
+    }
+
+
 def season_table(season: Season) -> SeasonTable:
     """The table from the kept totals: one query for the rows, ranks computed here."""
     rules = Rules.from_dict(season.rules)
     kept = list(
         SeasonStanding.objects.filter(season=season).values_list(
-            "player_id",
+            "pk",
             "display_name",
             "total",
             "events",
             "high_firsts",
             "counted",
-            "player__player_key__public_id",
+            holder_public_id(),
+            "former_id",
         )
     )
     totals = {
         player: Total(total=total, events=events, high_firsts=firsts, counted=tuple(counted))
-        for player, _, total, events, firsts, counted, _ in kept
+        for player, _, total, events, firsts, counted, _, _ in kept
     }
     names = {player: name for player, name, *_ in kept}
-    public = {player: key for player, *_, key in kept}
+    public = {player: key for player, *_, key, _ in kept}
+    formers = {player for player, *_, former in kept if former is not None}
     rows = [
         SeasonRow(
             player_id=public[standing.player] or "",
@@ -151,6 +180,7 @@ def season_table(season: Season) -> SeasonTable:
             rank=standing.rank,
             qualified=standing.qualified,
             one_event_short=not standing.qualified and one_event_short(rules, standing.events),
+            former=standing.player in formers,
         )
         for standing in table(rules, totals, names)
     ]
@@ -522,20 +552,31 @@ def if_tonight_ended(season: Season) -> list[Tonight]:
 def _tonight(season: Season, event: Event) -> Tonight:
     rules = Rules.from_dict(season.rules)
     places = board_view(event).standings
-    tonight = list(
+    playing = list(
         event.registrations.filter(
             status__in=[RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN],
-            player__isnull=False,
         ).values_list("pk", "player_id", "player__display_name", "status")
     )
+    # A deleted account's registration counts under its former player (a registration whose
+    # deletion kept none will have one of its own once the event is final: not shown before).
+    formers = held_by_formers([pk for pk, player, _, _ in playing if player is None])
+    tonight = [
+        (pk, (player, None), name, status)
+        if player is not None
+        else (pk, (None, formers[pk].pk), formers[pk].display_name, status)
+        for pk, player, name, status in playing
+        if player is not None or pk in formers
+    ]
     PlayerKey.objects.bulk_create(
-        [PlayerKey(user_id=player) for _, player, _, _ in tonight], ignore_conflicts=True
+        [PlayerKey(user_id=key[0]) for _, key, _, _ in tonight if key[0] is not None],
+        ignore_conflicts=True,
     )
-    kept = {
-        player: (name, [Scored(*score) for score in scores])
-        for player, name, scores in SeasonStanding.objects.filter(season=season).values_list(
-            "player_id", "display_name", "scores"
-        )
+    # Keyed by (account, former player): a deleted account's row has only the second.
+    kept: dict[tuple[int | None, int | None], tuple[str, list[Scored]]] = {
+        (player, former): (name, [Scored(*score) for score in scores])
+        for player, former, name, scores in SeasonStanding.objects.filter(
+            season=season
+        ).values_list("player_id", "former_id", "display_name", "scores")
     }
     for registration, player, name, status in tonight:
         eligible = status == RegistrationStatus.CHECKED_IN and places is not None
@@ -549,9 +590,17 @@ def _tonight(season: Season, event: Event) -> Tonight:
         )
     totals = {player: season_total(rules, scores) for player, (_, scores) in kept.items()}
     names = {player: name for player, (name, _) in kept.items()}
-    public = dict(
-        PlayerKey.objects.filter(user_id__in=list(kept)).values_list("user_id", "public_id")
-    )
+    public: dict[tuple[int | None, int | None], str] = {
+        (user, None): key
+        for user, key in PlayerKey.objects.filter(
+            user_id__in=[player for player, _ in kept if player is not None]
+        ).values_list("user_id", "public_id")
+    } | {
+        (None, former): key
+        for former, key in FormerPlayer.objects.filter(
+            pk__in=[former for _, former in kept if former is not None]
+        ).values_list("pk", "public_id")
+    }
     rows = [
         SeasonRow(
             player_id=public.get(standing.player, ""),
@@ -563,6 +612,7 @@ def _tonight(season: Season, event: Event) -> Tonight:
             rank=standing.rank,
             qualified=standing.qualified,
             one_event_short=not standing.qualified and one_event_short(rules, standing.events),
+            former=standing.player[0] is None,
         )
         for standing in table(rules, totals, names)
     ]

@@ -911,13 +911,15 @@ def championship_create(
                     season=locked, player_id=by_public[row.player_id], rank=row.rank
                 )
                 for row in qualified
+                # A deleted account keeps its place in the table, but no one is left to invite.
+                if row.player_id in by_public
             ],
             ignore_conflicts=True,
         )
         return answers.ChampionshipCreated(
             season_id=locked.pk,
             event_id=created.event_id,
-            invited=[row.player_id for row in qualified],
+            invited=[row.player_id for row in qualified if row.player_id in by_public],
         )
 
     answer = _once(
