@@ -305,3 +305,19 @@ def test_an_event_asking_no_age_shows_no_age_box(client):
     assert not age_box(client.get(qr_address(table, code)))
     assert not age_box(client.get(reverse("web:event", args=[table.event.pk])))
 
+
+def test_the_register_page_says_how_the_player_can_check_in(client):
+    table = make_table()
+    client.force_login(make_user("Ann"))
+    address = reverse("web:event", args=[table.event.pk])
+    page = text(client.get(address))
+    assert "After registering, check in with House when you arrive" in page
+    assert "board's code" not in page
+    switch_on(table)
+    response = client.get(address)
+    page = text(response)
+    assert "check in with the board's code or with House" in page
+    assert "check in with House when you arrive" not in page
+    assert f'href="{reverse("web:self_check_in", args=[table.event.pk])}"' in (
+        response.content.decode()
+    )
