@@ -11,6 +11,7 @@ from django.utils import timezone
 from events import services
 from events.models import Event
 from ledger import services as ledger
+from seasons import services as seasons
 from tests.browser.test_accessibility import Audit
 from tests.browser.test_event_flow import PHONE, WAIT, shot, sign_in
 from tests.factories import Table, make_table
@@ -81,6 +82,9 @@ def test_every_house_page_fits_a_390_px_phone(server: str, browser: Any) -> None
     invited = services.staff_invite(
         event_id=table.event.pk, by=table.house, email="cashier@example.com", role="cashier"
     )
+    series_invited = seasons.series_staff_invite(
+        series_id=league.series_id, by=house, email="scorer@example.com", role="scorer"
+    )
     pages = {
         "House's events": "/house/",
         "Tonight": "/house/tonight",
@@ -96,6 +100,7 @@ def test_every_house_page_fits_a_390_px_phone(server: str, browser: Any) -> None
         "the series page": f"/house/series/{league.series_id}/",
         "the season's House page": f"/house/seasons/{season}/",
         "a staff invitation": f"/house/invitations/{invited.token}",
+        "a series' staff invitation": f"/house/series/invitations/{series_invited.token}/",
     }
     context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True)
     page = context.new_page()
