@@ -50,11 +50,15 @@ def test_a_players_history_fits_a_phone_with_cards_and_every_figure_in_view(
             shot(page, f"history-phone-{name.replace(' ', '-')}-{scheme}")
             audit.check(page, f"{name} on a phone ({scheme})")
         context.close()
-    # Someone else's view of it fits as well, signed in or not.
+    # Someone else's view of it fits as well, and so does the season's table it links from.
     context = browser.new_context(viewport=PHONE)
     page = context.new_page()
     sign_in(page, server, make_user("Nosy").email)
-    page.goto(f"{server}{reverse('seasons:history', args=[public_id(player)])}")
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    for path in (
+        reverse("seasons:history", args=[public_id(player)]),
+        reverse("seasons:season", args=[league.season_id]),
+    ):
+        page.goto(f"{server}{path}")
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], path
     context.close()
     audit.assert_clean()
