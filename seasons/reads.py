@@ -9,6 +9,7 @@ from django.db.models import Q
 from django.db.models.functions import Coalesce
 
 from accounts.models import User
+from cards.names import RANK_FACES, card_face
 from events import staff
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.progress import hands
@@ -213,6 +214,16 @@ class PlayedEvent:
     award: int
     season_points: int | None
 
+    @property
+    def faces(self) -> list[dict[str, object]]:
+        """The hand as the page shows it: card faces, those of the wild rank marked wild."""
+        return [{**card_face(card), "wild": card[0] == self.wild_rank} for card in self.hand]
+
+    @property
+    def wild_words(self) -> str:
+        """'Wild 10', as the board says it."""
+        return f"Wild {RANK_FACES.get(self.wild_rank, self.wild_rank)}" if self.wild_rank else ""
+
 
 @dataclass(frozen=True, slots=True)
 class PlayerHistory:
@@ -227,6 +238,12 @@ class PlayerHistory:
     best_hand_name: str
     best_hand_event_id: int | None
     invitations: list[Invitation]
+
+    @property
+    def best_hand_faces(self) -> list[dict[str, object]]:
+        """The best hand as the page shows it: its night's card faces, the wild marked."""
+        night = next((row for row in self.events if row.event_id == self.best_hand_event_id), None)
+        return night.faces if night is not None else []
 
 
 def player_history(player: User, viewer: User | None) -> PlayerHistory:
