@@ -18,7 +18,7 @@ from django.test import Client
 
 from audit.anchor import event_digest
 from audit.chain import GENESIS, entry_hash
-from audit.export import audit_document
+from audit.export import audit_csv, audit_document
 from audit.verify import verify
 from events.models import Event, Registration
 from ledger import services as ledger
@@ -106,6 +106,7 @@ def published(tmp_path: Path) -> dict[str, Any]:
         league.night(2, [e, a, c, b], seed=13),
     ]
     old_season, old_audits = export_all(league.season.pk, nights)
+    old_csv = audit_csv(Event.objects.get(pk=nights[0]))
     winner = Registration.objects.filter(event_id=nights[0], award__gt=0).order_by("-award").first()
     assert winner is not None and winner.award
     ledger.payout_record(
@@ -126,6 +127,7 @@ def published(tmp_path: Path) -> dict[str, Any]:
         "folder": tmp_path,
         "nights": nights,
         "old": (old_season, old_audits),
+        "old_csv": old_csv,
         "new": (new_season, new_audits),
         "key": public_key(tmp_path),
     }
@@ -171,6 +173,10 @@ def test_exports_published_before_a_payout_and_a_relabelling_still_verify(
     output = run("verify_audit", old_audit, new_audit, "--public-key", key)
     assert "the later chain extends it" in output
     assert "OK: the audit verifies." in output
+    # The CSV downloaded before, too (its chain: the CSV carries no event id for the key).
+    old_csv = folder / "pair" / "old.csv"
+    old_csv.write_text(published["old_csv"])
+    assert "the later chain extends it" in run("verify_audit", str(old_csv), new_audit)
 
 
 def test_a_rewritten_prefix_does_not_verify_against_the_later_chain(
@@ -282,6 +288,11 @@ def test_a_finalized_event_takes_only_payouts_refunds_and_relabellings(
         with pytest.raises(CommandError, match=problem):
             run("verify_audit", path)
             pytest.fail(f"{what} verified")
+    # The season verifier checks each audit in full, so it refuses them too.
+    season, audits = published["new"]
+    audits = {**audits, published["nights"][0]: wrong["a correction after finalization"][0]}
+    with pytest.raises(CommandError, match="follows event_finalized"):
+        run("verify_season", *season_files(folder / "season", season, audits))
 
 
 def test_a_payout_before_finalization_is_refused() -> None:
