@@ -137,6 +137,10 @@ def _verify(
             ) from None
         if extension.head.seq < audited.head_seq:
             extended += 1
+        elif event.get("head") != audited.document.get("head"):
+            raise SeasonProblem(
+                f"Event {event_id}: the season's head does not match the head of its audit."
+            )
         players = event.get("players")
         if not isinstance(players, dict) or not all(
             isinstance(value, str) and value for value in players.values()
