@@ -137,7 +137,7 @@ def _verify(
             ) from None
         if extension.head.seq < audited.head_seq:
             extended += 1
-        elif event.get("head") != audited.document.get("head"):
+        elif event.get("head") != audited.head:
             raise SeasonProblem(
                 f"Event {event_id}: the season's head does not match the head of its audit."
             )
@@ -214,6 +214,7 @@ def _verify(
 @dataclass(frozen=True, slots=True)
 class AuditedEvent:
     document: object  # the audit export, verified
+    head: object  # its signed head
     head_seq: int  # where its chain ends
     date: object  # its event block's date
     finishes: dict[str, Finish]
@@ -279,6 +280,7 @@ def _audited_finishes(
             raise SeasonProblem(f"The audit file {name}: {problem}") from None
         found[event_id] = AuditedEvent(
             document=document,
+            head=document.get("head"),
             head_seq=len(document["entries"]),
             date=document["event"].get("date"),
             finishes={
