@@ -578,7 +578,7 @@ def check_payouts(result: Result, entries: Sequence[Entry]) -> str:
             raise AuditProblem(f"{entry} pays {entry.player!r}, who is not in result.players.")
         amount = _whole(entry.details.get("amount"), f"{entry}: details.amount")
         award = entry.details.get("award")
-        if award is not None and award != standing.award:
+        if award is not None and not _same(award, standing.award):
             raise AuditProblem(
                 f"{entry}: details.award is {award!r}, but the result gives {standing.player} "
                 f"${standing.award}: a payout never changes an award."
