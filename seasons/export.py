@@ -82,7 +82,9 @@ class SeasonExport:
 
 def event_heads(events: Iterable[Event]) -> dict[int, EventHead]:
     """The signed head each finalized event's audit export carries (audit.export.audit_document),
-    by event id: a finalized event's chain never grows, so its last entry gives the same head.
+    by event id, at its last entry. A payout, refund or relabelling after finalization
+    (docs/rules.md section 10.8) moves it on; a season exported before keeps an earlier head,
+    which the later audit's chain extends (seasons/verify.py).
 
     Heads signed before (every export's, and the first season export's) are read in two queries
     for all the events; a head not signed yet is signed as an audit export signs it.

@@ -215,7 +215,8 @@ class SeasonStanding(models.Model):
     events = models.PositiveIntegerField(default=0)
     high_firsts = models.PositiveIntegerField(default=0)
     counted = models.JSONField(default=list)
-    # [event_id, points, eligible, high_first] for each of the season's events the player played:
+    # [event_id, points, eligible, high_first, date] for each of the season's events the player
+    # played (date: the event's, ISO 8601, which orders equal event totals under best_of):
     # the next finalization adds one without reading the other events' rows.
     scores = models.JSONField(default=list)
 

@@ -603,7 +603,16 @@ def _tonight(season: Season, event: Event) -> Tonight:
         earlier = kept.get(player, (name, []))[1]
         kept[player] = (
             name,
-            [*earlier, Scored(event.pk, event_points(rules, finish), eligible, high == 1)],
+            [
+                *earlier,
+                Scored(
+                    event.pk,
+                    event_points(rules, finish),
+                    eligible,
+                    high == 1,
+                    event.date.isoformat(),
+                ),
+            ],
         )
     totals = {player: season_total(rules, scores) for player, (_, scores) in kept.items()}
     names = {player: name for player, (name, _) in kept.items()}

@@ -869,7 +869,7 @@ def championship_create(
     today = timezone.localdate(timezone=zoneinfo.ZoneInfo(season.series.time_zone))
     if today < season.ends_on:
         raise WrongState(f"The season runs until {season.ends_on.isoformat()}.")
-    if when < season.ends_on:
+    if when <= season.ends_on:  # dated after the season (docs/rules.md section 14.6)
         raise WrongState("The championship comes after the season's last day.")
     last = Event.objects.filter(series=season.series).exclude(championship_of__isnull=False).first()
     if last is None:

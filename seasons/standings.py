@@ -121,7 +121,13 @@ def record_in_season(season: Season, event: Event, only: list[int] | None = None
         scores = {
             key: [
                 *(Scored(*score) for score in kept.get(key, [])),
-                Scored(event.pk, row.points, row.eligible, row.eligible and row.high_place == 1),
+                Scored(
+                    event.pk,
+                    row.points,
+                    row.eligible,
+                    row.eligible and row.high_place == 1,
+                    event.date.isoformat(),
+                ),
             ]
             for row in rows
             for key in [getattr(row, f"{holder}_id")]
@@ -165,7 +171,7 @@ def save_totals(
                 high_firsts=total.high_firsts,
                 counted=list(total.counted),
                 scores=[
-                    [score.event_id, score.points, score.eligible, score.high_first]
+                    [score.event_id, score.points, score.eligible, score.high_first, score.date]
                     for score in played
                 ],
             )
@@ -184,10 +190,12 @@ def rebuild_totals(season: Season, players: Iterable[int] | None = None) -> None
     if players is not None:
         rows = rows.filter(player_id__in=list(players))
     scores: dict[int, list[Scored]] = defaultdict(list)
-    for player_id, event_id, points, eligible, high in rows.values_list(
-        "player_id", "event_id", "points", "eligible", "high_place"
+    for player_id, event_id, points, eligible, high, date in rows.values_list(
+        "player_id", "event_id", "points", "eligible", "high_place", "event__date"
     ):
-        scores[player_id].append(Scored(event_id, points, eligible, eligible and high == 1))
+        scores[player_id].append(
+            Scored(event_id, points, eligible, eligible and high == 1, date.isoformat())
+        )
     names = dict(User.objects.filter(pk__in=scores).values_list("pk", "display_name"))
     save_totals(season, Rules.from_dict(season.rules), scores, names)
 

@@ -389,6 +389,7 @@ def season_house(request: HttpRequest, season_id: int) -> HttpResponse:
             ],
             "key": fresh_key(),
             "after": (season.ends_on + datetime.timedelta(days=7)).isoformat(),
+            "earliest": (season.ends_on + datetime.timedelta(days=1)).isoformat(),
         },
     )
 

@@ -3,6 +3,7 @@ the downloads, a player's history, and House's series and season pages."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from typing import Any
@@ -151,6 +152,16 @@ def test_next_event_and_the_championship_from_house_pages(league: League) -> Non
     assert created.status_code == 302
     assert Event.objects.filter(series_id=league.series_id).count() == 3
     season = league.season
+    # docs/rules.md section 14.6: dated after the season; the form starts the day after.
+    form = house.get(reverse("seasons:season_house", args=[season.pk])).content.decode()
+    day_after = season.ends_on + datetime.timedelta(days=1)
+    assert f'name="date" value="{(season.ends_on + WEEK).isoformat()}" min="{day_after}"' in form
+    with seasons_unchanged():
+        last_day = house.post(
+            reverse("seasons:championship_new", args=[season.pk]),
+            {"idempotency_key": "c0", "date": season.ends_on.isoformat()},
+        )
+        assert any("after the season's last day" in m for m in _shown(last_day))
     done = house.post(
         reverse("seasons:championship_new", args=[season.pk]),
         {"idempotency_key": "c1", "date": (season.ends_on + WEEK).isoformat()},
