@@ -11,9 +11,11 @@ from playwright.sync_api import expect
 from events import services
 from events.reads.final import final_results
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.test_event_flow import WAIT
+from tests.browser.test_event_flow import PHONE, WAIT
+from tests.browser.test_house_phone import OVERFLOW
 from tests.browser.test_phone_connection import open_live, phone, step
 from tests.events.support import complete_table
+from tests.factories import make_table
 from web.templatetags.player_page import ordinal
 
 
@@ -71,4 +73,26 @@ def test_a_phone_open_when_house_finalizes_shows_the_winners_its_result_and_the_
 
     link.click()
     expect(page).to_have_url(f"{server}/board/{event_id}/final/", timeout=WAIT)
+    context.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_final_results_page_fits_a_phone_whatever_the_winners_names(
+    server: str, browser: Any
+) -> None:
+    table = make_table("league", contribution=10)
+    for name in ("Featherstonehaugh", "Cholmondeley-Marjoribanks", "Wolfeschlegelstein"):
+        table.join(name)
+    table.start()
+    for player in table.players:
+        table.play_out(player, "wlwlwl")
+    services.pool_confirm(event_id=table.event.pk, by=table.house)
+    services.event_finalize(event_id=table.event.pk, by=table.house)
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.goto(f"{server}/board/{table.event.pk}/final/")
+    expect(page.locator(".winner").first).to_be_visible(timeout=WAIT)
+    found = page.evaluate(OVERFLOW)
+    page.screenshot(path=str(ARTIFACTS / "phone-final-results.png"), full_page=True)
+    assert found["scrollWidth"] <= PHONE["width"] and not found["past"], found
     context.close()
