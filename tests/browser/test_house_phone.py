@@ -74,8 +74,9 @@ def test_every_house_page_fits_a_390_px_phone(server: str, browser: Any) -> None
     house = league.house
     today = timezone.now().date()
     waiting = make_table(players=3)  # open, not started
+    empty = make_table()  # open, nobody registered yet: the players' table has no button
     table = make_table(players=6, start=True)
-    for other in (waiting, table):
+    for other in (waiting, empty, table):
         other.event.house.add(house)
         Event.objects.filter(pk=other.event.pk).update(
             date=today, name="Thursday League at The Dock, Riverside bar"
@@ -88,10 +89,17 @@ def test_every_house_page_fits_a_390_px_phone(server: str, browser: Any) -> None
     series_invited = seasons.series_staff_invite(
         series_id=league.series_id, by=house, email="scorer@example.com", role="scorer"
     )
+    # Display links listed, with their maker's name and a Revoke button each.
+    house.display_name = "Olive Featherstonehaugh"
+    house.save(update_fields=["display_name"])
+    for label in ("Projector by the bar", "Screen at the door"):
+        seasons.series_display_link_create(series_id=league.series_id, by=house, label=label)
+        services.display_link_create(event_id=table.event.pk, by=table.house, label=label)
     pages = {
         "House's events": "/house/",
         "Tonight": "/house/tonight",
         "a new event": "/house/events/new",
+        "the dashboard with nobody registered": f"/house/events/{empty.event.pk}/",
         "the dashboard before the start": f"/house/events/{waiting.event.pk}/",
         "the dashboard in play": f"/house/events/{table.event.pk}/",
         "the night report in play": f"/house/events/{table.event.pk}/night",
