@@ -15,12 +15,14 @@ from events.models import (
     DisplayLink,
     EventStaff,
     IdempotencyRecord,
+    Phase,
     Registration,
+    RegistrationStatus,
     StaffInvitation,
 )
 from events.person import commitment
 from events.progress import kept_cards
-from events.registration import RELABELLED
+from events.registration import RELABELLED, registration_cancel
 from privacy.registry import Erasure, Handler, Stage, nothing, register
 
 
@@ -89,14 +91,19 @@ def export_registrations(user: User) -> list[dict[str, Any]]:
 
 def relabel_registrations(erasure: Erasure) -> None:
     """Each registration takes its neutral label in its event's chain (privacy/services.py), in
-    event order: the deletion locks its events as every change of several does."""
+    event order: the deletion locks its events as every change of several does. One not yet
+    checked in, in an event not final, is cancelled first, as the player could have done: nobody
+    can come for it any more, so House never checks in a former player (docs/decisions.md,
+    "Players' data")."""
     from privacy.services import player_relabel
 
-    for registration_id, event_id in (
+    for registration_id, event_id, status, phase in (
         Registration.objects.filter(player=erasure.user)
         .order_by("event_id")
-        .values_list("pk", "event_id")
+        .values_list("pk", "event_id", "status", "event__phase")
     ):
+        if status == RegistrationStatus.REGISTERED and phase != Phase.FINALIZED:
+            registration_cancel(registration_id=registration_id, by=erasure.user)
         answer = player_relabel(registration_id=registration_id, by=erasure.user)
         erasure.labels[registration_id] = answer.label
         erasure.events[registration_id] = event_id

@@ -19,6 +19,7 @@ from accounts.models import User
 from audit.export import audit_document
 from audit.verify import Entry, follow_relabels, verify
 from events import services
+from events.errors import WrongPhase
 from events.models import Event, Registration
 from ledger import services as ledger
 from ledger.lines import accounts, lines_of
@@ -28,6 +29,7 @@ from seasons.models import FormerPlayer, PlayerKey, SeasonResult, SeasonStanding
 from seasons.reads import if_tonight_ended, season_table
 from tests.factories import Table, make_table, make_user
 from tests.privacy.support import season_verifies, series_night, signed_in
+from tests.refusals import refused
 from tests.seasons.support import make_league
 
 pytestmark = pytest.mark.django_db
@@ -144,7 +146,7 @@ def test_a_deleted_players_label_is_never_handed_to_a_later_registration():
     # Each account holds only its own money, and the former entry is refunded on its own.
     held = {label: account.held for label, account in accounts(lines_of(table.refresh())).items()}
     assert held[former.label] == 10 and held[fresh.label] == 10
-    services.registration_cancel(registration_id=first, by=table.house)
+    assert former.status == "cancelled"  # the deletion cancelled the entry nobody comes for
     ledger.entry_refund(
         event_id=table.event.pk,
         registration_id=first,
@@ -181,6 +183,34 @@ def test_a_deleted_players_label_is_never_handed_to_a_later_registration():
     assert verdict.ok, verdict.problem
     players = {p["player"] for p in document["result"]["players"]}
     assert players == {bob.display_name, "Ann #2"}
+
+
+def test_a_deleted_accounts_entry_not_yet_checked_in_is_cancelled_never_checked_in_later():
+    table = make_table("league", players=2)
+    ann, cy = make_user("Ann"), make_user("Cy")
+    waiting = table.register(ann)
+    here = table.register(cy)
+    table.check_in(cy)
+
+    delete_account(user=ann)
+    delete_account(user=cy)
+
+    cancelled = Registration.objects.get(pk=waiting)
+    assert (cancelled.status, cancelled.label) == ("cancelled", f"Former player {waiting}")
+    # Cancelled under the name the player registered with, then relabelled, as they could have.
+    actions = list(table.event.audit_entries.order_by("seq").values_list("action", "player"))
+    assert actions[-3:-1] == [("registration_cancelled", "Ann"), ("player_relabelled", "Ann")]
+    refused(
+        WrongPhase,
+        table.event,
+        lambda: services.player_check_in(registration_id=waiting, by=table.house),
+    )
+    # One checked in is House's to undo, as any check-in before the start.
+    assert Registration.objects.get(pk=here).status == "checked_in"
+    table.start()
+    document = json.loads(json.dumps(audit_document(table.refresh())))
+    verdict = verify(document)
+    assert verdict.ok, verdict.problem
 
 
 def test_a_deletion_that_fails_part_way_changes_nothing():
