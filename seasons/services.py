@@ -596,6 +596,16 @@ def next_event_date(series: Series, last: Event | None) -> datetime.date:
     return series_today(series) if last is None else last.date + DEFAULT_GAP
 
 
+def next_season_start(series: Series) -> datetime.date:
+    """The first day the series page offers a new season: today at the venue, or the day after
+    the series' latest season when that one is still running, since seasons never overlap."""
+    today = series_today(series)
+    latest = Season.objects.filter(series=series).order_by("-ends_on").first()
+    if latest is None or latest.ends_on < today:
+        return today
+    return latest.ends_on + datetime.timedelta(days=1)
+
+
 def night_name(name: str, when: datetime.date) -> str:
     """A night's name: the series' (or last night's, without its date) and its own date, so
     the nights of a series are told apart in every list: "Thursday League · Dec 10, 2026"."""

@@ -173,7 +173,7 @@ def series_page(request: HttpRequest, series_id: int) -> HttpResponse:
             "key": fresh_key(),
             "rule_keys": RULE_KEYS,
             "defaults": _rules_form(Rules().as_dict()),
-            "today": services.series_today(series).isoformat(),
+            "season_starts": services.next_season_start(series).isoformat(),
             "time_zone": series.time_zone,
             **_series_events_forms(series, user),
             **_displays(request, series),

@@ -15,7 +15,7 @@ from django.urls import reverse
 from events import services as events
 from events.models import Event
 from seasons import services
-from seasons.models import SeasonResult, Series, SeriesStaff
+from seasons.models import Season, SeasonResult, Series, SeriesStaff
 from tests.factories import make_table, make_user
 from tests.refusals import said, unchanged
 from tests.seasons.support import FIRST, WEEK, make_league, seasons_unchanged
@@ -300,3 +300,43 @@ def test_the_event_forms_without_their_key_are_refused_and_change_nothing() -> N
         with unchanged(draft), unchanged(inside), seasons_unchanged():
             answer = client.post(path, {**data, "idempotency_key": ""})
         assert any("out of date" in text for text in said(answer)), path
+
+
+def test_a_new_season_is_offered_from_the_day_after_the_running_one() -> None:
+    # Seasons of a series never overlap: the form's first day is never one it would refuse.
+    league = make_league(0)
+    client = _client(league.house)
+    series = Series.objects.get(pk=league.series_id)
+    today = services.series_today(series)
+    services.season_create(
+        series_id=series.pk,
+        by=league.house,
+        name="Winter",
+        starts_on=today - datetime.timedelta(days=10),
+        ends_on=today + datetime.timedelta(days=80),
+    )
+    page = client.get(reverse("seasons:series", args=[series.pk])).content.decode()
+    offered = today + datetime.timedelta(days=81)
+    assert f'name="starts_on" required value="{offered.isoformat()}"' in page
+    form = {
+        "name": "Spring",
+        "ends_on": (today + datetime.timedelta(days=170)).isoformat(),
+        "high_points": "10, 7, 5",
+        "low_points": "3, 1",
+        "attendance": "1",
+        "best_of": "",
+        "min_events": "2",
+        "qualifiers": "4",
+    }
+    last_day = (today + datetime.timedelta(days=80)).isoformat()
+    with seasons_unchanged():
+        refused = client.post(
+            reverse("seasons:season_new", args=[series.pk]),
+            {**form, "idempotency_key": "s1", "starts_on": last_day},
+        )
+    assert any("overlap" in text for text in said(refused))
+    client.post(
+        reverse("seasons:season_new", args=[series.pk]),
+        {**form, "idempotency_key": "s2", "starts_on": offered.isoformat()},
+    )
+    assert Season.objects.get(series=series, name="Spring").starts_on == offered
