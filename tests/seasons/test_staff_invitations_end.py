@@ -1,0 +1,140 @@
+"""Staff invitations end (docs/decisions.md, "Staff invitations end"): the owner withdraws one,
+it expires, and a member's removal voids the pending ones to their address; an event's and a
+series' invitations follow the same rules (events/invitations.py)."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+
+import pytest
+
+from accounts.models import User
+from events import services as events
+from events.errors import DomainError, NotAllowed, NotFound, WrongState
+from events.invitations import LIFETIME
+from events.models import EventStaff, StaffInvitation
+from seasons import services
+from seasons.models import SeriesStaff, SeriesStaffInvitation
+from tests.factories import make_table, make_user
+from tests.refusals import refused
+from tests.seasons.support import refused_season
+from tests.seasons.test_series_staff import make_crew
+
+pytestmark = pytest.mark.django_db
+
+
+def series_refused(error: type[DomainError], series_id: int, call: Callable[[], object]) -> None:
+    """`call` is refused with exactly `error`; no series, season, member or invitation changes."""
+    rows = SeriesStaffInvitation.objects.filter(series_id=series_id).order_by("pk")
+    before = list(rows.values())
+    refused_season(error, call)
+    assert list(rows.values()) == before
+
+
+def test_a_series_members_removal_voids_their_pending_invitations() -> None:
+    crew = make_crew()
+    owner, sid = crew.people["owner"], crew.series_id
+    max_ = crew.newcomer
+    invited = services.series_staff_invite(series_id=sid, by=owner, email=max_.email)
+    services.series_house_add(series_id=sid, by=owner, member=max_, role="scorer")
+    services.series_house_remove(series_id=sid, by=owner, member=max_)
+    assert not SeriesStaffInvitation.objects.filter(pk=invited.invitation_id).exists()
+    series_refused(
+        NotFound,
+        sid,
+        lambda: services.series_staff_invitation_accept(
+            series_id=sid, by=max_, token=invited.token
+        ),
+    )
+    assert not SeriesStaff.objects.filter(series_id=sid, user=max_).exists()
+
+
+def test_the_series_owner_withdraws_a_pending_invitation() -> None:
+    crew = make_crew()
+    owner, sid = crew.people["owner"], crew.series_id
+    invited = services.series_staff_invite(series_id=sid, by=owner, email=crew.newcomer.email)
+    series_refused(
+        NotAllowed,
+        sid,
+        lambda: services.series_staff_invitation_cancel(
+            series_id=sid, by=crew.people["director"], invitation_id=invited.invitation_id
+        ),
+    )
+    services.series_staff_invitation_cancel(
+        series_id=sid, by=owner, invitation_id=invited.invitation_id
+    )
+    series_refused(
+        NotFound,
+        sid,
+        lambda: services.series_staff_invitation_accept(
+            series_id=sid, by=crew.newcomer, token=invited.token
+        ),
+    )
+    # One already accepted is not withdrawn: its member is removed instead.
+    again = services.series_staff_invite(series_id=sid, by=owner, email=crew.newcomer.email)
+    services.series_staff_invitation_accept(series_id=sid, by=crew.newcomer, token=again.token)
+    series_refused(
+        WrongState,
+        sid,
+        lambda: services.series_staff_invitation_cancel(
+            series_id=sid, by=owner, invitation_id=again.invitation_id
+        ),
+    )
+    series_refused(
+        NotFound,
+        sid,
+        lambda: services.series_staff_invitation_cancel(
+            series_id=sid, by=owner, invitation_id=2**63
+        ),
+    )
+
+
+def _age(model: type[StaffInvitation] | type[SeriesStaffInvitation], pk: int) -> None:
+    model.objects.filter(pk=pk).update(
+        created_at=datetime.datetime.now(datetime.UTC) - LIFETIME - datetime.timedelta(minutes=1)
+    )
+
+
+def test_a_series_invitation_expires() -> None:
+    crew = make_crew()
+    owner, sid = crew.people["owner"], crew.series_id
+    invited = services.series_staff_invite(series_id=sid, by=owner, email=crew.newcomer.email)
+    _age(SeriesStaffInvitation, invited.invitation_id)
+    series_refused(
+        WrongState,
+        sid,
+        lambda: services.series_staff_invitation_accept(
+            series_id=sid, by=crew.newcomer, token=invited.token
+        ),
+    )
+
+
+def _invited(by: User, event_id: int, email: str) -> tuple[int, str]:
+    answer = events.staff_invite(event_id=event_id, by=by, email=email)
+    return answer.invitation_id, answer.token
+
+
+def test_an_event_members_removal_voids_their_pending_invitations_and_invitations_expire() -> None:
+    table = make_table(players=0)
+    event, owner = table.event, table.house
+    max_ = make_user("Max")
+    pk, token = _invited(owner, event.pk, max_.email.upper())  # compared without case
+    events.house_member_add(event_id=event.pk, by=owner, member=max_, role="cashier")
+    events.house_member_remove(event_id=event.pk, by=owner, member=max_)
+    assert not StaffInvitation.objects.filter(pk=pk).exists()
+    refused(
+        NotFound,
+        event,
+        lambda: events.staff_invitation_accept(event_id=event.pk, by=max_, token=token),
+    )
+    assert not EventStaff.objects.filter(event=event, user=max_).exists()
+    # An invitation past its lifetime appoints nobody.
+    pk, token = _invited(owner, event.pk, max_.email)
+    _age(StaffInvitation, pk)
+    refused(
+        WrongState,
+        event,
+        lambda: events.staff_invitation_accept(event_id=event.pk, by=max_, token=token),
+    )
+
