@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from accounts.models import User
 from events import staff
+from events.invitations import is_expired
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.progress import hands
 from events.reads.board import board_view
@@ -375,6 +376,7 @@ class PendingInvitation:
     email: str
     role: str
     token: str
+    invitation_id: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,8 +414,9 @@ def series_staff(series: Series, viewer: User | None) -> SeriesStaffView:
     return SeriesStaffView(
         members=members,
         pending=[
-            PendingInvitation(email=i.email, role=i.role, token=i.token)
+            PendingInvitation(email=i.email, role=i.role, token=i.token, invitation_id=i.pk)
             for i in series.staff_invitations.filter(accepted_at__isnull=True).order_by("pk")
+            if not is_expired(i.created_at)
         ]
         if manages
         else [],

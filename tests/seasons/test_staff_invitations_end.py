@@ -8,6 +8,8 @@ import datetime
 from collections.abc import Callable
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 
 from accounts.models import User
 from events import services as events
@@ -17,7 +19,7 @@ from events.models import EventStaff, StaffInvitation
 from seasons import services
 from seasons.models import SeriesStaff, SeriesStaffInvitation
 from tests.factories import make_table, make_user
-from tests.refusals import refused
+from tests.refusals import refused, said
 from tests.seasons.support import refused_season
 from tests.seasons.test_series_staff import make_crew
 
@@ -138,3 +140,21 @@ def test_an_event_members_removal_voids_their_pending_invitations_and_invitation
         lambda: events.staff_invitation_accept(event_id=event.pk, by=max_, token=token),
     )
 
+
+def test_the_series_page_withdraws_a_pending_invitation_for_the_owner_only() -> None:
+    crew = make_crew()
+    owner, sid = crew.people["owner"], crew.series_id
+    invited = services.series_staff_invite(series_id=sid, by=owner, email=crew.newcomer.email)
+    withdraw = reverse("seasons:invitation_withdraw", args=[sid, invited.invitation_id])
+    owner_page, director_page = Client(), Client()
+    owner_page.force_login(owner)
+    director_page.force_login(crew.people["director"])
+    assert withdraw in owner_page.get(reverse("seasons:series", args=[sid])).content.decode()
+    assert withdraw not in director_page.get(reverse("seasons:series", args=[sid])).content.decode()
+    response = director_page.post(withdraw, {"idempotency_key": "d"})
+    assert response.status_code == 302
+    assert any("(director) does not include that" in text for text in said(response))
+    assert SeriesStaffInvitation.objects.filter(pk=invited.invitation_id).exists()
+    done = owner_page.post(withdraw, {"idempotency_key": "o"}, follow=True)
+    assert "The invitation is withdrawn" in done.content.decode()
+    assert not SeriesStaffInvitation.objects.filter(pk=invited.invitation_id).exists()
