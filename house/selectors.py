@@ -20,7 +20,7 @@ from accounts.models import User
 from cards.models import CardState, DealtCard, OfferKind, pending_offer
 from cards.names import card_face
 from events import scoreholio
-from events.invitations import invitation_link
+from events.invitations import invitation_link, is_expired
 from events.models import (
     Event,
     EventStaff,
@@ -95,13 +95,14 @@ class PendingInvitation:
 
 
 def pending_invitations(event: Event) -> list[PendingInvitation]:
-    """The event's invitations not yet accepted, newest first, each with its link."""
+    """The event's invitations not yet accepted nor expired, newest first, each with its link."""
     rows = StaffInvitation.objects.filter(event=event, accepted_at__isnull=True).order_by(
         "-created_at", "-pk"
     )
     return [
         PendingInvitation(row.pk, row.email, row.role, row.created_at, invitation_link(row.token))
         for row in rows
+        if not is_expired(row.created_at)
     ]
 
 

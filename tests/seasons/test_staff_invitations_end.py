@@ -158,3 +158,14 @@ def test_the_series_page_withdraws_a_pending_invitation_for_the_owner_only() -> 
     done = owner_page.post(withdraw, {"idempotency_key": "o"}, follow=True)
     assert "The invitation is withdrawn" in done.content.decode()
     assert not SeriesStaffInvitation.objects.filter(pk=invited.invitation_id).exists()
+
+
+def test_the_events_settings_page_lists_no_expired_invitation() -> None:
+    table = make_table(players=0)
+    owner = Client()
+    owner.force_login(table.house)
+    fresh = _invited(table.house, table.event.pk, "fresh@example.com")
+    old = _invited(table.house, table.event.pk, "old@example.com")
+    _age(StaffInvitation, old[0])
+    page = owner.get(reverse("house:event_edit", args=[table.event.pk])).content.decode()
+    assert fresh[1] in page and old[1] not in page
