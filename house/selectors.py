@@ -14,6 +14,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from django.apps import apps
 from django.db.models import Count, Q, QuerySet
 
 from accounts.models import User
@@ -31,6 +32,7 @@ from events.models import (
     StaffInvitation,
 )
 from events.reads.common import CardFace
+from events.staff import Role
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,21 @@ def house_members(event: Event) -> list[Member]:
         .order_by("user__display_name", "user__pk")
     )
     return [Member(row.user, row.role) for row in rows]
+
+
+def series_owner(event: Event) -> User | None:
+    """The owner of an event of a series: the series' owner (docs/rules.md section 14.1); None
+    for an event of no series. The series' staff live with the series, named here by label as
+    `events.runner.roles_of` does."""
+    if event.series_id is None:
+        return None
+    held = (
+        apps.get_model("seasons", "SeriesStaff")
+        .objects.filter(series_id=event.series_id, role=Role.OWNER)
+        .select_related("user")
+        .first()
+    )
+    return None if held is None else held.user
 
 
 @dataclass(frozen=True, slots=True)

@@ -240,8 +240,12 @@ def _event_form(
             "zones": COMMON_ZONES,
             "members": selectors.house_members(event) if event else [],
             "invitations": selectors.pending_invitations(event) if event else [],
-            # The owner's alone: hand ownership over, invite, withdraw an invitation.
-            "owns": event is not None and may(_user(request), event, "ownership_transfer"),
+            # The owner's alone: hand ownership over (in an event of no series: a series'
+            # events are its owner's), invite, withdraw an invitation.
+            "owns": event is not None
+            and event.series_id is None
+            and may(_user(request), event, "ownership_transfer"),
+            "series_owner": selectors.series_owner(event) if event else None,
             "invites": event is not None
             and (_user(request).is_staff or may(_user(request), event, "staff_invite")),
             "member_form": EmailForm(),

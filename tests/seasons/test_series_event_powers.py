@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 
 from accounts.models import User
 from events import services as events
@@ -133,3 +135,25 @@ def test_a_series_director_cannot_take_the_events_staff_in_hand() -> None:
         event,
         lambda: events.house_member_remove(event_id=event.pk, by=director, member=case.owner),
     )
+
+
+def test_the_settings_page_of_a_series_event_names_the_series_owner_and_offers_no_handover() -> (
+    None
+):
+    case = handed_over()
+    event = Event.objects.get(pk=case.event_id)
+    cashier = make_user("Cass")
+    events.house_member_add(event_id=event.pk, by=case.owner, member=cashier, role="cashier")
+    page = Client()
+    page.force_login(case.owner)
+    html = page.get(reverse("house:event_edit", args=[event.pk])).content.decode()
+    assert "data-series-owner" in html and "the series' owner, Bea" in html
+    assert reverse("house:ownership_transfer", args=[event.pk, cashier.pk]) not in html
+    assert reverse("house:house_member_remove", args=[event.pk, cashier.pk]) in html
+    # In an event of no series, the owner's own row offers no removal: the owner stays.
+    lone = make_table(players=0)
+    site = Client()
+    site.force_login(make_user("Site", staff=True))
+    html = site.get(reverse("house:event_edit", args=[lone.event.pk])).content.decode()
+    assert "data-series-owner" not in html
+    assert reverse("house:house_member_remove", args=[lone.event.pk, lone.house.pk]) not in html
