@@ -18,6 +18,7 @@ from events.invitations import LIFETIME
 from events.models import EventStaff, StaffInvitation
 from seasons import services
 from seasons.models import SeriesStaff, SeriesStaffInvitation
+from tests.api.support import Api, error
 from tests.factories import make_table, make_user
 from tests.refusals import refused, said
 from tests.seasons.support import refused_season
@@ -169,3 +170,29 @@ def test_the_events_settings_page_lists_no_expired_invitation() -> None:
     _age(StaffInvitation, old[0])
     page = owner.get(reverse("house:event_edit", args=[table.event.pk])).content.decode()
     assert fresh[1] in page and old[1] not in page
+
+
+@pytest.mark.parametrize("role", ["director", "cashier", "scorer", "player", "outsider"])
+def test_only_the_series_owner_withdraws_an_invitation(role: str) -> None:
+    crew = make_crew()
+    sid = crew.series_id
+    invited = services.series_staff_invite(
+        series_id=sid, by=crew.people["owner"], email=crew.newcomer.email
+    )
+    series_refused(
+        NotAllowed,
+        sid,
+        lambda: services.series_staff_invitation_cancel(
+            series_id=sid, by=crew.people[role], invitation_id=invited.invitation_id
+        ),
+    )
+    # Over the API too: 403, the role named to a member of the staff.
+    response = Api(crew.people[role]).delete(
+        f"/api/series/{sid}/staff-invitations/{invited.invitation_id}/"
+    )
+    assert error(response) == (403, "not_allowed")
+    assert SeriesStaffInvitation.objects.filter(pk=invited.invitation_id).exists()
+    answer = Api(crew.people["owner"]).delete(
+        f"/api/series/{sid}/staff-invitations/{invited.invitation_id}/"
+    )
+    assert answer.status_code == 200 and answer.json()["invitation_id"] == invited.invitation_id
