@@ -27,6 +27,7 @@ from events import display, limits, scoreholio, services
 from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
+from events.invitations import is_expired
 from events.models import Event, Phase, Registration, Review
 from events.remainder_policy import lacks_remainder_policy
 from events.runner import is_house, may, roles_of
@@ -452,6 +453,7 @@ def invitation(request: HttpRequest, token: str) -> HttpResponse:
             "invitation": found,
             "role": Role(found.role).label,
             "for_me": found.email.casefold() == user.email.casefold(),
+            "expired": is_expired(found.created_at),
             "key": fresh_key(),
         },
     )

@@ -446,6 +446,7 @@ class SeriesInvitationView:
     role: str
     accepted: bool
     for_viewer: bool
+    expired: bool = False
 
 
 def series_invitation(token: str, viewer: User) -> SeriesInvitationView | None:
@@ -462,6 +463,7 @@ def series_invitation(token: str, viewer: User) -> SeriesInvitationView | None:
         role=invitation.role,
         accepted=invitation.accepted_at is not None,
         for_viewer=invitation.email.casefold() == viewer.email.casefold(),
+        expired=is_expired(invitation.created_at),
     )
 
 

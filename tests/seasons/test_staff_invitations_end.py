@@ -196,3 +196,24 @@ def test_only_the_series_owner_withdraws_an_invitation(role: str) -> None:
         f"/api/series/{sid}/staff-invitations/{invited.invitation_id}/"
     )
     assert answer.status_code == 200 and answer.json()["invitation_id"] == invited.invitation_id
+
+
+def test_an_expired_invitations_page_says_so_and_offers_no_accept() -> None:
+    crew = make_crew()
+    series_invited = services.series_staff_invite(
+        series_id=crew.series_id, by=crew.people["owner"], email=crew.newcomer.email
+    )
+    _age(SeriesStaffInvitation, series_invited.invitation_id)
+    table = make_table(players=0)
+    event_invited = events.staff_invite(
+        event_id=table.event.pk, by=table.house, email=crew.newcomer.email
+    )
+    _age(StaffInvitation, event_invited.invitation_id)
+    invitee = Client()
+    invitee.force_login(crew.newcomer)
+    for path in (
+        reverse("seasons:series_invitation", args=[series_invited.token]),
+        reverse("house:invitation", args=[event_invited.token]),
+    ):
+        html = invitee.get(path).content.decode()
+        assert "This invitation has expired" in html and ">Accept<" not in html, path
