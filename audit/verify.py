@@ -42,8 +42,9 @@ from scoring.standings import Hand, Standings, standings
 
 SHOES = ("stock", "house")
 ACTOR_KINDS = ("system", "house", "player")
-# The roles a House entry may name (events/staff.py); entries from before roles name none.
-STAFF_ROLES = ("owner", "director", "cashier", "scorer")
+# The roles a House entry may name (events/staff.py; "site": site staff who hold no role in the
+# event, changing its staff); entries from before roles name none.
+STAFF_ROLES = ("owner", "director", "cashier", "scorer", "site")
 STATUSES = ("eligible", "withdrawn")
 MOST_DECKS = 2_000  # far above any event (1,000 players); keeps a hostile file from stalling us
 

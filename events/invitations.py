@@ -13,7 +13,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
+from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts.models import User
 from events.errors import Invalid, NotAllowed, WrongState
@@ -37,12 +39,43 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-def check_acceptance(accepted_at: datetime.datetime | None, email: str, by: User) -> None:
-    """An invitation is accepted once, by an account with its email (compared without case)."""
+# How long an invitation can be accepted after it is made (docs/decisions.md, "Staff
+# invitations end"): a link found in an old mailbox appoints nobody.
+LIFETIME = datetime.timedelta(days=14)
+
+
+def expires_at(created_at: datetime.datetime) -> datetime.datetime:
+    return created_at + LIFETIME
+
+
+def check_acceptance(
+    accepted_at: datetime.datetime | None,
+    email: str,
+    by: User,
+    *,
+    created_at: datetime.datetime,
+    now: datetime.datetime,
+) -> None:
+    """An invitation is accepted once, before it expires, by an account with its email
+    (compared without case)."""
     if accepted_at is not None:
         raise WrongState("This invitation has already been accepted.")
     if email.casefold() != by.email.casefold():
         raise NotAllowed("This invitation is for another email address: sign in with that one.")
+    if now >= expires_at(created_at):
+        raise WrongState("This invitation has expired: ask for a new one.")
+
+
+def void_pending[M: models.Model](invitations: models.QuerySet[M], member: User) -> int:
+    """Delete the pending invitations (of one event's or one series' staff) that name a member
+    who was just removed: a link sent before the removal must not appoint them again. Returns
+    how many went."""
+    deleted, _ = invitations.filter(accepted_at__isnull=True, email__iexact=member.email).delete()
+    return deleted
+
+
+def is_expired(created_at: datetime.datetime, now: datetime.datetime | None = None) -> bool:
+    return (now or timezone.now()) >= expires_at(created_at)
 
 
 def invitation_path(token: str) -> str:
@@ -61,7 +94,7 @@ def send_invitation(invitation_id: int) -> bool:
         .filter(pk=invitation_id, accepted_at__isnull=True)
         .first()
     )
-    if invitation is None:
+    if invitation is None or is_expired(invitation.created_at):
         return False
     event = invitation.event
     email_invitation(

@@ -27,6 +27,7 @@ from events import display, limits, scoreholio, services
 from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
+from events.invitations import is_expired
 from events.models import Event, Phase, Registration, Review
 from events.remainder_policy import lacks_remainder_policy
 from events.runner import is_house, may, roles_of
@@ -243,9 +244,12 @@ def _event_form(
             "zones": COMMON_ZONES,
             "members": selectors.house_members(event) if event else [],
             "invitations": selectors.pending_invitations(event) if event else [],
-            # The owner's alone: hand ownership over, invite, withdraw an invitation.
+            # The owner's alone: hand ownership over (in an event of no series: a series'
+            # events are its owner's), invite, withdraw an invitation; none once final.
             "owns": open_staff is not None
+            and open_staff.series_id is None
             and may(_user(request), open_staff, "ownership_transfer"),
+            "series_owner": selectors.series_owner(event) if event else None,
             "invites": open_staff is not None
             and (_user(request).is_staff or may(_user(request), open_staff, "staff_invite")),
             "member_form": EmailForm(),
@@ -452,6 +456,7 @@ def invitation(request: HttpRequest, token: str) -> HttpResponse:
             "invitation": found,
             "role": Role(found.role).label,
             "for_me": found.email.casefold() == user.email.casefold(),
+            "expired": is_expired(found.created_at),
             "key": fresh_key(),
         },
     )

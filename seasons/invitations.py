@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.urls import reverse
 
-from events.invitations import email_invitation
+from events.invitations import email_invitation, is_expired
 from seasons.models import SeriesStaffInvitation
 
 
@@ -22,7 +22,7 @@ def send_series_invitation(invitation_id: int) -> bool:
         .filter(pk=invitation_id, accepted_at__isnull=True)
         .first()
     )
-    if invitation is None:
+    if invitation is None or is_expired(invitation.created_at):
         return False
     series = invitation.series
     email_invitation(

@@ -283,6 +283,16 @@ def series_invite(request: HttpRequest, series: Series, user: User, key: str) ->
 
 
 @_series_form
+def series_invitation_withdraw(
+    request: HttpRequest, series: Series, user: User, key: str, invitation_id: int
+) -> str:
+    services.series_staff_invitation_cancel(
+        series_id=series.pk, by=user, invitation_id=invitation_id, idempotency_key=key
+    )
+    return "The invitation is withdrawn: its link no longer works."
+
+
+@_series_form
 def series_defaults(request: HttpRequest, series: Series, user: User, key: str) -> str:
     asks_age = request.POST.get("asks_age") == "1"
     text = request.POST.get("minimum_age", "").strip()
