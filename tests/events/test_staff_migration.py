@@ -57,7 +57,7 @@ def test_a_series_first_member_becomes_its_owner() -> None:
     }
 
 
-seasons_0004 = importlib.import_module("seasons.migrations.0006_series_events_owned_by_the_series")
+seasons_0006 = importlib.import_module("seasons.migrations.0006_series_events_owned_by_the_series")
 
 
 def test_an_event_of_a_series_is_left_owned_by_the_series_owner() -> None:
@@ -72,7 +72,7 @@ def test_an_event_of_a_series_is_left_owned_by_the_series_owner() -> None:
     # As the rows stood before: an owner row of the event's own, the series' owner's in one.
     EventStaff.objects.filter(event=by_series_owner.event).update(user=site)
 
-    seasons_0004.owned_by_the_series(apps, None)
+    seasons_0006.owned_by_the_series(apps, None)
 
     assert dict(EventStaff.objects.filter(event=own_owner.event).values_list("user", "role")) == {
         own_owner.house.pk: "director"
