@@ -23,8 +23,10 @@ from urllib.parse import urlencode
 from allauth.account.adapter import DefaultAccountAdapter, get_adapter
 from django.contrib.auth import SESSION_KEY, get_user_model
 from django.contrib.auth.signals import user_login_failed
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import DisallowedHost, PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
+from django.http.request import split_domain_port
+from django.middleware.security import SecurityMiddleware as DjangoSecurityMiddleware
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.csrf import csrf_failure as django_csrf_failure
@@ -119,6 +121,32 @@ class RefusalLogMiddleware:
                 reason=reason,
                 level=logging.INFO if status == 404 else logging.WARNING,
             )
+        return response
+
+
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+OPENER_POLICY = "Cross-Origin-Opener-Policy"
+
+
+def potentially_trustworthy(request: HttpRequest) -> bool:
+    """HTTPS, or a loopback host: where browsers honour Cross-Origin-Opener-Policy (a LAN
+    address over plain http gets a console error for it on every page)."""
+    if request.is_secure():
+        return True
+    try:
+        host, _ = split_domain_port(request.get_host())
+    except DisallowedHost:
+        return False
+    return host in LOOPBACK_HOSTS or host.endswith(".localhost")
+
+
+class SecurityMiddleware(DjangoSecurityMiddleware):
+    """Django's, with Cross-Origin-Opener-Policy sent only to a potentially trustworthy origin."""
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        response = super().process_response(request, response)
+        if OPENER_POLICY in response and not potentially_trustworthy(request):
+            del response[OPENER_POLICY]
         return response
 
 

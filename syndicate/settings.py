@@ -33,7 +33,9 @@ def env_list(name: str, default: str = "") -> list[str]:
 
 
 PRODUCTION = env_flag("SYNDICATE_PRODUCTION")
-DEBUG = env_flag("DJANGO_DEBUG", default=not PRODUCTION)
+# Off unless asked for (`DEBUG=1` or `DJANGO_DEBUG=1`): `make run` is the venue's server, and a
+# debug page shows a phone the site's address list or a traceback (syndicate/error_pages.py).
+DEBUG = env_flag("DJANGO_DEBUG", default=not PRODUCTION and env_flag("DEBUG"))
 
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
@@ -88,11 +90,13 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
+    # Django's, sending Cross-Origin-Opener-Policy only where browsers honour it.
+    "syndicate.security.SecurityMiddleware",
     # Before anything may wait (a database connection): the body may be closed by then.
     "syndicate.bodies.ReadBodyFirst",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "syndicate.security.RefusalLogMiddleware",
+    "syndicate.error_pages.ControlCharactersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -363,6 +367,11 @@ STORAGES = {
         )
     },
 }
+
+# Outside production (`make run`, tests) the files are served from the apps and static/ as found,
+# with DEBUG off as with it on; production serves the collected, hashed ones.
+WHITENOISE_USE_FINDERS = not PRODUCTION
+WHITENOISE_AUTOREFRESH = DEBUG
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
