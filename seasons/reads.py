@@ -12,6 +12,7 @@ from events.progress import hands
 from events.reads.board import board_view
 from events.staff import MEMBER_ROLES, Role
 from scoring.evaluator import HighValue, evaluate_high
+from seasons.invitations import series_invitation_link
 from seasons.models import (
     ChampionshipInvitation,
     PlayerKey,
@@ -375,6 +376,7 @@ class PendingInvitation:
     email: str
     role: str
     token: str
+    link: str  # the one way an invitation's link is built (events/invitations.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,7 +414,9 @@ def series_staff(series: Series, viewer: User | None) -> SeriesStaffView:
     return SeriesStaffView(
         members=members,
         pending=[
-            PendingInvitation(email=i.email, role=i.role, token=i.token)
+            PendingInvitation(
+                email=i.email, role=i.role, token=i.token, link=series_invitation_link(i.token)
+            )
             for i in series.staff_invitations.filter(accepted_at__isnull=True).order_by("pk")
         ]
         if manages
