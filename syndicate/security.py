@@ -33,13 +33,12 @@ from django.views.csrf import csrf_failure as django_csrf_failure
 
 from accounts import lockout
 from syndicate.query import query_text
+from syndicate.redaction import SECRET_URL_ARGUMENTS  # logged as their names, not values
 
 logger = logging.getLogger("syndicate.security")
 
 # A 404 under these paths may hide an object that exists but is someone else's (or a draft).
 HIDING_PREFIXES = ("/api/", "/house/", "/events/", "/board/", "/admin/")
-# URL arguments that are secrets (password reset links): logged as their names, not values.
-SECRET_URL_ARGUMENTS = frozenset({"key", "uidb36", "uidb64", "token"})
 REFUSED_STATUSES = frozenset({403, 404, 429})
 _DEFAULT_CODES = {403: "forbidden", 404: "not_found", 429: "rate_limited"}
 _REASON_ATTRIBUTE = "_security_refusal_reason"
