@@ -10,6 +10,7 @@ from wheels, with their data under `var/`, found running or started by `syndicat
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -372,6 +373,9 @@ STORAGES = {
 # with DEBUG off as with it on; production serves the collected, hashed ones.
 WHITENOISE_USE_FINDERS = not PRODUCTION
 WHITENOISE_AUTOREFRESH = DEBUG
+if not PRODUCTION:
+    # Nothing is collected outside production: whitenoise need not say STATIC_ROOT is missing.
+    warnings.filterwarnings("ignore", message="No directory at: ", category=UserWarning)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
