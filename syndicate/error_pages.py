@@ -9,10 +9,13 @@ answers it 404 before any view passes it to PostgreSQL, which refuses NUL in tex
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.template.loader import render_to_string
+
+logger = logging.getLogger(__name__)
 
 API_PREFIX = "/api/"
 
@@ -35,7 +38,13 @@ def error_response(request: HttpRequest | None, status: int) -> HttpResponse:
     if request is not None and request.path.startswith(API_PREFIX):
         return JsonResponse({"error": {"code": code, "message": message}}, status=status)
     # No request context: the page must render when the database or the session is what failed.
-    html = render_to_string("error.html", {"status": status, "title": title, "message": message})
+    context = {"status": status, "title": title, "message": message}
+    try:
+        html: str = render_to_string("error.html", context)
+    except Exception:
+        # Not even the page (a static file missing from the manifest): its words, unstyled.
+        logger.exception("The %s page could not be rendered.", status)
+        html = f"<!doctype html><title>{title}</title><h1>{title}</h1><p>{message}</p>"
     return HttpResponse(html, status=status)
 
 

@@ -26,7 +26,6 @@ from django.contrib.auth.signals import user_login_failed
 from django.core.exceptions import DisallowedHost, PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.http.request import split_domain_port
-from django.middleware.security import SecurityMiddleware as DjangoSecurityMiddleware
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.csrf import csrf_failure as django_csrf_failure
@@ -139,13 +138,17 @@ def potentially_trustworthy(request: HttpRequest) -> bool:
     return host in LOOPBACK_HOSTS or host.endswith(".localhost")
 
 
-class SecurityMiddleware(DjangoSecurityMiddleware):
-    """Django's, with Cross-Origin-Opener-Policy sent only to a potentially trustworthy origin."""
+class OpenerPolicyMiddleware:
+    """Cross-Origin-Opener-Policy: same-origin, on a potentially trustworthy origin only (in
+    place of SecurityMiddleware's, which would send it everywhere)."""
 
-    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
-        response = super().process_response(request, response)
-        if OPENER_POLICY in response and not potentially_trustworthy(request):
-            del response[OPENER_POLICY]
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        if potentially_trustworthy(request):
+            response.headers.setdefault(OPENER_POLICY, "same-origin")
         return response
 
 

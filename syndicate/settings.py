@@ -91,8 +91,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # Django's, sending Cross-Origin-Opener-Policy only where browsers honour it.
-    "syndicate.security.SecurityMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    # Cross-Origin-Opener-Policy, only where browsers honour it (SECURE_CROSS_ORIGIN_OPENER_POLICY
+    # is None for it).
+    "syndicate.security.OpenerPolicyMiddleware",
     # Before anything may wait (a database connection): the body may be closed by then.
     "syndicate.bodies.ReadBodyFirst",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -455,6 +457,9 @@ SECURE_CSP = {
 X_FRAME_OPTIONS = "DENY"
 CSRF_FAILURE_VIEW = "syndicate.security.csrf_failure"
 SECURE_CONTENT_TYPE_NOSNIFF = True
+# Sent by syndicate.security.OpenerPolicyMiddleware on HTTPS and loopback hosts only: over plain
+# http on a LAN address browsers ignore it and log an error on every page.
+SECURE_CROSS_ORIGIN_OPENER_POLICY = None
 SECURE_REFERRER_POLICY = "same-origin"
 if PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
