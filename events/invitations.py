@@ -20,6 +20,7 @@ from accounts.models import User
 from events.errors import Invalid, NotAllowed, WrongState
 from events.models import StaffInvitation
 from events.staff import Role
+from syndicate import console_mail
 
 # What an event's and a series' invitations have alike (seasons.SeriesStaffInvitation).
 
@@ -62,9 +63,9 @@ def invitation_link(token: str) -> str:
 
 
 def mail_goes_out() -> bool:
-    """Whether an email leaves: False when no mail server is set (the console backend)."""
+    """Whether an email leaves: False when no mail server is set (a console backend)."""
     backend = str(settings.MAILERS["default"]["BACKEND"])
-    return backend != "django.core.mail.backends.console.EmailBackend"
+    return backend not in {console_mail.BACKEND, "django.core.mail.backends.console.EmailBackend"}
 
 
 def invitation_notice(email: str, role: str, where: str) -> str:

@@ -305,7 +305,8 @@ if PRODUCTION or os.environ.get("EMAIL_HOST"):
         }
     }
 else:
-    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+    # Printed, readable and with no secret link (syndicate/console_mail.py).
+    MAILERS = {"default": {"BACKEND": "syndicate.console_mail.ConsoleBackend"}}
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Syndicate <noreply@localhost>")
 
 # Web push (Poker push). Production reads both keys from the environment.

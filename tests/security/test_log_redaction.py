@@ -11,6 +11,7 @@ import logging
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -204,3 +205,17 @@ def test_daphne_logs_no_display_token_and_no_invitation_token(
     log = daphne.log.read_text()
     assert "/display/<redacted>/" in log and "/house/invitations/<redacted>" in log
     assert token not in log and invited.token not in log
+
+
+def test_the_console_mailer_prints_no_reset_key_and_an_unbroken_body(
+    settings: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A laptop with no mail server prints each email (make run's output, the worker's log).
+    settings.MAILERS = {"default": {"BACKEND": "syndicate.console_mail.ConsoleBackend"}}
+    player = make_user("Zoë Ünicode")  # a name that would make the body quoted-printable
+    Client().post("/accounts/password/reset/", {"email": player.email})
+    out = capsys.readouterr().out
+    assert f"To: {player.email}" in out
+    link = next(word for word in out.split() if "/password/reset/key/" in word)
+    assert link.endswith("/password/reset/key/<redacted>/")
+    assert "=\n" not in out and "=3D" not in out
