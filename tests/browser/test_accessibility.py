@@ -1,6 +1,6 @@
-"""axe finds no violation on any page: the player's, the board's, House's (the standby panel in every
-state), a display link's (revoked and unknown too), the error page and the accounts', in the
-states people meet them in, in the light and the dark theme where colours differ."""
+"""axe finds no violation on any page: the player's, the board's, House's (the standby panel in
+every state), a display link's (revoked and unknown too), the error page and the accounts', in
+the states people meet them in, in the light and the dark theme where colours differ."""
 
 from __future__ import annotations
 

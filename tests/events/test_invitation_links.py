@@ -60,7 +60,7 @@ def test_an_event_and_a_series_invitation_link_are_both_on_the_site_address(
     assert f'value="{series_link}"' in series_page
     assert "testserver" not in event_page.split("invitation-link", 1)[1][:300]
     # The emails carry the very same links.
-    bodies = {tuple(m.to): m.body for m in mail.outbox}
+    bodies = {tuple(m.to): str(m.body) for m in mail.outbox}
     assert event_link in bodies[("casey@example.com",)]
     assert series_link in "".join(bodies.values())
 
