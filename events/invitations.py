@@ -2,7 +2,8 @@
 
 The invitation keeps the email and a random token (events.models.StaffInvitation); the email
 carries the link, and House's settings page shows the same link to hand over where no mail goes
-(a venue laptop sends none: docs/decisions.md, "Roles")."""
+(a venue laptop sends none: docs/decisions.md, "Roles" and "Where an invitation's link is").
+With no mail server nothing is sent, not even to the worker's log: the token is a secret."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from accounts.models import User
 from events.errors import Invalid, NotAllowed, WrongState
 from events.models import StaffInvitation
 from events.staff import Role
+from syndicate import console_mail
 
 # What an event's and a series' invitations have alike (seasons.SeriesStaffInvitation).
 
@@ -82,9 +84,31 @@ def invitation_path(token: str) -> str:
     return reverse("house:invitation", kwargs={"token": token})
 
 
+def link_on_site(path: str) -> str:
+    """An invitation's address, an event's or a series' alike: the site's address (`SITE_URL`,
+    the venue's LAN address under `make run`), whichever address House's page was opened at."""
+    return str(settings.SITE_URL).rstrip("/") + path
+
+
 def invitation_link(token: str) -> str:
-    """The invitation's address on this site (`SITE_URL`)."""
-    return str(settings.SITE_URL).rstrip("/") + invitation_path(token)
+    """The invitation's address on this site."""
+    return link_on_site(invitation_path(token))
+
+
+def mail_goes_out() -> bool:
+    """Whether an email leaves: False when no mail server is set (a console backend)."""
+    backend = str(settings.MAILERS["default"]["BACKEND"])
+    return backend not in {console_mail.BACKEND, "django.core.mail.backends.console.EmailBackend"}
+
+
+def invitation_notice(email: str, role: str, where: str) -> str:
+    """What House is told once an invitation is made: emailed, or where its link is to hand over."""
+    if mail_goes_out():
+        return f"Invitation emailed to {email} ({role}); its link is {where} to hand over."
+    return (
+        f"Invitation for {email} ({role}) made. No mail server is set, so nothing was emailed: "
+        f"hand them its link, {where}."
+    )
 
 
 def send_invitation(invitation_id: int) -> bool:
@@ -111,7 +135,10 @@ def send_invitation(invitation_id: int) -> bool:
 def email_invitation(
     *, to: str, inviter: User | None, what: str, name: str, role: str, link: str
 ) -> None:
-    """The invitation's email: who invites, to run what, in which role, and the link."""
+    """The invitation's email: who invites, to run what, in which role, and the link. Not sent
+    when no mail server is set: the console backend would write the link to the worker's log."""
+    if not mail_goes_out():
+        return
     by = inviter.display_name if inviter is not None else "House"
     role = Role(role).label.lower()
     send_mail(

@@ -27,7 +27,7 @@ from events import display, limits, scoreholio, services
 from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
-from events.invitations import is_expired
+from events.invitations import invitation_notice, is_expired
 from events.models import Event, Phase, Registration, Review
 from events.remainder_policy import lacks_remainder_policy
 from events.runner import is_house, may, roles_of
@@ -388,7 +388,7 @@ def staff_invite(request: HttpRequest, event: Event, user: User, key: str | None
     role = request.POST.get("role") or "director"
     email = form.cleaned_data["email"]
     services.staff_invite(event_id=event.pk, by=user, email=email, role=role, idempotency_key=key)
-    return Done(f"Invitation emailed to {email} ({role}); its link is listed below to hand over.")
+    return Done(invitation_notice(email, role, "listed below"))
 
 
 @_member_page

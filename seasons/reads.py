@@ -17,6 +17,7 @@ from events.progress import hands
 from events.reads.board import board_view
 from events.staff import MEMBER_ROLES, Role
 from scoring.evaluator import HighValue, evaluate_high
+from seasons.invitations import series_invitation_link
 from seasons.models import (
     ChampionshipInvitation,
     FormerPlayer,
@@ -423,6 +424,7 @@ class PendingInvitation:
     email: str
     role: str
     token: str
+    link: str  # the one way an invitation's link is built (events/invitations.py)
     invitation_id: int = 0
 
 
@@ -461,7 +463,13 @@ def series_staff(series: Series, viewer: User | None) -> SeriesStaffView:
     return SeriesStaffView(
         members=members,
         pending=[
-            PendingInvitation(email=i.email, role=i.role, token=i.token, invitation_id=i.pk)
+            PendingInvitation(
+                email=i.email,
+                role=i.role,
+                token=i.token,
+                link=series_invitation_link(i.token),
+                invitation_id=i.pk,
+            )
             for i in series.staff_invitations.filter(accepted_at__isnull=True).order_by("pk")
             if not is_expired(i.created_at)
         ]
