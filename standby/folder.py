@@ -85,6 +85,27 @@ class CopyFolder:
         temporary.replace(self.marker_path)
         _sync_folder(self.root)
 
+    def create(self) -> str:
+        """Make the folder on a keeper's first start (docs/decisions.md, "A standby folder that
+        does not exist yet"): only when the folder above it is there, so a disk that is not
+        plugged in is not replaced by a folder on this laptop's own disk. "" when it is there,
+        else what to do, in plain words."""
+        if self.root.exists():
+            return ""
+        if not self.root.parent.is_dir():
+            return (
+                f"The standby folder {self.root} does not exist, nor does {self.root.parent}: "
+                f"plug in its disk, or create the folder (mkdir -p {self.root})."
+            )
+        try:
+            # The copy holds password hashes and the night's secrets: its owner's alone.
+            self.root.mkdir(mode=0o700)
+        except FileExistsError:
+            return ""
+        except OSError as error:
+            return plain_os_error(self.root, error)
+        return ""
+
     def writable_problem(self) -> str:
         """Why a keeper cannot write this copy now, in plain words, or "" when it can."""
         if not self.root.exists():
