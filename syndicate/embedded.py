@@ -473,7 +473,11 @@ def allow_standby(root: Path | str, allowed: list[str]) -> str:
         found = _postmaster(folder)
         if found is None:
             raise EmbeddedError("PostgreSQL is not running: start it first.")
+        # The account replicates and does nothing else: the first matching line decides, so the
+        # block comes before initdb's `host all all 127.0.0.1/32`, which would let it into every
+        # database ("all" never matches a replication connection, so the reject leaves that).
         lines = [f"host replication {STANDBY_ROLE} {address} scram-sha-256" for address in allowed]
+        lines += [f"host all {STANDBY_ROLE} all reject", f"local all {STANDBY_ROLE} reject"]
         hba = folder.pgdata / "pg_hba.conf"
         kept, skipping = [], False
         for line in hba.read_text().splitlines():
@@ -483,7 +487,7 @@ def allow_standby(root: Path | str, allowed: list[str]) -> str:
                 skipping = False
             elif not skipping:
                 kept.append(line)
-        hba.write_text("\n".join([*kept, _HBA_BEGIN, *lines, _HBA_END]) + "\n")
+        hba.write_text("\n".join([_HBA_BEGIN, *lines, _HBA_END, *kept]) + "\n")
         url = f"postgres://postgres:{secret}@{HOST}:{found[1]}/postgres"
         with psycopg.connect(url, autocommit=True) as connection:
             exists = connection.execute(

@@ -341,7 +341,8 @@ def print_standby_command(var_dir: Path, password: str) -> None:
     print(
         "Second laptop (a fresh clone on the same network, from an address STANDBY_ALLOW "
         "allows):\n"
-        f"  make standby PRIMARY={hosts[0]}:{database_port} PASSWORD={password}\n",
+        f"  make standby PRIMARY={hosts[0]}:{database_port}\n"
+        f"and type this password when it asks: {password}\n",
         flush=True,
     )
 
