@@ -753,6 +753,16 @@ def install_data(root: Path | str, building: Path) -> Path | None:
     return aside
 
 
+def remove_data(root: Path | str, kept_aside: Path | None) -> None:
+    """Undo `install_data` after a restore that failed: the data directory it installed goes, the
+    one it kept aside (if any) comes back. The server must not be running."""
+    folder = Folder(Path(root).resolve())
+    with _locked(folder):
+        shutil.rmtree(folder.pgdata, ignore_errors=True)
+        if kept_aside is not None:
+            kept_aside.rename(folder.pgdata)
+
+
 def postgres_account_ids(root: Path | str) -> tuple[int, int] | None:
     """(uid, gid) of the account the server of this folder runs as, when it is not ours."""
     account = _postgres_account(Folder(Path(root).resolve()))
