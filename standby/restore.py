@@ -101,15 +101,18 @@ def check_var_free(var_dir: Path, *, force: bool) -> None:
 def restore(copy: CopyFolder, var_dir: Path, *, force: bool) -> Restored:
     """Restore the copy into `var_dir`. Every failure leaves `var_dir` as it was: its temporary
     folders removed, its database (kept aside under FORCE) and its secrets back in place."""
+    from syndicate import embedded
 
     began = time.monotonic()
     check_copy(copy)
     check_var_free(var_dir, force=force)
     var_dir.mkdir(parents=True, exist_ok=True)
+    # Where the server's account reaches: var/, unless it cannot (embedded.server_dir).
+    server = embedded.server_dir(var_dir)
     # What a restore killed mid-way left, under this name and under the earlier ones.
-    for leftover in (WORK, "restore-wal", "postgres.restoring"):
-        shutil.rmtree(var_dir / leftover, ignore_errors=True)
-    work = var_dir / WORK
+    for leftover in (server / WORK, var_dir / "restore-wal", var_dir / "postgres.restoring"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    work = server / WORK
     try:
         kept_aside = _install(copy, var_dir, work)
         try:

@@ -384,9 +384,10 @@ def print_addresses(
         lines.append("Sign-up without an emailed code: no EMAIL_HOST is set to send one.")
     status = embedded.status(var_dir) if embedded_servers else {}
     if status.get("postgres"):
-        lines.append(
-            f"PostgreSQL on 127.0.0.1:{status['postgres']}, data in {var_dir / 'postgres'}/"
-        )
+        data = var_dir / "postgres"
+        # Under root in a folder its account cannot enter, the data lives where it can.
+        where = f"{data}/ (a link to {data.resolve()}/)" if data.is_symlink() else f"{data}/"
+        lines.append(f"PostgreSQL on 127.0.0.1:{status['postgres']}, data in {where}")
     if status.get("valkey"):
         lines.append(f"Valkey on 127.0.0.1:{status['valkey']}, data in {var_dir / 'valkey'}/")
     lines += [
