@@ -330,3 +330,40 @@ def test_a_segment_cut_short_before_the_last_is_refused(tmp_path: Path) -> None:
     (copy.wal / "000000010000000000000002.partial").write_bytes(b"\1" * 1024)
     with pytest.raises(CopyProblem, match="its log segment 000000010000000000000001 is 100 bytes"):
         _gather_log(copy, tmp_path / "restoring-wal", 1024)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root runs PostgreSQL as another account")
+def test_a_copy_restores_into_a_var_the_servers_account_cannot_enter(played: Played) -> None:
+    """Root's checkout in a private folder: the restore works where the account reaches, and a
+    database there is kept aside and put back as in var/ itself."""
+    private = Path(tempfile.mkdtemp(prefix="syndicate-restore-private-"))  # 0700
+    home = _folder("syndicate-server-home-")
+    var = private / "var"
+    env = {**_env(var), "SYNDICATE_SERVER_HOME": str(home)}
+
+    def restore_here(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "standby.restore", *args],
+            env=env, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
+        )  # fmt: skip
+
+    try:
+        done = restore_here(str(played.stick))
+        assert done.returncode == 0, done.stderr
+        assert f"Events ({played.events}), every audit chain and signed head checked" in done.stdout
+        link = var / "postgres"
+        assert link.is_symlink() and link.resolve().is_relative_to(home / "data")
+        subprocess.run(
+            [sys.executable, "-m", "syndicate.embedded", "stop", "--var-dir", str(var)],
+            env=env, check=True, capture_output=True,
+        )  # fmt: skip
+        forced = restore_here(str(played.stick), "--force")
+        assert forced.returncode == 0, forced.stderr
+        aside = [p for p in link.resolve().parent.iterdir() if "before-restore" in p.name]
+        assert len(aside) == 1 and (aside[0] / "PG_VERSION").exists()
+        assert not (link.resolve().parent / "restoring").exists()
+    finally:
+        embedded.stop(var)
+        embedded.remove(var)
+        shutil.rmtree(private, ignore_errors=True)
+        shutil.rmtree(home, ignore_errors=True)
