@@ -556,21 +556,7 @@ def allow_standby(root: Path | str, allowed: list[str]) -> str:
         found = _postmaster(folder)
         if found is None:
             raise EmbeddedError("PostgreSQL is not running: start it first.")
-        # The account replicates and does nothing else: the first matching line decides, so the
-        # block comes before initdb's `host all all 127.0.0.1/32`, which would let it into every
-        # database ("all" never matches a replication connection, so the reject leaves that).
-        lines = [f"host replication {STANDBY_ROLE} {address} scram-sha-256" for address in allowed]
-        lines += [f"host all {STANDBY_ROLE} all reject", f"local all {STANDBY_ROLE} reject"]
-        hba = folder.pgdata / "pg_hba.conf"
-        kept, skipping = [], False
-        for line in hba.read_text().splitlines():
-            if line == _HBA_BEGIN:
-                skipping = True
-            elif line == _HBA_END:
-                skipping = False
-            elif not skipping:
-                kept.append(line)
-        hba.write_text("\n".join([_HBA_BEGIN, *lines, _HBA_END, *kept]) + "\n")
+        _standby_access(folder, allowed)
         url = f"postgres://postgres:{secret}@{HOST}:{found[1]}/postgres"
         with psycopg.connect(url, autocommit=True) as connection:
             exists = connection.execute(
@@ -582,6 +568,51 @@ def allow_standby(root: Path | str, allowed: list[str]) -> str:
             )
             connection.execute("SELECT pg_reload_conf()")
     return password
+
+
+def close_standby(root: Path | str) -> None:
+    """`make run` without STANDBY_ALLOW: a second laptop allowed by an earlier run is no longer
+    accepted from anywhere (the server must be running; nothing changes where none ever was)."""
+    folder = Folder(Path(root).resolve())
+    with _locked(folder):
+        hba = folder.pgdata / "pg_hba.conf"
+        found = _postmaster(folder)
+        if found is None or _HBA_BEGIN not in hba.read_text().splitlines():
+            return
+        _standby_access(folder, [])
+        _reload(found[1], _secret(folder))
+
+
+def _standby_access(folder: Folder, allowed: list[str]) -> None:
+    """The replication account's lines of pg_hba.conf: replication from `allowed`, nothing else.
+    The first matching line decides, so they come before initdb's lines, whose
+    `host all all 127.0.0.1/32` would let it into every database and whose
+    `host replication all 127.0.0.1/32` would let it replicate from this laptop whatever
+    STANDBY_ALLOW says ("all" never matches a replication connection: both rejects are needed)."""
+    lines = [f"host replication {STANDBY_ROLE} {address} scram-sha-256" for address in allowed]
+    lines += [
+        f"host replication {STANDBY_ROLE} all reject",
+        f"host all {STANDBY_ROLE} all reject",
+        f"local all {STANDBY_ROLE} reject",
+    ]
+    hba = folder.pgdata / "pg_hba.conf"
+    kept, skipping = [], False
+    for line in hba.read_text().splitlines():
+        if line == _HBA_BEGIN:
+            skipping = True
+        elif line == _HBA_END:
+            skipping = False
+        elif not skipping:
+            kept.append(line)
+    hba.write_text("\n".join([_HBA_BEGIN, *lines, _HBA_END, *kept]) + "\n")
+
+
+def _reload(port: int, secret: str) -> None:
+    import psycopg
+
+    url = f"postgres://postgres:{secret}@{HOST}:{port}/postgres"
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("SELECT pg_reload_conf()")
 
 
 def _pid_exists(pid: int) -> bool:

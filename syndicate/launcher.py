@@ -242,6 +242,8 @@ def main() -> int:
             )
             if allowed and wants_database:
                 standby_password = embedded.allow_standby(var_dir, allowed)
+            elif wants_database:
+                embedded.close_standby(var_dir)
             # The worker and daphne inherit the URLs: they need not look for the servers again.
             if wants_database:
                 os.environ["DATABASE_URL"] = services.database_url

@@ -180,6 +180,27 @@ def test_the_replication_account_replicates_and_logs_in_to_no_database(
             psycopg.connect(f"{account} dbname={database}", connect_timeout=10).close()
 
 
+def test_a_second_laptop_allowed_by_an_earlier_run_is_refused_once_none_is_allowed(
+    first: tuple[Path, str, str],
+) -> None:
+    var, _, address = first
+    password = (var / "embedded" / "standby-password").read_text().strip()
+    host, port = address.split(":")
+    account = f"host={host} port={port} user={ROLE} password={password} dbname=postgres"
+    embedded.close_standby(var)  # `make run` again, without STANDBY_ALLOW
+
+    def replicates() -> bool:
+        connection = pq.PGconn.connect(f"{account} replication=true".encode())
+        try:
+            return connection.status == pq.ConnStatus.OK
+        finally:
+            connection.finish()
+
+    wait_until(lambda: not replicates(), "the replication account to be refused")
+    with pytest.raises(psycopg.OperationalError, match="rejects connection"):
+        psycopg.connect(account, connect_timeout=10).close()
+
+
 def test_a_password_on_make_standbys_command_line_is_refused() -> None:
     refused = subprocess.run(
         ["make", "-s", "-o", ".venv/bin/.installed", "standby", "PRIMARY=127.0.0.1:5432",
