@@ -111,7 +111,7 @@ def follow(primary: str, password: str, folder: CopyFolder, logs: Path) -> int:
     except CopyProblem as error:
         print(f"make standby: {error}", file=sys.stderr)
         return 1
-    folder.root.mkdir(parents=True, exist_ok=True)
+    folder.root.mkdir(mode=0o700, parents=True, exist_ok=True)  # it holds the secrets too
     shown = ""
     try:
         while True:

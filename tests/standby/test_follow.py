@@ -106,7 +106,7 @@ class Typed:
 def test_a_second_laptop_keeps_a_copy_that_commits_wait_for(first: tuple[Path, str, str]) -> None:
     var, url, address = first
     password = (var / "embedded" / "standby-password").read_text().strip()
-    copy = _folder("syndicate-second-copy-")
+    copy = _folder("syndicate-second-copy-") / "night"  # made by make standby, private
     seen: dict[str, str] = {}
     keeper = Keeper(
         Server(Connection.from_url(url)),
@@ -128,6 +128,7 @@ def test_a_second_laptop_keeps_a_copy_that_commits_wait_for(first: tuple[Path, s
             waited = connection.execute("SHOW synchronous_standby_names").fetchone()
         assert waited == (f'ANY 1 ("{LAPTOP}")',)
         assert (copy / "base" / "backup_manifest").exists()
+        assert copy.stat().st_mode & 0o777 == 0o700
         assert password not in second.output  # not echoed
         assert password not in second.command_line()
 
@@ -146,7 +147,7 @@ def test_a_second_laptop_keeps_a_copy_that_commits_wait_for(first: tuple[Path, s
         second.process.terminate()
         second.process.wait(timeout=60)
         keeper.stop()
-        shutil.rmtree(copy, ignore_errors=True)
+        shutil.rmtree(copy.parent, ignore_errors=True)
     assert second.process.returncode == 0
 
 
