@@ -205,6 +205,7 @@ def _snapshot(problem: str = "") -> None:
         "taken_at": datetime.now(UTC).isoformat(),
         "file": "" if problem else "thursday-league-started.dump",
         "problem": problem,
+        "folder": snapshots._standby_folder(),  # this run's folder: House shows only its own
     }
     cache.set(snapshots.LAST_KEY, json.dumps(taken), state.EXPIRES)
 
