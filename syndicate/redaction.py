@@ -69,6 +69,15 @@ def _redact_secret_groups(match: re.Match[str]) -> str:
 
 _routes: list[re.Pattern[str]] | None = None
 _building = threading.local()
+_websocket_patterns: list[Any] = []
+
+
+def watch_websocket_routes(patterns: Iterable[Any]) -> None:
+    """The websocket routes, told by syndicate/routing.py when it is loaded (it imports the live
+    consumers, which this module, below every layer, must not)."""
+    global _routes
+    _websocket_patterns[:] = list(patterns)
+    _routes = None
 
 
 def secret_routes() -> list[re.Pattern[str]]:
@@ -83,9 +92,10 @@ def secret_routes() -> list[re.Pattern[str]]:
     try:
         from django.urls import get_resolver
 
-        from syndicate.routing import websocket_urlpatterns
-
-        found = [*route_sources(get_resolver().url_patterns), *route_sources(websocket_urlpatterns)]
+        found = [
+            *route_sources(get_resolver().url_patterns),
+            *route_sources(_websocket_patterns),
+        ]
     except Exception:
         return []
     finally:
