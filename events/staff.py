@@ -66,6 +66,7 @@ CASHIER_ACTIONS = frozenset(
         "entry_paid",
         "entry_refunded",
         "payout_made",
+        "sponsor_paid",
     }
 )
 

@@ -28,6 +28,7 @@ from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
 from events.models import Event, Phase, Registration, Review
+from events.money import dollars
 from events.remainder_policy import lacks_remainder_policy
 from events.runner import is_house, may, roles_of
 from events.staff import Role
@@ -592,7 +593,7 @@ def payment_mark(
     )
     word = "paid" if answer.paid else "not paid"
     return Done(
-        f"{registration.label} is marked {word}: ${answer.collected} collected.",
+        f"{registration.label} is marked {word}: {dollars(answer.collected)} collected.",
         registration_anchor(registration),
     )
 
