@@ -4,8 +4,12 @@ ledger's money in (a comp collects nothing), and a sponsor's money is a line of 
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 import pytest
 
+from audit.chain import GENESIS, entry_hash
 from audit.export import audit_document
 from audit.verify import verify
 from events import services
@@ -231,3 +235,67 @@ def test_a_cash_refund_of_a_card_entry_shows_a_short_box_with_one_money_formatte
     dashboard = client.get(f"/house/events/{table.event.pk}/").content.decode()
     assert 'id="cash-box-expected">\u2212$20<' in dashboard and 'id="cash-box-short"' in dashboard
     assert "$-" not in dashboard
+
+
+def rechained(document: dict[str, Any]) -> dict[str, Any]:
+    """Every hash recomputed, as a forger who knows the chain rule would."""
+    prev_hash = GENESIS
+    for seq, entry in enumerate(document["entries"], start=1):
+        entry["seq"], entry["prev_hash"] = seq, prev_hash
+        entry["hash"] = entry_hash({k: v for k, v in entry.items() if k != "hash"})
+        prev_hash = entry["hash"]
+    return document
+
+
+def cancelled_and_partly_refunded() -> Table:
+    table = make_table(players=0, contribution=20)
+    cal = make_user("Cal")
+    table.register(cal)
+    rid = table.rid(cal)
+    services.payment_mark(registration_id=rid, by=table.house, paid=True)
+    services.registration_cancel(registration_id=rid, by=cal)
+    refund(table, rid, 5)
+    return table
+
+
+def test_the_verifier_recomputes_the_ledger_and_names_a_refund_above_what_was_paid():
+    table = cancelled_and_partly_refunded()
+    document = audit_document(table.event)
+    verdict = verify(document)
+    assert verdict.ok, verdict.problem
+    assert any(
+        line.startswith("ledger: 2 money lines") and line.endswith("cash expected in the box $15")
+        for line in verdict.checked
+    )
+    forged = copy.deepcopy(document)
+    (refunded,) = [e for e in forged["entries"] if e["action"] == "entry_refunded"]
+    refunded["details"]["amount"] = 25
+    verdict = verify(rechained(forged))
+    assert not verdict.ok
+    assert "a refund of $25 to Cal, who has $20 paid in and not given back" in verdict.problem
+
+
+def test_the_verifier_names_a_not_paid_mark_after_a_refund():
+    table = cancelled_and_partly_refunded()
+    forged = copy.deepcopy(audit_document(table.event))
+    (mark,) = [e for e in forged["entries"] if e["action"] == "payment_marked"]
+    void = copy.deepcopy(mark)
+    void["details"]["paid"] = False
+    forged["entries"].append(void)
+    verdict = verify(rechained(forged))
+    assert not verdict.ok
+    assert "Cal is marked not paid after $5 of the entry was refunded" in verdict.problem
+
+
+def test_the_verifier_names_a_sponsors_money_beyond_the_sponsored_pool():
+    table = sponsored_table(100)
+    ledger.sponsor_payment(event_id=table.event.pk, by=table.house, amount=100, method="cash")
+    document = audit_document(table.event)
+    assert verify(document).ok
+    (line,) = [e for e in document["entries"] if e["action"] == "sponsor_paid"]
+    line["details"]["amount"] = 150
+    verdict = verify(rechained(document))
+    assert not verdict.ok
+    assert "$150 of the sponsor's money recorded, more than the $100 sponsored pool" in (
+        verdict.problem
+    )
