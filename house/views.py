@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.models import User
 from audit.export import audit_csv, audit_document
-from events import display, limits, scoreholio, services
+from events import display, limits, money, scoreholio, services
 from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
@@ -264,6 +264,8 @@ def dashboard(request: HttpRequest, event_id: int) -> HttpResponse:
         "standby": standby_panel(dashboard=True),
         "my_roles": roles_of(_user(request), event.pk, event.series_id),
         **_displays(request, event),
+        # The withdrawal dialog states the event's refund policy (events/money.py).
+        "withdrawal_terms": money.withdrawal_terms(event),
     }
     return render(request, "house/dashboard.html", context)
 
