@@ -140,7 +140,10 @@ def test_a_sponsors_money_is_a_line_and_cash_prizes_leave_the_box_balanced():
         event_id=event.pk, by=table.house, amount=200, method="transfer", reference="BACS 42"
     )
     event = table.refresh()
-    winners = list(event.registrations.filter(award__gt=0).values_list("pk", "award"))
+    winners = [
+        (rid, award or 0)
+        for rid, award in event.registrations.filter(award__gt=0).values_list("pk", "award")
+    ]
     cash_left = 300
     for rid, award in winners:
         method = "cash" if award <= cash_left else "transfer"
@@ -271,7 +274,7 @@ def test_the_verifier_recomputes_the_ledger_and_names_a_refund_above_what_was_pa
     (refunded,) = [e for e in forged["entries"] if e["action"] == "entry_refunded"]
     refunded["details"]["amount"] = 25
     verdict = verify(rechained(forged))
-    assert not verdict.ok
+    assert not verdict.ok and verdict.problem is not None
     assert "a refund of $25 to Cal, who has $20 paid in and not given back" in verdict.problem
 
 
@@ -283,7 +286,7 @@ def test_the_verifier_names_a_not_paid_mark_after_a_refund():
     void["details"]["paid"] = False
     forged["entries"].append(void)
     verdict = verify(rechained(forged))
-    assert not verdict.ok
+    assert not verdict.ok and verdict.problem is not None
     assert "Cal is marked not paid after $5 of the entry was refunded" in verdict.problem
 
 
@@ -295,7 +298,7 @@ def test_the_verifier_names_a_sponsors_money_beyond_the_sponsored_pool():
     (line,) = [e for e in document["entries"] if e["action"] == "sponsor_paid"]
     line["details"]["amount"] = 150
     verdict = verify(rechained(document))
-    assert not verdict.ok
+    assert not verdict.ok and verdict.problem is not None
     assert "$150 of the sponsor's money recorded, more than the $100 sponsored pool" in (
         verdict.problem
     )
