@@ -293,6 +293,8 @@ class PlayerRow:
     complete: bool
     paid: bool
     can: HouseActions
+    # Settled by a comp: shown apart from a paid entry, since it collected nothing.
+    comped: bool = False
 
     def steady(self) -> PlayerRow:
         """What the row shows that a pushed update must carry (see `ShownPending.steady`)."""
@@ -704,6 +706,12 @@ def house_page(
     # Beside the pool: the entry money the ledger's lines hold; comps take none and are apart.
     pool = _pool(event, table.pool, box)
     shown_rows = _player_rows(event, table.players, everyone, paid)
+    if box is not None and box.comped_players:
+        comped = set(box.comped_players)
+        shown_rows = [
+            dataclasses.replace(row, comped=True) if row.label in comped else row
+            for row in shown_rows
+        ]
     players_order = tuple(
         pk for pk in sorted(everyone, key=lambda pk: (STATUS_ORDER.get(everyone[pk][0], 9), pk))
     )

@@ -54,8 +54,11 @@ class CashBox:
     online_in: int
     comps: int
     comped: int
-    # Players whose entry is settled with money (a comp is not), so "paid" never counts a comp.
+    # Players whose entry is settled with money still held (not a comp, not refunded in full), so
+    # "paid" never counts a comp.
     entries_paid: int
+    # The players whose entry is settled by a comp.
+    comped_players: tuple[str, ...]
     refunds_cash: int
     refunds_other: int
     payouts_cash: int
@@ -198,7 +201,14 @@ def cash_box(event: Event, lines: list[Line] | None = None) -> CashBox:
         online_in=by_method[ONLINE],
         comps=comps,
         comped=comped,
-        entries_paid=sum(1 for account in books.values() if account.settled and not account.comped),
+        entries_paid=sum(
+            1
+            for account in books.values()
+            if account.settled and not account.comped and account.held > 0
+        ),
+        comped_players=tuple(
+            sorted(label for label, account in books.items() if account.settled and account.comped)
+        ),
         refunds_cash=refunds_cash,
         refunds_other=refunds_other,
         payouts_cash=payouts_cash,
