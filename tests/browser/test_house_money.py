@@ -104,7 +104,7 @@ def test_a_sponsors_money_is_recorded_on_the_night_page(server: str, browser: An
     )
     expect(house.locator("#expected-cash")).to_have_text("$200")
     expect(house.locator("#night-difference")).to_contain_text(f"{MINUS}$100")
-    expect(house.locator("#night-lines")).to_contain_text("sponsor")
+    expect(house.locator("#night-lines tbody tr").first).to_contain_text("Sponsor")
     shot(house, "house-night-sponsor")
     context.close()
 
