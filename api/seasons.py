@@ -246,6 +246,23 @@ class SeriesStaffInvitations(ApiView):
         return answered(answer, status=201)
 
 
+class SeriesStaffInvitation(ApiView):
+    @schema.write(
+        summary="Withdraw an invitation to a series' staff not yet accepted (its owner)",
+        answer=answers.SeriesStaffInvitationCancelled,
+        tags=SEASONS,
+    )
+    def delete(self, request: Request, series_id: int, invitation_id: int) -> Response:
+        return answered(
+            services.series_staff_invitation_cancel(
+                series_id=series_id,
+                by=actor(request),
+                invitation_id=invitation_id,
+                idempotency_key=self.idempotency_key,
+            )
+        )
+
+
 class SeriesInvitationAccept(ApiView):
     @schema.write(
         summary="Accept an invitation to a series' staff (signed in with its email)",
@@ -282,7 +299,9 @@ def _member(by: User, series_id: int, user_id: int, action: str = "series_house_
 class NextEvent(ApiView):
     @schema.write(
         summary="Create the series' next event (its House, site staff)",
-        description="A draft with the last event's settings, a week later unless a date is given.",
+        description="A draft with the last event's settings, named with its date, a week later "
+        "unless a date is given; a series with no event yet gets its first from the series' "
+        "settings and defaults, dated today in its time zone.",
         request=body.NextEvent,
         answer=answers.NextEventCreated,
         status=201,

@@ -38,6 +38,11 @@ urlpatterns: list[URLPattern] = [
         name="series-staff-invitation-accept",
     ),
     path(
+        "series/<int:series_id>/staff-invitations/<int:invitation_id>/",
+        seasons.SeriesStaffInvitation.as_view(),
+        name="series-staff-invitation",
+    ),
+    path(
         "series/<int:series_id>/display-links/",
         seasons.SeriesDisplayLinks.as_view(),
         name="series-display-links",

@@ -671,7 +671,9 @@ class SelfCheckIn(ApiView):
         summary="Check myself in with the event's code",
         description="While House has self check-in on, before the start: after it a late "
         "entry needs House (409 late_entry_needs_house). Wrong codes are limited per account "
-        "(403 too_many_guesses).",
+        "(403 too_many_guesses). With `register`, a player not yet registered registers in the "
+        "same step; an event that asks players to confirm their age then needs "
+        "`age_confirmed: true` (409 age_not_confirmed).",
         request=body.SelfCheckIn,
         answer=answers.SelfCheckedIn,
         tags=PLAYING,

@@ -13,6 +13,12 @@ event's chain ended at entry n, the event was running (not finalized) or final, 
 were the event block. A final head cannot be shown as a running one, nor the reverse, and the
 event block cannot change (docs/audit.md, "What a signature proves").
 
+A head proves the chain up to entry n, not that nothing came after: a finalized event's chain still
+takes payouts, refunds and relabellings (docs/rules.md section 10.8), so a later `final` head may
+sign a longer chain. The later chain extends the earlier head when its entry n carries the earlier
+head's hash, which the verifiers check (audit.verify.check_extends, verify_exports; docs/audit.md,
+"Earlier heads"), so a head once published keeps verifying.
+
 Heads signed before the phase was signed used `{"event", "hash", "purpose":
 "syndicate-audit-head", "seq"}` (`legacy_head_message`); the verifier still reads them where
 they cannot mislead (docs/audit.md, "Heads in the old format"). Pure Python (no Django), for the

@@ -5,6 +5,10 @@ An export's head signs its last entry, the phase (`final` once the event is fina
 chain up to the entry before it as `final`, with the event block the final export shows: so no
 head taken from a finalized event can present it as running (docs/audit.md, "What a signature
 proves").
+
+A finalized event's export may later sign a longer chain, still `final`: the payouts, refunds and
+relabellings docs/rules.md section 10.8 allows after finalization. Each head signed before stays
+true of its seq, and the later chain extends it (docs/audit.md, "Earlier heads").
 """
 
 from __future__ import annotations

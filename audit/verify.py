@@ -42,8 +42,9 @@ from scoring.standings import Hand, Standings, standings
 
 SHOES = ("stock", "house")
 ACTOR_KINDS = ("system", "house", "player")
-# The roles a House entry may name (events/staff.py); entries from before roles name none.
-STAFF_ROLES = ("owner", "director", "cashier", "scorer")
+# The roles a House entry may name (events/staff.py; "site": site staff who hold no role in the
+# event, changing its staff); entries from before roles name none.
+STAFF_ROLES = ("owner", "director", "cashier", "scorer", "site")
 STATUSES = ("eligible", "withdrawn")
 MOST_DECKS = 2_000  # far above any event (1,000 players); keeps a hostile file from stalling us
 
@@ -68,14 +69,26 @@ def verify_json(text: str | bytes, public_key: Ed25519PublicKey | None = None) -
     With the deployment's `public_key`, the export must also carry the head it signed.
     """
     try:
-        document = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        return Verdict(ok=False, checked=(), problem=f"The file is not JSON: {error}.")
-    except RecursionError:
-        return Verdict(
-            ok=False, checked=(), problem="The file is nested too deeply to be an audit."
-        )
+        document = read_json(text, "The file")
+    except AuditProblem as problem:
+        return Verdict(ok=False, checked=(), problem=str(problem))
     return verify(document, public_key)
+
+
+def read_json(text: str | bytes, what: str) -> Any:
+    """Parsed JSON, or an AuditProblem naming what is wrong with it in plain words: not JSON
+    (or not text), nested too deeply, or a number too long to read (Python's int-string limit)."""
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise AuditProblem(f"{what} is not JSON: {error}.") from None
+    except RecursionError:
+        raise AuditProblem(f"{what} is nested too deeply to be an export.") from None
+    except ValueError:
+        # json.loads refuses an integer of more than sys.get_int_max_str_digits() digits.
+        raise AuditProblem(
+            f"{what} holds a number too long to read (thousands of digits): no export does."
+        ) from None
 
 
 CSV_COLUMNS = (
@@ -96,6 +109,7 @@ CSV_COLUMNS_WITHOUT_ROLES = CSV_COLUMNS[:-1]
 # The signed head's cells, filled on the last row only; the CSV has no event id to check them with.
 CSV_HEAD_COLUMNS = ("head_signature", "head_key_id")
 NULLABLE = ("player", "reason")  # an empty cell is null, or empty text: the hash tells which
+SEQ_CELL = re.compile(r"[0-9]{1,18}")  # ASCII digits only: int() would take "²" or 5,000 digits
 
 
 def verify_csv(text: str | bytes) -> Verdict:
@@ -148,12 +162,9 @@ def entries_from_csv(text: str | bytes) -> list[dict[str, Any]]:
             del cells["actor_kind"]  # an entry written before actors had kinds
         if not cells.get("actor_role", "x"):
             del cells["actor_role"]  # a player's or the system's entry, or one from before roles
-        if not cells["seq"].isdigit():
+        if not SEQ_CELL.fullmatch(cells["seq"]):
             raise AuditProblem(f"Row {number} of the CSV has no whole-number seq.")
-        try:
-            details = json.loads(cells["details"])
-        except (ValueError, RecursionError):
-            raise AuditProblem(f"Row {number} of the CSV: details is not JSON.") from None
+        details = read_json(cells["details"], f"Row {number} of the CSV: details")
         entry: dict[str, Any] = {**cells, "seq": int(cells["seq"]), "details": details}
         entries.append(_with_nulls(entry))
     return entries
@@ -194,6 +205,7 @@ def _verify(document: object, checked: list[str], public_key: Ed25519PublicKey |
             "(player_relabelled), followed to the label the result names"
         )
     checked.append(check_event_block(export.event, entries))
+    checked.append(check_after_final(entries))
 
     seed = revealed_seed(export, entries)
     if seed is None:
@@ -236,6 +248,7 @@ def _verify(document: object, checked: list[str], public_key: Ed25519PublicKey |
     places = check_places(result)
     checked.append(f"places: High and Low recomputed for {eligible} eligible players")
     checked.append(check_awards(result, places, entries))
+    checked.append(check_payouts(result, entries))
     checked.extend(filter(None, [check_ledger(entries)]))
     # Last, so a re-chained export still names what its rewriting broke in the event itself.
     checked.append(check_anchor(export, entries, public_key, finalized=True))
@@ -393,23 +406,25 @@ RELABELLED = "player_relabelled"
 
 def follow_relabels(entries: list[Entry]) -> tuple[list[Entry], int]:
     """Each entry as if its player had always had their last label: a player_relabelled entry
-    (an account deleted: docs/audit.md) renames `player` to `details.label` for every entry, before
-    and after it, and the labels event_finalized's awards name. The hashes were checked first."""
-    final: dict[str, str] = {}
+    (an account deleted: docs/audit.md) renames `player` to `details.label` for every entry before
+    it that names the old label, and in the awards event_finalized records before it. A later
+    entry naming the old label is another registration's (a chain written before a label, once
+    left, was kept from later registrations). The hashes were checked first."""
+    given: set[str] = set()
     for entry in entries:
         if entry.action != RELABELLED:
             continue
         new = entry.details.get("label")
         if not isinstance(entry.player, str) or not isinstance(new, str) or not new:
             raise AuditProblem(f"{entry}: a relabelling names the player and details.label.")
-        if new in final.values() or any(e.player == new for e in entries if e.seq < entry.seq):
+        if new in given or any(e.player == new for e in entries if e.seq < entry.seq):
             raise AuditProblem(f"{entry}: the label {new!r} is already a player's.")
-        for old, current in final.items():
-            if current == entry.player:
-                final[old] = new
-        final[entry.player] = new
-    if not final:
+        given.add(new)
+    if not given:
         return entries, 0
+
+    # From the last entry back: what each label held at that point is finally called.
+    final: dict[str, str] = {}
 
     def renamed(entry: Entry) -> Entry:
         player = final.get(entry.player, entry.player) if entry.player else entry.player
@@ -421,7 +436,16 @@ def follow_relabels(entries: list[Entry]) -> tuple[list[Entry], int]:
             seq=entry.seq, action=entry.action, player=player, details=details, hash=entry.hash
         )
 
-    return [renamed(entry) for entry in entries], len({*final.values()})
+    followed: list[Entry] = []
+    for entry in reversed(entries):
+        if entry.action == RELABELLED:
+            assert isinstance(entry.player, str)  # checked above
+            new = str(entry.details["label"])
+            final[entry.player] = final.get(new, new)
+        followed.append(renamed(entry))
+    followed.reverse()
+    left = {entry.player for entry in entries if entry.action == RELABELLED}
+    return followed, len(given - left)
 
 
 # The ledger ---------------------------------------------------------------------------------------
@@ -438,7 +462,6 @@ class _Account:
     held: int = 0
     last_entry: int | None = None
     refunded_since_entry: int = 0
-    paid_out: int = 0
 
 
 def check_ledger(entries: Sequence[Entry]) -> str:
@@ -450,7 +473,6 @@ def check_ledger(entries: Sequence[Entry]) -> str:
     sponsored = 0
     sponsor_in = 0
     finalized = False
-    awards: dict[str, Any] = {}
     cash = 0
     lines = 0
     for entry in entries:
@@ -466,8 +488,6 @@ def check_ledger(entries: Sequence[Entry]) -> str:
             sponsored = _whole(details["sponsored"], f"{entry}: details.sponsored")
         elif entry.action == "event_finalized":
             finalized = True
-            recorded = details.get("awards")
-            awards = recorded if isinstance(recorded, dict) else {}
         if entry.action not in LEDGER_LINES:
             continue
         lines += 1
@@ -519,20 +539,9 @@ def check_ledger(entries: Sequence[Entry]) -> str:
             account.refunded_since_entry += amount
             cash -= amount if method == "cash" else 0
         else:
-            award = _whole(details.get("award", 0), f"{entry}: details.award")
+            # Which awards a payout may hand over, and how much of each, check_payouts says.
             if not finalized or method not in CASH_OR_TRANSFER or amount == 0:
                 raise AuditProblem(f"{entry}: a payout is dollars of a final award.")
-            if awards.get(entry.player, award) != award:
-                raise AuditProblem(
-                    f"{entry}: an award of ${award}, where event_finalized awards "
-                    f"{entry.player} ${awards[entry.player]}."
-                )
-            if account.paid_out + amount > award:
-                raise AuditProblem(
-                    f"{entry}: {entry.player} is paid ${account.paid_out + amount} of a "
-                    f"${award} award."
-                )
-            account.paid_out += amount
             cash -= amount if method == "cash" else 0
     if not lines:
         return ""
@@ -636,6 +645,83 @@ def apply_settings_change(
                 f"(entry seq {recorded_at[key]})."
             )
         settings[key], recorded_at[key] = new, entry.seq
+
+
+# After finalization -------------------------------------------------------------------------
+
+# The only entries a finalized event takes (docs/rules.md section 10.8): money handed over or given
+# back, and a deleted account's neutral label. None of them changes a card, a place or an award.
+AFTER_FINAL = ("payout_made", "entry_refunded", "sponsor_paid", RELABELLED)
+PAYOUT = "payout_made"
+
+
+def check_after_final(entries: Sequence[Entry]) -> str:
+    """Every entry after event_finalized is of a kind the rules let follow it, and names no
+    dealt card; no payout comes before it."""
+    finalized = next((entry for entry in entries if entry.action == "event_finalized"), None)
+    after = [entry for entry in entries if finalized is not None and entry.seq > finalized.seq]
+    for entry in entries:
+        if entry.action == PAYOUT and (finalized is None or entry.seq < finalized.seq):
+            raise AuditProblem(
+                f"{entry} pays out an award before event_finalized: awards are paid once the "
+                "event is finalized."
+            )
+    for entry in after:
+        if entry.action not in AFTER_FINAL:
+            raise AuditProblem(
+                f"{entry} follows event_finalized (seq {finalized.seq if finalized else 0}), "
+                f"but a finalized event takes only {', '.join(AFTER_FINAL)} entries "
+                "(docs/rules.md section 10.8)."
+            )
+        if next(dealt_cards_in(entry.details), None) is not None:
+            raise AuditProblem(
+                f"{entry} follows event_finalized and names a dealt card: nothing after "
+                "finalization touches a card."
+            )
+    if finalized is None:
+        return "after finalization: nothing (the event is not finalized)"
+    kinds = Counter(entry.action for entry in after)
+    listed = ", ".join(f"{count} {action}" for action, count in sorted(kinds.items()))
+    return (
+        f"after finalization: {listed or 'no entries'}; only payouts, refunds and relabellings, "
+        "none touching a card, a place or an award"
+    )
+
+
+def check_payouts(result: Result, entries: Sequence[Entry]) -> str:
+    """Each payout hands over part of a player's final award, never more than is left of it;
+    a refund after finalization goes to a cancelled entry or a withdrawal."""
+    awards = {player.player: player for player in result.players}
+    paid: Counter[str] = Counter()
+    finalized_seq = next(entry.seq for entry in entries if entry.action == "event_finalized")
+    for entry in entries:
+        if entry.seq < finalized_seq:
+            continue
+        standing = awards.get(entry.player or "")
+        if entry.action == "entry_refunded" and standing and standing.status == "eligible":
+            raise AuditProblem(
+                f"{entry} refunds {entry.player}, who finished eligible: only a cancelled "
+                "entry or a withdrawal is refunded."
+            )
+        if entry.action != PAYOUT:
+            continue
+        if standing is None:
+            raise AuditProblem(f"{entry} pays {entry.player!r}, who is not in result.players.")
+        amount = _whole(entry.details.get("amount"), f"{entry}: details.amount")
+        award = entry.details.get("award")
+        if award is not None and not _same(award, standing.award):
+            raise AuditProblem(
+                f"{entry}: details.award is {award!r}, but the result gives {standing.player} "
+                f"${standing.award}: a payout never changes an award."
+            )
+        paid[standing.player] += amount
+        if paid[standing.player] > standing.award:
+            raise AuditProblem(
+                f"{entry}: {standing.player} has been handed ${paid[standing.player]}, more "
+                f"than the ${standing.award} award."
+            )
+    total = sum(paid.values())
+    return f"payouts: ${total} handed over to {len(paid)} winners, none beyond their award"
 
 
 # The signed head ------------------------------------------------------------------------------
@@ -834,6 +920,132 @@ def check_head(
             f"{what} signs another event block than this export's: its name, venue, date, "
             "format, contribution, phase or commitment was changed after it was signed."
         )
+
+
+# Earlier heads and earlier exports ----------------------------------------------------------------
+
+# A finalized event's chain still grows by the entries AFTER_FINAL allows, so a head or an export
+# published before them is a prefix of the chain exported later. As in a transparency log, the
+# later chain proves it extends the earlier one: its entry at the earlier head's seq carries the
+# earlier head's hash (docs/audit.md, "Earlier heads").
+
+
+@dataclass(frozen=True, slots=True)
+class Extension:
+    """An earlier signed head that the export's chain extends."""
+
+    head: Head
+    # Every label a player_relabelled entry of the chain renamed, to the label the export ends
+    # with: a season exported before a relabelling (or keeping the label it recorded) names the
+    # player by an earlier label of the same registration.
+    relabelled: Mapping[str, str]
+
+
+def check_extends(
+    document: object,
+    raw_head: object,
+    public_key: Ed25519PublicKey | None,
+    what: str,
+    *,
+    final: bool,
+) -> Extension:
+    """`raw_head` is a head signed on this export's chain at or before its end: the entry at its
+    seq carries its hash, it signs this event block, its phase is the one the chain had at that
+    seq, and with `final` it says final. With the key, its signature holds. The export itself is
+    verified separately (`verify`)."""
+    export = read_export(document)
+    entries = check_chain(export.entries)
+    event_id = export.event.get("id")
+    if public_key is not None and not _is_int(event_id):
+        raise AuditProblem("The document's event has no whole-number id to check the head with.")
+    head = read_head(raw_head, what)
+    if head.seq > len(entries):
+        raise AuditProblem(
+            f"{what} is at seq {head.seq}, past this export's last entry (seq {len(entries)}): "
+            "it signs a later export of the event; give that export."
+        )
+    finalized = next((entry for entry in entries if entry.action == "event_finalized"), None)
+    if head.phase == FINAL and (finalized is None or head.seq < finalized.seq - 1):
+        raise AuditProblem(f"{what} says final at seq {head.seq}, before the event was finalized.")
+    if head.phase == RUNNING and finalized is not None and head.seq >= finalized.seq:
+        raise AuditProblem(f"{what} says running at seq {head.seq}, after event_finalized.")
+    if final and (finalized is None or head.seq < finalized.seq - 1 or head.phase == RUNNING):
+        raise AuditProblem(f"{what} is not a head of the finalized event.")
+    check_head(head, entries, what, public_key, event_id, event_digest(export.event))
+    return Extension(head=head, relabelled=relabels_after(entries, 0))
+
+
+def relabels_after(entries: Sequence[Entry], seq: int) -> dict[str, str]:
+    """Each label as it stood at entry `seq`, to its label at the end of the chain, for the
+    player_relabelled entries after `seq` (the hashes and the relabellings checked before)."""
+    renamed: dict[str, str] = {}
+    for entry in entries:
+        if entry.seq <= seq or entry.action != RELABELLED:
+            continue
+        new = entry.details.get("label")
+        if not isinstance(entry.player, str) or not isinstance(new, str):
+            continue
+        for old, current in renamed.items():
+            if current == entry.player:
+                renamed[old] = new
+        if entry.player not in renamed.values():
+            renamed[entry.player] = new
+    return renamed
+
+
+def verify_exports(
+    files: Mapping[str, str | bytes], public_key: Ed25519PublicKey | None = None
+) -> Verdict:
+    """Several exports of one event, as published over time: each verifies on its own (JSON in
+    full, CSV for its chain), and each is a prefix of the longest (docs/audit.md, "Earlier
+    heads"), so an export published before a payout or a relabelling still holds."""
+    checked: list[str] = []
+    chains: dict[str, list[Entry]] = {}
+    events: dict[str, object] = {}
+    finalized = True
+    for name, text in files.items():
+        verdict = verify_csv(text) if looks_like_csv(text) else verify_json(text, public_key)
+        checked.extend(f"{name}: {line}" for line in verdict.checked)
+        finalized = finalized and verdict.finalized
+        if not verdict.ok:
+            return Verdict(ok=False, checked=tuple(checked), problem=f"{name}: {verdict.problem}")
+        try:
+            if looks_like_csv(text):
+                chains[name] = check_chain(entries_from_csv(text))
+            else:
+                export = read_export(read_json(text, name))
+                chains[name], events[name] = check_chain(export.entries), export.event.get("id")
+        except AuditProblem as problem:  # it verified above; say it anyway
+            return Verdict(ok=False, checked=tuple(checked), problem=f"{name}: {problem}")
+    if len(set(events.values())) > 1:
+        named = ", ".join(f"{name} event {event}" for name, event in events.items())
+        return Verdict(
+            ok=False,
+            checked=tuple(checked),
+            problem=f"The exports are of different events ({named}).",
+        )
+    latest = max(chains, key=lambda name: len(chains[name]))
+    later = chains[latest]
+    for name, earlier in chains.items():
+        if name == latest:
+            continue
+        differs = next(
+            (a.seq for a, b in zip(earlier, later, strict=False) if a.hash != b.hash), None
+        )
+        if differs is not None:
+            return Verdict(
+                ok=False,
+                checked=tuple(checked),
+                problem=(
+                    f"{name} is not an earlier export of the chain in {latest}: entry seq "
+                    f"{differs} differs, so one of them was rewritten."
+                ),
+            )
+        checked.append(
+            f"{name}: its {len(earlier)} entries are the first {len(earlier)} of {latest}'s "
+            f"{len(later)}: the later chain extends it"
+        )
+    return Verdict(ok=True, checked=tuple(checked), finalized=finalized)
 
 
 # The seed and its commitment ----------------------------------------------------------------------

@@ -167,11 +167,13 @@ def self_check_in(
     by: User,
     code: str,
     register: bool = False,
+    age_confirmed: bool = False,
     idempotency_key: str | None = None,
 ) -> answers.SelfCheckedIn:
     """A registered player at the venue checks in with the event's code, before the start only:
     the rules say late entry requires House check-in. With `register`, a player not yet
-    registered registers in the same change, while registration is open (the QR's one step)."""
+    registered registers in the same change, while registration is open (the QR's one step),
+    confirming the event's age as registering does."""
     change.refuse_if_finalized()
     event = change.event
     if not (event.self_check_in and event.check_in_code):
@@ -196,7 +198,7 @@ def self_check_in(
     if registration is None or registration.status == RegistrationStatus.CANCELLED:
         if not register:
             raise NotFound("You are not registered for this event: register first.")
-        registration = register_player(change, by)
+        registration = register_player(change, by, age_confirmed=age_confirmed)
     if registration.status != RegistrationStatus.REGISTERED:
         raise WrongState(f"Your registration is {registration.get_status_display()}: ask House.")
     registration.event = event

@@ -11,6 +11,7 @@ from django.db.models import Max
 from accounts import names, revocation
 from accounts.models import User
 from accounts.recovery import send_password_reset
+from audit.models import AuditEntry
 from cards.models import CardState, Offer, OfferKind, ShoeKind
 from cards.stock import audit_card
 from events import answers, store
@@ -378,7 +379,22 @@ def end_sessions(user: User) -> None:
 def unique_label(event: Event, display_name: str) -> str:
     """The display name, made unique within the event with a suffix (" #2"), also when it only
     looks like a label already there (accounts.names)."""
-    return names.unique_label(display_name, event.registrations.values_list("label", flat=True))
+    return names.unique_label(display_name, labels_taken(event))
+
+
+# A deleted account's registration takes a neutral label (privacy/services.py).
+RELABELLED = "player_relabelled"
+
+
+def labels_taken(event: Event) -> list[str]:
+    """Every label a registration of the event holds or has held: a label a deleted account's
+    registration left still names that registration's entries in the chain, so no later
+    registration takes it (docs/decisions.md, "Players' data")."""
+    held = event.registrations.values_list("label", flat=True)
+    left = AuditEntry.objects.filter(event=event, action=RELABELLED).values_list(
+        "player", flat=True
+    )
+    return [*held, *(label for label in left if label)]
 
 
 def facts_of(change: Change, registration: Registration) -> PlayerFacts:

@@ -300,6 +300,18 @@ class SelfCheckIn(Body):
         max_length=limits.CHECK_IN_CODE_LENGTH,
         help_text="The check-in code shown on the board (any case; spaces and dashes ignored).",
     )
+    register = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="A player not yet registered registers in the same step, while registration "
+        "is open.",
+    )
+    age_confirmed = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="With `register`: the player confirms they are of the event's minimum age, "
+        "when it has one.",
+    )
 
 
 class Registering(Body):

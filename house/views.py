@@ -27,6 +27,7 @@ from events import display, limits, money, scoreholio, services
 from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
+from events.invitations import invitation_notice, is_expired
 from events.models import Event, Phase, Registration, Review
 from events.money import dollars
 from events.remainder_policy import lacks_remainder_policy
@@ -229,10 +230,13 @@ def _event_form(
     locked: bool = False,
     paid_entries: bool = False,
 ) -> HttpResponse:
+    # A finalized event's staff change no more (docs/rules.md section 10.1): no staff form.
+    open_staff = event if event is not None and event.phase != Phase.FINALIZED else None
     return render(
         request,
         "house/event_form.html",
         {
+            "final": event is not None and open_staff is None,
             "form": form,
             "event": event,
             "locked": locked,
@@ -241,15 +245,19 @@ def _event_form(
             "zones": COMMON_ZONES,
             "members": selectors.house_members(event) if event else [],
             "invitations": selectors.pending_invitations(event) if event else [],
-            # The owner's alone: hand ownership over, invite, withdraw an invitation.
-            "owns": event is not None and may(_user(request), event, "ownership_transfer"),
-            "invites": event is not None
-            and (_user(request).is_staff or may(_user(request), event, "staff_invite")),
+            # The owner's alone: hand ownership over (in an event of no series: a series'
+            # events are its owner's), invite, withdraw an invitation; none once final.
+            "owns": open_staff is not None
+            and open_staff.series_id is None
+            and may(_user(request), open_staff, "ownership_transfer"),
+            "series_owner": selectors.series_owner(event) if event else None,
+            "invites": open_staff is not None
+            and (_user(request).is_staff or may(_user(request), open_staff, "staff_invite")),
             "member_form": EmailForm(),
             "staff": _user(request).is_staff,
             # Site staff, or the owner: the rule table's word (events/staff.py).
-            "appoints": event is not None
-            and (_user(request).is_staff or may(_user(request), event, "house_member_add")),
+            "appoints": open_staff is not None
+            and (_user(request).is_staff or may(_user(request), open_staff, "house_member_add")),
             "roles": [("director", "Director"), ("cashier", "Cashier"), ("scorer", "Scorer")],
         },
     )
@@ -383,7 +391,7 @@ def staff_invite(request: HttpRequest, event: Event, user: User, key: str | None
     role = request.POST.get("role") or "director"
     email = form.cleaned_data["email"]
     services.staff_invite(event_id=event.pk, by=user, email=email, role=role, idempotency_key=key)
-    return Done(f"Invitation emailed to {email} ({role}); its link is listed below to hand over.")
+    return Done(invitation_notice(email, role, "listed below"))
 
 
 @_member_page
@@ -451,6 +459,7 @@ def invitation(request: HttpRequest, token: str) -> HttpResponse:
             "invitation": found,
             "role": Role(found.role).label,
             "for_me": found.email.casefold() == user.email.casefold(),
+            "expired": is_expired(found.created_at),
             "key": fresh_key(),
         },
     )

@@ -90,20 +90,21 @@ def lines_of(event: Event) -> list[Line]:
         .order_by("seq")
         .values_list("seq", "at", "actor", "action", "player", "details", "reason")
     )
-    # A deleted account's registration took a neutral label: its lines follow it.
+    # A deleted account's registration took a neutral label: its lines, before the relabelling,
+    # follow it (from the last line back; a later line naming the old label is another
+    # registration's, in a chain written before a label once left was kept from later ones).
     final: dict[str, str] = {}
-    for _, _, _, action_, player, details, _ in rows:
+    labels: list[str] = []
+    for _, _, _, action_, player, details, _ in reversed(rows):
         if action_ == RELABELLED and player:
-            for old, current in final.items():
-                if current == player:
-                    final[old] = details["label"]
-            final[player] = details["label"]
+            final[player] = final.get(details["label"], details["label"])
+        labels.append(final.get(player or "", player or ""))
+    labels.reverse()
     lines: list[Line] = []
     last_entry: dict[str, Line] = {}
-    for seq, at, actor, action_, player, details, reason in rows:
+    for (seq, at, actor, action_, _, details, reason), label in zip(rows, labels, strict=True):
         if action_ == RELABELLED:
             continue
-        label = final.get(player or "", player or "")
         line = _line(seq, at, actor, action_, label, details or {}, reason or "", last_entry)
         if line is None:
             continue

@@ -1,12 +1,14 @@
 """A player's data in their own hands: everything kept about them, as JSON, and the deletion of
 their account (docs/decisions.md, "Players' data").
 
-Deleting an account erases its email, display name, sessions, push subscriptions and stored
-answers, and unlinks its registrations: each takes a neutral label ("Former player 12") through
-`player_relabelled`, a state change of its event written to its chain by the system, and loses the
-salt of its commitment (events/person.py). The audit keeps what it held (labels, never an email);
-`verify_audit` follows a relabelling, so exports made before and after the deletion both verify.
-A player with a card to choose in an event in play is refused: they choose it first.
+What is kept and how it goes is each app's own `personal_data.py` (privacy/registry.py): the
+download and the deletion walk them. Deleting an account erases its email, display name, sessions,
+push subscriptions and stored answers, and unlinks its registrations: each takes a neutral label
+("Former player 12") through `player_relabelled`, a state change of its event written to its
+chain by the system, and loses the salt of its commitment (events/person.py); its season rows
+follow the label. The audit keeps what it held (labels, never an email); `verify_audit` follows a
+relabelling, so exports made before and after the deletion both verify. A player with a card to
+choose in an event in play is refused: they choose it first.
 """
 
 from __future__ import annotations
@@ -14,22 +16,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.sessions.models import Session
 from django.db import transaction
-from django.utils import timezone
 
 from accounts import revocation
 from accounts.models import User
-from audit.models import AuditEntry
 from cards.models import Offer
 from events.answers import Answer
 from events.errors import DeletionBlocked, NotFound
 from events.models import Phase, Registration
-from events.person import commitment
-from events.progress import kept_cards
-from events.runner import Change, action
+from events.registration import RELABELLED, labels_taken
+from events.runner import Change, action, together
+from privacy.registry import Erasure, handlers, sections
 
-RELABELLED = "player_relabelled"
 LABEL = "Former player {number}"
 
 
@@ -42,7 +40,9 @@ class PlayerRelabelled(Answer):
 
 
 def _neutral_label(registration: Registration) -> str:
-    taken = set(registration.event.registrations.values_list("label", flat=True))
+    """The neutral label, "Former player <registration id>", made unique among every label the
+    event's registrations hold or held (a label once in the chain is never anyone else's)."""
+    taken = set(labels_taken(registration.event))
     label = LABEL.format(number=registration.pk)
     suffix = 2
     while label in taken:
@@ -95,103 +95,34 @@ class DeletedAccount:
 
 
 def delete_account(*, user: User) -> DeletedAccount:
-    """Delete the account, refused while it has a card to choose in an event in play."""
-    pending = pending_in_play(user)
-    if pending:
+    """Delete the account, refused while it has a card to choose in an event in play.
+
+    One transaction, all or nothing: every app's handler (privacy/registry.py) relabels or
+    erases what it keeps, in stage order (the registrations take their neutral labels in their
+    events' chains first), then the account row goes."""
+    if pending := pending_in_play(user):
         names = ", ".join(sorted({r.event.name for r in pending}))
         raise DeletionBlocked(
             f"You have a card to choose in {names}: choose it (or ask House), then delete your "
             "account."
         )
-    registrations = list(Registration.objects.filter(player=user).values_list("pk", flat=True))
-    # One change per event, each in its own transaction under its event's lock; a retry after a
-    # failure goes on where it stopped (a relabelled registration no longer names the account).
-    for registration_id in registrations:
-        player_relabel(registration_id=registration_id, by=user)
-    with transaction.atomic():
-        user = User.objects.select_for_update().get(pk=user.pk)
-        if pending_in_play(user):
+    with together():
+        # No key update: a season recorded meanwhile may still insert rows naming the account
+        # (they wait for nothing here), which the seasons handler then passes on.
+        locked = User.objects.select_for_update(no_key=True).filter(pk=user.pk).first()
+        if locked is None:
+            raise NotFound("No such account.")
+        if pending_in_play(locked):
             raise DeletionBlocked()
-        sessions = [
-            session.pk
-            for session in Session.objects.filter(expire_date__gt=timezone.now())
-            if session.get_decoded().get("_auth_user_id") == str(user.pk)
-        ]
-        Session.objects.filter(pk__in=sessions).delete()
-        user_id = user.pk
-        user.delete()  # email addresses, push subscriptions, stored answers, House memberships
+        erasure = Erasure(user=locked)
+        for handler in handlers():
+            handler.erase(erasure)
+        user_id = locked.pk
+        locked.delete()
         transaction.on_commit(lambda: revocation.revoke(user_id))
-    return DeletedAccount(registrations=len(registrations), sessions=len(sessions))
+    return DeletedAccount(registrations=len(erasure.labels), sessions=erasure.sessions)
 
 
 def personal_data(user: User) -> dict[str, Any]:
-    """Everything kept about the account, as JSON: the account, each registration with its
-    results, kept cards, the salt and commitment that tie it to the account, and the audit
-    entries that name it; the events it is House for; its push subscriptions."""
-    registrations = []
-    for registration in (
-        Registration.objects.filter(player=user).select_related("event").order_by("pk")
-    ):
-        event = registration.event
-        entries = AuditEntry.objects.filter(event=event, player=registration.label).order_by("seq")
-        registrations.append(
-            {
-                "event": {
-                    "id": event.pk,
-                    "name": event.name,
-                    "date": event.date.isoformat(),
-                    "venue": event.venue,
-                    "phase": event.phase,
-                },
-                "label": registration.label,
-                "status": registration.status,
-                "registered_at": registration.registered_at.isoformat(),
-                "checked_in_at": registration.checked_in_at.isoformat()
-                if registration.checked_in_at
-                else None,
-                "late": registration.late,
-                "paid": registration.paid,
-                "age_confirmed": registration.age_confirmed,
-                "results": [
-                    {
-                        "game": result.game,
-                        "outcome": result.outcome,
-                        "opponent": result.opponent,
-                        "score": result.score,
-                        "assisted": result.assisted,
-                        "submitted_at": result.submitted_at.isoformat(),
-                    }
-                    for result in registration.results.order_by("game")
-                ],
-                "kept_cards": kept_cards(registration),
-                "wild_rank": registration.wild_rank or None,
-                "high_place": registration.high_place,
-                "low_place": registration.low_place,
-                "award": registration.award,
-                "person": {
-                    "salt": registration.person_salt,
-                    "commitment": commitment(registration.person_salt, user.pk)
-                    if registration.person_salt
-                    else None,
-                },
-                "audit_entries": [entry.as_dict() for entry in entries],
-            }
-        )
-    return {
-        "account": {
-            "id": user.pk,
-            "email": user.email,
-            "display_name": user.display_name,
-            "date_joined": user.date_joined.isoformat(),
-            "last_login": user.last_login.isoformat() if user.last_login else None,
-            "four_colour_deck": user.four_colour_deck,
-        },
-        "registrations": registrations,
-        "house_for": [
-            {"event": event.pk, "name": event.name} for event in user.house_events.order_by("pk")
-        ],
-        "push_subscriptions": [
-            {"device": subscription.user_agent, "created_at": subscription.created_at.isoformat()}
-            for subscription in user.push_subscriptions.order_by("pk")
-        ],
-    }
+    """Everything kept about the account, as JSON: one section per handler of the registry."""
+    return {handler.name: handler.export(user) for handler in sections()}

@@ -3,7 +3,6 @@ finalized event with its signed audit head and its players' public ids, and the 
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -12,11 +11,11 @@ from audit.anchor import FINAL, event_digest, key_id
 from audit.heads import event_block, export_head
 from audit.models import AuditEntry, HeadSignature
 from audit.signing import signing_key
-from audit.spreadsheet import spreadsheet_cell
+from audit.spreadsheet import SpreadsheetWriter
 from events.models import Event
 from events.reads.common import to_json
 from seasons.models import Season, SeasonResult
-from seasons.reads import SeasonRules, season_rules, season_table
+from seasons.reads import SeasonRules, holder_public_id, season_rules, season_table
 
 CSV_COLUMNS = ("player_id", "display_name", "events", "counted", "total", "rank", "qualified")
 
@@ -82,7 +81,9 @@ class SeasonExport:
 
 def event_heads(events: Iterable[Event]) -> dict[int, EventHead]:
     """The signed head each finalized event's audit export carries (audit.export.audit_document),
-    by event id: a finalized event's chain never grows, so its last entry gives the same head.
+    by event id, at its last entry. A payout, refund or relabelling after finalization
+    (docs/rules.md section 10.8) moves it on; a season exported before keeps an earlier head,
+    which the later audit's chain extends (seasons/verify.py).
 
     Heads signed before (every export's, and the first season export's) are read in two queries
     for all the events; a head not signed yet is signed as an audit export signs it.
@@ -128,7 +129,7 @@ def season_export(season: Season) -> SeasonExport:
     for event_id, label, public in (
         SeasonResult.objects.filter(season=season)
         .order_by("event_id", "label")
-        .values_list("event_id", "label", "player__player_key__public_id")
+        .values_list("event_id", "label", holder_public_id())
     ):
         labels.setdefault(event_id, {})[label] = public
     events = Event.objects.in_bulk(view.events)
@@ -177,13 +178,13 @@ def season_document(season: Season) -> dict[str, object]:
 def season_csv(season: Season) -> str:
     """The table, one row per player; `counted` as event ids joined by spaces."""
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = SpreadsheetWriter(out)
     writer.writerow(CSV_COLUMNS)
     for row in season_table(season).rows:
         writer.writerow(
             [
-                spreadsheet_cell(row.player_id),
-                spreadsheet_cell(row.display_name),
+                row.player_id,
+                row.display_name,
                 row.events,
                 " ".join(str(event_id) for event_id in row.counted),
                 row.total,

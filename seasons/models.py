@@ -139,14 +139,42 @@ class PlayerKey(models.Model):
         return self.public_id
 
 
+class FormerPlayer(models.Model):
+    """A deleted account as its seasons keep it (docs/decisions.md, "Players' data"): a public id
+    of its own (never the account's, which earlier exports paired with its name), a neutral name,
+    and the registrations of its series' events not final at the deletion, whose season rows
+    join it when those events are finalized."""
+
+    public_id = models.CharField(max_length=24, unique=True, default=new_public_id)
+    display_name = models.CharField(max_length=80)
+    registrations = models.JSONField(default=list)
+
+    def __str__(self) -> str:
+        return self.public_id
+
+
+# A season row is an account's, or a deleted account's (then its former player's).
+ONE_HOLDER = Q(player__isnull=False, former__isnull=True) | Q(
+    player__isnull=True, former__isnull=False
+)
+
+
 class SeasonResult(models.Model):
     """One player's finish in one finalized event of a season, and its points under the season's
     rules. Written once, when the event is finalized (finalized events never change)."""
 
     season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="results")
     event = models.ForeignKey("events.Event", on_delete=models.PROTECT, related_name="+")
+    # Unlinked by a deletion (privacy/registry.py), which hands the row to `former`.
     player = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="season_results"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="season_results",
+    )
+    former = models.ForeignKey(
+        FormerPlayer, on_delete=models.PROTECT, null=True, blank=True, related_name="results"
     )
     label = models.CharField(max_length=48)
     eligible = models.BooleanField()
@@ -160,6 +188,10 @@ class SeasonResult(models.Model):
             models.UniqueConstraint(
                 fields=["season", "event", "player"], name="one_season_result_per_event_player"
             ),
+            models.UniqueConstraint(
+                fields=["season", "event", "former"], name="one_season_result_per_event_former"
+            ),
+            models.CheckConstraint(condition=ONE_HOLDER, name="season_result_has_one_holder"),
         ]
         indexes = [models.Index(fields=["season", "player"], name="season_results_by_player")]
 
@@ -169,14 +201,22 @@ class SeasonStanding(models.Model):
 
     season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="standings")
     player = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="season_standings"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="season_standings",
+    )
+    former = models.ForeignKey(
+        FormerPlayer, on_delete=models.PROTECT, null=True, blank=True, related_name="standings"
     )
     display_name = models.CharField(max_length=80)
     total = models.PositiveIntegerField(default=0)
     events = models.PositiveIntegerField(default=0)
     high_firsts = models.PositiveIntegerField(default=0)
     counted = models.JSONField(default=list)
-    # [event_id, points, eligible, high_first] for each of the season's events the player played:
+    # [event_id, points, eligible, high_first, date] for each of the season's events the player
+    # played (date: the event's, ISO 8601, which orders equal event totals under best_of):
     # the next finalization adds one without reading the other events' rows.
     scores = models.JSONField(default=list)
 
@@ -184,6 +224,8 @@ class SeasonStanding(models.Model):
         ordering = ["season_id", "-total", "id"]
         constraints = [
             models.UniqueConstraint(fields=["season", "player"], name="one_standing_per_player"),
+            models.UniqueConstraint(fields=["season", "former"], name="one_standing_per_former"),
+            models.CheckConstraint(condition=ONE_HOLDER, name="season_standing_has_one_holder"),
         ]
 
 

@@ -126,6 +126,8 @@ class Scored:
     points: int
     eligible: bool
     high_first: bool
+    # The event's date (ISO 8601, YYYY-MM-DD): of two equal event totals the earlier event counts.
+    date: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,9 +141,10 @@ class Total:
 
 
 def season_total(rules: Rules, scores: Iterable[Scored]) -> Total:
-    """The sum of the `best_of` highest event totals (equal totals: the earlier event counts)."""
+    """The sum of the `best_of` highest event totals (equal totals: the earlier event counts, by
+    date, then the event created first on the same day)."""
     played = list(scores)
-    best = sorted(played, key=lambda score: (-score.points, score.event_id))
+    best = sorted(played, key=lambda score: (-score.points, score.date, score.event_id))
     if rules.best_of is not None:
         best = best[: rules.best_of]
     return Total(

@@ -5,15 +5,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Q
+from django.db.models.functions import Coalesce
+
 from accounts.models import User
+from cards.names import RANK_FACES, card_face
 from events import staff
+from events.invitations import is_expired
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.progress import hands
 from events.reads.board import board_view
 from events.staff import MEMBER_ROLES, Role
 from scoring.evaluator import HighValue, evaluate_high
+from seasons.invitations import series_invitation_link
 from seasons.models import (
     ChampionshipInvitation,
+    FormerPlayer,
     PlayerKey,
     Season,
     SeasonResult,
@@ -47,6 +54,8 @@ class SeasonRow:
     rank: int
     qualified: bool
     one_event_short: bool
+    # A deleted account's row, under its neutral name: it has no history page.
+    former: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,26 +129,49 @@ def season_events(season: Season) -> list[int]:
     )
 
 
+def holder_public_id() -> Coalesce:
+    """A season row's public id: its account's, or its former player's (an account deleted)."""
+    return Coalesce("player__player_key__public_id", "former__public_id")
+
+
+def held_by_formers(registration_ids: list[int]) -> dict[int, FormerPlayer]:
+    """The former player each of these registrations (of deleted accounts) counts under, by
+    registration id, for those a deletion gave one."""
+    if not registration_ids:
+        return {}
+    wanted = Q()
+    for registration_id in registration_ids:
+        wanted |= Q(registrations__contains=[registration_id])
+    return {
+        registration_id: former
+        for former in FormerPlayer.objects.filter(wanted)
+        for registration_id in former.registrations
+        if registration_id in registration_ids
+    }
+
+
 def season_table(season: Season) -> SeasonTable:
     """The table from the kept totals: one query for the rows, ranks computed here."""
     rules = Rules.from_dict(season.rules)
     kept = list(
         SeasonStanding.objects.filter(season=season).values_list(
-            "player_id",
+            "pk",
             "display_name",
             "total",
             "events",
             "high_firsts",
             "counted",
-            "player__player_key__public_id",
+            holder_public_id(),
+            "former_id",
         )
     )
     totals = {
         player: Total(total=total, events=events, high_firsts=firsts, counted=tuple(counted))
-        for player, _, total, events, firsts, counted, _ in kept
+        for player, _, total, events, firsts, counted, _, _ in kept
     }
     names = {player: name for player, name, *_ in kept}
-    public = {player: key for player, *_, key in kept}
+    public = {player: key for player, *_, key, _ in kept}
+    formers = {player for player, *_, former in kept if former is not None}
     rows = [
         SeasonRow(
             player_id=public[standing.player] or "",
@@ -151,6 +183,7 @@ def season_table(season: Season) -> SeasonTable:
             rank=standing.rank,
             qualified=standing.qualified,
             one_event_short=not standing.qualified and one_event_short(rules, standing.events),
+            former=standing.player in formers,
         )
         for standing in table(rules, totals, names)
     ]
@@ -183,6 +216,16 @@ class PlayedEvent:
     award: int
     season_points: int | None
 
+    @property
+    def faces(self) -> list[dict[str, object]]:
+        """The hand as the page shows it: card faces, those of the wild rank marked wild."""
+        return [{**card_face(card), "wild": card[0] == self.wild_rank} for card in self.hand]
+
+    @property
+    def wild_words(self) -> str:
+        """'Wild 10', as the board says it."""
+        return f"Wild {RANK_FACES.get(self.wild_rank, self.wild_rank)}" if self.wild_rank else ""
+
 
 @dataclass(frozen=True, slots=True)
 class PlayerHistory:
@@ -197,6 +240,12 @@ class PlayerHistory:
     best_hand_name: str
     best_hand_event_id: int | None
     invitations: list[Invitation]
+
+    @property
+    def best_hand_faces(self) -> list[dict[str, object]]:
+        """The best hand as the page shows it: its night's card faces, the wild marked."""
+        night = next((row for row in self.events if row.event_id == self.best_hand_event_id), None)
+        return night.faces if night is not None else []
 
 
 def player_history(player: User, viewer: User | None) -> PlayerHistory:
@@ -375,6 +424,8 @@ class PendingInvitation:
     email: str
     role: str
     token: str
+    link: str  # the one way an invitation's link is built (events/invitations.py)
+    invitation_id: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,8 +463,15 @@ def series_staff(series: Series, viewer: User | None) -> SeriesStaffView:
     return SeriesStaffView(
         members=members,
         pending=[
-            PendingInvitation(email=i.email, role=i.role, token=i.token)
+            PendingInvitation(
+                email=i.email,
+                role=i.role,
+                token=i.token,
+                link=series_invitation_link(i.token),
+                invitation_id=i.pk,
+            )
             for i in series.staff_invitations.filter(accepted_at__isnull=True).order_by("pk")
+            if not is_expired(i.created_at)
         ]
         if manages
         else [],
@@ -443,6 +501,7 @@ class SeriesInvitationView:
     role: str
     accepted: bool
     for_viewer: bool
+    expired: bool = False
 
 
 def series_invitation(token: str, viewer: User) -> SeriesInvitationView | None:
@@ -459,6 +518,7 @@ def series_invitation(token: str, viewer: User) -> SeriesInvitationView | None:
         role=invitation.role,
         accepted=invitation.accepted_at is not None,
         for_viewer=invitation.email.casefold() == viewer.email.casefold(),
+        expired=is_expired(invitation.created_at),
     )
 
 
@@ -522,20 +582,31 @@ def if_tonight_ended(season: Season) -> list[Tonight]:
 def _tonight(season: Season, event: Event) -> Tonight:
     rules = Rules.from_dict(season.rules)
     places = board_view(event).standings
-    tonight = list(
+    playing = list(
         event.registrations.filter(
             status__in=[RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN],
-            player__isnull=False,
         ).values_list("pk", "player_id", "player__display_name", "status")
     )
+    # A deleted account's registration counts under its former player (a registration whose
+    # deletion kept none will have one of its own once the event is final: not shown before).
+    formers = held_by_formers([pk for pk, player, _, _ in playing if player is None])
+    tonight = [
+        (pk, (player, None), name, status)
+        if player is not None
+        else (pk, (None, formers[pk].pk), formers[pk].display_name, status)
+        for pk, player, name, status in playing
+        if player is not None or pk in formers
+    ]
     PlayerKey.objects.bulk_create(
-        [PlayerKey(user_id=player) for _, player, _, _ in tonight], ignore_conflicts=True
+        [PlayerKey(user_id=key[0]) for _, key, _, _ in tonight if key[0] is not None],
+        ignore_conflicts=True,
     )
-    kept = {
-        player: (name, [Scored(*score) for score in scores])
-        for player, name, scores in SeasonStanding.objects.filter(season=season).values_list(
-            "player_id", "display_name", "scores"
-        )
+    # Keyed by (account, former player): a deleted account's row has only the second.
+    kept: dict[tuple[int | None, int | None], tuple[str, list[Scored]]] = {
+        (player, former): (name, [Scored(*score) for score in scores])
+        for player, former, name, scores in SeasonStanding.objects.filter(
+            season=season
+        ).values_list("player_id", "former_id", "display_name", "scores")
     }
     for registration, player, name, status in tonight:
         eligible = status == RegistrationStatus.CHECKED_IN and places is not None
@@ -545,13 +616,30 @@ def _tonight(season: Season, event: Event) -> Tonight:
         earlier = kept.get(player, (name, []))[1]
         kept[player] = (
             name,
-            [*earlier, Scored(event.pk, event_points(rules, finish), eligible, high == 1)],
+            [
+                *earlier,
+                Scored(
+                    event.pk,
+                    event_points(rules, finish),
+                    eligible,
+                    high == 1,
+                    event.date.isoformat(),
+                ),
+            ],
         )
     totals = {player: season_total(rules, scores) for player, (_, scores) in kept.items()}
     names = {player: name for player, (name, _) in kept.items()}
-    public = dict(
-        PlayerKey.objects.filter(user_id__in=list(kept)).values_list("user_id", "public_id")
-    )
+    public: dict[tuple[int | None, int | None], str] = {
+        (user, None): key
+        for user, key in PlayerKey.objects.filter(
+            user_id__in=[player for player, _ in kept if player is not None]
+        ).values_list("user_id", "public_id")
+    } | {
+        (None, former): key
+        for former, key in FormerPlayer.objects.filter(
+            pk__in=[former for _, former in kept if former is not None]
+        ).values_list("pk", "public_id")
+    }
     rows = [
         SeasonRow(
             player_id=public.get(standing.player, ""),
@@ -563,6 +651,7 @@ def _tonight(season: Season, event: Event) -> Tonight:
             rank=standing.rank,
             qualified=standing.qualified,
             one_event_short=not standing.qualified and one_event_short(rules, standing.events),
+            former=standing.player[0] is None,
         )
         for standing in table(rules, totals, names)
     ]

@@ -116,7 +116,11 @@ class SeriesDefaults(Body):
 
 
 class NextEvent(Body):
-    date = Day(required=False, help_text="The event day; a week after the last one if left out.")
+    date = Day(
+        required=False,
+        help_text="The event day; if left out, a week after the last one (for the series' "
+        "first event, today in the series' time zone).",
+    )
 
 
 class EventSeries(Body):

@@ -10,7 +10,14 @@ urlpatterns = [
     path("seasons/<int:season_id>/season.json", views.season_json_download, name="season_json"),
     path("players/<str:player_id>/", views.history, name="history"),
     path("me/history/", views.my_history, name="my_history"),
+    path("house/series/new/", views.series_new, name="series_new"),
     path("house/series/<int:series_id>/", views.series_page, name="series"),
+    path("house/series/<int:series_id>/events", views.series_event_add, name="event_add"),
+    path(
+        "house/series/<int:series_id>/events/<int:event_id>/remove",
+        views.series_event_remove,
+        name="event_remove",
+    ),
     path("house/series/<int:series_id>/staff", views.series_staff_add, name="staff_add"),
     path(
         "house/series/<int:series_id>/staff/<int:user_id>/role",
@@ -24,6 +31,11 @@ urlpatterns = [
     ),
     path("house/series/<int:series_id>/owner", views.series_owner, name="owner"),
     path("house/series/<int:series_id>/invitations", views.series_invite, name="invite"),
+    path(
+        "house/series/<int:series_id>/invitations/<int:invitation_id>/withdraw",
+        views.series_invitation_withdraw,
+        name="invitation_withdraw",
+    ),
     path("house/series/<int:series_id>/leave", views.series_leave, name="leave"),
     path("house/series/<int:series_id>/defaults", views.series_defaults, name="defaults"),
     path(

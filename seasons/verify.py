@@ -11,6 +11,7 @@ with seasons.points and compared. Pure Python, no Django: it stops at the first 
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,7 +19,14 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from audit.verify import AuditProblem, check_places, read_result, verify
+from audit.verify import (
+    AuditProblem,
+    check_extends,
+    check_places,
+    read_json,
+    read_result,
+    verify,
+)
 from seasons.points import (
     Finish,
     Rules,
@@ -58,9 +66,9 @@ def verify_season(
 
 def _json(text: str | bytes, what: str) -> Any:
     try:
-        return json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
-        raise SeasonProblem(f"{what} is not JSON: {error}.") from None
+        return read_json(text, what)
+    except AuditProblem as problem:
+        raise SeasonProblem(str(problem)) from None
 
 
 def _verify(
@@ -107,10 +115,29 @@ def _verify(
             )
 
     scores: dict[str, list[Scored]] = defaultdict(list)
+    extended = 0
     for event_id in sorted(listed):
         audited = finishes[event_id]
         event = listed[event_id]
-        if event.get("head") != audited.head:
+        # The season may have been exported before a payout or a relabelling that the audit
+        # holds: its head is then an earlier head the audit's chain extends (docs/audit.md,
+        # "Earlier heads"), and a relabelled player is followed to their last label.
+        try:
+            extension = check_extends(
+                audited.document,
+                event.get("head"),
+                public_key,
+                f"Event {event_id}: the season's head",
+                final=True,
+            )
+        except AuditProblem as problem:
+            raise SeasonProblem(
+                f"Event {event_id}: the season's head does not match the head of its audit, "
+                f"nor an earlier head its chain extends: {problem}"
+            ) from None
+        if extension.head.seq < audited.head_seq:
+            extended += 1
+        elif event.get("head") != audited.head:
             raise SeasonProblem(
                 f"Event {event_id}: the season's head does not match the head of its audit."
             )
@@ -119,6 +146,8 @@ def _verify(
             isinstance(value, str) and value for value in players.values()
         ):
             raise SeasonProblem(f"Event {event_id}: players is not a map of labels to player ids.")
+        players = _followed(event_id, players, extension.relabelled)
+        date = _event_date(event_id, event.get("date"), audited.date)
         for label in sorted(set(audited.finishes) - set(players)):
             raise SeasonProblem(
                 f"Event {event_id}: {label} played, but has no player_id in the season."
@@ -134,9 +163,16 @@ def _verify(
                     points=event_points(rules, finish),
                     eligible=finish.eligible,
                     high_first=finish.eligible and finish.high_place == 1,
+                    date=date,
                 )
             )
-    checked.append(f"events: {len(listed)} finalized events, each head matching its audit")
+    later = (
+        f" ({extended} an earlier head that its audit's chain extends, with entries after it "
+        "that change no card, place or award)"
+        if extended
+        else ""
+    )
+    checked.append(f"events: {len(listed)} finalized events, each head matching its audit{later}")
 
     totals: dict[str, Total] = {
         player: season_total(rules, played) for player, played in scores.items()
@@ -177,8 +213,48 @@ def _verify(
 
 @dataclass(frozen=True, slots=True)
 class AuditedEvent:
-    head: object
+    document: object  # the audit export, verified
+    head: object  # its signed head
+    head_seq: int  # where its chain ends
+    date: object  # its event block's date
     finishes: dict[str, Finish]
+
+
+DATE = re.compile(r"\d{4}-\d\d-\d\d")
+
+
+def _followed(
+    event_id: int, players: Mapping[str, str], renamed: Mapping[str, str]
+) -> dict[str, str]:
+    """The season's map of labels to player ids, with the labels the audit relabelled followed to
+    their last label; one player id holds one label per event."""
+    followed: dict[str, str] = {}
+    holder: dict[str, str] = {}
+    for label, player_id in players.items():
+        if player_id in holder:
+            raise SeasonProblem(
+                f"Event {event_id}: {player_id} is mapped to two labels, {holder[player_id]!r} "
+                f"and {label!r}: a player plays an event once."
+            )
+        holder[player_id] = label
+        current = renamed.get(label, label)
+        if current in followed:
+            raise SeasonProblem(f"Event {event_id}: the label {current!r} is mapped twice.")
+        followed[current] = player_id
+    return followed
+
+
+def _event_date(event_id: int, listed: object, audited: object) -> str:
+    """The event's date, which orders equal event totals: the audit's event block says it (its
+    verifier checked it against the chain), and the season must agree."""
+    date = audited if audited is not None else listed
+    if not isinstance(date, str) or not DATE.fullmatch(date):
+        raise SeasonProblem(f"Event {event_id} has no date (YYYY-MM-DD).")
+    if listed != date:
+        raise SeasonProblem(
+            f"Event {event_id}: the season dates it {listed!r}, but its audit says {date!r}."
+        )
+    return date
 
 
 def _audited_finishes(
@@ -203,7 +279,10 @@ def _audited_finishes(
         except AuditProblem as problem:  # verify() passed, so this cannot happen; say it anyway
             raise SeasonProblem(f"The audit file {name}: {problem}") from None
         found[event_id] = AuditedEvent(
+            document=document,
             head=document.get("head"),
+            head_seq=len(document["entries"]),
+            date=document["event"].get("date"),
             finishes={
                 player.player: Finish(
                     eligible=player.status == "eligible",

@@ -16,15 +16,19 @@ from django.core.validators import validate_email
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.models import User
 from events import display, staff
 from events.errors import DomainError, Invalid
-from events.models import EntryMode, Registration, RegistrationStatus
+from events.invitations import invitation_notice
+from events.models import EntryMode, Event, Phase, Registration, RegistrationStatus
 from events.staff import MEMBER_ROLES, Role
 from events.venue import phone_url
+from house.forms import COMMON_ZONES
+from house.selectors import house_events
 from seasons import services
 from seasons.export import season_csv, season_document
 from seasons.models import ChampionshipInvitation, PlayerKey, Season, Series
@@ -170,8 +174,9 @@ def series_page(request: HttpRequest, series_id: int) -> HttpResponse:
             "key": fresh_key(),
             "rule_keys": RULE_KEYS,
             "defaults": _rules_form(Rules().as_dict()),
-            "today": datetime.date.today().isoformat(),
+            "today": services.series_today(series).isoformat(),
             "time_zone": series.time_zone,
+            **_series_events_forms(series, user),
             **_displays(request, series),
         },
     )
@@ -271,11 +276,18 @@ def series_invite(request: HttpRequest, series: Series, user: User, key: str) ->
         role=request.POST.get("role") or Role.DIRECTOR,
         idempotency_key=key,
     )
-    link = request.build_absolute_uri(
-        reverse("seasons:series_invitation", kwargs={"token": answer.token})
-    )
     email = request.POST.get("email", "").strip()
-    return f"Invitation emailed to {email} ({answer.role}); to hand it over yourself: {link}"
+    return invitation_notice(email, answer.role, "listed below")
+
+
+@_series_form
+def series_invitation_withdraw(
+    request: HttpRequest, series: Series, user: User, key: str, invitation_id: int
+) -> str:
+    services.series_staff_invitation_cancel(
+        series_id=series.pk, by=user, invitation_id=invitation_id, idempotency_key=key
+    )
+    return "The invitation is withdrawn: its link no longer works."
 
 
 @_series_form
@@ -385,6 +397,7 @@ def season_house(request: HttpRequest, season_id: int) -> HttpResponse:
             ],
             "key": fresh_key(),
             "after": (season.ends_on + datetime.timedelta(days=7)).isoformat(),
+            "earliest": (season.ends_on + datetime.timedelta(days=1)).isoformat(),
         },
     )
 
@@ -434,8 +447,12 @@ def next_event(request: HttpRequest, series_id: int) -> HttpResponse:
     user = _user(request)
     assert user is not None
     try:
+        text = request.POST.get("date", "").strip()
         created = services.series_next_event(
-            series_id=series.pk, by=user, idempotency_key=form_key(request)
+            series_id=series.pk,
+            by=user,
+            date=_date(text, "The date") if text else None,
+            idempotency_key=form_key(request),
         )
     except DomainError as error:
         refuse(request, error)
@@ -476,17 +493,25 @@ def season_rules(request: HttpRequest, season_id: int) -> HttpResponse:
         raise Http404("No such season.")
     assert user is not None
     try:
-        services.season_update(
+        first, last = request.POST.get("starts_on", ""), request.POST.get("ends_on", "")
+        saved = services.season_update(
             season_id=season.pk,
             by=user,
             name=request.POST.get("name") or None,
-            rules=_rules_from(request),
+            starts_on=_date(first, "The first day") if first else None,
+            ends_on=_date(last, "The last day") if last else None,
+            # Locked rules are a disabled fieldset: not sent, so left as they are.
+            rules=_rules_from(request) if any(k in request.POST for k in RULE_KEYS) else None,
             idempotency_key=form_key(request),
         )
     except DomainError as error:
         refuse(request, error)
     else:
-        messages.success(request, "The season is saved.")
+        counted = saved.counted_events
+        messages.success(
+            request,
+            f"The season is saved: {counted} finalized event{pluralize(counted)} counted in it.",
+        )
     return redirect("seasons:season_house", season_id=season.pk)
 
 
@@ -569,3 +594,143 @@ def display_link_revoke(request: HttpRequest, series_id: int) -> HttpResponse:
     else:
         messages.success(request, "Display link revoked: its screen now says so.")
     return redirect(reverse("seasons:series", kwargs={"series_id": series.pk}) + "#displays")
+
+
+# A series and its events from the pages (docs/decisions.md, "Series pages") ---------------------
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def series_new(request: HttpRequest) -> HttpResponse:
+    """Site staff open a series: its name, venue, time zone and the defaults its events take."""
+    user = _user(request)
+    if user is None or not user.is_staff:
+        raise Http404("No such page.")
+    typed = {
+        "name": request.POST.get("name", ""),
+        "venue": request.POST.get("venue", ""),
+        "time_zone": request.POST.get("time_zone", "").strip() or "UTC",
+        "entry_mode": request.POST.get("entry_mode", EntryMode.PAID.value),
+        "asks_age": request.POST.get("asks_age") == "1",
+        "minimum_age": request.POST.get("minimum_age", str(OFFERED_AGE)),
+    }
+    problem = ""
+    if request.method == "POST":
+        try:
+            key = form_key(request)
+            entry_mode, age = _defaults_typed(request)
+            created = services.series_create(
+                by=user,
+                name=str(typed["name"]),
+                venue=str(typed["venue"]),
+                time_zone=str(typed["time_zone"]),
+                idempotency_key=key,
+            )
+            if (entry_mode, age) != (EntryMode.PAID.value, 0):
+                services.series_defaults_set(
+                    series_id=created.series_id,
+                    by=user,
+                    entry_mode=entry_mode,
+                    minimum_age=age,
+                    idempotency_key=f"{key}:defaults",
+                )
+        except DomainError as error:
+            refuse(request, error)
+            problem = error.message
+        else:
+            messages.success(
+                request,
+                "The series is open: make its first event with Next event, or put one of your "
+                "events in it.",
+            )
+            return redirect("seasons:series", series_id=created.series_id)
+    return render(
+        request,
+        "seasons/series_new.html",
+        {
+            "typed": typed,
+            "problem": problem,
+            "entry_modes": EntryMode.choices,
+            "zones": COMMON_ZONES,
+            "key": fresh_key(),
+        },
+        status=400 if problem else 200,
+    )
+
+
+def _defaults_typed(request: HttpRequest) -> tuple[str, int]:
+    """The defaults typed on the new series' form, checked before the series is made, so a
+    refused form makes nothing."""
+    entry_mode = request.POST.get("entry_mode", "") or EntryMode.PAID.value
+    if entry_mode not in EntryMode.values:
+        raise Invalid(f"The entry mode is {' or '.join(EntryMode.values)}.")
+    if request.POST.get("asks_age") != "1":
+        return entry_mode, 0
+    text = request.POST.get("minimum_age", "").strip()
+    age = _whole(text, "The minimum age") if text else OFFERED_AGE
+    if not 1 <= age <= 99:
+        raise Invalid("Players confirm an age of 1 to 99; untick the box to ask none.")
+    return entry_mode, age
+
+
+def _series_events_forms(series: Series, user: User | None) -> dict[str, Any]:
+    """What the series page's Events section offers: the events this user runs that may join
+    the series (not started, in no other series' championship), and the date Next event gives."""
+    last = Event.objects.filter(series=series).exclude(championship_of__isnull=False).first()
+    movable = (
+        house_events(user)
+        .filter(phase__in=[Phase.DRAFT, Phase.OPEN])
+        .exclude(series=series)
+        .exclude(championship_of__isnull=False)
+        if user is not None
+        else Event.objects.none()
+    )
+    return {
+        "movable": list(movable.values("pk", "name", "date")[:200]),
+        "next_date": services.next_event_date(series, last).isoformat(),
+        "first_event": last is None,
+    }
+
+
+@login_required
+@require_POST
+def series_event_add(request: HttpRequest, series_id: int) -> HttpResponse:
+    """Put one of House's events, not yet started, in the series."""
+    series = _series_house(request, series_id)
+    user = _user(request)
+    assert user is not None
+    chosen = request.POST.get("event", "")
+    try:
+        key = form_key(request)
+        if not (chosen.isascii() and chosen.isdigit() and len(chosen) <= 18):
+            raise Invalid("Choose the event to put in the series.")
+        services.event_series_set(
+            event_id=int(chosen), series_id=series.pk, by=user, idempotency_key=key
+        )
+    except DomainError as error:
+        refuse(request, error)
+    else:
+        name = Event.objects.filter(pk=int(chosen)).values_list("name", flat=True).first()
+        messages.success(request, f"{name} is in {series.name} now, with the series' defaults.")
+    return redirect(reverse("seasons:series", kwargs={"series_id": series.pk}) + "#events")
+
+
+@login_required
+@require_POST
+def series_event_remove(request: HttpRequest, series_id: int, event_id: int) -> HttpResponse:
+    """Take an event that has not started out of the series."""
+    series = _series_house(request, series_id)
+    user = _user(request)
+    assert user is not None
+    try:
+        if not Event.objects.filter(pk=event_id, series=series).exists():
+            raise Invalid("That event is not in this series.")
+        services.event_series_set(
+            event_id=event_id, series_id=None, by=user, idempotency_key=form_key(request)
+        )
+    except DomainError as error:
+        refuse(request, error)
+    else:
+        name = Event.objects.filter(pk=event_id).values_list("name", flat=True).first()
+        messages.success(request, f"{name} is out of {series.name}; it keeps its settings.")
+    return redirect(reverse("seasons:series", kwargs={"series_id": series.pk}) + "#events")

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
@@ -106,8 +107,17 @@ def _answers(host: str, port: int) -> bool:
         return sock.connect_ex((host, port)) == 0
 
 
-def _prepare() -> int | None:
-    """Migrate, seed the demo (it prints the accounts) and return the demo event's id."""
+@dataclass(frozen=True)
+class Demo:
+    """The demo's pages `make run` prints: its event, its series and the series' season."""
+
+    event_id: int | None = None
+    series_id: int | None = None
+    season_id: int | None = None
+
+
+def _prepare() -> Demo:
+    """Migrate, seed the demo (it prints the accounts) and return its ids."""
     import django
     from django.core.management import call_command
     from django.db import connections
@@ -115,12 +125,19 @@ def _prepare() -> int | None:
     django.setup()
     from events.management.commands import seed_demo
     from events.models import Event
+    from seasons.management.commands.seed_demo_series import demo_series
 
     call_command("migrate", "--noinput", verbosity=1)
     call_command("seed_demo")
+    call_command("seed_demo_series")
     event = Event.objects.filter(name=seed_demo.EVENT_NAME).order_by("pk").first()
+    series, season = demo_series()
     connections.close_all()
-    return event.pk if event else None
+    return Demo(
+        event_id=event.pk if event else None,
+        series_id=series.pk if series else None,
+        season_id=season.pk if season else None,
+    )
 
 
 class Helper:
@@ -242,6 +259,8 @@ def main() -> int:
             )
             if allowed and wants_database:
                 standby_password = embedded.allow_standby(var_dir, allowed)
+            elif wants_database:
+                embedded.close_standby(var_dir)
             # The worker and daphne inherit the URLs: they need not look for the servers again.
             if wants_database:
                 os.environ["DATABASE_URL"] = services.database_url
@@ -249,7 +268,7 @@ def main() -> int:
                 os.environ["REDIS_URL"] = services.redis_url
         if wants_database:
             embedded.commits_wait_for_no_copy(var_dir)
-        event_id = _prepare()
+        demo = _prepare()
         # One web process, pooled like production's (docker-compose.yml): requests reuse their
         # database connections instead of authenticating a new one each time.
         web_env = {**os.environ}
@@ -293,7 +312,7 @@ def main() -> int:
                 return 1
             time.sleep(0.1)
         phones = addresses if host in ANY_HOST or addresses else None
-        print_addresses(browse_host, port, event_id, var_dir, holding, lan=phones)
+        print_addresses(browse_host, port, demo.event_id, var_dir, holding, lan=phones, demo=demo)
         if standby_password:
             print_standby_command(var_dir, standby_password)
         copies = CopyWatch() if keeper else None
@@ -341,7 +360,8 @@ def print_standby_command(var_dir: Path, password: str) -> None:
     print(
         "Second laptop (a fresh clone on the same network, from an address STANDBY_ALLOW "
         "allows):\n"
-        f"  make standby PRIMARY={hosts[0]}:{database_port} PASSWORD={password}\n",
+        f"  make standby PRIMARY={hosts[0]}:{database_port}\n"
+        f"and type this password when it asks: {password}\n",
         flush=True,
     )
 
@@ -354,8 +374,10 @@ def print_addresses(
     embedded_servers: bool,
     *,
     lan: list[str] | None,
+    demo: Demo | None = None,
 ) -> None:
-    """The addresses to open; `lan`: where phones reach it (None: this laptop only)."""
+    """The addresses to open; `lan`: where phones reach it (None: this laptop only); `demo`:
+    the demo's series and season pages too."""
     local = _url(host, port)
     # The links go to the public address (what the board's QR shows), on this laptop too.
     base = os.environ.get("SITE_URL", local).rstrip("/")
@@ -365,6 +387,13 @@ def print_addresses(
             f"  Player page:     {base}/events/{event_id}/",
             f"  House dashboard: {base}/house/events/{event_id}/",
             f"  Board:           {base}/board/{event_id}/",
+        ]
+    if demo is not None and demo.series_id is not None:
+        lines.append(f"  Series (House):  {base}/house/series/{demo.series_id}/")
+    if demo is not None and demo.season_id is not None:
+        lines += [
+            f"  Season table:    {base}/seasons/{demo.season_id}/",
+            f"  Season (House):  {base}/house/seasons/{demo.season_id}/",
         ]
     lines.append(f"  Events, sign-in: {base}/  (API: {base}/api/docs/)")
     if lan:
@@ -383,9 +412,10 @@ def print_addresses(
         lines.append("Sign-up without an emailed code: no EMAIL_HOST is set to send one.")
     status = embedded.status(var_dir) if embedded_servers else {}
     if status.get("postgres"):
-        lines.append(
-            f"PostgreSQL on 127.0.0.1:{status['postgres']}, data in {var_dir / 'postgres'}/"
-        )
+        data = var_dir / "postgres"
+        # Under root in a folder its account cannot enter, the data lives where it can.
+        where = f"{data}/ (a link to {data.resolve()}/)" if data.is_symlink() else f"{data}/"
+        lines.append(f"PostgreSQL on 127.0.0.1:{status['postgres']}, data in {where}")
     if status.get("valkey"):
         lines.append(f"Valkey on 127.0.0.1:{status['valkey']}, data in {var_dir / 'valkey'}/")
     lines += [

@@ -2,7 +2,8 @@
 
 `/events/<id>/check-in` is the address the board shows (its QR adds `?code=...`): it asks for the
 code, or offers it already filled in, and posts it to the service. A player not yet registered
-registers and checks in in the same step while registration is open. Someone signed out is sent
+registers and checks in in the same step while registration is open, confirming the event's age
+on the same form when it asks one. Someone signed out is sent
 to sign up (or on to sign in) with this address, code included, as `next`, and comes back here
 with the code still filled in. A wrong code is refused in plain words and changes nothing.
 """
@@ -47,7 +48,12 @@ def self_check_in(request: HttpRequest, event_id: int) -> HttpResponse:
             key = form_key(request)
             code = checked(body.SelfCheckIn, {"code": typed})["code"]
             services.self_check_in(
-                event_id=event.pk, by=user, code=code, register=True, idempotency_key=key
+                event_id=event.pk,
+                by=user,
+                code=code,
+                register=True,
+                age_confirmed=request.POST.get("age_confirmed") == "1",
+                idempotency_key=key,
             )
         except DomainError as error:
             refuse(request, error)

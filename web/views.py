@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST, require_safe
 from accounts.models import User
 from events import money, services
 from events import request_bodies as body
+from events.check_in import self_check_in_open
 from events.errors import DomainError, Invalid, NothingPending, OutOfOrder
 from events.event_lists import event_list_public, events_of
 from events.models import Event, Phase, Registration
@@ -64,7 +65,12 @@ def event_page(request: HttpRequest, event_id: int) -> HttpResponse:
         return render(
             request,
             "web/register.html",
-            {"event": event, "summary": event_summary(event), "key": fresh_key()},
+            {
+                "event": event,
+                "summary": event_summary(event),
+                "key": fresh_key(),
+                "self_check_in": self_check_in_open(event),
+            },
         )
     return render(request, "web/event.html", _player_context(event, registration))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.core.cache import cache
 
+from events import services
 from events.check_in import GUESSES, _guess_key
 from events.models import Announcement, Registration
 from tests.api.support import Api, error
@@ -55,6 +56,23 @@ def test_a_player_checks_in_with_the_code() -> None:
     response = Api(ann).post(f"/api/events/{table.event.pk}/check-in/", {"code": code.lower()})
     assert response.status_code == 200
     assert response.json() == {"registration_id": rid, "status": "checked_in"}
+
+
+def test_registering_with_the_code_asks_the_events_age_as_registering_does() -> None:
+    table = make_table()
+    services.event_update(event_id=table.event.pk, by=table.house, changes={"minimum_age": 21})
+    code = switch(table)["code"]
+    ann = make_user("Ann")
+    path = f"/api/events/{table.event.pk}/check-in/"
+    with unchanged(table.event):
+        assert error(Api(ann).post(path, {"code": code})) == (404, "not_found")
+        refused = Api(ann).post(path, {"code": code, "register": True})
+        assert error(refused) == (409, "age_not_confirmed")
+    response = Api(ann).post(path, {"code": code, "register": True, "age_confirmed": True})
+    assert response.status_code == 200, response.content
+    registration = Registration.objects.get(event=table.event, player=ann)
+    assert response.json() == {"registration_id": registration.pk, "status": "checked_in"}
+    assert registration.age_confirmed
 
 
 def test_a_wrong_code_is_refused_changes_nothing_and_is_limited() -> None:

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from events import services
 from events.models import Registration
-from tests.browser.test_event_flow import PASSWORD, PHONE, WAIT, emailed_code, shot
+from tests.browser.test_event_flow import PASSWORD, PHONE, WAIT, emailed_code, shot, sign_in
 from tests.factories import Table, make_table, make_user
 
 
@@ -82,4 +82,33 @@ def test_an_existing_player_goes_from_the_qr_through_sign_in_to_checked_in(
     expect(phone).to_have_url(re.compile(rf".*/events/{table.event.pk}/$"), timeout=WAIT)
     expect(phone.locator(".next-step")).to_have_attribute("data-step", "wait_start")
     assert table.registration(ann).status == "checked_in"
+    phone.context.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_at_an_event_asking_an_age_the_qrs_one_tap_asks_it_and_keeps_the_code(
+    server: str, browser: Any
+) -> None:
+    table = make_table("league", players=1)
+    services.event_update(event_id=table.event.pk, by=table.house, changes={"minimum_age": 21})
+    ann = make_user("Ann")
+    code, address = qr_address(server, table)
+    phone = fresh_phone(browser)
+    sign_in(phone, server, ann.email)
+    phone.goto(address)
+    expect(phone.get_by_label("Check-in code")).to_have_value(code)
+    age = phone.get_by_label("I am 21 or over")
+    expect(age).not_to_be_checked()
+    tap = phone.get_by_role("button", name="Register and check in")
+    tap.click()
+    # The box is required: the browser holds the form and nothing is registered.
+    expect(phone).to_have_url(address)
+    assert not Registration.objects.filter(event=table.event, player=ann).exists()
+    age.check()
+    shot(phone, "qr-age-confirmed")
+    tap.click()
+    expect(phone).to_have_url(f"{server}/events/{table.event.pk}/", timeout=WAIT)
+    expect(phone.locator(".next-step")).to_have_attribute("data-step", "wait_start")
+    registration = table.registration(ann)
+    assert (registration.status, registration.age_confirmed) == ("checked_in", True)
     phone.context.close()

@@ -189,8 +189,8 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
             {"event_id": e2, "enabled": False},
         ),
         "self_check_in": (
-            {"event_id": e, "code": "ABCDEF", "register": False},
-            {"event_id": e2, "code": "GHJKMN", "register": True},
+            {"event_id": e, "code": "ABCDEF", "register": False, "age_confirmed": False},
+            {"event_id": e2, "code": "GHJKMN", "register": True, "age_confirmed": True},
         ),
         "check_in_all": ({"event_id": e}, {"event_id": e2}),
         "payment_mark": (

@@ -20,6 +20,7 @@ from cards.models import Offer
 from events import services
 from events.check_in import CODE_ALPHABET, CODE_LENGTH, GUESSES, _guess_key, board_check_in
 from events.errors import (
+    AgeNotConfirmed,
     DomainError,
     EventIsFinalized,
     LateEntryNeedsHouse,
@@ -429,3 +430,38 @@ def test_with_register_a_refused_check_in_leaves_no_registration_behind():
         services.self_check_in(event_id=table.event.pk, by=lou, code=code, register=True)
     assert not table.event.registrations.filter(player=lou).exists()
     assert actions(table.event) == before
+
+
+@pytest.mark.django_db
+def test_with_register_an_event_asking_an_age_registers_once_the_age_is_confirmed():
+    """The QR's one step asks the event's age as registering on the event's page does: refused
+    without it (no guess counted: the code was right), registered and checked in with it."""
+    table = make_table()
+    services.event_update(event_id=table.event.pk, by=table.house, changes={"minimum_age": 21})
+    code = switch_on(table)
+    ann = make_user("Ann")
+    forget_guesses(table, ann)
+    error = refused(
+        AgeNotConfirmed,
+        table.event,
+        lambda: services.self_check_in(event_id=table.event.pk, by=ann, code=code, register=True),
+    )
+    assert "21 or over" in error.message
+    assert cache.get(_guess_key(table.event.pk, ann.pk)) is None
+    services.self_check_in(
+        event_id=table.event.pk, by=ann, code=code, register=True, age_confirmed=True
+    )
+    registration = table.registration(ann)
+    assert (registration.status, registration.age_confirmed) == ("checked_in", True)
+    assert last(table.event, "player_registered").details["age_confirmed"] == 21
+
+
+@pytest.mark.django_db
+def test_a_registered_player_checks_in_without_confirming_the_age_again():
+    table = make_table()
+    services.event_update(event_id=table.event.pk, by=table.house, changes={"minimum_age": 21})
+    code = switch_on(table)
+    ann = make_user("Ann")
+    services.player_register(event_id=table.event.pk, by=ann, age_confirmed=True)
+    services.self_check_in(event_id=table.event.pk, by=ann, code=code, register=True)
+    assert table.registration(ann).status == "checked_in"

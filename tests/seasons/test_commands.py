@@ -125,6 +125,19 @@ TAMPERING: dict[str, tuple[Callable[[dict[str, Any], dict[int, dict[str, Any]]],
         ),
         "pl_someone_else played in the season, but is not in the standings",
     ),
+    "one player id mapped to two labels in one event": (
+        lambda s, a: s["events"][0]["players"].update(
+            dict.fromkeys(
+                list(s["events"][0]["players"])[1:2],
+                next(iter(s["events"][0]["players"].values())),
+            )
+        ),
+        "is mapped to two labels",
+    ),
+    "an event's date moved": (
+        lambda s, a: s["events"][0].update(date="2026-01-01"),
+        "but its audit says",
+    ),
     "an edited place in an audit": (
         lambda s, a: next(iter(a.values()))["result"]["players"][0].update(high_place=99),
         "does not verify",

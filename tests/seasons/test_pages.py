@@ -3,7 +3,9 @@ the downloads, a player's history, and House's series and season pages."""
 
 from __future__ import annotations
 
+import datetime
 import json
+import re
 from typing import Any
 
 import pytest
@@ -11,6 +13,7 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
+from cards.names import card_name
 from events.models import Event, Registration, RegistrationStatus
 from events.progress import hands
 from seasons import services
@@ -29,6 +32,15 @@ def league() -> League:
     league.night(0, league.players, seed=41)
     league.night(1, league.players[::-1], seed=42)
     return league
+
+
+def shown_hands(page: str) -> list[list[str]]:
+    """The hands a history page shows, each as its cards' names (each card's words)."""
+    cells = re.findall(r'<td class="played-hand"[^>]*>(.*?)</td>', page, re.S)
+    return [
+        [name.removesuffix(", wild") for name in re.findall(r'aria-label="([^"]+)"', cell)]
+        for cell in cells
+    ]
 
 
 def _client(user: Any = None) -> Client:
@@ -79,14 +91,14 @@ def test_a_history_page_shows_others_no_withdrawn_hand(league: League) -> None:
     assert first is not None
     withdrawn = Registration.objects.get(event=first, status=RegistrationStatus.WITHDRAWN)
     assert withdrawn.player is not None
-    hand = " ".join(hands(first, [withdrawn])[withdrawn.pk].cards)
+    hand = [card_name(card) for card in hands(first, [withdrawn])[withdrawn.pk].cards]
     path = reverse("seasons:history", args=[public_id(withdrawn.player)])
     others = _client(make_user("Nosy")).get(path).content.decode()
     own = _client(withdrawn.player).get(reverse("seasons:my_history")).content.decode()
     assert "Withdrawn" in others and "Withdrawn" in own
     # The withdrawn night: the player's own page shows the hand, anyone else's shows none.
-    assert hand and hand in own
-    assert hand not in others
+    assert hand and hand in shown_hands(own)
+    assert hand not in shown_hands(others)
     assert "@" not in others
     assert _client().get(reverse("seasons:history", args=["pl_nobody"])).status_code == 404
 
@@ -140,6 +152,16 @@ def test_next_event_and_the_championship_from_house_pages(league: League) -> Non
     assert created.status_code == 302
     assert Event.objects.filter(series_id=league.series_id).count() == 3
     season = league.season
+    # docs/rules.md section 14.6: dated after the season; the form starts the day after.
+    form = house.get(reverse("seasons:season_house", args=[season.pk])).content.decode()
+    day_after = season.ends_on + datetime.timedelta(days=1)
+    assert f'name="date" value="{(season.ends_on + WEEK).isoformat()}" min="{day_after}"' in form
+    with seasons_unchanged():
+        last_day = house.post(
+            reverse("seasons:championship_new", args=[season.pk]),
+            {"idempotency_key": "c0", "date": season.ends_on.isoformat()},
+        )
+        assert any("after the season's last day" in m for m in _shown(last_day))
     done = house.post(
         reverse("seasons:championship_new", args=[season.pk]),
         {"idempotency_key": "c1", "date": (season.ends_on + WEEK).isoformat()},
@@ -183,3 +205,29 @@ def test_the_season_page_shows_if_tonight_ended_now_without_changing_the_table(
         assert rows[player.display_name].total >= standing[player.pk]
     assert list(SeasonResult.objects.values_list("pk", flat=True)) == before
     assert {s.player_id: s.total for s in SeasonStanding.objects.all()} == standing
+
+
+def test_a_history_shows_each_hand_as_cards_with_their_names_and_the_wild_marked(
+    league: League,
+) -> None:
+    player = league.players[0]
+    page = _client(player).get(reverse("seasons:my_history")).content.decode()
+    played = Registration.objects.filter(player=player, event__series_id=league.series_id)
+    assert len(shown_hands(page)) == played.count() == 2
+    for registration in played:
+        cards = hands(registration.event, [registration])[registration.pk].cards
+        assert [card_name(card) for card in cards] in shown_hands(page)
+        for card in cards:
+            wild = ", wild" if card[0] == registration.wild_rank else ""
+            assert f'aria-label="{card_name(card)}{wild}"' in page
+    assert re.search(r'class="card suit-[cdhs] small', page)
+    best = re.search(r"Best hand:.*?</p>\s*<p class=\"hand\">(.*?)</p>", page, re.S)
+    assert best is not None
+    assert re.findall(r'aria-label="([^"]+)"', best[1]) in [
+        re.findall(r'aria-label="([^"]+)"', cell)
+        for cell in re.findall(r'<td class="played-hand"[^>]*>(.*?)</td>', page, re.S)
+    ]  # the best hand is one of the nights', its wild marked as there
+    # No card written as its code ("9c 2h"): only as a card, its suit a symbol.
+    codes = {c for r in played for c in hands(r.event, [r])[r.pk].cards}
+    text = re.sub(r"<[^>]+>", " ", page)
+    assert not any(re.search(rf"\b{code}\b", text) for code in codes)

@@ -40,14 +40,14 @@ def test_the_worked_example_of_the_rules() -> None:
     """docs/rules.md section 14.3's example, number for number."""
     rules = Rules(best_of=2)
     ann = [
-        Scored(1, event_points(rules, Finish(True, 1, 4)), True, True),  # 1 + 10 + 0
-        Scored(2, event_points(rules, Finish(True, 3, 1)), True, False),  # 1 + 5 + 5
-        Scored(3, event_points(rules, Finish(True, 7, 2)), True, False),  # 1 + 0 + 3
+        Scored(1, event_points(rules, Finish(True, 1, 4)), True, True, "2026-09-03"),  # 1 + 10 + 0
+        Scored(2, event_points(rules, Finish(True, 3, 1)), True, False, "2026-09-10"),  # 1 + 5 + 5
+        Scored(3, event_points(rules, Finish(True, 7, 2)), True, False, "2026-09-17"),  # 1 + 0 + 3
     ]
     bob = [
-        Scored(1, event_points(rules, Finish(True, 2, 1)), True, False),  # 1 + 7 + 5
-        Scored(2, event_points(rules, Finish(False)), False, False),  # withdrew: 0
-        Scored(3, event_points(rules, Finish(True, 1, 6)), True, True),  # 1 + 10 + 0
+        Scored(1, event_points(rules, Finish(True, 2, 1)), True, False, "2026-09-03"),  # 1 + 7 + 5
+        Scored(2, event_points(rules, Finish(False)), False, False, "2026-09-10"),  # withdrew: 0
+        Scored(3, event_points(rules, Finish(True, 1, 6)), True, True, "2026-09-17"),  # 1 + 10 + 0
     ]
     assert [s.points for s in ann] == [11, 11, 4]
     assert [s.points for s in bob] == [13, 0, 11]
@@ -103,11 +103,28 @@ def test_tied_places_get_the_same_points() -> None:
 
 
 def test_best_of_counts_the_highest_event_totals_the_earlier_one_on_a_tie() -> None:
-    scores = [Scored(e, p, True, False) for e, p in [(1, 5), (2, 9), (3, 5), (4, 1)]]
+    scores = [
+        Scored(e, p, True, False, f"2026-09-0{e}") for e, p in [(1, 5), (2, 9), (3, 5), (4, 1)]
+    ]
     assert season_total(Rules(best_of=2), scores).counted == (1, 2)
     assert season_total(Rules(best_of=2), scores).total == 14
     assert season_total(Rules(best_of=10), scores).total == 20
     assert season_total(Rules(best_of=None), scores).counted == (1, 2, 3, 4)
+
+
+def test_best_of_counts_the_earlier_event_by_date_not_the_lower_event_id() -> None:
+    """docs/rules.md section 14.3: equal event totals, the earlier event counts. Event 7 was
+    created after event 3 but played a week before it."""
+    scores = [
+        Scored(3, 6, True, False, "2026-09-10"),
+        Scored(7, 6, True, False, "2026-09-03"),
+        Scored(9, 9, True, False, "2026-09-17"),
+    ]
+    assert season_total(Rules(best_of=2), scores).counted == (7, 9)
+    assert season_total(Rules(best_of=1), scores).counted == (9,)
+    # Two events on one day: the one created first counts.
+    same_day = [Scored(8, 6, True, False, "2026-09-03"), Scored(5, 6, True, False, "2026-09-03")]
+    assert season_total(Rules(best_of=1), same_day).counted == (5,)
 
 
 def test_the_table_breaks_ties_by_high_wins_then_finishes_then_shares_the_rank() -> None:
@@ -164,7 +181,13 @@ rules = st.builds(
 @given(rules=rules, nights=st.lists(finishes, max_size=10))
 def test_a_season_total_is_the_best_of_its_event_points(rules: Rules, nights: list[Finish]) -> None:
     scores = [
-        Scored(n, event_points(rules, f), f.eligible, f.eligible and f.high_place == 1)
+        Scored(
+            n,
+            event_points(rules, f),
+            f.eligible,
+            f.eligible and f.high_place == 1,
+            f"2026-{n:02d}-01",
+        )
         for n, f in enumerate(nights, start=1)
     ]
     total = season_total(rules, scores)

@@ -5,17 +5,22 @@ leave out a started event, and standings moved one finalized event at a time
 from __future__ import annotations
 
 import datetime
+import io
+import json
+from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from audit.export import audit_document
 from events.errors import Invalid, NotAllowed, WrongState
 from events.models import Event, Registration, RegistrationStatus
 from seasons import services
 from seasons.models import ChampionshipInvitation, Season, SeasonResult, SeasonStanding
 from seasons.reads import season_table
-from seasons.standings import record_event
+from seasons.standings import rebuild_totals, record_event
 from tests.factories import make_user
 from tests.seasons.support import FIRST, WEEK, League, make_league, refused_season
 
@@ -235,6 +240,71 @@ def test_the_championship_invites_the_qualified_players_at_the_seasons_end() -> 
             season_id=season.pk, by=league.house, date=season.ends_on + WEEK
         ),
     )
+
+
+def test_the_championship_is_dated_after_the_seasons_last_day() -> None:
+    """docs/rules.md section 14.6: dated after the season; its last day is still the season."""
+    league = make_league(4)
+    league.open_season({**RULES, "min_events": 1}, weeks=2)
+    league.night(0, league.players, seed=9)
+    season = league.season
+    refused_season(
+        WrongState,
+        lambda: services.championship_create(
+            season_id=season.pk, by=league.house, date=season.ends_on
+        ),
+    )
+    answer = services.championship_create(
+        season_id=season.pk, by=league.house, date=season.ends_on + datetime.timedelta(days=1)
+    )
+    assert Event.objects.get(pk=answer.event_id).date == season.ends_on + datetime.timedelta(days=1)
+
+
+def test_best_of_counts_the_earlier_event_of_equal_totals_by_date_not_by_id(
+    tmp_path: Path,
+) -> None:
+    """docs/rules.md section 14.3: equal event totals, the earlier event counts. The later
+    night is created (and finalized) first, so it has the lower id; the table, its stored
+    totals, a rebuild from every row and the season verifier all count the earlier date."""
+    league = make_league(4)
+    # Every eligible finish is worth 1 point: equal totals whatever the cards.
+    league.open_season(
+        {"high_points": [], "low_points": [], "attendance": 1, "best_of": 1, "min_events": 1}
+    )
+    later = league.night(3, league.players, seed=5)
+    earlier = league.night(1, league.players, seed=6)
+    assert later < earlier
+    both = set(
+        SeasonResult.objects.filter(event_id=later, eligible=True).values_list(
+            "player_id", flat=True
+        )
+    ) & set(
+        SeasonResult.objects.filter(event_id=earlier, eligible=True).values_list(
+            "player_id", flat=True
+        )
+    )
+    assert both
+    for standing in SeasonStanding.objects.filter(season=league.season, player_id__in=both):
+        assert standing.counted == [earlier] and standing.total == 1
+    rebuild_totals(league.season)
+    for standing in SeasonStanding.objects.filter(season=league.season, player_id__in=both):
+        assert standing.counted == [earlier]
+    rows = [row for row in season_table(league.season).rows if row.total == 1]
+    assert rows and all(row.counted in ([earlier], [later]) for row in rows)
+    assert sum(row.counted == [earlier] for row in rows) == len(both)
+    # The season verifier, from the exports alone, agrees.
+    out = io.StringIO()
+    call_command("export_season", str(league.season.pk), stdout=out)
+    season_file = tmp_path / "season.json"
+    season_file.write_text(out.getvalue())
+    files = []
+    for event_id in (later, earlier):
+        path = tmp_path / f"audit-{event_id}.json"
+        path.write_text(json.dumps(audit_document(Event.objects.get(pk=event_id))))
+        files.append(str(path))
+    out = io.StringIO()
+    call_command("verify_season", str(season_file), *files, stdout=out)
+    assert "OK: the season verifies." in out.getvalue()
 
 
 def test_a_season_still_running_has_no_championship_yet() -> None:

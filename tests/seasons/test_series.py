@@ -94,12 +94,8 @@ def test_a_started_event_is_never_moved_between_series() -> None:
     assert Event.objects.get(pk=table.event.pk).series_id == league.series_id
 
 
-def test_next_event_copies_the_last_ones_settings_a_week_later() -> None:
+def test_next_event_copies_the_last_ones_settings_a_week_later_named_with_its_date() -> None:
     league = make_league()
-    refused_season(
-        WrongState,
-        lambda: services.series_next_event(series_id=league.series_id, by=league.house),
-    )
     table = make_table("switch", players=0, contribution=15)
     services.series_house_add(series_id=league.series_id, by=league.house, member=table.house)
     services.event_series_set(event_id=table.event.pk, series_id=league.series_id, by=table.house)
@@ -113,12 +109,18 @@ def test_next_event_copies_the_last_ones_settings_a_week_later() -> None:
     created = Event.objects.get(pk=answer.event_id)
     assert created.series_id == league.series_id
     assert created.date == table.event.date + datetime.timedelta(days=7)
+    when = created.date
     assert (created.format, created.contribution, created.name) == (
         "switch",
         15,
-        table.event.name,
+        f"{table.event.name} · {when:%b} {when.day}, {when.year}",
     )
-    assert Event.objects.filter(series_id=league.series_id).count() == 2
+    # The night after takes the base name and its own date, not a second date.
+    after = services.series_next_event(series_id=league.series_id, by=league.house)
+    later = Event.objects.get(pk=after.event_id)
+    assert later.date == when + datetime.timedelta(days=7)
+    assert later.name == f"{table.event.name} · {later.date:%b} {later.date.day}, {later.date.year}"
+    assert Event.objects.filter(series_id=league.series_id).count() == 3
 
 
 def test_a_players_write_in_a_series_event_costs_no_extra_query() -> None:

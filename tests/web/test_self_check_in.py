@@ -19,6 +19,7 @@ from django.urls import reverse
 from accounts.models import User
 from events import services
 from tests.factories import Table, make_table, make_user
+from tests.refusals import refused_by_page
 
 pytestmark = pytest.mark.django_db
 
@@ -246,3 +247,77 @@ def test_after_the_start_a_late_entrant_is_sent_to_house(client):
     page = player_page(client, table, lou)
     assert "Check in with House before playing." in page
     assert "board's code" not in page
+
+
+# The age an event asks, on every form that registers
+
+
+def asks_age(table: Table, age: int = 21) -> None:
+    services.event_update(event_id=table.event.pk, by=table.house, changes={"minimum_age": age})
+
+
+def age_box(response: Any) -> bool:
+    return 'name="age_confirmed" value="1" required' in response.content.decode()
+
+
+def test_every_form_that_registers_asks_the_events_age_and_the_one_tap_keeps_the_code(client):
+    table = make_table()
+    asks_age(table)
+    code = switch_on(table)
+    ann = make_user("Ann")
+    client.force_login(ann)
+    register_page = client.get(reverse("web:event", args=[table.event.pk]))
+    assert age_box(register_page) and "I am 21 or over" in text(register_page)
+    page = client.get(qr_address(table, code))
+    assert age_box(page) and "I am 21 or over" in text(page)
+    assert code_box(page) == code
+    address = reverse("web:self_check_in", args=[table.event.pk])
+    refused = refused_by_page(
+        lambda: client.post(address, {"code": code, "idempotency_key": uuid.uuid4().hex}),
+        table.event,
+        message="confirm your age to register",
+        location=qr_address(table, code),
+    )
+    assert code_box(client.get(refused["Location"])) == code
+    response = client.post(
+        address, {"code": code, "age_confirmed": "1", "idempotency_key": uuid.uuid4().hex}
+    )
+    assert response["Location"] == reverse("web:event", args=[table.event.pk])
+    registration = table.registration(ann)
+    assert (registration.status, registration.age_confirmed) == ("checked_in", True)
+
+
+def test_a_registered_player_checking_in_is_not_asked_the_age_again(client):
+    table = make_table()
+    asks_age(table)
+    code = switch_on(table)
+    ann = make_user("Ann")
+    services.player_register(event_id=table.event.pk, by=ann, age_confirmed=True)
+    client.force_login(ann)
+    page = client.get(qr_address(table, code))
+    assert not age_box(page) and code_box(page) == code
+
+
+def test_an_event_asking_no_age_shows_no_age_box(client):
+    table = make_table()
+    code = switch_on(table)
+    client.force_login(make_user("Ann"))
+    assert not age_box(client.get(qr_address(table, code)))
+    assert not age_box(client.get(reverse("web:event", args=[table.event.pk])))
+
+
+def test_the_register_page_says_how_the_player_can_check_in(client):
+    table = make_table()
+    client.force_login(make_user("Ann"))
+    address = reverse("web:event", args=[table.event.pk])
+    page = text(client.get(address))
+    assert "After registering, check in with House when you arrive" in page
+    assert "board's code" not in page
+    switch_on(table)
+    response = client.get(address)
+    page = text(response)
+    assert "check in with the board's code or with House" in page
+    assert "check in with House when you arrive" not in page
+    assert f'href="{reverse("web:self_check_in", args=[table.event.pk])}"' in (
+        response.content.decode()
+    )

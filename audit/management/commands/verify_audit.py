@@ -1,6 +1,10 @@
-"""`manage.py verify_audit FILE`: check an exported audit file on its own (audit/verify.py).
+"""`manage.py verify_audit FILE [FILE...]`: check an exported audit file on its own
+(audit/verify.py).
 
 The JSON export is checked in full; the CSV export (recognized by its header) for its hash chain.
+Given several exports of one event (published at different times), each is checked, and each must
+be a prefix of the longest: the later chain extends every earlier one (docs/audit.md, "Earlier
+heads").
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from audit.anchor import KeyProblem, read_public_key
-from audit.verify import looks_like_csv, verify_csv, verify_json
+from audit.verify import looks_like_csv, verify_csv, verify_exports, verify_json
 
 
 class Command(BaseCommand):
@@ -30,7 +34,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "file", help="the audit export (JSON or CSV), or - to read standard input"
+            "files",
+            nargs="+",
+            metavar="file",
+            help=(
+                "the audit export (JSON or CSV), or - to read standard input; several exports "
+                "of one event: each must be a prefix of the longest"
+            ),
         )
         parser.add_argument(
             "--public-key",
@@ -42,16 +52,18 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        path: str = options["file"]
+        paths: list[str] = options["files"]
         key_source: str | None = options["public_key"]
         public_key = read_public_key_from(key_source) if key_source else None
-        text = read_input(path)
-        if looks_like_csv(text):
-            if public_key is not None:
-                raise CommandError(
-                    "The CSV export carries no event id to check its signed head with: "
-                    "verify the JSON export against the key."
-                )
+        texts = {path: read_input(path) for path in paths}
+        if public_key is not None and any(looks_like_csv(text) for text in texts.values()):
+            raise CommandError(
+                "The CSV export carries no event id to check its signed head with: "
+                "verify the JSON export against the key."
+            )
+        if len(texts) > 1:
+            verdict = verify_exports(texts, public_key)
+        elif looks_like_csv(text := texts[paths[0]]):
             verdict = verify_csv(text)
         else:
             verdict = verify_json(text, public_key)

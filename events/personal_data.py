@@ -1,0 +1,212 @@
+"""What the engine keeps about a person (privacy/registry.py): their registrations (results,
+cards, places, awards, the audit entries that name them), their stored answers, their staff
+roles, the staff invitations they sent or that were sent to them, and the display links they
+made or revoked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q
+
+from accounts.models import User
+from audit.models import AuditEntry
+from events.models import (
+    DisplayLink,
+    EventStaff,
+    IdempotencyRecord,
+    Registration,
+    StaffInvitation,
+)
+from events.person import commitment
+from events.progress import kept_cards
+from events.registration import RELABELLED
+from privacy.registry import Erasure, Handler, Stage, nothing, register
+
+
+def registration_entries(registration: Registration) -> list[dict[str, Any]]:
+    """The audit entries of this registration: those naming its label since a deleted account's
+    registration last left that label (a chain written before labels were kept apart may name
+    two registrations with it, one after the other)."""
+    entries = AuditEntry.objects.filter(event_id=registration.event_id, player=registration.label)
+    left = entries.filter(action=RELABELLED).order_by("-seq").values_list("seq", flat=True).first()
+    if left is not None:
+        entries = entries.filter(seq__gt=left)
+    return [entry.as_dict() for entry in entries.order_by("seq")]
+
+
+def export_registrations(user: User) -> list[dict[str, Any]]:
+    registrations = []
+    for registration in (
+        Registration.objects.filter(player=user).select_related("event").order_by("pk")
+    ):
+        event = registration.event
+        registrations.append(
+            {
+                "event": {
+                    "id": event.pk,
+                    "name": event.name,
+                    "date": event.date.isoformat(),
+                    "venue": event.venue,
+                    "phase": event.phase,
+                },
+                "label": registration.label,
+                "status": registration.status,
+                "registered_at": registration.registered_at.isoformat(),
+                "checked_in_at": registration.checked_in_at.isoformat()
+                if registration.checked_in_at
+                else None,
+                "late": registration.late,
+                "paid": registration.paid,
+                "age_confirmed": registration.age_confirmed,
+                "results": [
+                    {
+                        "game": result.game,
+                        "outcome": result.outcome,
+                        "opponent": result.opponent,
+                        "score": result.score,
+                        "assisted": result.assisted,
+                        "submitted_at": result.submitted_at.isoformat(),
+                    }
+                    for result in registration.results.order_by("game")
+                ],
+                "kept_cards": kept_cards(registration),
+                "wild_rank": registration.wild_rank or None,
+                "high_place": registration.high_place,
+                "low_place": registration.low_place,
+                "award": registration.award,
+                "person": {
+                    "salt": registration.person_salt,
+                    "commitment": commitment(registration.person_salt, user.pk)
+                    if registration.person_salt
+                    else None,
+                },
+                "audit_entries": registration_entries(registration),
+            }
+        )
+    return registrations
+
+
+def relabel_registrations(erasure: Erasure) -> None:
+    """Each registration takes its neutral label in its event's chain (privacy/services.py), in
+    event order: the deletion locks its events as every change of several does."""
+    from privacy.services import player_relabel
+
+    for registration_id, event_id in (
+        Registration.objects.filter(player=erasure.user)
+        .order_by("event_id")
+        .values_list("pk", "event_id")
+    ):
+        answer = player_relabel(registration_id=registration_id, by=erasure.user)
+        erasure.labels[registration_id] = answer.label
+        erasure.events[registration_id] = event_id
+
+
+def export_stored_answers(user: User) -> list[dict[str, Any]]:
+    return [
+        {"key": key, "refused": code or None, "at": at.isoformat()}
+        for key, code, at in IdempotencyRecord.objects.filter(user=user)
+        .order_by("created_at", "pk")
+        .values_list("key", "error_code", "created_at")
+    ]
+
+
+def export_staff_roles(user: User) -> list[dict[str, Any]]:
+    return [
+        {"event": event_id, "name": name, "role": role}
+        for event_id, name, role in EventStaff.objects.filter(user=user)
+        .order_by("event_id")
+        .values_list("event_id", "event__name", "role")
+    ]
+
+
+def export_invitations(user: User) -> list[dict[str, Any]]:
+    """The invitations to an event's staff the account sent, and those sent to its address."""
+    return [
+        {
+            "event": invitation.event_id,
+            "name": invitation.event.name,
+            "email": invitation.email,
+            "role": invitation.role,
+            "sent_by_you": invitation.invited_by_id == user.pk,
+            "created_at": invitation.created_at.isoformat(),
+            "accepted_at": invitation.accepted_at.isoformat() if invitation.accepted_at else None,
+        }
+        for invitation in StaffInvitation.objects.filter(
+            Q(invited_by=user) | Q(email__iexact=user.email)
+        )
+        .select_related("event")
+        .order_by("pk")
+    ]
+
+
+def forget_invitations(erasure: Erasure) -> None:
+    """The invitations the account sent lose their sender; those it accepted (done with, and
+    holding its address) go. One still open to its address stays House's, for whoever holds the
+    address (docs/decisions.md, "One owner for players' data")."""
+    user = erasure.user
+    StaffInvitation.objects.filter(invited_by=user).update(invited_by=None)
+    StaffInvitation.objects.filter(email__iexact=user.email, accepted_at__isnull=False).delete()
+
+
+def export_display_links(user: User) -> list[dict[str, Any]]:
+    """The display links the account made or revoked (never their token: only its hash is kept)."""
+    return [
+        {
+            "label": link.label,
+            "event": link.event_id,
+            "series": link.series_id,
+            "made_by_you": link.created_by_id == user.pk,
+            "revoked_by_you": link.revoked_by_id == user.pk,
+            "created_at": link.created_at.isoformat(),
+            "revoked_at": link.revoked_at.isoformat() if link.revoked_at else None,
+        }
+        for link in DisplayLink.objects.filter(Q(created_by=user) | Q(revoked_by=user)).order_by(
+            "pk"
+        )
+    ]
+
+
+def forget_display_links(erasure: Erasure) -> None:
+    DisplayLink.objects.filter(created_by=erasure.user).update(created_by=None)
+    DisplayLink.objects.filter(revoked_by=erasure.user).update(revoked_by=None)
+
+
+register(
+    Handler(
+        name="registrations",
+        models=(Registration,),
+        export=export_registrations,
+        erase=relabel_registrations,
+        stage=Stage.RELABEL,
+    )
+)
+register(
+    Handler(
+        name="stored_answers",
+        models=(IdempotencyRecord,),
+        export=export_stored_answers,
+        erase=nothing,
+    )
+)
+register(
+    Handler(
+        name="event_staff_roles", models=(EventStaff,), export=export_staff_roles, erase=nothing
+    )
+)
+register(
+    Handler(
+        name="event_staff_invitations",
+        models=(StaffInvitation,),
+        export=export_invitations,
+        erase=forget_invitations,
+    )
+)
+register(
+    Handler(
+        name="display_links",
+        models=(DisplayLink,),
+        export=export_display_links,
+        erase=forget_display_links,
+    )
+)
