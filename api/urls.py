@@ -168,6 +168,11 @@ urlpatterns: list[URLPattern] = [
         views.LedgerPayouts.as_view(),
         name="ledger-payouts",
     ),
+    path(
+        "events/<int:event_id>/ledger/sponsor/",
+        views.LedgerSponsor.as_view(),
+        name="ledger-sponsor",
+    ),
     path("events/<int:event_id>/audit/", views.AuditExport.as_view(), name="audit"),
     path("registrations/<int:registration_id>/check-in/", views.CheckIn.as_view(), name="check-in"),
     path(

@@ -350,7 +350,10 @@ class PaymentMarked(Answer):
 
     registration_id: int
     paid: bool
-    collected: Annotated[int, Described("Contribution times the registrations marked paid.")]
+    collected: Annotated[
+        int,
+        Described("The entry money the ledger holds: paid in, less voids and refunds; comps not."),
+    ]
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from events.models import (
     RegistrationStatus,
     StaffInvitation,
 )
+from events.money import MINUS, dollars
 from events.progress import blockers, final_standings, participants
 from events.registration import deal_starting_offer
 from events.registration_switch import close_registration, why_registration_cannot_open
@@ -575,7 +576,7 @@ def pool_confirm(
     pool = base + sum(amount for amount, _ in in_force)
     check_pool(pool, what="These adjustments")
     if pool < 0:
-        raise WrongState(f"The adjustments would make the pool negative (${pool}).")
+        raise WrongState(f"The adjustments would make the pool negative ({dollars(pool)}).")
     PoolAdjustment.objects.bulk_create(
         PoolAdjustment(event=event, amount=a, explanation=e, created_by=change.actor)
         for a, e in cleaned
@@ -755,7 +756,7 @@ def _clean_adjustment(amount: object, explanation: object) -> tuple[int, str]:
     ):
         raise Invalid(
             "Each adjustment is a signed whole number of dollars, not zero, "
-            f"from -${limits.MAX_ADJUSTMENT:,} to ${limits.MAX_ADJUSTMENT:,}."
+            f"from {MINUS}${limits.MAX_ADJUSTMENT:,} to ${limits.MAX_ADJUSTMENT:,}."
         )
     text = check_text(
         explanation or "",

@@ -71,6 +71,7 @@ CASHIER_ACTIONS = frozenset(
         "entry_paid",
         "entry_refunded",
         "payout_made",
+        "sponsor_paid",
     }
 )
 

@@ -23,12 +23,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.models import User
 from audit.export import audit_csv, audit_document
-from events import display, limits, scoreholio, services
+from events import display, limits, money, scoreholio, services
 from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
 from events.invitations import invitation_notice, is_expired
 from events.models import Event, Phase, Registration, Review
+from events.money import dollars
 from events.remainder_policy import lacks_remainder_policy
 from events.runner import is_house, may, roles_of
 from events.staff import Role
@@ -271,6 +272,8 @@ def dashboard(request: HttpRequest, event_id: int) -> HttpResponse:
         "standby": standby_panel(dashboard=True),
         "my_roles": roles_of(_user(request), event.pk, event.series_id),
         **_displays(request, event),
+        # The withdrawal dialog states the event's refund policy (events/money.py).
+        "withdrawal_terms": money.withdrawal_terms(event),
     }
     return render(request, "house/dashboard.html", context)
 
@@ -601,7 +604,7 @@ def payment_mark(
     )
     word = "paid" if answer.paid else "not paid"
     return Done(
-        f"{registration.label} is marked {word}: ${answer.collected} collected.",
+        f"{registration.label} is marked {word}: {dollars(answer.collected)} collected.",
         registration_anchor(registration),
     )
 

@@ -442,6 +442,8 @@ SPECTACULAR_SETTINGS = {
         "OutcomeEnum": "events.request_bodies.OUTCOMES",
         "HeadPhaseEnum": "audit.anchor.PHASES",
         "PhaseEnum": "events.models.Phase.values",
+        # A payout and a sponsor's money both move by cash or transfer.
+        "PayoutMethodEnum": "ledger.lines.PAYOUT_METHODS",
     },
 }
 

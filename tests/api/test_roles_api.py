@@ -43,6 +43,7 @@ ACTIONS = {
     "ledger-entries": "entry_paid",
     "ledger-refunds": "entry_refunded",
     "ledger-payouts": "payout_made",
+    "ledger-sponsor": "sponsor_paid",
     "house-members": "house_member_add",
     "house-member": "house_member_remove",
     "event-owner": "ownership_transfer",
@@ -117,12 +118,12 @@ def test_every_staff_role_is_refused_over_the_api_what_its_role_does_not_include
                     assert error(response) == (403, "not_allowed"), (role, call)
                 else:
                     assert response.status_code == 200, (role, call)
-    # 29 event writes: the owner is refused none of them, a director 5, a cashier 21, a scorer
-    # 27 (of House's endpoints a scorer opens reviews and reveals wilds; assisting a player goes
+    # 30 event writes: the owner is refused none of them, a director 5, a cashier 21, a scorer
+    # 28 (of House's endpoints a scorer opens reviews and reveals wilds; assisting a player goes
     # through the player's own endpoints); each role but the owner (the series' owner) is refused
-    # the 12 series writes: 89 cases.
+    # the 12 series writes: 90 cases.
     # (The series' own roles are tried over the API in tests/api/test_series_roles_api.py.)
-    assert tried == 0 + 5 + 21 + 27 + 3 * len(SERIES) == 89
+    assert tried == 0 + 5 + 21 + 28 + 3 * len(SERIES) == 90
 
 
 def test_the_display_link_writes_nothing_and_a_revoked_one_shows_no_code() -> None:

@@ -20,7 +20,7 @@ from django.urls import URLPattern, resolve
 from accounts.models import User
 from api import urls
 from events.answers import ALL_ANSWERS
-from events.models import Registration
+from events.models import Event, Registration
 from events.reads.board import Board, BoardRow
 from events.reads.common import PoolSummary
 from events.reads.final import FinalWinners, Winner
@@ -294,6 +294,13 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     staff.get(f"{t}/display-links/")
     staff.post(f"{t}/display-links/{link['link_id']}/revoke/")
     staff.get(f"{t}/display-links/")
+
+    # A free-entry event's sponsor money, a line of its cash box.
+    free = make_table("league", players=1, contribution=0)
+    Event.objects.filter(pk=free.event.pk).update(entry_mode="sponsored", sponsored_pool=200)
+    Recorder(seen, free.house).post(
+        f"/api/events/{free.event.pk}/ledger/sponsor/", {"amount": 200, "method": "cash"}
+    )
 
     # The first event's season, past by now: its table, download, histories and championship.
     for client in (visitor, a):

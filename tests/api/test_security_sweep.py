@@ -146,6 +146,12 @@ HOUSE = [
         "/api/events/{event}/ledger/payouts/",
         {"registration_id": "{target}", "amount": 1, "method": "cash", "acknowledged": True},
     ),
+    Call(
+        "ledger-sponsor",
+        "POST",
+        "/api/events/{event}/ledger/sponsor/",
+        {"amount": 1, "method": "cash"},
+    ),
 ]
 STAFF = [
     Call(

@@ -226,7 +226,7 @@ def test_a_new_season_needs_the_audits_its_heads_sign(published: dict[str, Any])
         run("verify_season", *files)
 
 
-def test_a_finalized_event_takes_only_payouts_refunds_and_relabellings(
+def test_a_finalized_event_takes_only_payouts_refunds_sponsor_money_and_relabellings(
     published: dict[str, Any],
 ) -> None:
     folder = published["folder"]
@@ -243,7 +243,7 @@ def test_a_finalized_event_takes_only_payouts_refunds_and_relabellings(
         ),
         "an entry of a new kind after finalization": (
             appended(audit, "award_changed", winner["player"], {"award": 1}),
-            "a finalized event takes only payout_made, entry_refunded, player_relabelled",
+            "a finalized event takes only payout_made, entry_refunded, sponsor_paid, player_relabelled",
         ),
         "a payout that names a card": (
             appended(
