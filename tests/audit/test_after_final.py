@@ -243,7 +243,8 @@ def test_a_finalized_event_takes_only_payouts_refunds_sponsor_money_and_relabell
         ),
         "an entry of a new kind after finalization": (
             appended(audit, "award_changed", winner["player"], {"award": 1}),
-            "a finalized event takes only payout_made, entry_refunded, sponsor_paid, player_relabelled",
+            "a finalized event takes only "
+            "payout_made, entry_refunded, sponsor_paid, player_relabelled",
         ),
         "a payout that names a card": (
             appended(
