@@ -27,11 +27,13 @@ restore: $(BIN)/.installed
 	$(BIN)/python -m standby.restore "$(FROM)" $(if $(FORCE),--force)
 
 # A second laptop's standby copy of the night another laptop runs (`make run` with STANDBY_ALLOW
-# prints the command): PRIMARY=<address>:<port> PASSWORD=<password>, STANDBY_DIR=<folder>
-# (default var/standby-copy) (standby/follow.py).
+# prints the command): PRIMARY=<address>:<port>, STANDBY_DIR=<folder> (default
+# var/standby-copy); the password is typed when asked, or read from PASSWORD_FILE=<file>, never
+# taken on the command line, which the process list shows to every account (standby/follow.py).
 standby: $(BIN)/.installed
-	@test -n "$(PRIMARY)" || { echo "Usage: make standby PRIMARY=<address>:<port> PASSWORD=<password> [STANDBY_DIR=<folder>]" >&2; exit 2; }
-	STANDBY_PASSWORD="$(PASSWORD)" $(BIN)/python -m standby.follow "$(PRIMARY)" $(if $(STANDBY_DIR),--dir "$(STANDBY_DIR)")
+	@test -n "$(PRIMARY)" || { echo "Usage: make standby PRIMARY=<address>:<port> [PASSWORD_FILE=<file>] [STANDBY_DIR=<folder>]" >&2; exit 2; }
+	@test -z "$(filter command line,$(origin PASSWORD))" || { echo "make standby: PASSWORD=... would show in the process list for the whole night: leave it out and type the password when asked, or give PASSWORD_FILE=<a file holding it>." >&2; exit 2; }
+	$(BIN)/python -m standby.follow "$(PRIMARY)" $(if $(STANDBY_DIR),--dir "$(STANDBY_DIR)") $(if $(PASSWORD_FILE),--password-file "$(PASSWORD_FILE)")
 
 # Stops the embedded servers left running by a `manage.py` command (`make run` stops its own).
 stop: $(BIN)/.installed

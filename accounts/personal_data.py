@@ -1,4 +1,4 @@
-"""What the accounts keep about a person (privacy/registry.py): the account itself, its email
+"""What the accounts keep about a person (accounts/registry.py): the account itself, its email
 addresses, its sessions, its groups and permissions, and the admin's log of what it changed."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from django.contrib.sessions.models import Session
 from django.utils import timezone
 
 from accounts.models import User
-from privacy.registry import Erasure, Handler, Stage, register
+from accounts.registry import Erasure, Handler, Stage, register
 
 
 def export(user: User) -> dict[str, Any]:

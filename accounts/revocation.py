@@ -23,13 +23,15 @@ def user_group(user_id: int) -> str:
     return f"user.{user_id}"
 
 
-def revoke(user_id: int, *, event_id: int | None = None) -> None:
-    """Have the account's open sockets check their access again (only those of `event_id`, when
-    given). Call it after the commit: a socket that checks earlier still sees the old access."""
+def revoke(user_id: int, *, event_id: int | None = None, series_id: int | None = None) -> None:
+    """Have the account's open sockets check their access again: those of the scope whose
+    access changed, an event (`event_id`) or a series (`series_id`: its events, whichever they
+    are by then), or all of them when neither is given. Call it after the commit: a socket that
+    checks earlier still sees the old access."""
     layer = get_channel_layer()
     if layer is None:
         return
-    message = {"type": MESSAGE_TYPE, "event_id": event_id}
+    message = {"type": MESSAGE_TYPE, "event_id": event_id, "series_id": series_id}
     try:
         async_to_sync(layer.group_send)(user_group(user_id), message)
     except Exception:

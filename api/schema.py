@@ -236,7 +236,7 @@ class AuditEntry(Doc):
         help_text="Who acted; absent on entries written before it was recorded (docs/audit.md).",
     )
     actor_role = serializers.ChoiceField(
-        choices=["owner", "director", "cashier", "scorer"],
+        choices=["owner", "director", "cashier", "scorer", "site"],
         required=False,
         help_text="The staff role House acted in; only on House entries written since roles "
         "were recorded (docs/audit.md).",

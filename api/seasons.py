@@ -246,6 +246,23 @@ class SeriesStaffInvitations(ApiView):
         return answered(answer, status=201)
 
 
+class SeriesStaffInvitation(ApiView):
+    @schema.write(
+        summary="Withdraw an invitation to a series' staff not yet accepted (its owner)",
+        answer=answers.SeriesStaffInvitationCancelled,
+        tags=SEASONS,
+    )
+    def delete(self, request: Request, series_id: int, invitation_id: int) -> Response:
+        return answered(
+            services.series_staff_invitation_cancel(
+                series_id=series_id,
+                by=actor(request),
+                invitation_id=invitation_id,
+                idempotency_key=self.idempotency_key,
+            )
+        )
+
+
 class SeriesInvitationAccept(ApiView):
     @schema.write(
         summary="Accept an invitation to a series' staff (signed in with its email)",

@@ -38,6 +38,11 @@ urlpatterns: list[URLPattern] = [
         name="series-staff-invitation-accept",
     ),
     path(
+        "series/<int:series_id>/staff-invitations/<int:invitation_id>/",
+        seasons.SeriesStaffInvitation.as_view(),
+        name="series-staff-invitation",
+    ),
+    path(
         "series/<int:series_id>/display-links/",
         seasons.SeriesDisplayLinks.as_view(),
         name="series-display-links",
@@ -162,6 +167,11 @@ urlpatterns: list[URLPattern] = [
         "events/<int:event_id>/ledger/payouts/",
         views.LedgerPayouts.as_view(),
         name="ledger-payouts",
+    ),
+    path(
+        "events/<int:event_id>/ledger/sponsor/",
+        views.LedgerSponsor.as_view(),
+        name="ledger-sponsor",
     ),
     path("events/<int:event_id>/audit/", views.AuditExport.as_view(), name="audit"),
     path("registrations/<int:registration_id>/check-in/", views.CheckIn.as_view(), name="check-in"),

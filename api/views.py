@@ -959,6 +959,27 @@ class LedgerPayouts(ApiView):
         return answered(answer, status=201)
 
 
+class LedgerSponsor(ApiView):
+    @schema.write(
+        summary="Record a sponsor's money",
+        description="In a free-entry event: money the sponsor handed over (cash, into the box) or "
+        "transferred, never more than the sponsored pool not yet recorded (409 "
+        "sponsor_exceeds_pool). The line is an audit entry (`sponsor_paid`).",
+        request=ledger_body.SponsorPayment,
+        answer=ledger_answers.SponsorPaid,
+        status=201,
+        tags=HOUSE,
+    )
+    def post(self, request: Request, event_id: int) -> Response:
+        answer = ledger.sponsor_payment(
+            event_id=event_id,
+            by=actor(request),
+            idempotency_key=self.idempotency_key,
+            **valid(request, ledger_body.SponsorPayment),
+        )
+        return answered(answer, status=201)
+
+
 class Checklist(ApiView):
     @schema.read(
         summary="The finalization checklist",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import Any
 
@@ -11,7 +10,7 @@ from django.db import transaction
 from audit.chain import canonical_json
 from audit.heads import event_block, export_head
 from audit.models import AuditEntry
-from audit.spreadsheet import spreadsheet_cell
+from audit.spreadsheet import SpreadsheetWriter
 from cards.stock import seed_hex
 from events.models import Event, Phase, RegistrationStatus
 from events.progress import hands
@@ -90,7 +89,7 @@ def final_result(event: Event) -> dict[str, Any]:
 def audit_csv(event: Event) -> str:
     """One row per entry, the same fields, `details` as JSON text; every cell spreadsheet-safe."""
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = SpreadsheetWriter(out)
     writer.writerow(COLUMNS + HEAD_COLUMNS)
     with transaction.atomic():  # one moment, as in audit_document: the same head for the same chain
         event = Event.objects.select_for_update().get(pk=event.pk)
@@ -99,6 +98,6 @@ def audit_csv(event: Event) -> str:
     for entry in entries:
         entry["details"] = canonical_json(entry["details"])
         signs = entry["seq"] == head["seq"]
-        row = [spreadsheet_cell(entry.get(column)) for column in COLUMNS]
+        row = [entry.get(column) for column in COLUMNS]
         writer.writerow(row + ([head["signature"], head["key_id"]] if signs else ["", ""]))
     return out.getvalue()

@@ -42,8 +42,9 @@ from scoring.standings import Hand, Standings, standings
 
 SHOES = ("stock", "house")
 ACTOR_KINDS = ("system", "house", "player")
-# The roles a House entry may name (events/staff.py); entries from before roles name none.
-STAFF_ROLES = ("owner", "director", "cashier", "scorer")
+# The roles a House entry may name (events/staff.py; "site": site staff who hold no role in the
+# event, changing its staff); entries from before roles name none.
+STAFF_ROLES = ("owner", "director", "cashier", "scorer", "site")
 STATUSES = ("eligible", "withdrawn")
 MOST_DECKS = 2_000  # far above any event (1,000 players); keeps a hostile file from stalling us
 
@@ -208,6 +209,7 @@ def _verify(document: object, checked: list[str], public_key: Ed25519PublicKey |
 
     seed = revealed_seed(export, entries)
     if seed is None:
+        checked.extend(filter(None, [check_ledger(entries)]))
         checked.append(check_anchor(export, entries, public_key, finalized=False))
         checked.append(
             "shuffle: not yet verifiable: the event is not finalized, so its seed is not revealed"
@@ -247,6 +249,7 @@ def _verify(document: object, checked: list[str], public_key: Ed25519PublicKey |
     checked.append(f"places: High and Low recomputed for {eligible} eligible players")
     checked.append(check_awards(result, places, entries))
     checked.append(check_payouts(result, entries))
+    checked.extend(filter(None, [check_ledger(entries)]))
     # Last, so a re-chained export still names what its rewriting broke in the event itself.
     checked.append(check_anchor(export, entries, public_key, finalized=True))
     return True
@@ -445,6 +448,123 @@ def follow_relabels(entries: list[Entry]) -> tuple[list[Entry], int]:
     return followed, len(given - left)
 
 
+# The ledger ---------------------------------------------------------------------------------------
+
+# The night's money lines (docs/audit.md): recomputed here, apart from the ledger's own code.
+ENTRY_METHODS = ("cash", "card", "online", "comp")
+REFUND_METHODS = ("cash", "card", "online")
+CASH_OR_TRANSFER = ("cash", "transfer")
+LEDGER_LINES = ("entry_paid", "payment_marked", "entry_refunded", "payout_made", "sponsor_paid")
+
+
+@dataclass(slots=True)
+class _Account:
+    held: int = 0
+    last_entry: int | None = None
+    refunded_since_entry: int = 0
+
+
+def check_ledger(entries: Sequence[Entry]) -> str:
+    """The money lines add up: a refund never above what the player paid and has not had back, a
+    "not paid" mark voids an entry none of which was refunded, payouts stay within the award
+    once the event is final, a sponsor's money within the sponsored pool; so the cash in the box
+    is cash in less cash out, never a figure the lines cannot reach. "" when there is no line."""
+    accounts: dict[str, _Account] = {}
+    sponsored = 0
+    sponsor_in = 0
+    finalized = False
+    cash = 0
+    lines = 0
+    for entry in entries:
+        details = entry.details
+        if entry.action == "event_created":
+            sponsored = _whole(details.get("sponsored_pool", 0), f"{entry}: details.sponsored_pool")
+        elif entry.action == "event_updated":
+            changes = details.get("changes")
+            change = changes.get("sponsored_pool") if isinstance(changes, dict) else None
+            if isinstance(change, list) and len(change) == 2:
+                sponsored = _whole(change[1], f"{entry}: the sponsored pool")
+        elif entry.action == "pool_confirmed" and "sponsored" in details:
+            sponsored = _whole(details["sponsored"], f"{entry}: details.sponsored")
+        elif entry.action == "event_finalized":
+            finalized = True
+        if entry.action not in LEDGER_LINES:
+            continue
+        lines += 1
+        method = details.get("method", "cash")
+        amount = _whole(details.get("amount", 0), f"{entry}: details.amount")
+        if entry.action == "sponsor_paid":
+            if method not in CASH_OR_TRANSFER or amount == 0:
+                raise AuditProblem(f"{entry}: a sponsor's money is dollars in cash or by transfer.")
+            sponsor_in += amount
+            if sponsor_in > sponsored:
+                raise AuditProblem(
+                    f"{entry}: ${sponsor_in} of the sponsor's money recorded, more than the "
+                    f"${sponsored} sponsored pool."
+                )
+            cash += amount if method == "cash" else 0
+            continue
+        if not entry.player:
+            raise AuditProblem(f"{entry}: a ledger line names its player.")
+        account = accounts.setdefault(entry.player, _Account())
+        if entry.action == "entry_paid" or (
+            entry.action == "payment_marked" and details.get("paid") is True
+        ):
+            if entry.action == "payment_marked":
+                method = "cash"
+            if method not in ENTRY_METHODS or (method == "comp") != (amount == 0):
+                raise AuditProblem(f"{entry}: an entry is paid in cash, by card, online or comped.")
+            account.held += amount
+            account.last_entry = amount
+            account.refunded_since_entry = 0
+            cash += amount if method == "cash" else 0
+        elif entry.action == "payment_marked":
+            if account.last_entry is None:
+                continue  # a mark of an entry never recorded takes back nothing
+            if account.refunded_since_entry:
+                raise AuditProblem(
+                    f"{entry}: {entry.player} is marked not paid after "
+                    f"${account.refunded_since_entry} of the entry was refunded."
+                )
+            account.held -= account.last_entry
+            cash -= account.last_entry if _last_method(entries, entry) == "cash" else 0
+            account.last_entry = None
+        elif entry.action == "entry_refunded":
+            if method not in REFUND_METHODS or amount == 0 or amount > account.held:
+                raise AuditProblem(
+                    f"{entry}: a refund of ${amount} to {entry.player}, who has ${account.held} "
+                    "paid in and not given back."
+                )
+            account.held -= amount
+            account.refunded_since_entry += amount
+            cash -= amount if method == "cash" else 0
+        else:
+            # Which awards a payout may hand over, and how much of each, check_payouts says.
+            if not finalized or method not in CASH_OR_TRANSFER or amount == 0:
+                raise AuditProblem(f"{entry}: a payout is dollars of a final award.")
+            cash -= amount if method == "cash" else 0
+    if not lines:
+        return ""
+    return (
+        f"ledger: {lines} money lines, no refund above what was paid and not given back, no void "
+        f"after a refund, payouts within the awards; cash expected in the box ${cash}"
+        if cash >= 0
+        else f"ledger: {lines} money lines add up; cash expected in the box \u2212${-cash} (short)"
+    )
+
+
+def _last_method(entries: Sequence[Entry], mark: Entry) -> str:
+    """The method of the entry line a "not paid" mark takes back: the player's last before it."""
+    for entry in reversed(entries[: mark.seq - 1]):
+        if entry.player != mark.player:
+            continue
+        if entry.action == "entry_paid":
+            return str(entry.details.get("method", "cash"))
+        if entry.action == "payment_marked" and entry.details.get("paid") is True:
+            return "cash"
+    return "cash"
+
+
 # The event block ----------------------------------------------------------------------------------
 
 # The event block's settings that event_created records and event_updated changes.
@@ -531,7 +651,7 @@ def apply_settings_change(
 
 # The only entries a finalized event takes (docs/rules.md section 10.8): money handed over or given
 # back, and a deleted account's neutral label. None of them changes a card, a place or an award.
-AFTER_FINAL = ("payout_made", "entry_refunded", RELABELLED)
+AFTER_FINAL = ("payout_made", "entry_refunded", "sponsor_paid", RELABELLED)
 PAYOUT = "payout_made"
 
 

@@ -350,7 +350,10 @@ class PaymentMarked(Answer):
 
     registration_id: int
     paid: bool
-    collected: Annotated[int, Described("Contribution times the registrations marked paid.")]
+    collected: Annotated[
+        int,
+        Described("The entry money the ledger holds: paid in, less voids and refunds; comps not."),
+    ]
 
 
 @dataclass(frozen=True)
@@ -360,6 +363,14 @@ class AnnouncementSent(Answer):
     announcement_id: int
     event_id: int
     recipients: int
+
+
+@dataclass(frozen=True)
+class PlayerRelabelled(Answer):
+    """The registration's neutral label."""
+
+    registration_id: int
+    label: str
 
 
 ALL_ANSWERS: tuple[type[Answer], ...] = tuple(Answer.__subclasses__())

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from dataclasses import dataclass
+from typing import Protocol
 
 from django.core.cache import cache
 from django.db.models import Max
@@ -18,6 +20,7 @@ from django.urls import reverse
 from accounts.models import User
 from events import answers
 from events.errors import (
+    EntryPartlyRefunded,
     LateEntryNeedsHouse,
     NotFound,
     SelfCheckInOff,
@@ -75,9 +78,49 @@ def board_check_in(event: Event) -> dict[str, str] | None:
     }
 
 
+@dataclass(frozen=True, slots=True)
+class EntryMoney:
+    """What the ledger holds of the event's entry money, and of one registration's."""
+
+    # The event's entry money held: paid in, less voids and refunds (a comp collects nothing).
+    collected: int
+    # The registration's entry dollars held, and those refunded since its last entry line.
+    held: int
+    refunded: int
+
+
+class Ledger(Protocol):
+    """What the night's ledger says of an event's money. The ledger is a layer on top of the
+    engine (ledger/apps.py installs it with `use_ledger`): the engine imports none of it."""
+
+    def entry_money(self, event: Event, registration: Registration | None) -> EntryMoney:
+        """The event's entry money, and the registration's (0 without one)."""
+        ...
+
+
+_ledgers: list[Ledger] = []
+
+
+def use_ledger(ledger: Ledger) -> None:
+    _ledgers[:] = [ledger]
+
+
 def collected(event: Event) -> int:
-    """The dollars House has marked as taken: contribution times the registrations marked paid."""
-    return event.contribution * event.registrations.filter(paid=True).count()
+    """The entry money the ledger holds: paid in, less voids and refunds; a comp collects
+    nothing (docs/decisions.md, "The ledger")."""
+    return entry_money(event, None).collected
+
+
+def entry_money(event: Event, registration: Registration | None) -> EntryMoney:
+    """As the ledger's lines stand (docs/decisions.md, "The ledger"). Without the ledger app:
+    the contribution times the registrations marked paid."""
+    if _ledgers:
+        return _ledgers[0].entry_money(event, registration)
+    return EntryMoney(
+        collected=event.contribution * event.registrations.filter(paid=True).count(),
+        held=event.contribution if registration is not None and registration.paid else 0,
+        refunded=0,
+    )
 
 
 def has_paid_entries(event: Event) -> bool:
@@ -240,6 +283,19 @@ def payment_mark(
             f"{registration.label} is {registration.get_status_display()}: "
             "only a participant's contribution is recorded."
         )
+    money = entry_money(event, registration)
+    collected = money.collected
+    if registration.paid and not paid:
+        # Not paid takes back a mistaken mark: money refunded since proves it changed hands, and
+        # voiding the whole entry would leave the box and the player's account short.
+        if money.refunded:
+            raise EntryPartlyRefunded(
+                f"{registration.label} has had ${money.refunded} of the entry refunded: the "
+                "money changed hands, so the rest is refunded, not marked not paid."
+            )
+        collected -= money.held
+    elif paid and not registration.paid:
+        collected += event.contribution
     if registration.paid != paid:
         registration.paid = paid
         registration.save(update_fields=["paid"])
@@ -249,6 +305,4 @@ def payment_mark(
             player=registration.label,
             details={"paid": paid, "amount": event.contribution},
         )
-    return answers.PaymentMarked(
-        registration_id=registration.pk, paid=paid, collected=collected(event)
-    )
+    return answers.PaymentMarked(registration_id=registration.pk, paid=paid, collected=collected)

@@ -239,6 +239,19 @@ class RefundNotInPolicy(WrongState):
     default_message = "The event's refund policy does not refund this entry."
 
 
+class EntryPartlyRefunded(WrongState):
+    code = "entry_partly_refunded"
+    default_message = (
+        "Part of this entry has been refunded: the money changed hands, so the rest is refunded "
+        "rather than marked not paid."
+    )
+
+
+class SponsorExceedsPool(WrongState):
+    code = "sponsor_exceeds_pool"
+    default_message = "The sponsor's money recorded cannot be more than the sponsored pool."
+
+
 class PayoutExceedsAward(WrongState):
     code = "payout_exceeds_award"
     default_message = "A payout cannot be larger than what is left of the player's award."

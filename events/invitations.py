@@ -2,7 +2,8 @@
 
 The invitation keeps the email and a random token (events.models.StaffInvitation); the email
 carries the link, and House's settings page shows the same link to hand over where no mail goes
-(a venue laptop sends none: docs/decisions.md, "Roles")."""
+(a venue laptop sends none: docs/decisions.md, "Roles" and "Where an invitation's link is").
+With no mail server nothing is sent, not even to the worker's log: the token is a secret."""
 
 from __future__ import annotations
 
@@ -13,12 +14,15 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
+from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts.models import User
 from events.errors import Invalid, NotAllowed, WrongState
 from events.models import StaffInvitation
 from events.staff import Role
+from syndicate import console_mail
 
 # What an event's and a series' invitations have alike (seasons.SeriesStaffInvitation).
 
@@ -37,21 +41,74 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-def check_acceptance(accepted_at: datetime.datetime | None, email: str, by: User) -> None:
-    """An invitation is accepted once, by an account with its email (compared without case)."""
+# How long an invitation can be accepted after it is made (docs/decisions.md, "Staff
+# invitations end"): a link found in an old mailbox appoints nobody.
+LIFETIME = datetime.timedelta(days=14)
+
+
+def expires_at(created_at: datetime.datetime) -> datetime.datetime:
+    return created_at + LIFETIME
+
+
+def check_acceptance(
+    accepted_at: datetime.datetime | None,
+    email: str,
+    by: User,
+    *,
+    created_at: datetime.datetime,
+    now: datetime.datetime,
+) -> None:
+    """An invitation is accepted once, before it expires, by an account with its email
+    (compared without case)."""
     if accepted_at is not None:
         raise WrongState("This invitation has already been accepted.")
     if email.casefold() != by.email.casefold():
         raise NotAllowed("This invitation is for another email address: sign in with that one.")
+    if now >= expires_at(created_at):
+        raise WrongState("This invitation has expired: ask for a new one.")
+
+
+def void_pending[M: models.Model](invitations: models.QuerySet[M], member: User) -> int:
+    """Delete the pending invitations (of one event's or one series' staff) that name a member
+    who was just removed: a link sent before the removal must not appoint them again. Returns
+    how many went."""
+    deleted, _ = invitations.filter(accepted_at__isnull=True, email__iexact=member.email).delete()
+    return deleted
+
+
+def is_expired(created_at: datetime.datetime, now: datetime.datetime | None = None) -> bool:
+    return (now or timezone.now()) >= expires_at(created_at)
 
 
 def invitation_path(token: str) -> str:
     return reverse("house:invitation", kwargs={"token": token})
 
 
+def link_on_site(path: str) -> str:
+    """An invitation's address, an event's or a series' alike: the site's address (`SITE_URL`,
+    the venue's LAN address under `make run`), whichever address House's page was opened at."""
+    return str(settings.SITE_URL).rstrip("/") + path
+
+
 def invitation_link(token: str) -> str:
-    """The invitation's address on this site (`SITE_URL`)."""
-    return str(settings.SITE_URL).rstrip("/") + invitation_path(token)
+    """The invitation's address on this site."""
+    return link_on_site(invitation_path(token))
+
+
+def mail_goes_out() -> bool:
+    """Whether an email leaves: False when no mail server is set (a console backend)."""
+    backend = str(settings.MAILERS["default"]["BACKEND"])
+    return backend not in {console_mail.BACKEND, "django.core.mail.backends.console.EmailBackend"}
+
+
+def invitation_notice(email: str, role: str, where: str) -> str:
+    """What House is told once an invitation is made: emailed, or where its link is to hand over."""
+    if mail_goes_out():
+        return f"Invitation emailed to {email} ({role}); its link is {where} to hand over."
+    return (
+        f"Invitation for {email} ({role}) made. No mail server is set, so nothing was emailed: "
+        f"hand them its link, {where}."
+    )
 
 
 def send_invitation(invitation_id: int) -> bool:
@@ -61,7 +118,7 @@ def send_invitation(invitation_id: int) -> bool:
         .filter(pk=invitation_id, accepted_at__isnull=True)
         .first()
     )
-    if invitation is None:
+    if invitation is None or is_expired(invitation.created_at):
         return False
     event = invitation.event
     email_invitation(
@@ -78,7 +135,10 @@ def send_invitation(invitation_id: int) -> bool:
 def email_invitation(
     *, to: str, inviter: User | None, what: str, name: str, role: str, link: str
 ) -> None:
-    """The invitation's email: who invites, to run what, in which role, and the link."""
+    """The invitation's email: who invites, to run what, in which role, and the link. Not sent
+    when no mail server is set: the console backend would write the link to the worker's log."""
+    if not mail_goes_out():
+        return
     by = inviter.display_name if inviter is not None else "House"
     role = Role(role).label.lower()
     send_mail(

@@ -29,7 +29,7 @@ from events.errors import (
     WrongState,
 )
 from events.formats import FORMATS
-from events.invitations import check_acceptance, invited_address, new_token
+from events.invitations import check_acceptance, invited_address, new_token, void_pending
 from events.limits import check_pool, check_text
 from events.models import (
     EntryMode,
@@ -42,12 +42,20 @@ from events.models import (
     RegistrationStatus,
     StaffInvitation,
 )
+from events.money import MINUS, dollars
 from events.progress import blockers, final_standings, participants
 from events.registration import deal_starting_offer
 from events.registration_switch import close_registration, why_registration_cannot_open
 from events.remainder_policy import lacks_remainder_policy, require_remainder_policy
 from events.runner import Change, action
-from events.staff import Role, acting_role, appointed_role, role_on_acceptance
+from events.staff import (
+    SITE_STAFF,
+    Role,
+    acting_role,
+    appointed_role,
+    role_on_acceptance,
+    strongest,
+)
 from payouts.allocation import allocate
 
 EDITABLE = (
@@ -102,8 +110,10 @@ def event_create(
 ) -> answers.EventCreated:
     """Site staff create an event in draft; they become its owner. In a series (`series_id`: the
     series' "Next event" and championship), House of the series whose role may make its events
-    create it too: its owner is then the series' owner, and the creator acts in their series
-    role, which holds in every event of the series (docs/decisions.md, "Roles")."""
+    create it too: its owner is the series' owner, through the series (an event of a series has
+    no owner of its own: docs/decisions.md, "An event's owner in a series"), and the creator
+    acts in their series role, which holds in every event of the series; site staff outside the
+    series' staff are the event's director."""
     given: dict[str, Any] = {
         "name": name,
         "venue": venue,
@@ -120,9 +130,11 @@ def event_create(
     }
     if series_id is None and not by.is_staff:
         raise NotAllowed("Only site staff create events.")
-    owner = by if series_id is None else _owner_in_series(by, series_id)
+    member = by if series_id is None else _creator_in_series(by, series_id)
     event = change.event = Event.objects.create(**_clean_settings(given), series_id=series_id)
-    event.house.add(owner, through_defaults={"role": Role.OWNER})
+    role = Role.OWNER if series_id is None else Role.DIRECTOR
+    if member is not None:
+        event.house.add(member, through_defaults={"role": role})
     change.house = True
     change.audit(
         "event_created",
@@ -141,27 +153,31 @@ def event_create(
             },
         },
     )
-    change.audit("house_member_added", details={"member": owner.display_name})
+    if member is not None:
+        details = {"member": member.display_name}
+        change.audit(
+            "house_member_added",
+            details=details if role == Role.OWNER else {**details, "role": role},
+        )
     return answers.EventCreated(event_id=event.pk)
 
 
-def _owner_in_series(by: User, series_id: int) -> User:
-    """The owner of an event made in a series: its creator when site staff, else the series'
-    owner, when the creator's series role may make the series' events (a director's and the
-    owner's: `series_next_event`). The series' staff live with the series (seasons/), named here
-    by label as `events.runner.roles_of` does."""
+def _creator_in_series(by: User, series_id: int) -> User | None:
+    """Who joins the staff of an event made in a series: nobody when the creator's series role
+    may make the series' events (a director's and the owner's: `series_next_event`), since
+    their series role holds in it; site staff outside that, as its director. The series' staff
+    live with the series (seasons/), named here by label as `events.runner.roles_of` does."""
     series_staff = apps.get_model("seasons", "SeriesStaff")
     if not apps.get_model("seasons", "Series").objects.filter(pk=series_id).exists():
         raise NotFound("No such series.")
-    if by.is_staff:
-        return by
     roles = series_staff.objects.filter(series_id=series_id, user_id=by.pk).values_list(
         "role", flat=True
     )
-    if acting_role(roles, "series_next_event") is None:
-        raise NotAllowed("Only site staff, or House of the series, create its events.")
-    held = series_staff.objects.filter(series_id=series_id, role=Role.OWNER).first()
-    return held.user if held is not None else by  # a series always has an owner
+    if acting_role(roles, "series_next_event") is not None:
+        return None
+    if by.is_staff:
+        return by
+    raise NotAllowed("Only site staff, or House of the series, create its events.")
 
 
 @action("event_update")
@@ -239,12 +255,7 @@ def house_member_add(
     """Site staff, or the event's owner, appoint a staff member with a role (events/staff.py);
     a member appointed again takes the new role (the owner's is handed over with
     `ownership_transfer`)."""
-    if not (by.is_staff or change.house):
-        raise (
-            change.refusal()
-            if change.roles
-            else NotAllowed("Only site staff appoint House members.")
-        )
+    _site_staff_or_house(change, by, "Only site staff appoint House members.")
     change.refuse_if_finalized()
     role = appointed_role(role)
     held = EventStaff.objects.filter(event=change.event, user=member).first()
@@ -269,26 +280,46 @@ def house_member_remove(
     member: User,
     idempotency_key: str | None = None,
 ) -> answers.HouseMemberRemoved:
-    """Site staff or the owner remove a staff member; a member may leave (not the owner, who
-    hands ownership over first: an event always has one)."""
+    """Site staff or the owner remove a staff member; a member may leave, in their own role. The
+    owner is neither removed nor leaves, by anyone, before handing ownership over: an event
+    always has one. Pending invitations to the member's address go with them."""
     leaving = member.pk == by.pk and bool(change.roles)
-    if not (by.is_staff or change.house or leaving):
-        raise (
-            change.refusal()
-            if change.roles
-            else NotAllowed("Only site staff appoint House members.")
-        )
+    if leaving and not change.house:
+        change.act_as(strongest(change.roles) or SITE_STAFF)
+    _site_staff_or_house(change, by, "Only site staff appoint House members.")
     change.refuse_if_finalized()
     held = EventStaff.objects.filter(event=change.event, user=member).first()
-    if held is not None and held.role == Role.OWNER and not by.is_staff:
-        raise NotAllowed("The owner hands ownership over before leaving: an event keeps an owner.")
+    if held is not None and held.role == Role.OWNER:
+        raise NotAllowed(
+            "The owner hands ownership over before leaving or being removed: an event keeps "
+            "an owner."
+        )
     if held is not None:
-        change.event.house.remove(member)
-        change.audit("house_member_removed", details={"member": member.display_name})
-        # Registered now, so it runs before this change's live update: the socket closes first.
-        event_id = change.event.pk
-        transaction.on_commit(lambda: revocation.revoke(member.pk, event_id=event_id))
+        remove_member(change, member)
     return answers.HouseMemberRemoved(event_id=change.event.pk, member=member.pk)
+
+
+def remove_member(change: Change, member: User, **details: Any) -> None:
+    """Take `member` off the event's own staff, in the change that holds the event's lock (theirs,
+    or their series' removal reaching it): pending invitations to their address go too, and
+    their open House sockets check their access after the commit."""
+    change.event.house.remove(member)
+    void_pending(StaffInvitation.objects.filter(event=change.event), member)
+    change.audit("house_member_removed", details={"member": member.display_name, **details})
+    # Registered now, so it runs before this change's live update: the socket closes first.
+    event_id = change.event.pk
+    transaction.on_commit(lambda: revocation.revoke(member.pk, event_id=event_id))
+
+
+def _site_staff_or_house(change: Change, by: User, refusal: str) -> None:
+    """The guard of an event's staff changes: House whose role may make it, or site staff, who
+    hold no role in the event and act as site staff (their entries say so)."""
+    if change.house:
+        return
+    if by.is_staff:
+        change.act_as(SITE_STAFF)
+        return
+    raise change.refusal() if change.roles else NotAllowed(refusal)
 
 
 @action("ownership_transfer")
@@ -302,11 +333,13 @@ def ownership_transfer(
 ) -> answers.OwnershipTransferred:
     """The owner (or site staff) hands the event's ownership to a staff member; the former
     owner stays on as director. The event keeps exactly one owner."""
-    if not (by.is_staff or change.house):
-        raise (
-            change.refusal() if change.roles else NotAllowed("Only the owner hands ownership over.")
-        )
+    _site_staff_or_house(change, by, "Only the owner hands ownership over.")
     change.refuse_if_finalized()
+    if change.event.series_id is not None:
+        raise WrongState(
+            "This event's owner is its series' owner: hand the series over instead "
+            "(an event of a series has no owner of its own)."
+        )
     held = EventStaff.objects.filter(event=change.event, user=member).first()
     if held is None:
         raise NotAllowed("Ownership goes to a member of the event's staff: appoint them first.")
@@ -330,8 +363,7 @@ def staff_invite(
 ) -> answers.StaffInvited:
     """The owner (or site staff) invites someone to the staff by email, with a role; the answer
     holds the token to hand over (docs/decisions.md, "Roles")."""
-    if not (by.is_staff or change.house):
-        raise change.refusal() if change.roles else NotAllowed("Only the owner invites staff.")
+    _site_staff_or_house(change, by, "Only the owner invites staff.")
     change.refuse_if_finalized()
     role = appointed_role(role)
     invitation = StaffInvitation.objects.create(
@@ -374,11 +406,18 @@ def staff_invitation_accept(
     )
     if invitation is None:
         raise NotFound("No such invitation.")
-    check_acceptance(invitation.accepted_at, invitation.email, by)
+    check_acceptance(
+        invitation.accepted_at,
+        invitation.email,
+        by,
+        created_at=invitation.created_at,
+        now=change.now,
+    )
     invitation.accepted_at = change.now
     invitation.save(update_fields=["accepted_at"])
     held = EventStaff.objects.filter(event=change.event, user=by).first()
     role = invitation.role if held is None else role_on_acceptance(held.role, invitation.role)
+    change.act_as(role)  # they join, and the audit names the role they joined in
     if held is None:
         change.event.house.add(by, through_defaults={"role": role})
         change.audit(
@@ -403,8 +442,7 @@ def staff_invitation_cancel(
 ) -> answers.StaffInvitationCancelled:
     """The owner (or site staff) withdraws a pending invitation: its link stops working and the
     email it named is no longer kept."""
-    if not (by.is_staff or change.house):
-        raise change.refusal() if change.roles else NotAllowed("Only the owner invites staff.")
+    _site_staff_or_house(change, by, "Only the owner invites staff.")
     change.refuse_if_finalized()
     invitation = (
         StaffInvitation.objects.select_for_update()
@@ -538,7 +576,7 @@ def pool_confirm(
     pool = base + sum(amount for amount, _ in in_force)
     check_pool(pool, what="These adjustments")
     if pool < 0:
-        raise WrongState(f"The adjustments would make the pool negative (${pool}).")
+        raise WrongState(f"The adjustments would make the pool negative ({dollars(pool)}).")
     PoolAdjustment.objects.bulk_create(
         PoolAdjustment(event=event, amount=a, explanation=e, created_by=change.actor)
         for a, e in cleaned
@@ -718,7 +756,7 @@ def _clean_adjustment(amount: object, explanation: object) -> tuple[int, str]:
     ):
         raise Invalid(
             "Each adjustment is a signed whole number of dollars, not zero, "
-            f"from -${limits.MAX_ADJUSTMENT:,} to ${limits.MAX_ADJUSTMENT:,}."
+            f"from {MINUS}${limits.MAX_ADJUSTMENT:,} to ${limits.MAX_ADJUSTMENT:,}."
         )
     text = check_text(
         explanation or "",

@@ -1,4 +1,4 @@
-"""What the engine keeps about a person (privacy/registry.py): their registrations (results,
+"""What the engine keeps about a person (accounts/registry.py): their registrations (results,
 cards, places, awards, the audit entries that name them), their stored answers, their staff
 roles, the staff invitations they sent or that were sent to them, and the display links they
 made or revoked."""
@@ -10,6 +10,7 @@ from typing import Any
 from django.db.models import Q
 
 from accounts.models import User
+from accounts.registry import Erasure, Handler, Stage, nothing, register
 from audit.models import AuditEntry
 from events.models import (
     DisplayLink,
@@ -22,8 +23,7 @@ from events.models import (
 )
 from events.person import commitment
 from events.progress import kept_cards
-from events.registration import RELABELLED, registration_cancel
-from privacy.registry import Erasure, Handler, Stage, nothing, register
+from events.registration import RELABELLED, player_relabel, registration_cancel
 
 
 def registration_entries(registration: Registration) -> list[dict[str, Any]]:
@@ -90,13 +90,11 @@ def export_registrations(user: User) -> list[dict[str, Any]]:
 
 
 def relabel_registrations(erasure: Erasure) -> None:
-    """Each registration takes its neutral label in its event's chain (privacy/services.py), in
+    """Each registration takes its neutral label in its event's chain (events/registration.py), in
     event order: the deletion locks its events as every change of several does. One not yet
     checked in, in an event not final, is cancelled first, as the player could have done: nobody
     can come for it any more, so House never checks in a former player (docs/decisions.md,
     "Players' data")."""
-    from privacy.services import player_relabel
-
     for registration_id, event_id, status, phase in (
         Registration.objects.filter(player=erasure.user)
         .order_by("event_id")

@@ -382,7 +382,8 @@ def unique_label(event: Event, display_name: str) -> str:
     return names.unique_label(display_name, labels_taken(event))
 
 
-# A deleted account's registration takes a neutral label (privacy/services.py).
+# A deleted account's registration takes a neutral label (player_relabel; the deletion is
+# privacy/services.py's).
 RELABELLED = "player_relabelled"
 
 
@@ -395,6 +396,46 @@ def labels_taken(event: Event) -> list[str]:
         "player", flat=True
     )
     return [*held, *(label for label in left if label)]
+
+
+LABEL = "Former player {number}"
+
+
+def _neutral_label(registration: Registration) -> str:
+    """The neutral label, "Former player <registration id>", made unique among every label the
+    event's registrations hold or held (a label once in the chain is never anyone else's)."""
+    taken = set(labels_taken(registration.event))
+    label = LABEL.format(number=registration.pk)
+    suffix = 2
+    while label in taken:
+        label = f"{LABEL.format(number=registration.pk)} #{suffix}"
+        suffix += 1
+    return label
+
+
+@action(RELABELLED)
+def player_relabel(
+    change: Change,
+    *,
+    registration_id: int,
+    by: User,
+    idempotency_key: str | None = None,
+) -> answers.PlayerRelabelled:
+    """The account behind a registration is being deleted: the registration takes a neutral
+    label and forgets the account and the salt of its commitment."""
+    registration = Registration.objects.filter(pk=registration_id, player=by).first()
+    if registration is None:
+        raise NotFound("No such registration.")
+    old = registration.label
+    registration.label = _neutral_label(registration)
+    registration.player = None
+    registration.person_salt = ""
+    registration.save(update_fields=["label", "player", "person_salt"])
+    change.touched_labels.add(registration.label)
+    change.know(registration)
+    # Written by the system: the entry names neither the account nor who asked.
+    change.audit(RELABELLED, player=old, details={"label": registration.label}, by_system=True)
+    return answers.PlayerRelabelled(registration_id=registration.pk, label=registration.label)
 
 
 def facts_of(change: Change, registration: Registration) -> PlayerFacts:

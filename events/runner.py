@@ -103,6 +103,8 @@ class Change:
     # The action's name (`action`): which House powers it needs (events/staff.py).
     action: str = ""
     _roles: frozenset[str] | None = None
+    # The role named outside the rule table (`act_as`): site staff, a member leaving.
+    _role: str | None = None
     now: datetime = field(default_factory=timezone.now)
     entries: list[PendingEntry] = field(default_factory=list)
     callbacks: list[Callable[[], None]] = field(default_factory=list)
@@ -127,7 +129,16 @@ class Change:
     @property
     def role(self) -> str | None:
         """The role the actor acts in: the strongest of theirs that may perform this action."""
+        if self._role is not None:
+            return self._role
         return staff.acting_role(self.roles, self.action) if self.house else None
+
+    def act_as(self, role: str) -> None:
+        """The actor acts as House in `role`, which the service's own guard allowed outside the
+        rule table: site staff changing an event's staff (`staff.SITE_STAFF`), a member leaving
+        in their own role. Every House entry names the role it was made in."""
+        self._house = True
+        self._role = role
 
     @property
     def house(self) -> bool:
@@ -419,6 +430,25 @@ def perform[A: Answer](
     raise error
 
 
+def perform_within(
+    *, event_id: int, user: User | None, action: str, apply: Callable[[Change], None]
+) -> None:
+    """One event's part of a change made over several events (a series' staff change reaching
+    its events), inside the caller's transaction: the event locked (after the series, which the
+    caller holds: one lock order everywhere), its audit entries chained, its live update told
+    after the commit. The caller stores the answer under its idempotency key."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError(
+            "perform_within runs inside the transaction of the change it is part of."
+        )
+    change = Change(event=_lock_event(event_id), user=user, action=action)
+    apply(change)
+    if change.entries:
+        _record(change)
+    for callback in change.callbacks:
+        transaction.on_commit(callback)
+
+
 def _apply[A: Answer](
     event: Event | None,
     user: User | None,
@@ -477,8 +507,10 @@ def _begin(
     if user is None or key is None:
         return event, print_, None
     if event is None:
-        # A creation has no event to lock yet: its author's row serializes their retries.
-        User.objects.select_for_update().filter(pk=user.pk).exists()
+        # A creation has no event to lock yet: its author's row serializes their retries. No key
+        # update, so rows that name the author (the answer stored under the key) are not held
+        # up by it: events and series are locked first, and an author's row never waits on them.
+        User.objects.select_for_update(no_key=True).filter(pk=user.pk).exists()
     return event, print_, IdempotencyRecord.objects.filter(user=user, key=key).first()
 
 

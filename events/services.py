@@ -36,6 +36,7 @@ from events.registration import (
     participant_add,
     player_check_in,
     player_register,
+    player_relabel,
     player_withdraw,
     registration_cancel,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "payment_mark",
     "player_check_in",
     "player_register",
+    "player_relabel",
     "player_withdraw",
     "pool_confirm",
     "registration_cancel",

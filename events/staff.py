@@ -36,6 +36,10 @@ class Role(models.TextChoices):
 # The roles a membership can hold (display is a link, not a membership).
 MEMBER_ROLES = (Role.OWNER, Role.DIRECTOR, Role.CASHIER, Role.SCORER)
 
+# The role a House entry names when site staff who hold no role in the event change its staff
+# (they appoint and remove an event's staff, and hand its ownership over): not a membership.
+SITE_STAFF = "site"
+
 # Changing who is staff, and ownership: the owner's alone.
 STAFF_ACTIONS = frozenset(
     {
@@ -49,6 +53,7 @@ STAFF_ACTIONS = frozenset(
         "series_house_remove",
         "series_ownership_transfer",
         "series_staff_invite",
+        "series_staff_invitation_cancel",
     }
 )
 
@@ -66,6 +71,7 @@ CASHIER_ACTIONS = frozenset(
         "entry_paid",
         "entry_refunded",
         "payout_made",
+        "sponsor_paid",
     }
 )
 

@@ -47,6 +47,7 @@ HOUSE_FORMS: dict[str, str] = {
     "ledger:entry": "entry_paid",
     "ledger:refund": "entry_refunded",
     "ledger:payout": "payout_made",
+    "ledger:sponsor": "sponsor_paid",
 }
 
 # The actions behind a player row's "More" menu: with none of them, the menu goes too.

@@ -293,6 +293,8 @@ class PlayerRow:
     complete: bool
     paid: bool
     can: HouseActions
+    # Settled by a comp: shown apart from a paid entry, since it collected nothing.
+    comped: bool = False
 
     def steady(self) -> PlayerRow:
         """What the row shows that a pushed update must carry (see `ShownPending.steady`)."""
@@ -376,8 +378,11 @@ class HousePool:
     can_confirm: bool
     free: bool
     sponsored: int
+    # Entries settled with money; comps apart, with the dollars they waived (never collected).
     paid: int
     collected: int
+    comped: int = 0
+    waived: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -698,10 +703,15 @@ def house_page(
         if event.phase != Phase.DRAFT and (event.contribution or event.sponsored)
         else None
     )
-    # Beside the pool: the entry money the ledger's lines hold (comps take none).
-    held = box.collected if box is not None else 0
-    pool = _pool(event, table.pool, paid=len(paid), collected=held)
+    # Beside the pool: the entry money the ledger's lines hold; comps take none and are apart.
+    pool = _pool(event, table.pool, box)
     shown_rows = _player_rows(event, table.players, everyone, paid)
+    if box is not None and box.comped_players:
+        comped = set(box.comped_players)
+        shown_rows = [
+            dataclasses.replace(row, comped=True) if row.label in comped else row
+            for row in shown_rows
+        ]
     players_order = tuple(
         pk for pk in sorted(everyone, key=lambda pk: (STATUS_ORDER.get(everyone[pk][0], 9), pk))
     )
@@ -987,7 +997,7 @@ def _start_preview(event: Event, checked_in: int) -> StartPreview:
     )
 
 
-def _pool(event: Event, pool: PoolSummary, *, paid: int, collected: int) -> HousePool:
+def _pool(event: Event, pool: PoolSummary, box: CashBox | None) -> HousePool:
     adjusted = sum(a.amount for a in pool.adjustments)
     return HousePool(
         contribution=pool.contribution,
@@ -1002,8 +1012,10 @@ def _pool(event: Event, pool: PoolSummary, *, paid: int, collected: int) -> Hous
         can_confirm=event.phase == Phase.STARTED and not event.pool_confirmed,
         free=event.contribution == 0 and not event.sponsored,
         sponsored=pool.sponsored,
-        paid=paid,
-        collected=collected,
+        paid=box.entries_paid if box is not None else 0,
+        collected=box.collected if box is not None else 0,
+        comped=box.comps if box is not None else 0,
+        waived=box.comped if box is not None else 0,
     )
 
 

@@ -14,13 +14,14 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from django.apps import apps
 from django.db.models import Count, Q, QuerySet
 
 from accounts.models import User
 from cards.models import CardState, DealtCard, OfferKind, pending_offer
 from cards.names import card_face
 from events import scoreholio
-from events.invitations import invitation_link
+from events.invitations import invitation_link, is_expired
 from events.models import (
     Event,
     EventStaff,
@@ -31,6 +32,7 @@ from events.models import (
     StaffInvitation,
 )
 from events.reads.common import CardFace
+from events.staff import Role
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +87,21 @@ def house_members(event: Event) -> list[Member]:
     return [Member(row.user, row.role) for row in rows]
 
 
+def series_owner(event: Event) -> User | None:
+    """The owner of an event of a series: the series' owner (docs/rules.md section 14.1); None
+    for an event of no series. The series' staff live with the series, named here by label as
+    `events.runner.roles_of` does."""
+    if event.series_id is None:
+        return None
+    held = (
+        apps.get_model("seasons", "SeriesStaff")
+        .objects.filter(series_id=event.series_id, role=Role.OWNER)
+        .select_related("user")
+        .first()
+    )
+    return None if held is None else held.user
+
+
 @dataclass(frozen=True, slots=True)
 class PendingInvitation:
     pk: int
@@ -95,13 +112,14 @@ class PendingInvitation:
 
 
 def pending_invitations(event: Event) -> list[PendingInvitation]:
-    """The event's invitations not yet accepted, newest first, each with its link."""
+    """The event's invitations not yet accepted nor expired, newest first, each with its link."""
     rows = StaffInvitation.objects.filter(event=event, accepted_at__isnull=True).order_by(
         "-created_at", "-pk"
     )
     return [
         PendingInvitation(row.pk, row.email, row.role, row.created_at, invitation_link(row.token))
         for row in rows
+        if not is_expired(row.created_at)
     ]
 
 

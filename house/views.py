@@ -23,11 +23,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.models import User
 from audit.export import audit_csv, audit_document
-from events import display, limits, scoreholio, services
+from events import display, limits, money, scoreholio, services
 from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
+from events.invitations import invitation_notice, is_expired
 from events.models import Event, Phase, Registration, Review
+from events.money import dollars
 from events.remainder_policy import lacks_remainder_policy
 from events.runner import is_house, may, roles_of
 from events.staff import Role
@@ -243,9 +245,12 @@ def _event_form(
             "zones": COMMON_ZONES,
             "members": selectors.house_members(event) if event else [],
             "invitations": selectors.pending_invitations(event) if event else [],
-            # The owner's alone: hand ownership over, invite, withdraw an invitation.
+            # The owner's alone: hand ownership over (in an event of no series: a series'
+            # events are its owner's), invite, withdraw an invitation; none once final.
             "owns": open_staff is not None
+            and open_staff.series_id is None
             and may(_user(request), open_staff, "ownership_transfer"),
+            "series_owner": selectors.series_owner(event) if event else None,
             "invites": open_staff is not None
             and (_user(request).is_staff or may(_user(request), open_staff, "staff_invite")),
             "member_form": EmailForm(),
@@ -267,6 +272,8 @@ def dashboard(request: HttpRequest, event_id: int) -> HttpResponse:
         "standby": standby_panel(dashboard=True),
         "my_roles": roles_of(_user(request), event.pk, event.series_id),
         **_displays(request, event),
+        # The withdrawal dialog states the event's refund policy (events/money.py).
+        "withdrawal_terms": money.withdrawal_terms(event),
     }
     return render(request, "house/dashboard.html", context)
 
@@ -384,7 +391,7 @@ def staff_invite(request: HttpRequest, event: Event, user: User, key: str | None
     role = request.POST.get("role") or "director"
     email = form.cleaned_data["email"]
     services.staff_invite(event_id=event.pk, by=user, email=email, role=role, idempotency_key=key)
-    return Done(f"Invitation emailed to {email} ({role}); its link is listed below to hand over.")
+    return Done(invitation_notice(email, role, "listed below"))
 
 
 @_member_page
@@ -452,6 +459,7 @@ def invitation(request: HttpRequest, token: str) -> HttpResponse:
             "invitation": found,
             "role": Role(found.role).label,
             "for_me": found.email.casefold() == user.email.casefold(),
+            "expired": is_expired(found.created_at),
             "key": fresh_key(),
         },
     )
@@ -596,7 +604,7 @@ def payment_mark(
     )
     word = "paid" if answer.paid else "not paid"
     return Done(
-        f"{registration.label} is marked {word}: ${answer.collected} collected.",
+        f"{registration.label} is marked {word}: {dollars(answer.collected)} collected.",
         registration_anchor(registration),
     )
 

@@ -45,5 +45,18 @@ class PayoutMade(Answer):
     expected_cash: int
 
 
+@dataclass(frozen=True)
+class SponsorPaid(Answer):
+    """The sponsor's line recorded, and what of the sponsored pool is still to come."""
+
+    event_id: int
+    method: str
+    amount: int
+    still_to_come: Annotated[
+        int, Described("The sponsored pool's dollars not yet recorded as received.")
+    ]
+    expected_cash: int
+
+
 # The answers of the ledger's writes, beside the engine's (`events.answers.ALL_ANSWERS`).
-LEDGER_ANSWERS: tuple[type[Answer], ...] = (EntryPaid, EntryRefunded, PayoutMade)
+LEDGER_ANSWERS: tuple[type[Answer], ...] = (EntryPaid, EntryRefunded, PayoutMade, SponsorPaid)

@@ -1,9 +1,12 @@
 """The cash box as House sees it, live: what the ledger's lines add up to, beside the pool.
 
-Expected cash in the box is cash in, less cash refunds and cash payouts. The ledger's figure for
-the pool is the entry money the event holds (cash, card and online, less voids and refunds); the
-difference with the pool is named: comped entries, participants with no entry line, House's
-adjustments, and what is left over.
+Expected cash in the box is cash in (entries and a sponsor's money), less cash refunds and cash
+payouts: what the box holds, to the dollar, and never below $0 without House being told. The
+ledger's figure for the pool is the entry money the event holds (cash, card and online, less voids
+and refunds) with the sponsor's money received; the difference with the pool is named: comped
+entries, participants with no entry line, sponsor's money not yet recorded, House's adjustments,
+and what is left over. Collected is the entry money held: a comp collects nothing and is counted
+apart.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from dataclasses import dataclass
 from django.db.models import Sum
 
 from audit.models import AuditEntry
-from events.models import Event, Phase, RegistrationStatus
+from events.check_in import EntryMoney
+from events.models import Event, Phase, Registration, RegistrationStatus
 from events.play_rules import PARTICIPANTS
 from events.reads.common import pool_summary
 from ledger.lines import (
@@ -25,7 +29,9 @@ from ledger.lines import (
     ONLINE,
     PAYOUT,
     REFUND,
+    SPONSOR,
     VOID,
+    Account,
     Line,
     accounts,
     lines_of,
@@ -48,6 +54,11 @@ class CashBox:
     online_in: int
     comps: int
     comped: int
+    # Players whose entry is settled with money still held (not a comp, not refunded in full), so
+    # "paid" never counts a comp.
+    entries_paid: int
+    # The players whose entry is settled by a comp.
+    comped_players: tuple[str, ...]
     refunds_cash: int
     refunds_other: int
     payouts_cash: int
@@ -55,6 +66,8 @@ class CashBox:
     expected_cash: int
     ledger_pool: int
     sponsored: int
+    sponsor_cash: int
+    sponsor_other: int
     pool: int
     pool_confirmed: bool
     difference: int
@@ -67,7 +80,17 @@ class CashBox:
     @property
     def collected(self) -> int:
         """The entry money the lines hold: paid in, less voids and refunds (comps take none)."""
-        return self.ledger_pool - self.sponsored
+        return self.cash_in + self.card_in + self.online_in - self.refunds
+
+    @property
+    def sponsor_in(self) -> int:
+        """The sponsor's money received, in cash or by transfer."""
+        return self.sponsor_cash + self.sponsor_other
+
+    @property
+    def short(self) -> bool:
+        """More cash went out than came in: the box cannot hold what the lines say."""
+        return self.expected_cash < 0
 
     @property
     def refunds(self) -> int:
@@ -86,15 +109,21 @@ def _sum(lines: list[Line], kind: str, *methods: str) -> int:
     )
 
 
+def cash_of(lines: list[Line]) -> int:
+    """What the box holds: every cash line's signed dollars (in: entries and a sponsor's money;
+    out: voids, refunds and payouts)."""
+    return sum(line.signed for line in lines if line.method == CASH)
+
+
+def collected_of(lines: list[Line]) -> int:
+    """The entry money the lines hold: entries paid in, less voids and refunds; a comp's line
+    brings $0, so a comp is never collected."""
+    return sum(line.signed for line in lines if line.kind in (ENTRY, VOID, REFUND))
+
+
 def expected_cash(event: Event) -> int:
     """Cash in, less cash refunds and cash payouts, as the lines stand."""
-    lines = lines_of(event)
-    return (
-        _sum(lines, ENTRY, CASH)
-        - _sum(lines, VOID, CASH)
-        - _sum(lines, REFUND, CASH)
-        - _sum(lines, PAYOUT, CASH)
-    )
+    return cash_of(lines_of(event))
 
 
 def cash_box(event: Event, lines: list[Line] | None = None) -> CashBox:
@@ -112,15 +141,20 @@ def cash_box(event: Event, lines: list[Line] | None = None) -> CashBox:
     payouts_cash = _sum(lines, PAYOUT, CASH)
     payouts_other = _sum(lines, PAYOUT) - payouts_cash
     taken = by_method[CASH] + by_method[CARD] + by_method[ONLINE]
-    ledger_pool = (
-        taken - refunds_cash - refunds_other + (event.sponsored_pool if event.sponsored else 0)
-    )
+    sponsor_cash = _sum(lines, SPONSOR, CASH)
+    sponsor_other = _sum(lines, SPONSOR) - sponsor_cash
+    sponsored = event.sponsored_pool if event.sponsored else 0
+    ledger_pool = taken - refunds_cash - refunds_other + sponsor_cash + sponsor_other
     summary = pool_summary(event)
     pool = summary.pool
     differences: list[Difference] = []
     if comped:
         differences.append(
             Difference(f"{comps} comped entr{'y' if comps == 1 else 'ies'}", -comped)
+        )
+    if sponsor_cash + sponsor_other != sponsored:
+        differences.append(
+            Difference("sponsor's money not yet recorded", sponsor_cash + sponsor_other - sponsored)
         )
     books = accounts(lines)
     participants = set(
@@ -167,13 +201,23 @@ def cash_box(event: Event, lines: list[Line] | None = None) -> CashBox:
         online_in=by_method[ONLINE],
         comps=comps,
         comped=comped,
+        entries_paid=sum(
+            1
+            for account in books.values()
+            if account.settled and not account.comped and account.held > 0
+        ),
+        comped_players=tuple(
+            sorted(label for label, account in books.items() if account.settled and account.comped)
+        ),
         refunds_cash=refunds_cash,
         refunds_other=refunds_other,
         payouts_cash=payouts_cash,
         payouts_other=payouts_other,
-        expected_cash=by_method[CASH] - refunds_cash - payouts_cash,
+        expected_cash=cash_of(lines),
         ledger_pool=ledger_pool,
-        sponsored=event.sponsored_pool if event.sponsored else 0,
+        sponsored=sponsored,
+        sponsor_cash=sponsor_cash,
+        sponsor_other=sponsor_other,
         pool=pool,
         pool_confirmed=summary.confirmed,
         difference=difference,
@@ -187,3 +231,15 @@ def cash_box(event: Event, lines: list[Line] | None = None) -> CashBox:
 
 def has_lines(event: Event) -> bool:
     return AuditEntry.objects.filter(event=event, action__in=LEDGER_ACTIONS).exists()
+
+
+class NightLedger:
+    """The ledger as the engine's paid flag asks it (`events.check_in.Ledger`)."""
+
+    def entry_money(self, event: Event, registration: Registration | None) -> EntryMoney:
+        lines = lines_of(event)
+        label = registration.label if registration is not None else None
+        account = accounts(lines).get(label, Account()) if label is not None else Account()
+        return EntryMoney(
+            collected=collected_of(lines), held=account.held, refunded=account.refunded
+        )

@@ -11,7 +11,9 @@ the one record of the night's money, and every export carries it. The lines are
 - `entry_refunded`: money given back for a cancelled entry or a withdrawal, under the event's
   refund policy;
 - `payout_made`: part or all of an award handed over (method, who handed it, whether the winner
-  signed the printed sheet, whether it is reportable winnings).
+  signed the printed sheet, whether it is reportable winnings);
+- `sponsor_paid`: a free-entry event's sponsor money received, in cash or by transfer, toward the
+  sponsored pool (no player: the line is the sponsor's).
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ ENTRY_PAID = "entry_paid"
 PAYMENT_MARKED = "payment_marked"
 ENTRY_REFUNDED = "entry_refunded"
 PAYOUT_MADE = "payout_made"
-LEDGER_ACTIONS = (ENTRY_PAID, PAYMENT_MARKED, ENTRY_REFUNDED, PAYOUT_MADE)
+SPONSOR_PAID = "sponsor_paid"
+LEDGER_ACTIONS = (ENTRY_PAID, PAYMENT_MARKED, ENTRY_REFUNDED, PAYOUT_MADE, SPONSOR_PAID)
 # A deleted account's registration takes a neutral label (privacy/services.py).
 RELABELLED = "player_relabelled"
 
@@ -41,18 +44,24 @@ ENTRY_METHODS = (CASH, CARD, ONLINE, COMP)
 TRANSFER = "transfer"
 REFUND_METHODS = (CASH, CARD, ONLINE)
 PAYOUT_METHODS = (CASH, TRANSFER)
+# A sponsor hands cash to House or transfers it.
+SPONSOR_METHODS = (CASH, TRANSFER)
 
 # What a line is, in the cash box and the night report.
 ENTRY = "entry"
 VOID = "void"
 REFUND = "refund"
 PAYOUT = "payout"
+SPONSOR = "sponsor"
+# The kinds that bring money in; the others take it back or pay it out.
+MONEY_IN = (ENTRY, SPONSOR)
 
 
 @dataclass(frozen=True, slots=True)
 class Line:
     """One ledger line. `amount` is the dollars that moved (0 for a comp), always positive or 0;
-    `kind` says which way: an entry or a payout's dollars, a void or a refund's."""
+    `kind` says which way: an entry's or a sponsor's dollars come in, a void's, a refund's or a
+    payout's go out."""
 
     seq: int
     at: str
@@ -71,7 +80,7 @@ class Line:
     @property
     def signed(self) -> int:
         """What the line does to the money the event holds: in is positive, out is negative."""
-        return self.amount if self.kind == ENTRY else -self.amount
+        return self.amount if self.kind in MONEY_IN else -self.amount
 
 
 def lines_of(event: Event) -> list[Line]:
@@ -142,6 +151,13 @@ def _line(
             note=note,
             waived=int(details.get("waived", 0)),
         )
+    if action == SPONSOR_PAID:
+        return line(
+            kind=SPONSOR,
+            method=str(details.get("method", CASH)),
+            amount=amount,
+            note=str(details.get("reference", "")),
+        )
     if action == ENTRY_REFUNDED:
         return line(
             kind=REFUND,
@@ -164,10 +180,14 @@ def _line(
 @dataclass(frozen=True, slots=True)
 class Account:
     """One player's money so far: entry dollars held (paid, less voids and refunds), whether the
-    entry is settled (paid or comped), and the award dollars handed over."""
+    entry is settled (paid or comped) and by a comp, the dollars refunded since the last entry
+    line (money that changed hands: that entry is no longer a mistaken mark to void), and the
+    award dollars handed over."""
 
     held: int = 0
     settled: bool = False
+    comped: bool = False
+    refunded: int = 0
     paid_out: int = 0
 
 
@@ -175,23 +195,30 @@ def accounts(lines: list[Line]) -> dict[str, Account]:
     """Each player's account, from the lines."""
     held: dict[str, int] = {}
     settled: dict[str, bool] = {}
+    comped: dict[str, bool] = {}
+    refunded: dict[str, int] = {}
     paid_out: dict[str, int] = {}
     for line in lines:
         if line.kind == ENTRY:
             held[line.player] = held.get(line.player, 0) + line.amount
             settled[line.player] = True
+            comped[line.player] = line.method == COMP
+            refunded[line.player] = 0
         elif line.kind == VOID:
             held[line.player] = held.get(line.player, 0) - line.amount
-            settled[line.player] = False
+            settled[line.player] = comped[line.player] = False
         elif line.kind == REFUND:
             held[line.player] = held.get(line.player, 0) - line.amount
-        else:
+            refunded[line.player] = refunded.get(line.player, 0) + line.amount
+        elif line.kind == PAYOUT:
             paid_out[line.player] = paid_out.get(line.player, 0) + line.amount
     players = held.keys() | paid_out.keys()
     return {
         player: Account(
             held=held.get(player, 0),
             settled=settled.get(player, False),
+            comped=comped.get(player, False),
+            refunded=refunded.get(player, 0),
             paid_out=paid_out.get(player, 0),
         )
         for player in players

@@ -4,13 +4,12 @@ awards. The page, its print layout and the CSV are made from the same `NightRepo
 
 from __future__ import annotations
 
-import csv
 import io
 import zoneinfo
 from dataclasses import dataclass
 from datetime import datetime
 
-from audit.spreadsheet import spreadsheet_cell
+from audit.spreadsheet import SpreadsheetWriter
 from events.models import Event
 from ledger.cash_box import CashBox, cash_box
 from ledger.lines import Line, lines_of
@@ -100,20 +99,20 @@ def night_csv(report: NightReport) -> str:
     """The report as CSV: one row per line (dollars signed: in positive, out negative), then the
     totals; the dollars column adds up to the net row."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
+    writer = SpreadsheetWriter(out, lineterminator="\r\n")
     writer.writerow(CSV_HEADER)
     for line in report.lines:
         writer.writerow(
             [
                 line.seq,
                 line.at.isoformat(timespec="seconds"),
-                spreadsheet_cell(line.player),
+                line.player,
                 line.kind,
                 line.method,
                 line.signed,
-                spreadsheet_cell(line.note),
-                spreadsheet_cell(line.by),
-                spreadsheet_cell(line.handed_by),
+                line.note,
+                line.by,
+                line.handed_by,
                 "yes" if line.acknowledged else "",
                 "yes" if line.reportable else "",
             ]
@@ -124,7 +123,9 @@ def night_csv(report: NightReport) -> str:
         ("expected cash in the box", box.expected_cash),
         ("card", box.card_in),
         ("online", box.online_in),
-        ("comped (waived)", box.comped),
+        ("collected (entry money held)", box.collected),
+        ("comped (waived, not collected)", box.comped),
+        ("sponsor's money", box.sponsor_in),
         ("refunds", box.refunds),
         ("payouts", box.payouts),
         ("ledger's figure for the pool", box.ledger_pool),

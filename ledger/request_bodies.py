@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from events import limits
 from events.request_bodies import Body, Text
-from ledger.lines import ENTRY_METHODS, PAYOUT_METHODS, REFUND_METHODS
+from ledger.lines import ENTRY_METHODS, PAYOUT_METHODS, REFUND_METHODS, SPONSOR_METHODS
 
 
 class EntryPayment(Body):
@@ -47,4 +47,16 @@ class Payout(Body):
     )
     acknowledged = serializers.BooleanField(
         help_text="Whether the winner signed the printed payout sheet."
+    )
+
+
+class SponsorPayment(Body):
+    amount = serializers.IntegerField(min_value=1, max_value=limits.INTEGER_MAX)
+    method = serializers.ChoiceField(choices=list(SPONSOR_METHODS))
+    reference = Text(
+        max_length=limits.TEXT_LENGTH,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="A transfer's reference, if any.",
     )

@@ -1,6 +1,6 @@
-"""The ledger's state changes: an entry paid, a refund, a payout. Each is one action of the
-engine's machinery (events/runner.py): one transaction under the event's lock, its line an audit
-entry in the event's chain, its answer stored under the idempotency key.
+"""The ledger's state changes: an entry paid, a refund, a payout, a sponsor's money. Each is one
+action of the engine's machinery (events/runner.py): one transaction under the event's lock, its
+line an audit entry in the event's chain, its answer stored under the idempotency key.
 
 The registration's `paid` flag is kept by the same change as the line that settles or unsettles
 the entry, so it always says what the lines say (docs/decisions.md, "The ledger").
@@ -18,6 +18,7 @@ from events.errors import (
     ReasonRequired,
     RefundExceedsPayment,
     RefundNotInPolicy,
+    SponsorExceedsPool,
     WrongCashBox,
     WrongPhase,
     WrongState,
@@ -30,6 +31,7 @@ from events.runner import Change, Trimmed, action
 from ledger import answers
 from ledger.cash_box import expected_cash
 from ledger.lines import (
+    CASH,
     COMP,
     ENTRY_METHODS,
     ENTRY_PAID,
@@ -38,6 +40,9 @@ from ledger.lines import (
     PAYOUT_MADE,
     PAYOUT_METHODS,
     REFUND_METHODS,
+    SPONSOR,
+    SPONSOR_METHODS,
+    SPONSOR_PAID,
     Account,
     accounts,
     lines_of,
@@ -125,7 +130,7 @@ def entry_payment(
         registration_id=registration.pk,
         method=method,
         amount=amount,
-        expected_cash=expected_cash(event) + (amount if method == "cash" else 0),
+        expected_cash=expected_cash(event) + (amount if method == CASH else 0),
     )
 
 
@@ -187,7 +192,7 @@ def entry_refund(
         method=method,
         amount=amount,
         still_held=held - amount,
-        expected_cash=expected_cash(event) - (amount if method == "cash" else 0),
+        expected_cash=expected_cash(event) - (amount if method == CASH else 0),
     )
 
 
@@ -241,5 +246,48 @@ def payout_record(
         amount=amount,
         award_left=left - amount,
         reportable=reportable,
-        expected_cash=expected_cash(event) - (amount if method == "cash" else 0),
+        expected_cash=expected_cash(event) - (amount if method == CASH else 0),
+    )
+
+
+@action(SPONSOR_PAID)
+def sponsor_payment(
+    change: Change,
+    *,
+    event_id: int,
+    by: User,
+    amount: int,
+    method: str,
+    reference: Trimmed = "",
+    idempotency_key: str | None = None,
+) -> answers.SponsorPaid:
+    """House records money a free-entry event's sponsor handed over (cash, into the box) or
+    transferred, toward the sponsored pool: never more than the pool the sponsor put up."""
+    if not change.house:
+        if change.roles:
+            raise change.refusal()  # staff whose role does not handle money
+        raise NotFound("No such event.")
+    event = change.event
+    _whole_dollars(amount, what="The sponsor's money")
+    if method not in SPONSOR_METHODS:
+        raise Invalid(f"A sponsor's money comes in by {', '.join(SPONSOR_METHODS)}.")
+    if not event.sponsored:
+        raise WrongState("Only a free-entry event has a sponsor's pool: entries pay this one.")
+    received = sum(line.amount for line in lines_of(event) if line.kind == SPONSOR)
+    left = event.sponsored_pool - received
+    if amount > left:
+        raise SponsorExceedsPool(
+            f"The sponsored pool is ${event.sponsored_pool}, with ${left} not yet recorded: "
+            f"${amount} is more. Raise the sponsored pool in the event's settings first."
+        )
+    details: dict[str, object] = {"method": method, "amount": amount}
+    if reference.strip():
+        details["reference"] = reference.strip()
+    change.audit(SPONSOR_PAID, details=details)
+    return answers.SponsorPaid(
+        event_id=event.pk,
+        method=method,
+        amount=amount,
+        still_to_come=left - amount,
+        expected_cash=expected_cash(event) + (amount if method == CASH else 0),
     )

@@ -12,4 +12,5 @@ urlpatterns = [
     path(_event + "ledger/entry", views.entry, name="entry"),
     path(_event + "ledger/refund", views.refund, name="refund"),
     path(_event + "ledger/payout", views.payout, name="payout"),
+    path(_event + "ledger/sponsor", views.sponsor, name="sponsor"),
 ]

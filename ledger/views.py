@@ -15,10 +15,11 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.models import User
 from events.errors import DomainError
 from events.models import Event, Registration, RegistrationStatus
+from events.money import dollars
 from events.runner import is_house, roles_of
 from ledger import services
 from ledger.forms import posted_dollars, posted_id, posted_text
-from ledger.lines import ENTRY_METHODS, PAYOUT_METHODS, REFUND_METHODS
+from ledger.lines import ENTRY_METHODS, PAYOUT_METHODS, REFUND_METHODS, SPONSOR_METHODS
 from ledger.report import night_csv, night_report
 from web.errors import form_key, refuse
 
@@ -56,6 +57,8 @@ def night(request: HttpRequest, event_id: int) -> HttpResponse:
             "entry_methods": ENTRY_METHODS,
             "refund_methods": REFUND_METHODS,
             "payout_methods": PAYOUT_METHODS,
+            "sponsor_methods": SPONSOR_METHODS,
+            "sponsor_left": max(report.box.sponsored - report.box.sponsor_in, 0),
             "my_roles": roles_of(user, event.pk, event.series_id),
         },
     )
@@ -101,8 +104,22 @@ def _entry(request: HttpRequest, event: Event, user: User, key: str) -> str:
         reason=posted_text(request, "reason"),
         idempotency_key=key,
     )
+    return f"Entry recorded ({answer.method}, {dollars(answer.amount)}): " + _in_the_box(
+        answer.expected_cash
+    )
+
+
+def _in_the_box(expected: int) -> str:
+    """What the box should now hold, with a warning when the lines take it below $0."""
+    return f"{dollars(expected)} in the box.{_short(expected)}"
+
+
+def _short(expected: int) -> str:
+    if expected >= 0:
+        return ""
     return (
-        f"Entry recorded ({answer.method}, ${answer.amount}): ${answer.expected_cash} in the box."
+        f" Warning: the box should hold {dollars(expected)}, more cash out than in: record the "
+        "cash that came in, or check the lines."
     )
 
 
@@ -117,7 +134,8 @@ def _refund(request: HttpRequest, event: Event, user: User, key: str) -> str:
         reason=posted_text(request, "reason"),
         idempotency_key=key,
     )
-    return f"Refund recorded: ${answer.amount} ({answer.method})."
+    short = _short(answer.expected_cash)
+    return f"Refund recorded: {dollars(answer.amount)} ({answer.method}).{short}"
 
 
 def _payout(request: HttpRequest, event: Event, user: User, key: str) -> str:
@@ -133,9 +151,30 @@ def _payout(request: HttpRequest, event: Event, user: User, key: str) -> str:
         idempotency_key=key,
     )
     flag = " Reportable winnings: keep the tax paperwork." if answer.reportable else ""
-    return f"Payout recorded: ${answer.amount}, ${answer.award_left} of the award left.{flag}"
+    return (
+        f"Payout recorded: {dollars(answer.amount)}, {dollars(answer.award_left)} of the award "
+        f"left.{flag}{_short(answer.expected_cash)}"
+    )
+
+
+def _sponsor(request: HttpRequest, event: Event, user: User, key: str) -> str:
+    """A free-entry event's sponsor money, handed over or transferred."""
+    answer = services.sponsor_payment(
+        event_id=event.pk,
+        by=user,
+        amount=posted_dollars(request, "The sponsor's money"),
+        method=posted_text(request, "method"),
+        reference=posted_text(request, "reference"),
+        idempotency_key=key,
+    )
+    return (
+        f"Sponsor's money recorded: {dollars(answer.amount)} ({answer.method}), "
+        f"{dollars(answer.still_to_come)} of the sponsored pool still to come: "
+        + _in_the_box(answer.expected_cash)
+    )
 
 
 entry = _line(_entry)
 refund = _line(_refund)
 payout = _line(_payout)
+sponsor = _line(_sponsor)

@@ -203,6 +203,9 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         event_id = message.get("event_id")
         if event_id is not None and event_id != self.access.event_id:
             return  # another event's access changed; this socket's did not
+        series_id = message.get("series_id")
+        if series_id is not None and not await database_sync_to_async(self.in_series)(series_id):
+            return  # another series' access changed
         granted = await database_sync_to_async(self.reauthorize)()
         if isinstance(granted, int):
             await self.end(granted)
@@ -261,6 +264,11 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
             await self.send(text_data=message["frame"])
 
     # --- synchronous, in a database thread ---------------------------------------------------
+
+    def in_series(self, series_id: int) -> bool:
+        """Whether this socket's event is in the series now (a revocation's scope)."""
+        assert self.access is not None
+        return Event.objects.filter(pk=self.access.event_id, series_id=series_id).exists()
 
     def revoked_through(self) -> list[str]:
         """Groups that tell this socket its access was revoked, other than its account's."""

@@ -6,7 +6,7 @@ class PrivacyConfig(AppConfig):
     verbose_name = "Players' data"
 
     def ready(self) -> None:
-        # Each app's personal_data.py declares its handler (privacy/registry.py).
+        # Each app's personal_data.py declares its handler (accounts/registry.py).
         from django.utils.module_loading import autodiscover_modules
 
         autodiscover_modules("personal_data")

@@ -1,7 +1,7 @@
 """A player's data in their own hands: everything kept about them, as JSON, and the deletion of
 their account (docs/decisions.md, "Players' data").
 
-What is kept and how it goes is each app's own `personal_data.py` (privacy/registry.py): the
+What is kept and how it goes is each app's own `personal_data.py` (accounts/registry.py): the
 download and the deletion walk them. Deleting an account erases its email, display name, sessions,
 push subscriptions and stored answers, and unlinks its registrations: each takes a neutral label
 ("Former player 12") through `player_relabelled`, a state change of its event written to its
@@ -20,60 +20,11 @@ from django.db import transaction
 
 from accounts import revocation
 from accounts.models import User
+from accounts.registry import Erasure, handlers, sections
 from cards.models import Offer
-from events.answers import Answer
 from events.errors import DeletionBlocked, NotFound
 from events.models import Phase, Registration
-from events.registration import RELABELLED, labels_taken
-from events.runner import Change, action, together
-from privacy.registry import Erasure, handlers, sections
-
-LABEL = "Former player {number}"
-
-
-@dataclass(frozen=True)
-class PlayerRelabelled(Answer):
-    """The registration's neutral label."""
-
-    registration_id: int
-    label: str
-
-
-def _neutral_label(registration: Registration) -> str:
-    """The neutral label, "Former player <registration id>", made unique among every label the
-    event's registrations hold or held (a label once in the chain is never anyone else's)."""
-    taken = set(labels_taken(registration.event))
-    label = LABEL.format(number=registration.pk)
-    suffix = 2
-    while label in taken:
-        label = f"{LABEL.format(number=registration.pk)} #{suffix}"
-        suffix += 1
-    return label
-
-
-@action(RELABELLED)
-def player_relabel(
-    change: Change,
-    *,
-    registration_id: int,
-    by: User,
-    idempotency_key: str | None = None,
-) -> PlayerRelabelled:
-    """The account behind a registration is being deleted: the registration takes a neutral
-    label and forgets the account and the salt of its commitment."""
-    registration = Registration.objects.filter(pk=registration_id, player=by).first()
-    if registration is None:
-        raise NotFound("No such registration.")
-    old = registration.label
-    registration.label = _neutral_label(registration)
-    registration.player = None
-    registration.person_salt = ""
-    registration.save(update_fields=["label", "player", "person_salt"])
-    change.touched_labels.add(registration.label)
-    change.know(registration)
-    # Written by the system: the entry names neither the account nor who asked.
-    change.audit(RELABELLED, player=old, details={"label": registration.label}, by_system=True)
-    return PlayerRelabelled(registration_id=registration.pk, label=registration.label)
+from events.runner import together
 
 
 def pending_in_play(user: User) -> list[Registration]:
@@ -97,7 +48,7 @@ class DeletedAccount:
 def delete_account(*, user: User) -> DeletedAccount:
     """Delete the account, refused while it has a card to choose in an event in play.
 
-    One transaction, all or nothing: every app's handler (privacy/registry.py) relabels or
+    One transaction, all or nothing: every app's handler (accounts/registry.py) relabels or
     erases what it keeps, in stage order (the registrations take their neutral labels in their
     events' chains first), then the account row goes."""
     if pending := pending_in_play(user):

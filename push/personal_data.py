@@ -1,4 +1,4 @@
-"""What Poker push keeps about a person (privacy/registry.py): each device's subscription; its
+"""What Poker push keeps about a person (accounts/registry.py): each device's subscription; its
 reminders go with it."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from accounts.models import User
-from privacy.registry import Handler, nothing, register
+from accounts.registry import Handler, nothing, register
 from push.models import PushSubscription
 
 

@@ -49,6 +49,14 @@ class SeriesStaffInvitationAccepted(Answer):
 
 
 @dataclass(frozen=True)
+class SeriesStaffInvitationCancelled(Answer):
+    """The invitation is withdrawn: its link no longer works and its email is not kept."""
+
+    series_id: int
+    invitation_id: int
+
+
+@dataclass(frozen=True)
 class SeriesDefaultsSaved(Answer):
     """The defaults the series' events take when they are made or put in it as drafts."""
 
@@ -110,6 +118,7 @@ ALL_SEASON_ANSWERS: tuple[type[Answer], ...] = (
     SeriesOwnershipTransferred,
     SeriesStaffInvited,
     SeriesStaffInvitationAccepted,
+    SeriesStaffInvitationCancelled,
     SeriesDefaultsSaved,
     SeriesDisplayLinkCreated,
     SeriesDisplayLinkRevoked,

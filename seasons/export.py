@@ -3,7 +3,6 @@ finalized event with its signed audit head and its players' public ids, and the 
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -12,7 +11,7 @@ from audit.anchor import FINAL, event_digest, key_id
 from audit.heads import event_block, export_head
 from audit.models import AuditEntry, HeadSignature
 from audit.signing import signing_key
-from audit.spreadsheet import spreadsheet_cell
+from audit.spreadsheet import SpreadsheetWriter
 from events.models import Event
 from events.reads.common import to_json
 from seasons.models import Season, SeasonResult
@@ -179,13 +178,13 @@ def season_document(season: Season) -> dict[str, object]:
 def season_csv(season: Season) -> str:
     """The table, one row per player; `counted` as event ids joined by spaces."""
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = SpreadsheetWriter(out)
     writer.writerow(CSV_COLUMNS)
     for row in season_table(season).rows:
         writer.writerow(
             [
-                spreadsheet_cell(row.player_id),
-                spreadsheet_cell(row.display_name),
+                row.player_id,
+                row.display_name,
                 row.events,
                 " ".join(str(event_id) for event_id in row.counted),
                 row.total,

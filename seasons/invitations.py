@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.urls import reverse
 
-from events.invitations import email_invitation
+from events.invitations import email_invitation, is_expired, link_on_site
 from seasons.models import SeriesStaffInvitation
 
 
 def series_invitation_link(token: str) -> str:
-    path = reverse("seasons:series_invitation", kwargs={"token": token})
-    return str(settings.SITE_URL).rstrip("/") + path
+    return link_on_site(reverse("seasons:series_invitation", kwargs={"token": token}))
 
 
 def send_series_invitation(invitation_id: int) -> bool:
@@ -22,7 +20,7 @@ def send_series_invitation(invitation_id: int) -> bool:
         .filter(pk=invitation_id, accepted_at__isnull=True)
         .first()
     )
-    if invitation is None:
+    if invitation is None or is_expired(invitation.created_at):
         return False
     series = invitation.series
     email_invitation(

@@ -165,7 +165,7 @@ class SeasonResult(models.Model):
 
     season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="results")
     event = models.ForeignKey("events.Event", on_delete=models.PROTECT, related_name="+")
-    # Unlinked by a deletion (privacy/registry.py), which hands the row to `former`.
+    # Unlinked by a deletion (accounts/registry.py), which hands the row to `former`.
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,

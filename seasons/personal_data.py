@@ -1,4 +1,4 @@
-"""What the seasons keep about a person (privacy/registry.py): their public player id, their
+"""What the seasons keep about a person (accounts/registry.py): their public player id, their
 season results and standings, their championship invitations, their roles in series' staff and
 the invitations to it they sent or that were sent to them.
 
@@ -15,8 +15,8 @@ from typing import Any
 from django.db.models import Q
 
 from accounts.models import User
+from accounts.registry import Erasure, Handler, register
 from events.models import Registration
-from privacy.registry import Erasure, Handler, register
 from seasons.models import (
     ChampionshipInvitation,
     FormerPlayer,

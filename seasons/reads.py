@@ -11,11 +11,13 @@ from django.db.models.functions import Coalesce
 from accounts.models import User
 from cards.names import RANK_FACES, card_face
 from events import staff
+from events.invitations import is_expired
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.progress import hands
 from events.reads.board import board_view
 from events.staff import MEMBER_ROLES, Role
 from scoring.evaluator import HighValue, evaluate_high
+from seasons.invitations import series_invitation_link
 from seasons.models import (
     ChampionshipInvitation,
     FormerPlayer,
@@ -422,6 +424,8 @@ class PendingInvitation:
     email: str
     role: str
     token: str
+    link: str  # the one way an invitation's link is built (events/invitations.py)
+    invitation_id: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,8 +463,15 @@ def series_staff(series: Series, viewer: User | None) -> SeriesStaffView:
     return SeriesStaffView(
         members=members,
         pending=[
-            PendingInvitation(email=i.email, role=i.role, token=i.token)
+            PendingInvitation(
+                email=i.email,
+                role=i.role,
+                token=i.token,
+                link=series_invitation_link(i.token),
+                invitation_id=i.pk,
+            )
             for i in series.staff_invitations.filter(accepted_at__isnull=True).order_by("pk")
+            if not is_expired(i.created_at)
         ]
         if manages
         else [],
@@ -490,6 +501,7 @@ class SeriesInvitationView:
     role: str
     accepted: bool
     for_viewer: bool
+    expired: bool = False
 
 
 def series_invitation(token: str, viewer: User) -> SeriesInvitationView | None:
@@ -506,6 +518,7 @@ def series_invitation(token: str, viewer: User) -> SeriesInvitationView | None:
         role=invitation.role,
         accepted=invitation.accepted_at is not None,
         for_viewer=invitation.email.casefold() == viewer.email.casefold(),
+        expired=is_expired(invitation.created_at),
     )
 
 

@@ -20,14 +20,16 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts import revocation
 from accounts.models import User
-from events import display, limits, staff
+from events import display, limits, runner, staff
 from events import services as events
 from events.answers import Answer, as_json, from_json
 from events.errors import IdempotencyConflict, Invalid, NotAllowed, NotFound, WrongPhase, WrongState
-from events.invitations import check_acceptance, invited_address, new_token
+from events.invitations import check_acceptance, invited_address, new_token, void_pending
+from events.lifecycle import remove_member
 from events.limits import check_text, text_problem
-from events.models import DisplayLink, EntryMode, Event, IdempotencyRecord, Phase
+from events.models import DisplayLink, EntryMode, Event, EventStaff, IdempotencyRecord, Phase
 from events.runner import is_house, roles_of
 from events.staff import Role, appointed_role, role_on_acceptance
 from seasons import answers, standings, tasks
@@ -62,7 +64,9 @@ def _once[A: Answer](
     print_ = _fingerprint(action, request)
     with transaction.atomic(durable=True):
         if key is not None:
-            User.objects.select_for_update().filter(pk=by.pk).exists()
+            # No key update: the rows that name the user (the answer stored under a key, in the
+            # engine's changes too) are not held up by it (events.runner._begin).
+            User.objects.select_for_update(no_key=True).filter(pk=by.pk).exists()
             record = IdempotencyRecord.objects.filter(user=by, key=key).first()
             if record is not None:
                 if record.fingerprint != print_:
@@ -130,11 +134,17 @@ def require_series_role(
 
 
 def _lock_series(series_id: object, by: User, action: str = "season_manage") -> Series:
-    series = Series.objects.select_for_update().filter(pk=_id(series_id, "series")).first()
+    series = _locked_series(series_id)
     if series is None:
         raise NotFound("No such series.")
     require_series_role(by, series, action)
     return series
+
+
+def _locked_series(series_id: object) -> Series | None:
+    """The series, locked for the change. One lock order everywhere: a series before any of its
+    events (`event_series_set`, `series_house_remove`), so no two changes wait on each other."""
+    return Series.objects.select_for_update(no_key=True).filter(pk=_id(series_id, "series")).first()
 
 
 def _lock_season(season_id: object, by: User) -> Season:
@@ -269,16 +279,18 @@ def series_house_remove(
         leaving = member.pk == by.pk
         series = _lock_series(series_id, by, "series_house_remove") if not leaving else None
         if series is None:  # a member leaves of their own accord
-            series = Series.objects.select_for_update().filter(pk=_id(series_id, "series")).first()
+            series = _locked_series(series_id)
             if series is None:
                 raise NotFound("No such series.")
             if not series_roles(by, series):
                 raise NotAllowed("Only House of this series can do that.")
         if series.house.exclude(pk=member.pk).count() == 0:
             raise WrongState("A series keeps at least one House member.")
-        if SeriesStaff.objects.filter(series=series, user=member, role=Role.OWNER).exists():
+        held = SeriesStaff.objects.filter(series=series, user=member).first()
+        if held is not None and held.role == Role.OWNER:
             raise NotAllowed("The owner hands ownership over first: a series keeps an owner.")
-        series.house.remove(member)
+        if held is not None:
+            _remove_everywhere(series, member, by, held.role if leaving else None)
         return _house_of(series)
 
     return _once(
@@ -289,6 +301,35 @@ def series_house_remove(
         answer=answers.SeriesHouseChanged,
         run=run,
     )
+
+
+def _remove_everywhere(series: Series, member: User, by: User, leaving_as: str | None) -> None:
+    """Take `member` off the series' staff and off the staff of each of its events not yet
+    finalized (a finalized event changes no more), each event locked after the series, in id
+    order, its removal in its own audit chain; their pending invitations to the series and to
+    those events go too, and their open sockets check their access after the commit
+    (docs/decisions.md, "Removal from a series")."""
+    series.house.remove(member)
+    void_pending(SeriesStaffInvitation.objects.filter(series=series), member)
+    reached = (
+        Event.objects.filter(series=series, house=member)
+        .exclude(phase=Phase.FINALIZED)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+
+    def remove(change: runner.Change) -> None:
+        if leaving_as is not None:
+            change.act_as(leaving_as)
+        remove_member(change, member, series=series.pk)
+
+    for event_id in list(reached):
+        runner.perform_within(
+            event_id=event_id, user=by, action="house_member_remove", apply=remove
+        )
+    # Every socket of theirs in the series' events checks its access again (accounts.revocation).
+    series_id = series.pk
+    transaction.on_commit(lambda: revocation.revoke(member.pk, series_id=series_id))
 
 
 def series_ownership_transfer(
@@ -364,7 +405,7 @@ def series_staff_invitation_accept(
     def run() -> answers.SeriesStaffInvitationAccepted:
         if not by.is_authenticated or not by.is_active:
             raise NotAllowed("Sign in to accept an invitation.")
-        series = Series.objects.select_for_update().filter(pk=_id(series_id, "series")).first()
+        series = _locked_series(series_id)
         if series is None:
             raise NotFound("No such invitation.")
         invitation = (
@@ -374,8 +415,11 @@ def series_staff_invitation_accept(
         )
         if invitation is None:
             raise NotFound("No such invitation.")
-        check_acceptance(invitation.accepted_at, invitation.email, by)
-        invitation.accepted_at = timezone.now()
+        now = timezone.now()
+        check_acceptance(
+            invitation.accepted_at, invitation.email, by, created_at=invitation.created_at, now=now
+        )
+        invitation.accepted_at = now
         invitation.save(update_fields=["accepted_at"])
         held = SeriesStaff.objects.filter(series=series, user=by).first()
         if held is None:
@@ -394,6 +438,40 @@ def series_staff_invitation_accept(
         action="series_staff_invitation_accept",
         request={"series_id": series_id, "token": token},
         answer=answers.SeriesStaffInvitationAccepted,
+        run=run,
+    )
+
+
+def series_staff_invitation_cancel(
+    *, series_id: int, by: User, invitation_id: int, idempotency_key: str | None = None
+) -> answers.SeriesStaffInvitationCancelled:
+    """The owner withdraws a pending invitation to the series' staff: its row and the email it
+    named are deleted, and its link stops working (as an event's: `staff_invitation_cancel`)."""
+
+    def run() -> answers.SeriesStaffInvitationCancelled:
+        series = _lock_series(series_id, by, "series_staff_invitation_cancel")
+        invitation = (
+            SeriesStaffInvitation.objects.select_for_update()
+            .filter(series=series, pk=_id(invitation_id, "invitation"))
+            .first()
+        )
+        if invitation is None:
+            raise NotFound("No such invitation.")
+        if invitation.accepted_at is not None:
+            raise WrongState(
+                "This invitation has already been accepted: remove the member instead."
+            )
+        invitation.delete()
+        return answers.SeriesStaffInvitationCancelled(
+            series_id=series.pk, invitation_id=invitation_id
+        )
+
+    return _once(
+        by=by,
+        idempotency_key=idempotency_key,
+        action="series_staff_invitation_cancel",
+        request={"series_id": series_id, "invitation_id": invitation_id},
+        answer=answers.SeriesStaffInvitationCancelled,
         run=run,
     )
 
@@ -488,10 +566,23 @@ def event_series_set(
     moved: list[Series] = []  # the series a draft was put in, by this call (not a replay)
 
     def run() -> answers.EventSeriesSet:
-        event = Event.objects.select_for_update().filter(pk=_id(event_id, "event")).first()
+        # One lock order everywhere: the series (the event's and the target, in id order), then
+        # the event; its series is read first without a lock, and a move in between is refused.
+        pk = _id(event_id, "event")
+        was = Event.objects.filter(pk=pk).values_list("series_id", flat=True).first()
+        ids = sorted({i for i in (was, series_id) if isinstance(i, int) and 0 < i < 2**63})
+        locked = {
+            row.pk: row
+            for row in Series.objects.select_for_update(no_key=True)
+            .filter(pk__in=ids)
+            .order_by("pk")
+        }
+        event = Event.objects.select_for_update(no_key=True).filter(pk=pk).first()
         house = event is not None and is_house(by, event)
         if event is None or (event.phase == Phase.DRAFT and not (house or by.is_staff)):
             raise NotFound("No such event.")  # a draft is not public (events.runner)
+        if event.series_id != was:
+            raise WrongState("The event moved to another series meanwhile: try again.")
         roles = roles_of(by, event.pk, event.series_id)
         if staff.acting_role(roles, "event_series_set") is None:
             if roles:
@@ -500,7 +591,12 @@ def event_series_set(
                     "(event series set)."
                 )
             raise NotAllowed("Only House of this event can move it.")
-        target = None if series_id is None else _lock_series(series_id, by)
+        target = None
+        if series_id is not None:
+            target = locked.get(_id(series_id, "series"))
+            if target is None:
+                raise NotFound("No such series.")
+            require_series_role(by, target, "season_manage")
         if event.series_id == (None if target is None else target.pk):
             return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
         if event.phase in (Phase.STARTED, Phase.FINALIZED):
@@ -508,11 +604,18 @@ def event_series_set(
         if event.series_id is not None:
             require_series_role(
                 by,
-                event.series,  # type: ignore[arg-type]
+                locked[event.series_id],
                 refusal="Only House of its series can take an event out of it.",
             )
+        owner_before = _owner_of(event)
         event.series = target
         event.save(update_fields=["series"])
+        runner.perform_within(
+            event_id=event.pk,
+            user=by,
+            action="event_series_set",
+            apply=lambda change: _ownership_follows(change, owner_before, target),
+        )
         if target is not None and event.phase == Phase.DRAFT:
             moved.append(target)
         return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
@@ -537,6 +640,42 @@ def event_series_set(
                 idempotency_key=None if key is None else f"{key}:defaults",
             )
     return answer
+
+
+def _owner_of(event: Event) -> User | None:
+    """Who owns the event: the series' owner for an event of a series, else its own owner."""
+    held: SeriesStaff | EventStaff | None
+    if event.series_id is not None:
+        held = SeriesStaff.objects.filter(series_id=event.series_id, role=Role.OWNER).first()
+    else:
+        held = EventStaff.objects.filter(event=event, role=Role.OWNER).first()
+    return None if held is None else held.user
+
+
+def _ownership_follows(change: runner.Change, owner: User | None, target: Series | None) -> None:
+    """An event put in a series is owned by the series' owner: its own owner stays as director.
+    An event taken out of one keeps the owner it had, now as its own (docs/decisions.md, "An
+    event's owner in a series"). Recorded in the event's audit chain."""
+    event = change.event
+    own = EventStaff.objects.filter(event=event, role=Role.OWNER).select_related("user").first()
+    if target is not None and own is not None:
+        own.role = Role.DIRECTOR
+        own.save(update_fields=["role"])
+        change.audit(
+            "staff_role_set",
+            details={"member": own.user.display_name, "role": Role.DIRECTOR, "series": target.pk},
+        )
+    elif target is None and own is None and owner is not None:
+        held = EventStaff.objects.filter(event=event, user=owner).first()
+        if held is None:
+            event.house.add(owner, through_defaults={"role": Role.OWNER})
+            change.audit(
+                "house_member_added", details={"member": owner.display_name, "role": Role.OWNER}
+            )
+        else:
+            held.role = Role.OWNER
+            held.save(update_fields=["role"])
+            change.audit("ownership_transferred", details={"member": owner.display_name})
 
 
 def series_next_event(

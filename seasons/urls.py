@@ -31,6 +31,11 @@ urlpatterns = [
     ),
     path("house/series/<int:series_id>/owner", views.series_owner, name="owner"),
     path("house/series/<int:series_id>/invitations", views.series_invite, name="invite"),
+    path(
+        "house/series/<int:series_id>/invitations/<int:invitation_id>/withdraw",
+        views.series_invitation_withdraw,
+        name="invitation_withdraw",
+    ),
     path("house/series/<int:series_id>/leave", views.series_leave, name="leave"),
     path("house/series/<int:series_id>/defaults", views.series_defaults, name="defaults"),
     path(

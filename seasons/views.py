@@ -23,6 +23,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from accounts.models import User
 from events import display, staff
 from events.errors import DomainError, Invalid
+from events.invitations import invitation_notice
 from events.models import EntryMode, Event, Phase, Registration, RegistrationStatus
 from events.staff import MEMBER_ROLES, Role
 from events.venue import phone_url
@@ -275,11 +276,18 @@ def series_invite(request: HttpRequest, series: Series, user: User, key: str) ->
         role=request.POST.get("role") or Role.DIRECTOR,
         idempotency_key=key,
     )
-    link = request.build_absolute_uri(
-        reverse("seasons:series_invitation", kwargs={"token": answer.token})
-    )
     email = request.POST.get("email", "").strip()
-    return f"Invitation emailed to {email} ({answer.role}); to hand it over yourself: {link}"
+    return invitation_notice(email, answer.role, "listed below")
+
+
+@_series_form
+def series_invitation_withdraw(
+    request: HttpRequest, series: Series, user: User, key: str, invitation_id: int
+) -> str:
+    services.series_staff_invitation_cancel(
+        series_id=series.pk, by=user, invitation_id=invitation_id, idempotency_key=key
+    )
+    return "The invitation is withdrawn: its link no longer works."
 
 
 @_series_form

@@ -18,7 +18,7 @@ import errno
 import json
 import os
 import shutil
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,6 +26,8 @@ MARKER = "syndicate-standby.json"
 # A segment is 16 MiB and pg_receivewal fills a new one before writing to it: below this much free
 # space the next segment cannot start.
 SEGMENT = 16 * 1024 * 1024
+# A marker is a few hundred bytes: a larger file is not one, and is not read whole.
+MARKER_LIMIT = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -65,14 +67,23 @@ class CopyFolder:
         return self.root / "snapshots"
 
     def marker(self) -> Marker | None:
+        """The folder's marker, or None when it has none; a marker that is not one (any file a
+        folder handed to `make restore` may hold) is refused in plain words."""
         try:
-            fields = json.loads(self.marker_path.read_text())
-            return Marker(**fields)
+            if self.marker_path.stat().st_size > MARKER_LIMIT:
+                raise CopyProblem(f"{self.marker_path} is too large to be a standby copy's marker.")
+            text = self.marker_path.read_text()
         except FileNotFoundError:
             return None
-        except (ValueError, TypeError) as error:
+        except (OSError, UnicodeDecodeError) as error:
+            raise CopyProblem(f"{self.marker_path} cannot be read ({error}).") from None
+        try:
+            return parse_marker(text)
+        except (ValueError, RecursionError) as error:
+            # RecursionError: JSON nested deeper than the parser goes.
+            reason = "it is nested too deeply" if isinstance(error, RecursionError) else error
             raise CopyProblem(
-                f"{self.marker_path} is not a standby copy's marker ({error})."
+                f"{self.marker_path} is not a standby copy's marker ({reason})."
             ) from None
 
     def write_marker(self, marker: Marker) -> None:
@@ -84,6 +95,27 @@ class CopyFolder:
             os.fsync(handle.fileno())
         temporary.replace(self.marker_path)
         _sync_folder(self.root)
+
+    def create(self) -> str:
+        """Make the folder on a keeper's first start (docs/decisions.md, "A standby folder that
+        does not exist yet"): only when the folder above it is there, so a disk that is not
+        plugged in is not replaced by a folder on this laptop's own disk. "" when it is there,
+        else what to do, in plain words."""
+        if self.root.exists():
+            return ""
+        if not self.root.parent.is_dir():
+            return (
+                f"The standby folder {self.root} does not exist, nor does {self.root.parent}: "
+                f"plug in its disk, or create the folder (mkdir -p {self.root})."
+            )
+        try:
+            # The copy holds password hashes and the night's secrets: its owner's alone.
+            self.root.mkdir(mode=0o700)
+        except FileExistsError:
+            return ""
+        except OSError as error:
+            return plain_os_error(self.root, error)
+        return ""
 
     def writable_problem(self) -> str:
         """Why a keeper cannot write this copy now, in plain words, or "" when it can."""
@@ -117,6 +149,36 @@ class CopyFolder:
             (p for p in self.wal.glob("*") if is_segment(p.name)), key=lambda p: p.name
         )
         return segments[-1] if segments else None
+
+
+def parse_marker(text: str) -> Marker:
+    """A marker's fields, each of its type; ValueError says which one is not."""
+    values = json.loads(text)
+    if not isinstance(values, dict):
+        raise ValueError("it is not an object of fields")
+    expected = {field.name for field in fields(Marker)}
+    unknown = sorted(set(values) - expected)
+    if unknown:
+        raise ValueError(f"unknown field {unknown[0]!r}")
+    missing = sorted(expected - set(values) - {"base_complete"})
+    if missing:
+        raise ValueError(f"no {missing[0]!r}")
+    for name in ("system_identifier", "source", "slot", "started_at"):
+        if not isinstance(values[name], str):
+            raise ValueError(f"{name!r} is not text")
+    if not isinstance(values.get("base_complete", False), bool):
+        raise ValueError("'base_complete' is not true or false")
+    values["major_version"] = _major_version(values["major_version"])
+    return Marker(**values)
+
+
+def _major_version(value: object) -> int:
+    """PostgreSQL's major version: a whole number, also when written as text ("18")."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 4:
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 9999:
+        raise ValueError(f"'major_version' is not a PostgreSQL major version: {value!r}")
+    return value
 
 
 def is_segment(name: str) -> bool:

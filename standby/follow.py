@@ -1,4 +1,4 @@
-"""`make standby PRIMARY=<address>:<port> PASSWORD=<password>`: a second laptop keeps a standby copy
+"""`make standby PRIMARY=<address>:<port>`: a second laptop keeps a standby copy
 of the night by pulling from the laptop that runs it (docs/reliability.md, "A second laptop").
 
 The copy is the same kind as `make run`'s STANDBY_DIR folder: a base backup and the log streamed
@@ -13,6 +13,7 @@ switches to it (`make restore FROM=<its folder>`).
 from __future__ import annotations
 
 import argparse
+import getpass
 import os
 import signal
 import sys
@@ -110,7 +111,7 @@ def follow(primary: str, password: str, folder: CopyFolder, logs: Path) -> int:
     except CopyProblem as error:
         print(f"make standby: {error}", file=sys.stderr)
         return 1
-    folder.root.mkdir(parents=True, exist_ok=True)
+    folder.root.mkdir(mode=0o700, parents=True, exist_ok=True)  # it holds the secrets too
     shown = ""
     try:
         while True:
@@ -136,18 +137,44 @@ def follow(primary: str, password: str, folder: CopyFolder, logs: Path) -> int:
         copy.stop()
 
 
+def _password(path: Path | None) -> str:
+    """The password `make run` printed, never from the command line, which every account on the
+    laptop can read in the process list for the whole night: STANDBY_PASSWORD in the
+    environment, else the file given, else typed when asked."""
+    password = os.environ.get("STANDBY_PASSWORD", "")
+    if not password and path is not None:
+        try:
+            password = path.expanduser().read_text().strip()
+        except (OSError, UnicodeDecodeError) as error:
+            raise CopyProblem(f"the password file {path} cannot be read ({error}).") from None
+        if not password:
+            raise CopyProblem(f"the password file {path} is empty.")
+    if not password and sys.stdin.isatty():
+        password = getpass.getpass("The password `make run` printed on the first laptop: ").strip()
+    if not password:
+        raise CopyProblem(
+            "the password `make run` printed on the first laptop is needed: type it when asked, "
+            "or give PASSWORD_FILE=<a file holding it>."
+        )
+    return password
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="make standby PRIMARY=<address>:<port> PASSWORD=<password>",
+        prog="make standby PRIMARY=<address>:<port> [PASSWORD_FILE=<file>]",
         description="Keep a standby copy of the night that another laptop runs.",
     )
     parser.add_argument("primary", help="<address>:<port>, as `make run` printed it")
     parser.add_argument("--dir", type=Path, default=None, help="default: var/standby-copy")
+    parser.add_argument(
+        "--password-file", type=Path, default=None, help="a file holding the password"
+    )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stopped like Ctrl-C
-    password = os.environ.get("STANDBY_PASSWORD", "")
-    if not password:
-        print("make standby needs PASSWORD=..., as `make run` printed it.", file=sys.stderr)
+    try:
+        password = _password(args.password_file)
+    except CopyProblem as error:
+        print(f"make standby: {error}", file=sys.stderr)
         return 2
     from syndicate.embedded import default_root
 

@@ -123,6 +123,9 @@ class FolderCopy:
     problem: str = ""
     retry_at: float = 0.0
     folder_id: tuple[int, int] | None = None  # (device, inode) of the folder while it streams
+    # Until its first start the folder may not exist yet: it is created then, never later (a
+    # folder that went away is a stick pulled, not one to make again on this laptop's disk).
+    started_once: bool = False
 
     @property
     def receiver_log(self) -> Path:
@@ -143,7 +146,8 @@ class FolderCopy:
             return
         if time.monotonic() < self.retry_at:
             return
-        problem = self.folder.writable_problem()
+        problem = "" if self.started_once else self.folder.create()
+        problem = problem or self.folder.writable_problem()
         if problem:
             self.lose(problem)
             return
@@ -183,6 +187,7 @@ class FolderCopy:
             )
         self.folder.wal.mkdir(exist_ok=True)
         self.folder_id = _identity(self.folder.root)
+        self.started_once = True
         self._receive(starting=fresh)
         if fresh:
             shutil.rmtree(self.folder.root / "base.partial", ignore_errors=True)

@@ -6,14 +6,20 @@ last committed write (docs/reliability.md, "Restore and go on").
 2. `var/` must not be in use, and must hold no database unless `--force` (the old one is then
    kept aside, never deleted).
 3. The base becomes `var/postgres`; PostgreSQL replays every segment of the copy's log (the
-   partial last one included) and ends recovery; the server's password becomes this checkout's.
+   partial last one included, a short one up to its last complete record) and ends recovery;
+   the server's password becomes this checkout's.
 4. The secrets the copy carries are written into `var/`; every event's audit chain and signed head
    are checked; what was restored is printed. Then `make run` goes on with the night.
+
+The work is done in `var/restoring/`, private and removed whatever happens. A restore that fails
+once the copy is in place (the server refuses it, its audit does not verify) puts `var/` back as
+it was, the database kept aside included, and says why in one line.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import subprocess
@@ -93,18 +99,46 @@ def check_var_free(var_dir: Path, *, force: bool) -> None:
 
 
 def restore(copy: CopyFolder, var_dir: Path, *, force: bool) -> Restored:
-    from standby.keeper import program
+    """Restore the copy into `var_dir`. Every failure leaves `var_dir` as it was: its temporary
+    folders removed, its database (kept aside under FORCE) and its secrets back in place."""
     from syndicate import embedded
 
     began = time.monotonic()
     check_copy(copy)
     check_var_free(var_dir, force=force)
     var_dir.mkdir(parents=True, exist_ok=True)
-    wal = var_dir / "restore-wal"
-    building = var_dir / "postgres.restoring"
-    for leftover in (wal, building):
+    # Where the server's account reaches: var/, unless it cannot (embedded.server_dir).
+    server = embedded.server_dir(var_dir)
+    # What a restore killed mid-way left, under this name and under the earlier ones.
+    for leftover in (server / WORK, var_dir / "restore-wal", var_dir / "postgres.restoring"):
         shutil.rmtree(leftover, ignore_errors=True)
-    _gather_log(copy, wal)
+    work = server / WORK
+    try:
+        kept_aside = _install(copy, var_dir, work)
+        try:
+            return _go_on(var_dir, kept_aside, began)
+        except Exception as error:  # whatever failed, var/ goes back to what it was
+            raise CopyProblem(_put_back(var_dir, kept_aside, error)) from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# The restore's temporary folder in var/: the copy's log and its base while it becomes var's
+# database. Private (0700): both hold the night's emails and password hashes.
+WORK = "restoring"
+
+
+def _install(copy: CopyFolder, var_dir: Path, work: Path) -> Path | None:
+    """The copy's base, set to replay its log, becomes var/'s database; the database that was
+    there is kept aside (its path returned)."""
+    from standby.keeper import program
+    from syndicate import embedded
+
+    ids = embedded.postgres_account_ids(var_dir)
+    work.mkdir(mode=0o700)
+    work.chmod(0o700)  # whatever the umask
+    if ids is not None:
+        os.chown(work, *ids)
     verified = subprocess.run(
         [program("pg_verifybackup"), str(copy.base)],
         capture_output=True,
@@ -114,28 +148,105 @@ def restore(copy: CopyFolder, var_dir: Path, *, force: bool) -> Restored:
         raise CopyProblem(
             f"The copy in {copy.root} does not verify: {_first_line(verified.stderr)}"
         )
+    wal, building = work / "wal", work / "postgres"
+    _gather_log(copy, wal, _segment_size(copy.base))
     shutil.copytree(copy.base, building, symlinks=True)
     _recover_from(building, wal)
-    ids = embedded.postgres_account_ids(var_dir)
     if ids is not None:
         for path in [wal, *wal.iterdir()]:
             os.chown(path, *ids)
-    kept_aside = embedded.install_data(var_dir, building)
+    return embedded.install_data(var_dir, building)
+
+
+def _go_on(var_dir: Path, kept_aside: Path | None, began: float) -> Restored:
+    """The restored server replays the log and ends recovery; its events are checked."""
+    from syndicate import embedded
+
     services = embedded.ensure(var_dir)
     _promoted(services.database_url)
     _own_password(var_dir, services.database_url)
-    shutil.rmtree(wal, ignore_errors=True)
     events, last_write = _checked_events(var_dir, services.database_url, services.redis_url)
     return Restored(events, last_write, time.monotonic() - began, kept_aside)
 
 
-def _gather_log(copy: CopyFolder, wal: Path) -> None:
+def _put_back(var_dir: Path, kept_aside: Path | None, error: Exception) -> str:
+    """After a failed restore: var/'s database as it was; what went wrong in plain words."""
+    from syndicate import embedded
+
+    reason = str(error)
+    if isinstance(error, embedded.EmbeddedError):
+        # PostgreSQL's own log says why; not the whole of it.
+        reason = (
+            "PostgreSQL could not replay the copy "
+            f"({_server_refusal(var_dir / 'postgres' / 'server.log')})"
+        )
+    with contextlib.suppress(embedded.EmbeddedError, OSError):
+        embedded.stop(var_dir)
+    embedded.remove_data(var_dir, kept_aside)
+    back = (
+        f"The database that was in {var_dir}/ is back in place."
+        if kept_aside is not None
+        else f"{var_dir}/ holds no database, as before."
+    )
+    return f"{reason.rstrip('.')}. Nothing was restored. {back}"
+
+
+def _server_refusal(log: Path) -> str:
+    """The line of the server's log that says why it stopped."""
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return "its log is missing"
+    for level in ("PANIC:", "FATAL:", "ERROR:"):
+        found = [line.split(level, 1)[1].strip() for line in lines if level in line]
+        if found:
+            return found[-1]
+    return "no reason in its log"
+
+
+def _segment_size(base: Path) -> int:
+    """The size of the copy's log segments, as its server was made with."""
+    from standby.keeper import program
+
+    shown = subprocess.run(
+        [program("pg_controldata"), "-D", str(base)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LC_ALL": "C", "LANG": "C"},
+    )
+    for line in shown.stdout.splitlines():
+        if line.startswith("Bytes per WAL segment:"):
+            return int(line.split(":", 1)[1])
+    raise CopyProblem(f"The copy's base backup in {base} has no readable control file.")
+
+
+def _gather_log(copy: CopyFolder, wal: Path, segment_size: int) -> None:
     """Every segment of the copy, the partial last one under its full name, as recovery reads
-    them; the timelines' history files too."""
-    wal.mkdir(parents=True)
+    them; the timelines' history files too. A last segment cut short (a stick pulled while it
+    was written) is filled up with zeros to a whole segment: replay then ends at its last
+    complete record, where the zeros begin. An earlier one cut short would end the replay before
+    writes that followed: the copy is refused."""
+    wal.mkdir(mode=0o700)
+    wal.chmod(0o700)
+    segments = sorted(p for p in copy.wal.iterdir() if is_segment(p.name))
+    last = segments[-1] if segments else None
     for path in sorted(copy.wal.iterdir()):
-        if is_segment(path.name) or path.name.endswith(".history"):
-            shutil.copyfile(path, wal / path.name.removesuffix(".partial"))
+        if not (is_segment(path.name) or path.name.endswith(".history")):
+            continue
+        target = wal / path.name.removesuffix(".partial")
+        shutil.copyfile(path, target)
+        target.chmod(0o600)
+        if not is_segment(path.name):
+            continue
+        size = target.stat().st_size
+        if size > segment_size or (size < segment_size and path != last):
+            raise CopyProblem(
+                f"The copy in {copy.root} is damaged: its log segment {path.name} is "
+                f"{size} bytes, not {segment_size}; later writes would be lost. It cannot be "
+                "restored."
+            )
+        if size < segment_size:
+            os.truncate(target, segment_size)
 
 
 def _recover_from(data: Path, wal: Path) -> None:
@@ -200,9 +311,21 @@ def _checked_events(
 
     django.setup()
     from standby.restored import check_events, write_secrets
+    from standby.secrets import files
 
-    write_secrets(var_dir)
-    return check_events()
+    # A copy whose audit does not verify is not restored: var/'s own secrets go back with its
+    # database.
+    before = {path: path.read_bytes() if path.exists() else None for path in files(var_dir)}
+    try:
+        write_secrets(var_dir)
+        return check_events()
+    except BaseException:
+        for path, content in before.items():
+            if content is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.write_bytes(content)
+        raise
 
 
 def _first_line(text: str) -> str:

@@ -69,15 +69,25 @@ class LastSnapshot:
     taken_at: datetime
     file: str  # the file's name in snapshots/, "" when there is none
     problem: str
+    folder: str  # the standby folder it went to (or would have)
 
 
 def last() -> LastSnapshot | None:
+    """The last snapshot into this run's standby folder: one that went to another folder (the
+    last `make run`'s STANDBY_DIR, or none now) is not this night's to show."""
     stored = cache.get(LAST_KEY)
     if not stored:
         return None
     fields = json.loads(stored)
+    if fields.get("folder") != _standby_folder():
+        return None
     fields["taken_at"] = datetime.fromisoformat(fields["taken_at"])
     return LastSnapshot(**fields)
+
+
+def _standby_folder() -> str:
+    configured = settings.STANDBY_DIR
+    return str(Path(configured).expanduser().resolve()) if configured else ""
 
 
 def take(*, event_id: int, step: Step, now: datetime | None = None) -> Snapshot:
@@ -219,6 +229,7 @@ def _tell(event_id: int, step: Step, moment: datetime, taken: Snapshot) -> None:
         taken_at=moment,
         file=taken.path.name if taken.path is not None else "",
         problem=taken.problem,
+        folder=_standby_folder(),
     )
     fields = asdict(seen)
     fields["taken_at"] = moment.isoformat()

@@ -120,10 +120,9 @@ def describe(copy: Copy) -> str:
         return f"{what}{where}: in step; every saved write is in two places."
     if copy.state == "starting":
         return f"{what}{where}: starting, taking the base backup."
-    behind = "" if copy.seconds_behind is None else f" by {round(copy.seconds_behind)} s"
     if copy.state == "behind":
+        behind = "" if copy.seconds_behind is None else f" by {round(copy.seconds_behind)} s"
         return f"{what}{where}: behind{behind}. {copy.reason}".rstrip()
-    return (
-        f"{what}{where}: LOST{behind}. {copy.reason} "
-        "The night goes on with this laptop's copy only."
-    )
+    # A lost copy's distance only grows, and the line is printed once, when it is lost: a number
+    # of seconds there ("LOST by 1 s") reads as nearly in step.
+    return f"{what}{where}: LOST. {copy.reason} The night goes on with this laptop's copy only."

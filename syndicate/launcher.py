@@ -259,6 +259,8 @@ def main() -> int:
             )
             if allowed and wants_database:
                 standby_password = embedded.allow_standby(var_dir, allowed)
+            elif wants_database:
+                embedded.close_standby(var_dir)
             # The worker and daphne inherit the URLs: they need not look for the servers again.
             if wants_database:
                 os.environ["DATABASE_URL"] = services.database_url
@@ -358,7 +360,8 @@ def print_standby_command(var_dir: Path, password: str) -> None:
     print(
         "Second laptop (a fresh clone on the same network, from an address STANDBY_ALLOW "
         "allows):\n"
-        f"  make standby PRIMARY={hosts[0]}:{database_port} PASSWORD={password}\n",
+        f"  make standby PRIMARY={hosts[0]}:{database_port}\n"
+        f"and type this password when it asks: {password}\n",
         flush=True,
     )
 
@@ -409,9 +412,10 @@ def print_addresses(
         lines.append("Sign-up without an emailed code: no EMAIL_HOST is set to send one.")
     status = embedded.status(var_dir) if embedded_servers else {}
     if status.get("postgres"):
-        lines.append(
-            f"PostgreSQL on 127.0.0.1:{status['postgres']}, data in {var_dir / 'postgres'}/"
-        )
+        data = var_dir / "postgres"
+        # Under root in a folder its account cannot enter, the data lives where it can.
+        where = f"{data}/ (a link to {data.resolve()}/)" if data.is_symlink() else f"{data}/"
+        lines.append(f"PostgreSQL on 127.0.0.1:{status['postgres']}, data in {where}")
     if status.get("valkey"):
         lines.append(f"Valkey on 127.0.0.1:{status['valkey']}, data in {var_dir / 'valkey'}/")
     lines += [

@@ -10,6 +10,7 @@ from live.consumers import (
     PlayerConsumer,
     StandbyConsumer,
 )
+from syndicate import redaction
 
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/events/<int:event_id>/board/", BoardConsumer.as_asgi()),
@@ -21,3 +22,6 @@ websocket_urlpatterns: list[URLPattern] = [
     # Last: any other path closes cleanly with 4404 rather than raising "No route found".
     re_path(r"", NoRouteConsumer.as_asgi()),
 ]
+
+# The access log keeps the secrets of these routes out too (display links' tokens).
+redaction.watch_websocket_routes(websocket_urlpatterns)

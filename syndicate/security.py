@@ -23,21 +23,21 @@ from urllib.parse import urlencode
 from allauth.account.adapter import DefaultAccountAdapter, get_adapter
 from django.contrib.auth import SESSION_KEY, get_user_model
 from django.contrib.auth.signals import user_login_failed
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import DisallowedHost, PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
+from django.http.request import split_domain_port
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.csrf import csrf_failure as django_csrf_failure
 
 from accounts import lockout
 from syndicate.query import query_text
+from syndicate.redaction import SECRET_URL_ARGUMENTS  # logged as their names, not values
 
 logger = logging.getLogger("syndicate.security")
 
 # A 404 under these paths may hide an object that exists but is someone else's (or a draft).
 HIDING_PREFIXES = ("/api/", "/house/", "/events/", "/board/", "/admin/")
-# URL arguments that are secrets (password reset links): logged as their names, not values.
-SECRET_URL_ARGUMENTS = frozenset({"key", "uidb36", "uidb64", "token"})
 REFUSED_STATUSES = frozenset({403, 404, 429})
 _DEFAULT_CODES = {403: "forbidden", 404: "not_found", 429: "rate_limited"}
 _REASON_ATTRIBUTE = "_security_refusal_reason"
@@ -119,6 +119,36 @@ class RefusalLogMiddleware:
                 reason=reason,
                 level=logging.INFO if status == 404 else logging.WARNING,
             )
+        return response
+
+
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+OPENER_POLICY = "Cross-Origin-Opener-Policy"
+
+
+def potentially_trustworthy(request: HttpRequest) -> bool:
+    """HTTPS, or a loopback host: where browsers honour Cross-Origin-Opener-Policy (a LAN
+    address over plain http gets a console error for it on every page)."""
+    if request.is_secure():
+        return True
+    try:
+        host, _ = split_domain_port(request.get_host())
+    except DisallowedHost:
+        return False
+    return host in LOOPBACK_HOSTS or host.endswith(".localhost")
+
+
+class OpenerPolicyMiddleware:
+    """Cross-Origin-Opener-Policy: same-origin, on a potentially trustworthy origin only (in
+    place of SecurityMiddleware's, which would send it everywhere)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        if potentially_trustworthy(request):
+            response.headers.setdefault(OPENER_POLICY, "same-origin")
         return response
 
 

@@ -10,6 +10,7 @@ from wheels, with their data under `var/`, found running or started by `syndicat
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -33,7 +34,9 @@ def env_list(name: str, default: str = "") -> list[str]:
 
 
 PRODUCTION = env_flag("SYNDICATE_PRODUCTION")
-DEBUG = env_flag("DJANGO_DEBUG", default=not PRODUCTION)
+# Off unless asked for (`DEBUG=1` or `DJANGO_DEBUG=1`): `make run` is the venue's server, and a
+# debug page shows a phone the site's address list or a traceback (syndicate/error_pages.py).
+DEBUG = env_flag("DJANGO_DEBUG", default=not PRODUCTION and env_flag("DEBUG"))
 
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
@@ -89,10 +92,14 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Cross-Origin-Opener-Policy, only where browsers honour it (SECURE_CROSS_ORIGIN_OPENER_POLICY
+    # is None for it).
+    "syndicate.security.OpenerPolicyMiddleware",
     # Before anything may wait (a database connection): the body may be closed by then.
     "syndicate.bodies.ReadBodyFirst",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "syndicate.security.RefusalLogMiddleware",
+    "syndicate.error_pages.ControlCharactersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -298,7 +305,8 @@ if PRODUCTION or os.environ.get("EMAIL_HOST"):
         }
     }
 else:
-    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+    # Printed, readable and with no secret link (syndicate/console_mail.py).
+    MAILERS = {"default": {"BACKEND": "syndicate.console_mail.ConsoleBackend"}}
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Syndicate <noreply@localhost>")
 
 # Web push (Poker push). Production reads both keys from the environment.
@@ -364,6 +372,14 @@ STORAGES = {
     },
 }
 
+# Outside production (`make run`, tests) the files are served from the apps and static/ as found,
+# with DEBUG off as with it on; production serves the collected, hashed ones.
+WHITENOISE_USE_FINDERS = not PRODUCTION
+WHITENOISE_AUTOREFRESH = DEBUG
+if not PRODUCTION:
+    # Nothing is collected outside production: whitenoise need not say STATIC_ROOT is missing.
+    warnings.filterwarnings("ignore", message="No directory at: ", category=UserWarning)
+
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -426,6 +442,8 @@ SPECTACULAR_SETTINGS = {
         "OutcomeEnum": "events.request_bodies.OUTCOMES",
         "HeadPhaseEnum": "audit.anchor.PHASES",
         "PhaseEnum": "events.models.Phase.values",
+        # A payout and a sponsor's money both move by cash or transfer.
+        "PayoutMethodEnum": "ledger.lines.PAYOUT_METHODS",
     },
 }
 
@@ -442,6 +460,9 @@ SECURE_CSP = {
 X_FRAME_OPTIONS = "DENY"
 CSRF_FAILURE_VIEW = "syndicate.security.csrf_failure"
 SECURE_CONTENT_TYPE_NOSNIFF = True
+# Sent by syndicate.security.OpenerPolicyMiddleware on HTTPS and loopback hosts only: over plain
+# http on a LAN address browsers ignore it and log an error on every page.
+SECURE_CROSS_ORIGIN_OPENER_POLICY = None
 SECURE_REFERRER_POLICY = "same-origin"
 if PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -12,6 +12,12 @@ def favicon(request: HttpRequest) -> HttpResponse:
     return HttpResponseRedirect(static("icons/favicon.ico"))
 
 
+# With DEBUG off (the default): the site's own pages, or the API's error shape under /api/.
+handler400 = "syndicate.error_pages.bad_request"
+handler403 = "syndicate.error_pages.permission_denied"
+handler404 = "syndicate.error_pages.page_not_found"
+handler500 = "syndicate.error_pages.server_error"
+
 urlpatterns = [
     path("favicon.ico", favicon),
     path("admin/login/", security.admin_login, name="admin-login"),  # allauth's, staff only

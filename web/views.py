@@ -12,8 +12,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
 from accounts.models import User
+from events import money, services
 from events import request_bodies as body
-from events import services
 from events.check_in import self_check_in_open
 from events.errors import DomainError, Invalid, NothingPending, OutOfOrder
 from events.event_lists import event_list_public, events_of
@@ -259,7 +259,13 @@ def leave(request: HttpRequest, event_id: int) -> HttpResponse:
     return render(
         request,
         "web/leave.html",
-        {"event": event, "registration": registration, "key": fresh_key()},
+        {
+            "event": event,
+            "registration": registration,
+            "key": fresh_key(),
+            # The event's own refund policy, never a blanket "it stays in the pool".
+            "withdrawal_terms": money.withdrawal_terms(event),
+        },
     )
 
 

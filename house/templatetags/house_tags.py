@@ -8,7 +8,7 @@ from typing import Any
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
-from events import staff
+from events import money, staff
 from house import buttons
 from web.errors import fresh_key as new_key
 
@@ -47,15 +47,20 @@ def waited(seconds: int | None) -> str:
 
 @register.filter
 def signed_dollars(amount: int | None) -> str:
-    """+$5, \u2212$10 (a true minus sign), $0."""
-    if amount is None:
-        return ""
-    value = int(amount)
-    if value > 0:
-        return f"+${value}"
-    if value < 0:
-        return f"\u2212${-value}"
-    return "$0"
+    """+$5, \u2212$10 (a true minus sign), $0 (events/money.py)."""
+    return "" if amount is None else money.signed_dollars(amount)
+
+
+@register.filter
+def dollars(amount: int | None) -> str:
+    """$30, \u2212$30: the one way a page writes dollars (events/money.py)."""
+    return "" if amount is None else money.dollars(amount)
+
+
+@register.filter
+def negated_dollars(amount: int | None) -> str:
+    """Dollars that went out, written as taken away: $5 out reads \u2212$5, $0 reads $0."""
+    return "" if amount is None else money.dollars(-int(amount))
 
 
 @register.inclusion_tag("house/_role.html", takes_context=True)

@@ -20,7 +20,7 @@ from django.urls import URLPattern, resolve
 from accounts.models import User
 from api import urls
 from events.answers import ALL_ANSWERS
-from events.models import Registration
+from events.models import Event, Registration
 from events.reads.board import Board, BoardRow
 from events.reads.common import PoolSummary
 from events.reads.final import FinalWinners, Winner
@@ -170,6 +170,8 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     User.objects.filter(pk=deputy.pk).update(email="deputy@example.com")
     deputy.refresh_from_db()
     Recorder(seen, deputy).post(f"{s}/staff-invitations/accept/", {"token": invited})
+    late = house.post(f"{s}/staff-invitations/", {"email": "late@example.com"}).json()
+    house.delete(f"{s}/staff-invitations/{late['invitation_id']}/")
     house.post(f"{s}/owner/", {"user_id": deputy.pk})
     Recorder(seen, deputy).post(f"{s}/owner/", {"user_id": house_user.pk})
     season = house.post(
@@ -183,7 +185,12 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     house.post(f"{s}/next-event/", {})
     house.patch(f"/api/seasons/{season}/", {"name": "Autumn 2026"})
     house.post(f"{e}/house-members/", {"user_id": helper.pk, "role": "cashier"})
-    house.post(f"{e}/owner/", {"user_id": helper.pk})
+    # Ownership is handed over in an event of no series (a series' event is its owner's).
+    lone = house.post(
+        "/api/events/", {"name": "Lone", "date": "2026-12-05", "format": "league"}
+    ).json()["event_id"]
+    house.post(f"/api/events/{lone}/house-members/", {"user_id": helper.pk})
+    house.post(f"/api/events/{lone}/owner/", {"user_id": helper.pk})
     token = house.post(f"{e}/staff-invitations/", {"email": "guest@example.com"}).json()["token"]
     guest = make_user("Guest")
     User.objects.filter(pk=guest.pk).update(email="guest@example.com")
@@ -191,7 +198,7 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     Recorder(seen, guest).post(f"{e}/staff-invitations/accept/", {"token": token})
     withdrawn = house.post(f"{e}/staff-invitations/", {"email": "late@example.com"}).json()
     house.delete(f"{e}/staff-invitations/{withdrawn['invitation_id']}/")
-    Recorder(seen, helper).post(f"{e}/owner/", {"user_id": house_user.pk})
+    Recorder(seen, helper).post(f"/api/events/{lone}/owner/", {"user_id": house_user.pk})
     house.delete(f"{e}/house-members/{helper.pk}/")
     house.post(f"{e}/registration/open/")
     ra = a.post(f"{e}/register/").json()["registration_id"]
@@ -287,6 +294,13 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     staff.get(f"{t}/display-links/")
     staff.post(f"{t}/display-links/{link['link_id']}/revoke/")
     staff.get(f"{t}/display-links/")
+
+    # A free-entry event's sponsor money, a line of its cash box.
+    free = make_table("league", players=1, contribution=0)
+    Event.objects.filter(pk=free.event.pk).update(entry_mode="sponsored", sponsored_pool=200)
+    Recorder(seen, free.house).post(
+        f"/api/events/{free.event.pk}/ledger/sponsor/", {"amount": 200, "method": "cash"}
+    )
 
     # The first event's season, past by now: its table, download, histories and championship.
     for client in (visitor, a):

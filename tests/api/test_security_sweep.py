@@ -25,6 +25,7 @@ from seasons.services import (
     season_create,
     series_create,
     series_display_link_create,
+    series_staff_invite,
 )
 from tests.api.support import Api, error
 from tests.factories import make_table, make_user
@@ -104,6 +105,11 @@ HOUSE = [
         "/api/series/{series}/staff-invitations/",
         {"email": "newcomer@example.com", "role": "cashier"},
     ),
+    Call(
+        "series-staff-invitation",
+        "DELETE",
+        "/api/series/{series}/staff-invitations/{series_invitation}/",
+    ),
     Call("series-display-links", "GET", "/api/series/{series}/display-links/"),
     Call("series-display-links", "POST", "/api/series/{series}/display-links/", {"label": "Mine"}),
     Call(
@@ -139,6 +145,12 @@ HOUSE = [
         "POST",
         "/api/events/{event}/ledger/payouts/",
         {"registration_id": "{target}", "amount": 1, "method": "cash", "acknowledged": True},
+    ),
+    Call(
+        "ledger-sponsor",
+        "POST",
+        "/api/events/{event}/ledger/sponsor/",
+        {"amount": 1, "method": "cash"},
     ),
 ]
 STAFF = [
@@ -229,6 +241,9 @@ class Scene:
         self.invitation = staff_invite(
             event_id=self.table.event.pk, by=self.table.house, email="invited@example.com"
         ).invitation_id
+        self.series_invitation = series_staff_invite(
+            series_id=self.series, by=self.table.house, email="invited@example.com"
+        ).invitation_id
         # The series' projector link, and the one House made for the night.
         self.series_link = series_display_link_create(
             series_id=self.series, by=self.table.house, label="Bar screen"
@@ -249,6 +264,7 @@ class Scene:
             "season": self.season,
             "player": self.player,
             "invitation": self.invitation,
+            "series_invitation": self.series_invitation,
             "link": self.link,
             "series_link": self.series_link,
         }

@@ -20,9 +20,9 @@ from audit.anchor import event_digest
 from audit.chain import GENESIS, entry_hash
 from audit.export import audit_csv, audit_document
 from audit.verify import verify
+from events import services as event_services
 from events.models import Event, Registration
 from ledger import services as ledger
-from privacy import services as privacy
 from tests.audit.test_verify import finished, reseal
 from tests.seasons.support import make_league
 
@@ -121,7 +121,7 @@ def published(tmp_path: Path) -> dict[str, Any]:
     # The account deletion's relabelling, one registration after the other (privacy/services.py).
     deleted = b
     for registration in Registration.objects.filter(player=deleted).order_by("pk"):
-        privacy.player_relabel(registration_id=registration.pk, by=deleted)
+        event_services.player_relabel(registration_id=registration.pk, by=deleted)
     new_season, new_audits = export_all(league.season.pk, nights)
     return {
         "folder": tmp_path,
@@ -226,7 +226,7 @@ def test_a_new_season_needs_the_audits_its_heads_sign(published: dict[str, Any])
         run("verify_season", *files)
 
 
-def test_a_finalized_event_takes_only_payouts_refunds_and_relabellings(
+def test_a_finalized_event_takes_only_payouts_refunds_sponsor_money_and_relabellings(
     published: dict[str, Any],
 ) -> None:
     folder = published["folder"]
@@ -243,7 +243,8 @@ def test_a_finalized_event_takes_only_payouts_refunds_and_relabellings(
         ),
         "an entry of a new kind after finalization": (
             appended(audit, "award_changed", winner["player"], {"award": 1}),
-            "a finalized event takes only payout_made, entry_refunded, player_relabelled",
+            "a finalized event takes only "
+            "payout_made, entry_refunded, sponsor_paid, player_relabelled",
         ),
         "a payout that names a card": (
             appended(

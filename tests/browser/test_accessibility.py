@@ -1,19 +1,26 @@
-"""axe finds no violation on any page: the player's, the board's, House's and the accounts', in the
-states people meet them in, in the light and the dark theme where colours differ."""
+"""axe finds no violation on any page: the player's, the board's, House's (the standby panel in
+every state), a display link's (revoked and unknown too), the error page and the accounts', in
+the states people meet them in, in the light and the dark theme where colours differ."""
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from django.core.cache import cache
 from django.utils import timezone
 from playwright.sync_api import expect
 
 from events import services
 from events.models import Event
+from standby import snapshots, state
+from standby.state import Copy
 from tests.browser.test_event_flow import PHONE, WAIT, sign_in
 from tests.factories import Table, make_table
+from tests.standby.support import forget_everything
 
 TABLET = {"width": 820, "height": 1180}
 AXE = Axe()
@@ -174,5 +181,111 @@ def test_the_house_pages_have_no_axe_violation_before_during_and_after_play(
     visit(f"/house/events/{table.event.pk}/", "House dashboard finalized", socket=True)
     visit(f"/house/events/{table.event.pk}/sheet", "results sheet")
     for context in contexts.values():
+        context.close()
+    audit.assert_clean()
+
+
+def _copy(name: str, copy_state: state.State, *, behind: float | None = None) -> Copy:
+    return Copy(
+        name=name,
+        where="/media/usb/night" if name == "folder" else "192.168.1.31",
+        state=copy_state,
+        synchronous=copy_state == "in_step",
+        seconds_behind=behind,
+        reason="The folder is gone." if copy_state == "lost" else "",
+        reported_at=datetime.now(UTC),
+    )
+
+
+def _snapshot(problem: str = "") -> None:
+    taken = {
+        "event_name": "Thursday League",
+        "time_zone": "UTC",
+        "step": "started",
+        "taken_at": datetime.now(UTC).isoformat(),
+        "file": "" if problem else "thursday-league-started.dump",
+        "problem": problem,
+        "folder": snapshots._standby_folder(),  # this run's folder: House shows only its own
+    }
+    cache.set(snapshots.LAST_KEY, json.dumps(taken), state.EXPIRES)
+
+
+# Every state the standby panel shows (house/copies.py): the copies their keepers report, and the
+# last snapshot (None: none; "": taken; else why it failed).
+PANEL_STATES: dict[str, tuple[list[tuple[str, state.State]], str | None]] = {
+    "no copy at all": ([], None),
+    "a copy starting": ([("folder", "starting")], None),
+    "a copy in step": ([("folder", "in_step")], None),
+    "a copy behind": ([("laptop", "behind")], None),
+    "a copy lost": ([("folder", "lost")], None),
+    "one copy lost, one in step": ([("folder", "lost"), ("laptop", "in_step")], None),
+    "a snapshot taken": ([], ""),
+    "a snapshot that failed, its copy lost": ([("folder", "lost")], "the folder is gone"),
+}
+
+
+def _show(copies: list[tuple[str, state.State]], snapshot: str | None) -> None:
+    forget_everything()
+    for name, copy_state in copies:
+        state.report(_copy(name, copy_state, behind=4.2 if copy_state == "behind" else None))
+    if snapshot is not None:
+        _snapshot(snapshot)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_standby_panel_has_no_axe_violation_in_any_state(server: str, browser: Any) -> None:
+    table = make_table(players=2, start=True)
+    audit = Audit()
+    contexts = {
+        scheme: browser.new_context(viewport=TABLET, color_scheme=scheme)
+        for scheme in ("light", "dark")
+    }
+    pages = {scheme: context.new_page() for scheme, context in contexts.items()}
+    for page in pages.values():
+        sign_in(page, server, table.house.email)
+    try:
+        for name, (copies, snapshot) in PANEL_STATES.items():
+            for path in (f"/house/events/{table.event.pk}/", "/house/tonight"):
+                for scheme, page in pages.items():
+                    _show(copies, snapshot)  # for each page: a silent copy reads as lost
+                    page.goto(f"{server}{path}")
+                    panel = page.locator("#standby-panel")
+                    if name != "no copy at all" or path != "/house/tonight":
+                        expect(panel).not_to_be_empty()
+                    audit.check(page, f"standby panel, {name}, {path} ({scheme})")
+    finally:
+        forget_everything()
+        for context in contexts.values():
+            context.close()
+    audit.assert_clean()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_display_links_pages_and_the_error_page_have_no_axe_violation(
+    server: str, browser: Any
+) -> None:
+    table = make_table(players=2, start=True)
+    made = services.display_link_create(event_id=table.event.pk, by=table.house, label="Bar")
+    audit = Audit()
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport={"width": 1920, "height": 1080}, color_scheme=scheme)
+        page = context.new_page()
+        page.goto(f"{server}/no-such-page/")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Page not found")
+        audit.check(page, f"the site's error page ({scheme})")
+        page.goto(f"{server}/display/unknown-link-token/")
+        expect(page.get_by_role("heading", level=1)).to_be_visible()
+        audit.check(page, f"unknown display link ({scheme})")
+        page.goto(f"{server}{made.path}")
+        live(page)
+        audit.check(page, f"display link's board ({scheme})")
+        context.close()
+    services.display_link_revoke(event_id=table.event.pk, by=table.house, link_id=made.link_id)
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport={"width": 1920, "height": 1080}, color_scheme=scheme)
+        page = context.new_page()
+        page.goto(f"{server}{made.path}")
+        expect(page.get_by_role("heading", level=1)).to_contain_text("revoked")
+        audit.check(page, f"revoked display link ({scheme})")
         context.close()
     audit.assert_clean()

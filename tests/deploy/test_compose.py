@@ -58,6 +58,7 @@ SET_BY_COMPOSE = {"SYNDICATE_PRODUCTION", "DATABASE_URL", "REDIS_URL"}
 # Read by the settings but never meant for production.
 DEVELOPMENT_ONLY = {
     "DJANGO_DEBUG",
+    "DEBUG",  # the short name, read outside production only (DJANGO_DEBUG is the one it reads)
     "SYNDICATE_VAR_DIR",
     "CELERY_TASK_ALWAYS_EAGER",
     "TEST_DATABASE_NAME",

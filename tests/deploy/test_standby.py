@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 import yaml
 
-from syndicate.embedded import postgres_bin
+from syndicate.embedded import server_programs
 from tests.waiting import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -146,10 +146,20 @@ class Night:
     def env(self) -> dict[str, str]:
         return {
             **os.environ,
-            "PATH": f"{postgres_bin()}:{os.environ['PATH']}",
+            # The programs the account below can run, wherever the checkout lies.
+            "PATH": f"{server_programs(self.folder)}:{os.environ['PATH']}",
             "LC_ALL": "C",
             "LANG": "C",
         }
+
+    def script(self, path: Path) -> str:
+        """The image's copy of one of the deploy scripts: in the night's folder, where its account
+        reads it wherever the checkout lies (a checkout in root's home is closed to it)."""
+        copy = self.folder / "scripts" / path.name
+        copy.parent.mkdir(mode=0o755, exist_ok=True)
+        shutil.copyfile(path, copy)
+        copy.chmod(0o644)
+        return str(copy)
 
     def owner_env(self) -> dict[str, str]:
         """As the image's init scripts run: the owner, over the local socket."""
@@ -261,7 +271,7 @@ def make_primary(night: Night) -> Path:
         "POSTGRES_DB": "syndicate",
         "POSTGRES_REPLICATION_PASSWORD": REPLICATION_PASSWORD,
     }
-    night.who.run(["sh", str(REPLICATION_INIT)], init_env)
+    night.who.run(["sh", night.script(REPLICATION_INIT)], init_env)
     return data
 
 
@@ -277,7 +287,7 @@ def stream(night: Night, standby: Path) -> subprocess.Popen[str]:
     }
     log = (night.folder / "stream.log").open("w")
     return subprocess.Popen(
-        ["sh", str(STREAM)], env=env, stdout=log, stderr=subprocess.STDOUT, text=True,
+        ["sh", night.script(STREAM)], env=env, stdout=log, stderr=subprocess.STDOUT, text=True,
         start_new_session=True, **night.who.kwargs(),
     )  # fmt: skip
 
@@ -286,7 +296,7 @@ def restore(
     night: Night, standby: Path, data: Path, *target: str
 ) -> subprocess.CompletedProcess[str]:
     return night.who.run(
-        ["sh", str(RESTORE), str(standby), str(data), *target], night.env, check=False
+        ["sh", night.script(RESTORE), str(standby), str(data), *target], night.env, check=False
     )
 
 

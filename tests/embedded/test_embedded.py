@@ -228,3 +228,32 @@ def test_a_stale_valkey_pid_naming_another_live_process_is_not_waited_for(folder
     finally:
         stranger.kill()
         stranger.wait()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root runs PostgreSQL as another account")
+def test_under_root_the_server_runs_from_a_place_its_account_reaches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A checkout where others cannot enter (root's home, a private temporary folder): the data
+    directory lives under the server home, `var/postgres` links to it, and it survives a stop."""
+    private = Path(tempfile.mkdtemp(prefix="syndicate-private-"))  # 0700, as mktemp -d makes it
+    home = Path(tempfile.mkdtemp(prefix="syndicate-server-home-"))
+    home.chmod(0o755)
+    monkeypatch.setenv("SYNDICATE_SERVER_HOME", str(home))
+    var = private / "var"
+    try:
+        assert private.stat().st_mode & 0o777 == 0o700
+        write_row(embedded.ensure(var, redis=False).database_url, 7)
+        link = var / "postgres"
+        assert link.is_symlink() and link.resolve().is_relative_to(home / "data")
+        data = link.resolve()
+        assert data.stat().st_uid != 0 and data.stat().st_mode & 0o777 == 0o700
+        assert data.parent.stat().st_uid == data.stat().st_uid  # the account's own folder
+        assert embedded.stop(var) == ["postgres"]
+        assert rows(embedded.ensure(var, redis=False).database_url) == [7]
+        embedded.remove(var)  # a throwaway folder goes with the data kept for it
+        assert not var.exists() and not data.parent.exists()
+    finally:
+        embedded.stop(var)
+        shutil.rmtree(private, ignore_errors=True)
+        shutil.rmtree(home, ignore_errors=True)

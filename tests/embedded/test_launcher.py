@@ -258,10 +258,11 @@ def test_make_run_keeps_a_standby_copy_and_says_how_it_goes(folder: Path) -> Non
         run.wait_serving()
         password = (folder / "var" / "embedded" / "standby-password").read_text().strip()
         deadline = time.monotonic() + 300
-        while f"PASSWORD={password}" not in run.output:  # the second laptop's command, printed next
+        while f"when it asks: {password}" not in run.output:  # the second laptop's, printed next
             assert time.monotonic() < deadline, run.output
             time.sleep(0.2)
-        assert re.search(r"make standby PRIMARY=\S+:\d+ ", run.output)
+        assert re.search(r"make standby PRIMARY=\S+:\d+\n", run.output)
+        assert "PASSWORD=" not in run.output  # a password on a command line is in the process list
         while f"Standby folder ({stick}): in step" not in run.output:
             assert time.monotonic() < deadline, run.output
             time.sleep(0.2)

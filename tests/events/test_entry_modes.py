@@ -48,8 +48,16 @@ def test_a_free_entry_event_splits_the_sponsored_pool_80_20_and_verifies():
     verdict = verify(audit_document(table.event))
     assert verdict.ok, verdict.problem
     assert any("the $500 sponsored pool" in line for line in verdict.checked)
+    # The sponsor's money is a line of the ledger: until it is recorded, the difference names it.
+    box = cash_box(table.event)
+    assert (box.ledger_pool, box.pool, box.difference) == (0, 500, -500)
+    assert [(d.what, d.amount) for d in box.differences] == [
+        ("sponsor's money not yet recorded", -500)
+    ]
+    ledger.sponsor_payment(event_id=event.pk, by=table.house, amount=500, method="cash")
     box = cash_box(table.event)
     assert (box.ledger_pool, box.pool, box.difference) == (500, 500, 0)
+    assert verify(audit_document(table.event)).ok
 
 
 def test_a_free_entry_event_takes_no_entry_payment():

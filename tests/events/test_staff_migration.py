@@ -1,6 +1,7 @@
 """Existing House members keep what they could do (events migration 0009, seasons migration
 0002, docs/decisions.md "Roles"): the event's creator, or else its first member, becomes owner,
-every other member a director; a series' first member its owner."""
+every other member a director; a series' first member its owner; an event of a series is left
+owned by the series' owner (seasons migration 0004, "An event's owner in a series")."""
 
 from __future__ import annotations
 
@@ -54,3 +55,27 @@ def test_a_series_first_member_becomes_its_owner() -> None:
         site.pk: "owner",
         other.pk: "director",
     }
+
+
+seasons_0006 = importlib.import_module("seasons.migrations.0006_series_events_owned_by_the_series")
+
+
+def test_an_event_of_a_series_is_left_owned_by_the_series_owner() -> None:
+    site = make_user("Site", staff=True)
+    series_id = seasons.series_create(by=site, name="Thursday League").series_id
+    own_owner = make_table()  # owned by its creator, who is not the series' owner
+    by_series_owner = make_table()
+    outside = make_table()  # in no series: keeps its owner
+    for table in (own_owner, by_series_owner):
+        table.event.series_id = series_id
+        table.event.save(update_fields=["series"])
+    # As the rows stood before: an owner row of the event's own, the series' owner's in one.
+    EventStaff.objects.filter(event=by_series_owner.event).update(user=site)
+
+    seasons_0006.owned_by_the_series(apps, None)
+
+    assert dict(EventStaff.objects.filter(event=own_owner.event).values_list("user", "role")) == {
+        own_owner.house.pk: "director"
+    }
+    assert not EventStaff.objects.filter(event=by_series_owner.event).exists()
+    assert EventStaff.objects.get(event=outside.event).role == "owner"

@@ -50,7 +50,7 @@ def test_it_confirms_the_pool_with_signed_explained_adjustments(client):
         ("2.50", "Refund", "Adjustment 1: the amount is a signed whole number of dollars"),
         ("0", "Nothing", "Adjustment 1: an adjustment cannot be $0."),
         ("-5", "", "Adjustment 1: every adjustment needs an explanation."),
-        ("-100", "Too much", "The adjustments would make the pool negative ($-70)."),
+        ("-100", "Too much", "The adjustments would make the pool negative (\u2212$70)."),
     ],
 )
 def test_it_refuses_a_bad_adjustment_and_confirms_nothing(client, amount, explanation, message):

@@ -54,6 +54,7 @@ LEDGER_FORMS: dict[str, tuple[str, dict[str, Any]]] = {
     "entry": ("entry_paid", {"method": "cash"}),
     "refund": ("entry_refunded", {"amount": "5", "method": "cash", "reason": "x"}),
     "payout": ("payout_made", {"amount": "5", "method": "cash", "acknowledged": "1"}),
+    "sponsor": ("sponsor_paid", {"amount": "5", "method": "cash"}),
 }
 
 
@@ -129,5 +130,5 @@ def test_each_staff_role_is_refused_every_form_its_role_does_not_include(client:
                 continue
             refused_by_page(send, event, message=f"Your role in this event ({role}) does not")
             tried += 1
-    # 32 forms: the owner is refused none, a director 5 (the staff's), a cashier 24, a scorer 27.
-    assert (len(forms), tried) == (32, 0 + 5 + 24 + 27)
+    # 33 forms: the owner is refused none, a director 5 (the staff's), a cashier 24, a scorer 28.
+    assert (len(forms), tried) == (33, 0 + 5 + 24 + 28)

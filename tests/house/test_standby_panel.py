@@ -125,3 +125,22 @@ def test_it_shows_the_last_snapshot_or_why_there_is_none(client, settings, tmp_p
     panel = dashboard.split('id="standby-panel"')[1].split("</section>")[0]
     assert f"Snapshot at the finalization of {table.event.name}, 20:14" in panel
     assert f"snapshots/{taken.path.name}" in panel and "No snapshot" not in panel
+
+
+@pytest.mark.django_db
+def test_a_snapshot_that_went_to_another_standby_folder_is_not_shown(client, settings, tmp_path):
+    old, new = tmp_path / "last-night", tmp_path / "tonight"
+    old.mkdir()
+    new.mkdir()
+    settings.STANDBY_DIR = str(old)
+    table = make_table(players=2, start=True)
+    taken = snapshots.take(event_id=table.event.pk, step="finalized")
+    assert taken.path is not None
+    dashboard, _ = pages(client, table)
+    assert f"snapshots/{taken.path.name}" in dashboard
+
+    for configured in (str(new), ""):
+        settings.STANDBY_DIR = configured
+        dashboard, tonight = pages(client, table)
+        for page in (dashboard, tonight):
+            assert taken.path.name not in page and "Snapshot at" not in page

@@ -21,9 +21,10 @@ from audit.verify import Entry, follow_relabels, verify
 from events import services
 from events.errors import WrongPhase
 from events.models import Event, Registration
+from events.services import player_relabel
 from ledger import services as ledger
 from ledger.lines import accounts, lines_of
-from privacy.services import delete_account, player_relabel
+from privacy.services import delete_account
 from seasons import standings
 from seasons.models import FormerPlayer, PlayerKey, SeasonResult, SeasonStanding
 from seasons.reads import if_tonight_ended, season_table

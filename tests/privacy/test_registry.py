@@ -1,4 +1,4 @@
-"""One owner for players' data (privacy/registry.py): every model that points at an account is
+"""One owner for players' data (accounts/registry.py): every model that points at an account is
 declared by some app's handler, so the download shows it and a deletion erases or relabels it."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.apps import apps
 from django.contrib.auth import get_user_model
 
-from privacy import registry
+from accounts import registry
 
 
 def test_every_model_that_points_at_an_account_has_a_handler_of_players_data():

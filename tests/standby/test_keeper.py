@@ -58,11 +58,13 @@ class Reports:
 
     def __init__(self) -> None:
         self.seen: dict[str, tuple[str, bool, str]] = {}
+        self.history: list[tuple[str, bool, str]] = []
 
     def __call__(
         self, name: str, where: str, state: str, sync: bool, behind: float | None, reason: str
     ) -> None:
         self.seen[name] = (state, sync, reason)
+        self.history.append((state, sync, reason))
 
     def state(self, name: str = "folder") -> str:
         return self.seen.get(name, ("", False, ""))[0]
@@ -191,13 +193,28 @@ def test_a_folder_holding_other_files_is_never_written(night: Night) -> None:
     assert sorted(p.name for p in night.folder.root.iterdir()) == ["holiday-photos.jpg"]
 
 
-def test_a_missing_folder_is_reported_and_nothing_waits(night: Night) -> None:
+def test_a_standby_folder_that_does_not_exist_yet_is_created_and_kept(night: Night) -> None:
     night.folder.root.rmdir()
+    with night:
+        wait_until(lambda: night.reports.state() == "in_step", "the copy to be in step")
+    assert night.folder.root.stat().st_mode & 0o777 == 0o700
+    assert all(state != "lost" for state, _, _ in night.reports.history)
+
+
+def test_a_standby_folder_whose_disk_is_not_there_says_what_to_do_and_nothing_waits(
+    night: Night,
+) -> None:
+    night.folder.root.rmdir()
+    unplugged = CopyFolder(night.folder.root.parent / "usb-not-mounted" / "night")
+    night.copy.folder = night.folder = unplugged
     with night:
         wait_until(lambda: night.reports.state() == "lost", "the copy to be lost")
         night.write(4)
         assert night.waiting_for() == ""
-    assert "is gone" in night.reports.seen["folder"][2]
+    reason = night.reports.seen["folder"][2]
+    assert "does not exist, nor does" in reason and "plug in its disk" in reason
+    assert f"mkdir -p {night.folder.root}" in reason
+    assert not night.folder.root.parent.exists()  # never made on this laptop's disk
 
 
 def test_a_server_started_again_waits_for_no_copy_a_killed_keeper_left(root: Path) -> None:

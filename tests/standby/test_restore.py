@@ -18,7 +18,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from standby.folder import CopyFolder
+from standby.folder import CopyFolder, CopyProblem
+from standby.restore import _gather_log
 from syndicate import embedded
 from tests.waiting import wait_until
 
@@ -227,3 +228,142 @@ def test_a_folder_that_is_not_a_whole_copy_is_refused(
         assert CopyFolder(played.stick).marker() is not None
     finally:
         shutil.rmtree(bad, ignore_errors=True)
+
+
+def _names(folder: Path) -> set[str]:
+    return {p.name for p in folder.iterdir()}
+
+
+def _bad_copy(played: Played) -> Path:
+    bad = _folder("syndicate-restore-bad-")
+    shutil.copytree(played.stick, bad, dirs_exist_ok=True)
+    return bad
+
+
+def test_a_copy_that_does_not_verify_leaves_var_as_it_was(played: Played, b: Path) -> None:
+    bad = _bad_copy(played)
+    try:
+        with (bad / "base" / "PG_VERSION").open("a") as changed:
+            changed.write("tampered\n")
+        before = _names(b)
+        refused = restore(b, bad)
+        assert refused.returncode == 1
+        assert "does not verify" in refused.stderr
+        assert _names(b) == before  # no restoring/, no restore-wal/, no database
+    finally:
+        shutil.rmtree(bad, ignore_errors=True)
+
+
+def test_a_short_last_segment_replays_up_to_its_last_complete_record(
+    played: Played, b: Path
+) -> None:
+    assert restore(b, played.stick).returncode == 0
+    embedded.stop(b)
+    bad = _bad_copy(played)
+    try:
+        last = CopyFolder(bad).last_write_file()
+        assert last is not None
+        written = len(last.read_bytes().rstrip(b"\0"))
+        os.truncate(last, max(written - 100, 1))  # the stick pulled in its last record
+        forced = restore(b, bad, "--force")
+        assert forced.returncode == 0, forced.stderr
+        assert "Last write: " in forced.stdout
+        assert "every audit chain and signed head checked" in forced.stdout
+        assert not {"restoring", "restore-wal"} & _names(b)
+        url = embedded.ensure(b, redis=False).database_url
+        with psycopg.connect(url) as connection:
+            assert connection.execute("SELECT pg_is_in_recovery()").fetchone() == (False,)
+    finally:
+        shutil.rmtree(bad, ignore_errors=True)
+
+
+def test_a_failed_restore_puts_the_previous_database_back_and_says_why(
+    played: Played, b: Path
+) -> None:
+    assert restore(b, played.stick).returncode == 0
+    url = embedded.ensure(b, redis=False).database_url
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("CREATE TABLE the_database_before (value int)")
+    embedded.stop(b)
+    secrets = {name: (b / name).read_bytes() for name in ("secret_key", "vapid.json")}
+    before = _names(b)
+    bad = _bad_copy(played)
+    try:
+        # A setting PostgreSQL refuses at start, in the one file pg_verifybackup leaves unchecked.
+        with (bad / "base" / "postgresql.auto.conf").open("a") as settings:
+            settings.write("shared_buffers = 'plenty'\n")
+        refused = restore(b, bad, "--force")
+        assert refused.returncode == 1
+        message = refused.stderr.strip()
+        assert len(message.splitlines()) == 1, message  # one line, not PostgreSQL's log
+        assert "PostgreSQL could not replay the copy" in message
+        assert "postgresql.auto.conf" in message and "contains errors" in message
+        assert f"The database that was in {b}/ is back in place." in message
+        assert _names(b) == before  # nothing kept aside, nothing left of the restore
+        assert {name: (b / name).read_bytes() for name in secrets} == secrets
+        url = embedded.ensure(b, redis=False).database_url
+        with psycopg.connect(url) as connection:
+            assert connection.execute("SELECT count(*) FROM the_database_before").fetchone() == (0,)
+    finally:
+        shutil.rmtree(bad, ignore_errors=True)
+
+
+def test_the_log_gathered_for_recovery_is_private(tmp_path: Path) -> None:
+    copy = CopyFolder(tmp_path / "copy")
+    copy.wal.mkdir(parents=True)
+    (copy.wal / "000000010000000000000001").write_bytes(b"\1" * 1024)
+    (copy.wal / "000000010000000000000002.partial").write_bytes(b"\1" * 100)
+    wal = tmp_path / "restoring-wal"
+    _gather_log(copy, wal, 1024)
+    assert wal.stat().st_mode & 0o777 == 0o700
+    assert {p.name: p.stat().st_mode & 0o777 for p in wal.iterdir()} == {
+        "000000010000000000000001": 0o600,
+        "000000010000000000000002": 0o600,
+    }
+    assert (wal / "000000010000000000000002").stat().st_size == 1024  # filled up with zeros
+
+
+def test_a_segment_cut_short_before_the_last_is_refused(tmp_path: Path) -> None:
+    copy = CopyFolder(tmp_path / "copy")
+    copy.wal.mkdir(parents=True)
+    (copy.wal / "000000010000000000000001").write_bytes(b"\1" * 100)
+    (copy.wal / "000000010000000000000002.partial").write_bytes(b"\1" * 1024)
+    with pytest.raises(CopyProblem, match="its log segment 000000010000000000000001 is 100 bytes"):
+        _gather_log(copy, tmp_path / "restoring-wal", 1024)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root runs PostgreSQL as another account")
+def test_a_copy_restores_into_a_var_the_servers_account_cannot_enter(played: Played) -> None:
+    """Root's checkout in a private folder: the restore works where the account reaches, and a
+    database there is kept aside and put back as in var/ itself."""
+    private = Path(tempfile.mkdtemp(prefix="syndicate-restore-private-"))  # 0700
+    home = _folder("syndicate-server-home-")
+    var = private / "var"
+    env = {**_env(var), "SYNDICATE_SERVER_HOME": str(home)}
+
+    def restore_here(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "standby.restore", *args],
+            env=env, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
+        )  # fmt: skip
+
+    try:
+        done = restore_here(str(played.stick))
+        assert done.returncode == 0, done.stderr
+        assert f"Events ({played.events}), every audit chain and signed head checked" in done.stdout
+        link = var / "postgres"
+        assert link.is_symlink() and link.resolve().is_relative_to(home / "data")
+        subprocess.run(
+            [sys.executable, "-m", "syndicate.embedded", "stop", "--var-dir", str(var)],
+            env=env, check=True, capture_output=True,
+        )  # fmt: skip
+        forced = restore_here(str(played.stick), "--force")
+        assert forced.returncode == 0, forced.stderr
+        aside = [p for p in link.resolve().parent.iterdir() if "before-restore" in p.name]
+        assert len(aside) == 1 and (aside[0] / "PG_VERSION").exists()
+        assert not (link.resolve().parent / "restoring").exists()
+    finally:
+        embedded.stop(var)
+        embedded.remove(var)
+        shutil.rmtree(private, ignore_errors=True)
+        shutil.rmtree(home, ignore_errors=True)

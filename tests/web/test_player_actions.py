@@ -315,6 +315,30 @@ def test_it_asks_before_a_player_leaves(client):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("policy", "contribution", "words"),
+    [
+        ("cancellations", 10, "This event does not refund withdrawals: the contribution stays"),
+        ("none", 10, "This event does not refund withdrawals: the contribution stays"),
+        ("withdrawals", 10, "This event refunds withdrawals: House gives the contribution (up to"),
+        ("withdrawals", 0, "This event takes no contribution, so there is nothing to refund."),
+    ],
+)
+def test_the_leave_page_and_houses_withdrawal_state_the_events_refund_policy(
+    client, policy, contribution, words
+):
+    table, ann = started()
+    Event.objects.filter(pk=table.event.pk).update(refund_policy=policy, contribution=contribution)
+    as_player(client, ann)
+    page = client.get(reverse("web:leave", args=[table.event.pk])).content.decode()
+    assert words in page
+    assert ("stays in the pool" in page) == (policy != "withdrawals" and contribution > 0)
+    client.force_login(table.house)
+    dashboard = client.get(reverse("house:dashboard", args=[table.event.pk])).content.decode()
+    assert words in dashboard
+
+
+@pytest.mark.django_db
 def test_it_withdraws_the_player_who_confirms_leaving(client):
     table, ann = started()
     as_player(client, ann)

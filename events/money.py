@@ -1,0 +1,37 @@
+"""How dollars are written, on every page, message, toast and CSV total: one formatter, so a
+negative amount always reads "\u2212$30" (a true minus sign before the dollar sign), never "$-30".
+Dollars are whole numbers (docs/rules.md section 7.1)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from events.models import Event
+
+MINUS = "\u2212"
+
+
+def dollars(amount: int) -> str:
+    """$30, $0, \u2212$30."""
+    value = int(amount)
+    return f"{MINUS}${-value}" if value < 0 else f"${value}"
+
+
+def signed_dollars(amount: int) -> str:
+    """+$5, \u2212$10, $0: a change, with its direction."""
+    value = int(amount)
+    return f"+${value}" if value > 0 else dollars(value)
+
+
+def withdrawal_terms(event: Event) -> str:
+    """What a withdrawal does to the contribution, as the event's refund policy says
+    (docs/decisions.md, "The ledger"): the leave page and House's withdrawal say the same."""
+    if event.sponsored or not event.contribution:
+        return "This event takes no contribution, so there is nothing to refund."
+    if event.refund_policy == "withdrawals":
+        return (
+            "This event refunds withdrawals: House gives the contribution (up to "
+            f"{dollars(event.contribution)}) back on request, and the pool is adjusted."
+        )
+    return "This event does not refund withdrawals: the contribution stays in the pool."
