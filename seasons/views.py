@@ -173,13 +173,32 @@ def series_page(request: HttpRequest, series_id: int) -> HttpResponse:
             "age_offered": series.minimum_age or OFFERED_AGE,
             "key": fresh_key(),
             "rule_keys": RULE_KEYS,
-            "defaults": _rules_form(Rules().as_dict()),
-            "season_starts": services.next_season_start(series).isoformat(),
+            **_season_form(request, series),
             "time_zone": series.time_zone,
             **_series_events_forms(series, user),
             **_displays(request, series),
         },
     )
+
+
+SEASON_TYPED = "season-typed-{series_id}"
+
+
+def _season_form(request: HttpRequest, series: Series) -> dict[str, Any]:
+    """What the "Open a season" form shows: what was typed when it was last refused, else the
+    series' defaults and the day after the running season."""
+    typed = request.session.pop(SEASON_TYPED.format(series_id=series.pk), None)
+    if isinstance(typed, dict):
+        return {
+            "defaults": {name: str(typed.get(name, "")) for name in RULE_KEYS},
+            "season_typed": typed,
+            "season_starts": str(typed.get("starts_on", "")),
+        }
+    return {
+        "defaults": _rules_form(Rules().as_dict()),
+        "season_typed": {},
+        "season_starts": services.next_season_start(series).isoformat(),
+    }
 
 
 # The series' staff (docs/decisions.md, "Roles") ----------------------------------------------
@@ -479,7 +498,14 @@ def season_new(request: HttpRequest, series_id: int) -> HttpResponse:
         )
     except DomainError as error:
         refuse(request, error)
-        return redirect("seasons:series", series_id=series.pk)
+        # The page shows the form again as it was typed, beside the refusal.
+        request.session[SEASON_TYPED.format(series_id=series.pk)] = {
+            name: request.POST.get(name, "")[:200]
+            for name in ("name", "starts_on", "ends_on", *RULE_KEYS)
+        }
+        return redirect(
+            reverse("seasons:series", kwargs={"series_id": series.pk}) + "#seasons-title"
+        )
     messages.success(request, "The season is open.")
     return redirect("seasons:season_house", season_id=saved.season_id)
 

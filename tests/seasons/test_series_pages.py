@@ -340,3 +340,44 @@ def test_a_new_season_is_offered_from_the_day_after_the_running_one() -> None:
         {**form, "idempotency_key": "s2", "starts_on": offered.isoformat()},
     )
     assert Season.objects.get(series=series, name="Spring").starts_on == offered
+
+
+def test_a_refused_season_form_is_shown_again_as_it_was_typed() -> None:
+    league = make_league(0)
+    client = _client(league.house)
+    series = Series.objects.get(pk=league.series_id)
+    today = services.series_today(series)
+    services.season_create(
+        series_id=series.pk,
+        by=league.house,
+        name="Winter",
+        starts_on=today - datetime.timedelta(days=10),
+        ends_on=today + datetime.timedelta(days=80),
+    )
+    typed = {
+        "name": "Spring league",
+        "starts_on": today.isoformat(),  # inside Winter: refused as an overlap
+        "ends_on": (today + datetime.timedelta(days=170)).isoformat(),
+        "high_points": "12, 8",
+        "low_points": "4",
+        "attendance": "2",
+        "best_of": "6",
+        "min_events": "3",
+        "qualifiers": "5",
+    }
+    with seasons_unchanged():
+        refused = client.post(
+            reverse("seasons:season_new", args=[series.pk]),
+            {**typed, "idempotency_key": "typed"},
+            follow=True,
+        )
+    assert any("overlap" in text for text in said(refused))
+    page = refused.content.decode()
+    assert 'value="Spring league"' in page
+    assert f'name="starts_on" required value="{typed["starts_on"]}"' in page
+    assert f'value="{typed["ends_on"]}"' in page
+    for name in ("high_points", "low_points", "attendance", "best_of", "min_events", "qualifiers"):
+        assert f'name="{name}" value="{typed[name]}"' in page, name
+    # Shown once: the next visit offers the defaults again.
+    again = client.get(reverse("seasons:series", args=[series.pk])).content.decode()
+    assert 'value="Spring league"' not in again
