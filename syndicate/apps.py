@@ -8,7 +8,8 @@ class SyndicateConfig(AppConfig):
     name = "syndicate"
 
     def ready(self) -> None:
-        from syndicate import redaction, security
+        from helpers import redaction
+        from syndicate import security
 
         security.connect()
         redaction.install()

@@ -8,9 +8,9 @@ from __future__ import annotations
 from django.core.mail import EmailMessage
 from django.core.mail.backends.console import EmailBackend
 
-from syndicate.redaction import redact
+from helpers.redaction import redact
 
-BACKEND = "syndicate.console_mail.ConsoleBackend"
+BACKEND = "helpers.console_mail.ConsoleBackend"
 
 
 class ConsoleBackend(EmailBackend):
