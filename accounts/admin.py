@@ -9,7 +9,7 @@ from accounts.models import User
 from accounts.names import normalize_display_name
 from helpers.admin import SecretsHiddenAdmin
 
-# The admins that Django and allauth register, under the same guard as ours (syndicate/admin.py).
+# The admins that Django and allauth register, under the same guard as ours (helpers/admin.py).
 admin.site.unregister(Group)
 admin.site.unregister(EmailAddress)
 

@@ -3,7 +3,7 @@ from django.apps import AppConfig
 
 class SyndicateConfig(AppConfig):
     """The project's own app: connects the refused-authorization log (syndicate/security.py) and
-    keeps secrets out of every log line (syndicate/redaction.py)."""
+    keeps secrets out of every log line (helpers/redaction.py)."""
 
     name = "syndicate"
 

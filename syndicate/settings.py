@@ -305,7 +305,7 @@ if PRODUCTION or os.environ.get("EMAIL_HOST"):
         }
     }
 else:
-    # Printed, readable and with no secret link (syndicate/console_mail.py).
+    # Printed, readable and with no secret link (helpers/console_mail.py).
     MAILERS = {"default": {"BACKEND": "helpers.console_mail.ConsoleBackend"}}
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Syndicate <noreply@localhost>")
 
@@ -477,7 +477,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    # Password-reset keys and session ids are replaced in every line (syndicate/redaction.py).
+    # Password-reset keys and session ids are replaced in every line (helpers/redaction.py).
     "filters": {"redact_secrets": {"()": "helpers.redaction.RedactSecrets"}},
     "handlers": {
         "console": {

@@ -1,4 +1,4 @@
-"""Every query parameter of every page goes through one bounded parser (syndicate/query.py): a
+"""Every query parameter of every page goes through one bounded parser (events/query.py): a
 hostile value falls back on a page and is refused 400 by the API, never a 500."""
 
 from __future__ import annotations
