@@ -7,9 +7,9 @@ from django.contrib.auth.models import Group
 
 from accounts.models import User
 from accounts.names import normalize_display_name
-from syndicate.admin import SecretsHiddenAdmin
+from helpers.admin import SecretsHiddenAdmin
 
-# The admins that Django and allauth register, under the same guard as ours (syndicate/admin.py).
+# The admins that Django and allauth register, under the same guard as ours (helpers/admin.py).
 admin.site.unregister(Group)
 admin.site.unregister(EmailAddress)
 

@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from events.errors import DomainError, Invalid, NotAllowed, NotFound
-from syndicate import busy
+from helpers import busy
 
 logger = logging.getLogger(__name__)
 

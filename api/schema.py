@@ -26,8 +26,8 @@ from events.errors import ALL_ERRORS
 from events.formats import FormatName
 from events.models import Phase
 from events.reads import board, common, player
+from helpers.busy import UNAVAILABLE
 from house.read_model import HouseTable
-from syndicate.busy import UNAVAILABLE
 
 ERROR_CODES = [error.code for error in ALL_ERRORS] + [
     METHOD_NOT_ALLOWED,

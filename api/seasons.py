@@ -17,6 +17,7 @@ from api.views import ApiView, PublicReadView, actor, answered, valid
 from events import display
 from events import request_bodies as event_body
 from events.errors import NotAllowed, NotFound
+from events.query import query_choice, refuse_unknown
 from events.reads.common import to_json
 from seasons import answers, services
 from seasons import request_bodies as body
@@ -33,7 +34,6 @@ from seasons.reads import (
     series_view,
 )
 from seasons.standings import catch_up
-from syndicate.query import query_choice, refuse_unknown
 
 SEASONS = ["Series and seasons"]
 

@@ -20,8 +20,7 @@ from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
-from syndicate.limits import refusals
-from syndicate.security import client_ip
+from helpers.refusals import client_ip, refusals
 
 
 class SettingsRateThrottle(SimpleRateThrottle):

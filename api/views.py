@@ -32,6 +32,7 @@ from events import request_bodies as body
 from events.answers import Answer, as_json
 from events.errors import IdempotencyKeyRequired, NotAllowed
 from events.lifecycle import formats_summary
+from events.query import query_choice, refuse_unknown
 from events.reads.board import board_view
 from events.reads.common import event_summary, to_json
 from events.reads.player import player_state
@@ -40,7 +41,6 @@ from ledger import answers as ledger_answers
 from ledger import cash_box as cash_box_model
 from ledger import request_bodies as ledger_body
 from ledger import services as ledger
-from syndicate.query import query_choice, refuse_unknown
 
 EVENTS = ["Events"]
 PLAYING = ["Playing"]

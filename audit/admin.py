@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from audit.models import AuditEntry
-from syndicate.admin import ReadOnlyAdmin
+from helpers.admin import ReadOnlyAdmin
 
 
 @admin.register(AuditEntry)

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from audit.anchor import head_message, key_id
-from syndicate.files import write_once
+from helpers.files import write_once
 
 
 class SignedHead(TypedDict):

@@ -51,6 +51,7 @@ from psycopg import sql
 
 from accounts.models import User
 from events import services
+from live import protocol
 from standby import state
 from standby.state import Copy
 from syndicate.asgi import application
@@ -138,15 +139,20 @@ async def run(cookie: bytes, event_id: int, count: int, rounds: int, silent: int
         told.append(await until_all(sockets, "standby", start))
         frame = {"type": "update", "stream": "reference", "version": n + 1, "html": "<p></p>"}
         start = time.perf_counter()
-        await layer.group_send(
-            state.GROUP,
-            {
-                "type": "live.snapshot",
-                "stream": "reference",
-                "version": n + 1,
-                "frame": json.dumps(frame),
-                "fragment": True,
-            },
+        await protocol.send_on(
+            layer,
+            [
+                (
+                    state.GROUP,
+                    {
+                        "type": "live.snapshot",
+                        "stream": "reference",
+                        "version": n + 1,
+                        "frame": json.dumps(frame),
+                        "fragment": True,
+                    },
+                )
+            ],
         )
         relayed.append(await until_all(sockets, "reference", start))
     print(f"{count} House sockets, {rounds} changes each way")

@@ -7,7 +7,7 @@ reveals the seed at finalization.
 from django.contrib import admin
 
 from cards.models import DealtCard, Offer
-from syndicate.admin import ReadOnlyAdmin
+from helpers.admin import ReadOnlyAdmin
 
 
 @admin.register(DealtCard)

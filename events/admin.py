@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 
 from events.models import Event, GameResult, PoolAdjustment, Registration, Review
-from syndicate.admin import ReadOnlyAdmin
+from helpers.admin import ReadOnlyAdmin
 
 
 @admin.register(Event)

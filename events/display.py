@@ -19,10 +19,10 @@ import hashlib
 import logging
 import secrets
 import zoneinfo
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import transaction
 from django.db.models import Q
 from django.urls import reverse
@@ -95,15 +95,22 @@ def group(link_id: int) -> str:
     return f"display.{link_id}"
 
 
+# How a message reaches a group's sockets: `live.protocol.send_to_group`, handed over by the live
+# app (`live.apps`); the engine imports nothing of the layers on top of it.
+_send_to_group: Callable[[str, dict[str, Any]], None] | None = None
+
+
+def send_with(send_to_group: Callable[[str, dict[str, Any]], None]) -> None:
+    global _send_to_group
+    _send_to_group = send_to_group
+
+
 def tell_revoked(link_id: int) -> None:
     """Have the link's open sockets check their access again: they close. After the commit."""
-    layer = get_channel_layer()
-    if layer is None:
+    if _send_to_group is None:
         return
     try:
-        async_to_sync(layer.group_send)(
-            group(link_id), {"type": revocation.MESSAGE_TYPE, "event_id": None}
-        )
+        _send_to_group(group(link_id), {"type": revocation.MESSAGE_TYPE, "event_id": None})
     except Exception:
         # Revoked either way: the page refuses it at its next check (display.js) or reload.
         logger.exception("Could not tell display link %s's sockets that it was revoked.", link_id)

@@ -22,7 +22,7 @@ from accounts.models import User
 from events.errors import Invalid, NotAllowed, WrongState
 from events.models import StaffInvitation
 from events.staff import Role
-from syndicate import console_mail
+from helpers import console_mail
 
 # What an event's and a series' invitations have alike (seasons.SeriesStaffInvitation).
 

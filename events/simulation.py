@@ -21,13 +21,29 @@ from events.models import Event, Registration, RegistrationStatus
 
 class Night(Protocol):
     """What a layer on top records as House would, told at three moments of the simulated event
-    (the ledger's `ledger.simulation.LedgerNight`: the engine imports none of it)."""
+    (the ledger's `ledger.simulation.LedgerNight`, handed over with `record_nights_with`: the
+    engine imports none of it)."""
 
     def checked_in(self, event_id: int, house: User, registration_ids: list[int]) -> None: ...
 
     def withdrawn(self, event_id: int, house: User, registration_id: int, amount: int) -> None: ...
 
     def finalized(self, event_id: int, house: User) -> None: ...
+
+
+# What `manage.py simulate_event` records beside the event, as House would: a layer on top hands
+# it over when it is installed (the ledger's night of money, `ledger.apps`).
+_recorded_night: Callable[[], Night] | None = None
+
+
+def record_nights_with(night: Callable[[], Night]) -> None:
+    global _recorded_night
+    _recorded_night = night
+
+
+def recorded_night() -> Night | None:
+    """A new recorder of what House does at each moment, from the layer that handed one over."""
+    return _recorded_night() if _recorded_night is not None else None
 
 
 @dataclass

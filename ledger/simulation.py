@@ -1,13 +1,11 @@
-"""A simulated night's ledger, recorded as House would (`manage.py simulate_event`): entries paid
-in cash and by card, one comp, the refund of the player who withdraws, every award paid out."""
+"""A simulated night's ledger, recorded as House would (`manage.py simulate_event`; the ledger's
+app hands it to the engine's simulation): entries paid in cash and by card, one comp, the refund
+of the player who withdraws, every award paid out."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from accounts.models import User
 from events.models import Event
-from events.simulation import simulate
 from ledger import services
 
 
@@ -53,12 +51,3 @@ class LedgerNight:
                 handed_by=house.display_name or "House",
                 acknowledged=True,
             )
-
-
-def simulate_night(
-    *, format: str, players: int, seed: int, contribution: int = 10
-) -> dict[str, Any]:
-    """The whole event and its ledger."""
-    return simulate(
-        format=format, players=players, seed=seed, contribution=contribution, night=LedgerNight()
-    )

@@ -14,14 +14,12 @@ from __future__ import annotations
 import json
 import logging
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
 from events.changes import Announced
 from events.models import Announcement
 from live.delivery import OFF, mode
-from live.protocol import places_group
+from live.protocol import places_group, send_to_group
 
 log = logging.getLogger(__name__)
 
@@ -56,11 +54,8 @@ def broadcast(announcement_id: int) -> None:
     announcement = Announcement.objects.select_related("event").filter(pk=announcement_id).first()
     if announcement is None:
         return
-    layer = get_channel_layer()
-    if layer is None:
-        return
     try:
-        async_to_sync(layer.group_send)(
+        send_to_group(
             places_group(announcement.event_id),
             {"type": MESSAGE_TYPE, "frame": frame(announcement)},
         )

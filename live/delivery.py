@@ -39,14 +39,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import redis
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import close_old_connections, connection
 from django.urls import get_resolver
 
 from events.changes import Committed
-from live import targeting
+from live import protocol, targeting
 from live.fragments import compile_templates
 from live.protocol import Snapshot, event_group, house_group, places_group, player_group
 from scoring import evaluator
@@ -76,16 +75,9 @@ def rest_per_work() -> float:
     return float(getattr(settings, "LIVE_UPDATES_REST_PER_WORK", 4))
 
 
-async def _send_all(layer: Any, snapshots: list[Snapshot]) -> None:
-    for snapshot in snapshots:
-        await layer.group_send(snapshot.group, snapshot.message())
-
-
 def send(snapshots: list[Snapshot]) -> None:
     """Send snapshots in order through the channel layer, from the caller's thread."""
-    layer = get_channel_layer()
-    if layer is not None and snapshots:
-        async_to_sync(_send_all)(layer, snapshots)
+    protocol.send_in_order([(snapshot.group, snapshot.message()) for snapshot in snapshots])
 
 
 def on_change(change: Committed) -> None:
@@ -446,7 +438,9 @@ class _Worker:
         layer = get_channel_layer()
         if layer is None or not snapshots:
             return
-        self.loop.run_until_complete(_send_all(layer, snapshots))
+        self.loop.run_until_complete(
+            protocol.send_on(layer, [(s.group, s.message()) for s in snapshots])
+        )
 
     def label(self, snapshot: Snapshot, changes: int, committed: int | None) -> Snapshot:
         """An update when it is the next version of what this worker sent the group, or carries

@@ -125,3 +125,26 @@ class Snapshot:
             "frame": json.dumps(self.frame()),
             "fragment": self.fragment,
         }
+
+
+def send_to_group(group: str, message: dict[str, Any]) -> None:
+    """The one way a message reaches a group's sockets (channel_layer.group_send), from
+    synchronous code; nothing when no channel layer is configured."""
+    send_in_order([(group, message)])
+
+
+def send_in_order(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    """Each (group, message) in order, in one trip to the event loop."""
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    if layer is not None and messages:
+        async_to_sync(send_on)(layer, messages)
+
+
+async def send_on(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
+    """Each (group, message) in order through `layer`, on the caller's event loop (the
+    publisher keeps its own)."""
+    for group, message in messages:
+        await layer.group_send(group, message)

@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from syndicate.files import write_once
+from helpers.files import write_once
 
 
 @dataclass(frozen=True, slots=True)

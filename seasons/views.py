@@ -25,6 +25,7 @@ from events import display, staff
 from events.errors import DomainError, Invalid
 from events.invitations import invitation_notice
 from events.models import EntryMode, Event, Phase, Registration, RegistrationStatus
+from events.query import query_flag, query_int
 from events.staff import MEMBER_ROLES, Role
 from events.venue import phone_url
 from house.forms import COMMON_ZONES
@@ -43,7 +44,6 @@ from seasons.reads import (
 )
 from seasons.reads import series_invitation as series_invitation_view
 from seasons.standings import catch_up
-from syndicate.query import query_flag, query_int
 from web.errors import form_key, fresh_key, refuse
 
 PAGE_SECONDS = 8  # as the event board

@@ -24,13 +24,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connections
 
 from events.models import Event
+from live.protocol import send_to_group
 from standby import state
 from syndicate.embedded import EmbeddedError, postgres_bin
 
@@ -234,11 +233,8 @@ def _tell(event_id: int, step: Step, moment: datetime, taken: Snapshot) -> None:
     fields = asdict(seen)
     fields["taken_at"] = moment.isoformat()
     cache.set(LAST_KEY, json.dumps(fields), state.EXPIRES)
-    layer = get_channel_layer()
-    if layer is None:
-        return
     try:
-        async_to_sync(layer.group_send)(state.GROUP, {"type": state.MESSAGE_TYPE})
+        send_to_group(state.GROUP, {"type": state.MESSAGE_TYPE})
     except Exception:
         # The snapshot is kept either way; House's pages show it at their next load.
         logger.exception("Could not tell House's pages about the snapshot of event %s.", event_id)

@@ -104,12 +104,9 @@ MESSAGE_TYPE = "standby.changed"
 def publish(copy: Copy) -> None:
     """Store a copy's state and, when what House sees changed, tell House's open pages."""
     if report(copy):
-        from asgiref.sync import async_to_sync
-        from channels.layers import get_channel_layer
+        from live.protocol import send_to_group
 
-        layer = get_channel_layer()
-        if layer is not None:
-            async_to_sync(layer.group_send)(GROUP, {"type": MESSAGE_TYPE})
+        send_to_group(GROUP, {"type": MESSAGE_TYPE})
 
 
 def describe(copy: Copy) -> str:

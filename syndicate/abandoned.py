@@ -12,7 +12,7 @@ But the server may give up first: daphne cancels an application `application_clo
 (10 s) after its client left. The handler then stops waiting and `request_finished` never runs on
 the thread, which runs on: it takes a connection, finishes the view and ends with the connection
 still checked out. The pool is one connection short for good, and after a few such requests every
-request is answered 503 (syndicate.busy).
+request is answered 503 (helpers.busy).
 
 So the server's cancellation stops the application at once as far as the server is concerned
 (daphne still logs that it killed it), and Django's handler finishes the request in the

@@ -17,14 +17,14 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import threading
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.http.cookie import parse_cookie
+
+from helpers.refusals import Refusal, refusals
 
 type App = Callable[[Any, Any, Any], Awaitable[None]]
 
@@ -34,54 +34,6 @@ NO_CLIENT_LINE_PREFIXES = ("/static/",)
 API_PREFIX = "/api/"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 LOG_EVERY = 1.0  # seconds between a session's lines in the refusal log (syndicate.security)
-
-
-@dataclass(slots=True)
-class _Refusal:
-    until: float  # time.time() when the session's oldest counted request leaves the window
-    user_id: int
-    unlogged: int = 0  # refusals answered here and not yet written to the refusal log
-
-
-class Refusals:
-    """API sessions refused by a throttle, until when: written by the throttles (request threads),
-    read by the event loop. A session's key names one account (a sign-in makes a new one), and
-    the throttle refused it only once it had the window's full count: nothing it sends before its
-    oldest counted request leaves the window can pass, so answering those here changes no answer.
-    """
-
-    LIMIT = 10_000  # sessions remembered at once; expired ones are dropped first
-
-    def __init__(self) -> None:
-        self._until: dict[tuple[str, bool], _Refusal] = {}
-        self._lock = threading.Lock()
-
-    def refuse(self, session_key: str, *, writes: bool, until: float, user_id: int) -> None:
-        with self._lock:
-            if len(self._until) >= self.LIMIT:
-                now = time.time()
-                self._until = {k: v for k, v in self._until.items() if v.until > now}
-                if len(self._until) >= self.LIMIT:
-                    return
-            self._until[(session_key, writes)] = _Refusal(until, user_id)
-
-    def refused(self, session_key: str, *, writes: bool, now: float) -> _Refusal | None:
-        refusal = self._until.get((session_key, writes))
-        if refusal is None:
-            return None
-        if refusal.until <= now:
-            with self._lock:
-                if self._until.get((session_key, writes)) is refusal:
-                    del self._until[(session_key, writes)]
-            return None
-        return refusal
-
-    def clear(self) -> None:
-        with self._lock:
-            self._until.clear()
-
-
-refusals = Refusals()
 
 
 class _Line:
@@ -146,8 +98,8 @@ class ConcurrencyLimit:
                 del self._lines[session]
 
 
-def _write_refusals(refusal: _Refusal, fields: dict[str, Any]) -> None:
-    from syndicate.security import write_refusal
+def _write_refusals(refusal: Refusal, fields: dict[str, Any]) -> None:
+    from helpers.refusals import write_refusal
 
     write_refusal(fields | {"repeated": refusal.unlogged})
     refusal.unlogged = 0

@@ -3,6 +3,7 @@ session."""
 
 from django.urls import URLPattern, path, re_path
 
+from helpers import redaction
 from live.consumers import (
     BoardConsumer,
     HouseConsumer,
@@ -10,7 +11,6 @@ from live.consumers import (
     PlayerConsumer,
     StandbyConsumer,
 )
-from syndicate import redaction
 
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/events/<int:event_id>/board/", BoardConsumer.as_asgi()),

@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from allauth.account.adapter import DefaultAccountAdapter, get_adapter
-from django.contrib.auth import SESSION_KEY, get_user_model
+from allauth.account.adapter import DefaultAccountAdapter
+from django.contrib.auth import get_user_model
 from django.contrib.auth.signals import user_login_failed
 from django.core.exceptions import DisallowedHost, PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
@@ -31,71 +31,18 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.csrf import csrf_failure as django_csrf_failure
 
 from accounts import lockout
-from syndicate.query import query_text
-from syndicate.redaction import SECRET_URL_ARGUMENTS  # logged as their names, not values
+from events.query import query_text
+from helpers import refusals
+from helpers.refusals import _clean, _safe_path, client_ip, log_refusal, who
 
-logger = logging.getLogger("syndicate.security")
+logger = logging.getLogger(refusals.LOGGER)
 
 # A 404 under these paths may hide an object that exists but is someone else's (or a draft).
 HIDING_PREFIXES = ("/api/", "/house/", "/events/", "/board/", "/admin/")
 REFUSED_STATUSES = frozenset({403, 404, 429})
 _DEFAULT_CODES = {403: "forbidden", 404: "not_found", 429: "rate_limited"}
 _REASON_ATTRIBUTE = "_security_refusal_reason"
-_MAX_FIELD = 200
 _MAX_JSON_BODY = 64 * 1024
-
-
-def client_ip(request: HttpRequest) -> str:
-    """The client IP as allauth's rate limits count it (honours ALLAUTH_TRUSTED_PROXY_COUNT)."""
-    try:
-        return str(get_adapter(request).get_client_ip(request))
-    except PermissionDenied:
-        return "unknown"
-
-
-def who(request: HttpRequest) -> str:
-    """The user id; `session:<id>` when a session names a user the request was refused as
-    (DRF drops a user who failed the CSRF check); else `anonymous`."""
-    user = getattr(request, "user", None)
-    if user is not None and user.is_authenticated:
-        return str(user.pk)
-    session = getattr(request, "session", None)
-    claimed = session.get(SESSION_KEY) if session is not None else None
-    return f"session:{claimed}" if claimed else "anonymous"
-
-
-def log_refusal(
-    request: HttpRequest,
-    *,
-    code: str,
-    status: int | None = None,
-    reason: str = "",
-    level: int = logging.WARNING,
-) -> None:
-    """Write one refusal. A page that refuses without an error status may call this itself."""
-    match = getattr(request, "resolver_match", None)
-    fields: dict[str, Any] = {"status": status} if status is not None else {}
-    fields |= {
-        "code": code,
-        "action": match.view_name if match is not None else "",
-        "method": request.method or "",
-        "path": _safe_path(request),
-        "user": who(request),
-        "ip": client_ip(request),
-    }
-    if reason:
-        fields["reason"] = reason
-    write_refusal(fields, level)
-
-
-def write_refusal(fields: dict[str, Any], level: int = logging.WARNING) -> None:
-    """One refusal's line; also for a refusal answered before Django (syndicate.limits)."""
-    logger.log(
-        level,
-        "refused %s",
-        " ".join(f"{name}={_clean(value)}" for name, value in fields.items()),
-        extra={"security": fields},
-    )
 
 
 class RefusalLogMiddleware:
@@ -248,27 +195,3 @@ def _error_of(response: HttpResponseBase) -> tuple[str, str]:
     # DRF's SessionAuthentication refuses with "CSRF Failed: <reason>".
     reason = f"csrf: {message.removeprefix('CSRF Failed: ')}" if "CSRF Failed" in message else ""
     return str(error.get("code", "")), reason
-
-
-def _safe_path(request: HttpRequest) -> str:
-    """The path, with secret URL arguments (a password reset key) replaced by their names."""
-    path = request.path
-    match = getattr(request, "resolver_match", None)
-    if match is None:
-        return path
-    secrets = [(str(match.kwargs[n]), n) for n in SECRET_URL_ARGUMENTS & set(match.kwargs)]
-    for value, name in sorted(secrets, key=lambda secret: -len(secret[0])):
-        if not value or value not in path:
-            return f"/{match.route}"
-        path = path.replace(value, f"<{name}>")
-    return path
-
-
-def _clean(value: object) -> str:
-    """One short logfmt value: control characters escaped (no forged lines), quoted if spaced."""
-    text = str(value)[:_MAX_FIELD]
-    text = "".join(
-        c if c.isprintable() or c == " " else f"\\x{ord(c):02x}"
-        for c in text.replace("\\", "\\\\").replace('"', '\\"')
-    )
-    return f'"{text}"' if not text or " " in text or "=" in text else text

@@ -110,7 +110,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     # Last, so its process_exception is the first to see a view's exception.
-    "syndicate.busy.BusyMiddleware",
+    "helpers.busy.BusyMiddleware",
 ]
 
 ROOT_URLCONF = "syndicate.urls"
@@ -171,7 +171,7 @@ if DATABASE_POOL_SIZE > 0:
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": min(2, DATABASE_POOL_SIZE),
         "max_size": DATABASE_POOL_SIZE,
-        # Seconds a request waits for a free connection before it is answered 503 (syndicate.busy).
+        # Seconds a request waits for a free connection before it is answered 503 (helpers.busy).
         "timeout": float(os.environ.get("DATABASE_POOL_TIMEOUT", "30")),
     }
 if os.environ.get("TEST_DATABASE_NAME"):
@@ -305,8 +305,8 @@ if PRODUCTION or os.environ.get("EMAIL_HOST"):
         }
     }
 else:
-    # Printed, readable and with no secret link (syndicate/console_mail.py).
-    MAILERS = {"default": {"BACKEND": "syndicate.console_mail.ConsoleBackend"}}
+    # Printed, readable and with no secret link (helpers/console_mail.py).
+    MAILERS = {"default": {"BACKEND": "helpers.console_mail.ConsoleBackend"}}
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Syndicate <noreply@localhost>")
 
 # Web push (Poker push). Production reads both keys from the environment.
@@ -477,8 +477,8 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    # Password-reset keys and session ids are replaced in every line (syndicate/redaction.py).
-    "filters": {"redact_secrets": {"()": "syndicate.redaction.RedactSecrets"}},
+    # Password-reset keys and session ids are replaced in every line (helpers/redaction.py).
+    "filters": {"redact_secrets": {"()": "helpers.redaction.RedactSecrets"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",

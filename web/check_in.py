@@ -26,8 +26,8 @@ from events.check_in import normalised_code
 from events.errors import DomainError
 from events.limits import CHECK_IN_CODE_LENGTH
 from events.models import Event, Phase, Registration, RegistrationStatus
+from events.query import query_text
 from events.reads.common import event_summary
-from syndicate.query import query_text
 from web.errors import checked, form_key, fresh_key, refuse
 
 

@@ -13,7 +13,7 @@ from rest_framework.serializers import Serializer
 from rest_framework.settings import api_settings
 
 from events.errors import DomainError, IdempotencyKeyRequired, Invalid, NotAllowed, NotFound
-from syndicate import security
+from helpers import refusals
 
 
 def fresh_key() -> str:
@@ -36,7 +36,7 @@ def form_key(request: HttpRequest) -> str:
 def log_refused(request: HttpRequest, error: DomainError) -> None:
     """A refusal that may be someone probing (not allowed, not found) goes to the security log."""
     if isinstance(error, NotAllowed | NotFound):
-        security.log_refusal(request, code=error.code, status=error.status)
+        refusals.log_refusal(request, code=error.code, status=error.status)
 
 
 def refuse(request: HttpRequest, error: DomainError) -> None:

@@ -18,13 +18,13 @@ from events.check_in import self_check_in_open
 from events.errors import DomainError, Invalid, NothingPending, OutOfOrder
 from events.event_lists import event_list_public, events_of
 from events.models import Event, Phase, Registration
+from events.query import query_flag, query_int
 from events.reads.board import board_view
 from events.reads.common import event_summary, to_json
 from events.reads.final import final_results
 from events.reads.player import player_state
 from events.runner import is_house
 from events.venue import display_grant, venue_check_in
-from syndicate.query import query_flag, query_int
 from web.errors import OUT_OF_DATE, checked, form_key, fresh_key, log_refused, refuse
 from web.follow import follow
 

@@ -107,7 +107,7 @@ def test_with_every_connection_taken_the_api_answers_503_with_retry_after(
     }
     failures = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert [(r.name, r.levelname, r.exc_info) for r in failures] == [
-        ("syndicate.busy", "WARNING", None)
+        ("helpers.busy", "WARNING", None)
     ]
     assert f"GET /api/events/{event_id}/board/" in failures[0].getMessage()
     # Connections free again: the same request is answered.
@@ -130,7 +130,7 @@ def test_with_every_connection_taken_a_page_answers_a_plain_503(
     assert "Traceback" not in page
     failures = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert [(r.name, r.levelname, r.exc_info) for r in failures] == [
-        ("syndicate.busy", "WARNING", None)
+        ("helpers.busy", "WARNING", None)
     ]
     assert client.get(f"/board/{event_id}/").status_code == 200
 

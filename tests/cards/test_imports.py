@@ -138,3 +138,82 @@ def test_no_module_of_the_project_imports_itself_through_others() -> None:
 
     for name in sorted(graph):
         visit(name, ())
+
+
+def project_imports(path: Path) -> Iterator[str]:
+    """The modules of the project a file imports: `from syndicate import embedded` names
+    `syndicate.embedded`, `import syndicate` the package itself."""
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "syndicate":
+                yield from (f"syndicate.{alias.name}" for alias in node.names)
+            else:
+                yield node.module
+
+
+# What an app may take from the project package (`syndicate/`, settings, URLs and entry points):
+# only these, each importable without Django settings.
+SETTINGS_FREE_ENTRY_POINTS = {
+    # The embedded PostgreSQL and Valkey: `make run`, `make test` and `manage.py` start them, and
+    # it runs on its own (`python -m syndicate.embedded stop`); the standby copies (`standby/`)
+    # drive those same servers (their programs, their data folder, their faults).
+    "syndicate.embedded",
+}
+
+
+def test_no_app_imports_the_project_package_but_its_settings_free_entry_points() -> None:
+    """The helpers every layer uses are on the ground floor (`helpers/`), query parsing beside
+    the engine's errors (`events/query.py`): nothing climbs to the project package for them."""
+    apps = {n: p for n, p in project_modules().items() if n.split(".")[0] != "syndicate"}
+    assert {"api.throttles", "web.errors", "standby.restore", "cards.admin"} <= apps.keys()
+
+    climbs = {
+        (name, target)
+        for name, path in apps.items()
+        for target in project_imports(path)
+        if target.split(".")[0] == "syndicate"
+        and not any(
+            target == allowed or target.startswith(f"{allowed}.")
+            for allowed in SETTINGS_FREE_ENTRY_POINTS
+        )
+    }
+
+    assert climbs == set()
+
+
+def test_the_ground_floor_imports_nothing_from_the_project() -> None:
+    modules = project_modules()
+    ground = {name: path for name, path in modules.items() if name.split(".")[0] == "helpers"}
+    assert {"helpers.admin", "helpers.files", "helpers.refusals"} <= ground.keys()
+    packages = {name.split(".")[0] for name in modules} - {"helpers"}
+
+    assert imports_of(ground, tuple(packages)) == set()
+
+
+def _socket_sends(path: Path) -> Iterator[str]:
+    """Each `group_send`, and each `send` on a channel layer, a file names (called or handed on)."""
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Attribute) and (
+            node.attr == "group_send"
+            or (node.attr == "send" and "layer" in ast.unparse(node.value))
+        ):
+            yield f"{path.relative_to(ROOT)}:{node.lineno}"
+
+
+def test_no_module_but_the_live_protocol_sends_to_a_group_of_sockets() -> None:
+    """Every message to a group of sockets leaves through `live.protocol` (`send_to_group`,
+    `send_in_order`, `send_on`); the engine and the accounts are handed its sender by
+    `live.apps`. The benchmarks included."""
+    modules = project_modules()
+    bench = {path.stem: path for path in (ROOT / "bench").rglob("*.py")}
+    sends = [
+        where
+        for name, path in sorted({**modules, **bench}.items())
+        if name != "live.protocol"
+        for where in _socket_sends(path)
+    ]
+
+    assert sends == []
+    assert list(_socket_sends(modules["live.protocol"]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from syndicate.files import write_once
+from helpers.files import write_once
 
 
 def test_writers_at_once_keep_one_whole_file(tmp_path: Path) -> None:

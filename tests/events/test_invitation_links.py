@@ -22,7 +22,7 @@ from tests.seasons.test_series_staff import make_crew
 pytestmark = pytest.mark.django_db
 
 LAN = "http://192.168.1.20:8000"
-NO_MAIL = {"default": {"BACKEND": "syndicate.console_mail.ConsoleBackend"}}
+NO_MAIL = {"default": {"BACKEND": "helpers.console_mail.ConsoleBackend"}}
 
 
 def _signed_in(user: Any) -> Client:

@@ -12,7 +12,7 @@ from django.test import Client
 
 from accounts.models import User
 from cards.models import DealtCard, Shoe, Shuffle
-from syndicate.admin import SecretsHiddenAdmin, secrets_check
+from helpers.admin import SecretsHiddenAdmin, secrets_check
 from tests.factories import make_table, make_user
 
 pytestmark = pytest.mark.django_db

@@ -21,7 +21,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.urls.resolvers import RoutePattern
 
 from events import services
-from syndicate.redaction import SECRET_URL_ARGUMENTS, RedactSecrets, redact
+from helpers.redaction import SECRET_URL_ARGUMENTS, RedactSecrets, redact
 from syndicate.routing import websocket_urlpatterns
 from tests.factories import make_table, make_user
 from tests.faults.processes import Processes, app_env
@@ -211,7 +211,7 @@ def test_the_console_mailer_prints_no_reset_key_and_an_unbroken_body(
     settings: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A laptop with no mail server prints each email (make run's output, the worker's log).
-    settings.MAILERS = {"default": {"BACKEND": "syndicate.console_mail.ConsoleBackend"}}
+    settings.MAILERS = {"default": {"BACKEND": "helpers.console_mail.ConsoleBackend"}}
     player = make_user("Zoë Ünicode")  # a name that would make the body quoted-printable
     Client().post("/accounts/password/reset/", {"email": player.email})
     out = capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""Every query parameter of every page goes through one bounded parser (syndicate/query.py): a
+"""Every query parameter of every page goes through one bounded parser (events/query.py): a
 hostile value falls back on a page and is refused 400 by the API, never a 500."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from events import services
 from events.errors import Invalid
+from events.query import query_choice, query_flag, query_int, query_text
 from events.venue import display_path
-from syndicate.query import query_choice, query_flag, query_int, query_text
 from tests.factories import make_table
 
 HOSTILE = ["²", "٣", "9" * 5000, "-1", "1e9", "", "NaN", "3\x00", "x" * 3000]

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from events.errors import DomainError
-from ledger.simulation import simulate_night
+from events.simulation import recorded_night, simulate
 
 
 class Command(BaseCommand):
@@ -29,11 +29,12 @@ class Command(BaseCommand):
         if options["contribution"] < 0:
             raise CommandError("--contribution must be $0 or more.")
         try:
-            outcome = simulate_night(
+            outcome = simulate(
                 format=options["format"],
                 players=options["players"],
                 seed=options["seed"],
                 contribution=options["contribution"],
+                night=recorded_night(),
             )
         except DomainError as error:
             raise CommandError(f"{error.code}: {error.message}") from error

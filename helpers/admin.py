@@ -131,7 +131,7 @@ def secrets_check(site: admin.AdminSite) -> list[checks.CheckMessage]:
             problems.append(
                 checks.Error(
                     f"The admin of {label} does not derive from SecretsHiddenAdmin.",
-                    hint="Derive it from syndicate.admin.SecretsHiddenAdmin (or ReadOnlyAdmin).",
+                    hint="Derive it from helpers.admin.SecretsHiddenAdmin (or ReadOnlyAdmin).",
                     obj=model_admin,
                     id="syndicate.E101",
                 )

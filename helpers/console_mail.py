@@ -1,6 +1,6 @@
 """The mailer of a laptop with no mail server (`make run` without `EMAIL_HOST`): each email is
 printed to the process's output instead of sent, as plain headers and its body as written (no
-quoted-printable line breaks), with every secret in a link replaced (syndicate/redaction.py): a
+quoted-printable line breaks), with every secret in a link replaced (helpers/redaction.py): a
 password reset's key printed there would sit in `make run`'s output and the worker's log."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 from django.core.mail import EmailMessage
 from django.core.mail.backends.console import EmailBackend
 
-from syndicate.redaction import redact
+from helpers.redaction import redact
 
-BACKEND = "syndicate.console_mail.ConsoleBackend"
+BACKEND = "helpers.console_mail.ConsoleBackend"
 
 
 class ConsoleBackend(EmailBackend):
