@@ -365,12 +365,4 @@ class AnnouncementSent(Answer):
     recipients: int
 
 
-@dataclass(frozen=True)
-class PlayerRelabelled(Answer):
-    """The registration's neutral label."""
-
-    registration_id: int
-    label: str
-
-
 ALL_ANSWERS: tuple[type[Answer], ...] = tuple(Answer.__subclasses__())

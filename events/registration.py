@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.sessions.models import Session
@@ -15,6 +16,7 @@ from audit.models import AuditEntry
 from cards.models import CardState, Offer, OfferKind, ShoeKind
 from cards.stock import audit_card
 from events import answers, store
+from events.answers import Answer
 from events.dealing import deal, reminder_due
 from events.errors import (
     AgeNotConfirmed,
@@ -401,6 +403,14 @@ def labels_taken(event: Event) -> list[str]:
 LABEL = "Former player {number}"
 
 
+@dataclass(frozen=True)
+class PlayerRelabelled(Answer):
+    """The registration's neutral label (an account's deletion asks for it, never the API)."""
+
+    registration_id: int
+    label: str
+
+
 def _neutral_label(registration: Registration) -> str:
     """The neutral label, "Former player <registration id>", made unique among every label the
     event's registrations hold or held (a label once in the chain is never anyone else's)."""
@@ -420,7 +430,7 @@ def player_relabel(
     registration_id: int,
     by: User,
     idempotency_key: str | None = None,
-) -> answers.PlayerRelabelled:
+) -> PlayerRelabelled:
     """The account behind a registration is being deleted: the registration takes a neutral
     label and forgets the account and the salt of its commitment."""
     registration = Registration.objects.filter(pk=registration_id, player=by).first()
@@ -435,7 +445,7 @@ def player_relabel(
     change.know(registration)
     # Written by the system: the entry names neither the account nor who asked.
     change.audit(RELABELLED, player=old, details={"label": registration.label}, by_system=True)
-    return answers.PlayerRelabelled(registration_id=registration.pk, label=registration.label)
+    return PlayerRelabelled(registration_id=registration.pk, label=registration.label)
 
 
 def facts_of(change: Change, registration: Registration) -> PlayerFacts:

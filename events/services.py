@@ -36,7 +36,6 @@ from events.registration import (
     participant_add,
     player_check_in,
     player_register,
-    player_relabel,
     player_withdraw,
     registration_cancel,
 )
@@ -59,7 +58,6 @@ __all__ = [
     "payment_mark",
     "player_check_in",
     "player_register",
-    "player_relabel",
     "player_withdraw",
     "pool_confirm",
     "registration_cancel",

@@ -20,8 +20,8 @@ from audit.anchor import event_digest
 from audit.chain import GENESIS, entry_hash
 from audit.export import audit_csv, audit_document
 from audit.verify import verify
-from events import services as event_services
 from events.models import Event, Registration
+from events.registration import player_relabel
 from ledger import services as ledger
 from tests.audit.test_verify import finished, reseal
 from tests.seasons.support import make_league
@@ -121,7 +121,7 @@ def published(tmp_path: Path) -> dict[str, Any]:
     # The account deletion's relabelling, one registration after the other (privacy/services.py).
     deleted = b
     for registration in Registration.objects.filter(player=deleted).order_by("pk"):
-        event_services.player_relabel(registration_id=registration.pk, by=deleted)
+        player_relabel(registration_id=registration.pk, by=deleted)
     new_season, new_audits = export_all(league.season.pk, nights)
     return {
         "folder": tmp_path,

@@ -21,7 +21,7 @@ from audit.verify import Entry, follow_relabels, verify
 from events import services
 from events.errors import WrongPhase
 from events.models import Event, Registration
-from events.services import player_relabel
+from events.registration import player_relabel
 from ledger import services as ledger
 from ledger.lines import accounts, lines_of
 from privacy.services import delete_account
