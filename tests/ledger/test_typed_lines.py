@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 from django.db import transaction
+from django.test import Client
+from django.urls import reverse
 
 from audit.chain import GENESIS, entry_hash
 from audit.export import audit_document
@@ -123,9 +125,7 @@ def test_a_line_missing_its_method_is_an_error_not_cash() -> None:
 
 
 @pytest.mark.django_db
-def test_an_unreadable_line_is_refused_by_the_cash_box_the_report_the_api_and_the_verifier() -> (
-    None
-):
+def test_an_unreadable_line_is_refused_by_the_cash_box_pages_api_and_verifier() -> None:
     table = cash_table()
     bob = table.players[1]
     append_line(table.event, "payment_marked", bob.display_name, {"paid": "yes", "amount": 20})
@@ -137,6 +137,12 @@ def test_an_unreadable_line_is_refused_by_the_cash_box_the_report_the_api_and_th
     response = Api(table.house).get(f"/api/events/{table.event.pk}/cash-box/")
     assert error(response) == (500, "unreadable_ledger_line")
     assert words in response.json()["error"]["message"]
+    client = Client()
+    client.force_login(table.house)
+    for page in ("ledger:night", "ledger:night_csv"):
+        answer = client.get(reverse(page, kwargs={"event_id": table.event.pk}))
+        assert answer.status_code == 500
+        assert words.replace("'", "&#x27;") in answer.content.decode()
     verdict = verify(audit_document(table.refresh()))
     assert not verdict.ok and verdict.problem is not None and words in verdict.problem
 
