@@ -34,6 +34,15 @@ from audit.anchor import (
     signature_holds,
 )
 from audit.chain import GENESIS, canonical_json, entry_hash
+from audit.money_lines import (
+    ACTIONS,
+    CASH,
+    EntryPaid,
+    MoneyLine,
+    PaymentMarked,
+    UnreadableLine,
+    read_line,
+)
 from audit.spreadsheet import original_text
 from cards.shuffle import HOUSE, STOCK, shuffled
 from events.formats import format_for
@@ -454,7 +463,7 @@ def follow_relabels(entries: list[Entry]) -> tuple[list[Entry], int]:
 ENTRY_METHODS = ("cash", "card", "online", "comp")
 REFUND_METHODS = ("cash", "card", "online")
 CASH_OR_TRANSFER = ("cash", "transfer")
-LEDGER_LINES = ("entry_paid", "payment_marked", "entry_refunded", "payout_made", "sponsor_paid")
+LEDGER_LINES = ACTIONS  # one typed record each (audit/money_lines.py)
 
 
 @dataclass(slots=True)
@@ -491,8 +500,9 @@ def check_ledger(entries: Sequence[Entry]) -> str:
         if entry.action not in LEDGER_LINES:
             continue
         lines += 1
-        method = details.get("method", "cash")
-        amount = _whole(details.get("amount", 0), f"{entry}: details.amount")
+        record = read_money_line(entry)
+        amount = record.amount
+        method = CASH if isinstance(record, PaymentMarked) else record.method
         if entry.action == "sponsor_paid":
             if method not in CASH_OR_TRANSFER or amount == 0:
                 raise AuditProblem(f"{entry}: a sponsor's money is dollars in cash or by transfer.")
@@ -507,11 +517,7 @@ def check_ledger(entries: Sequence[Entry]) -> str:
         if not entry.player:
             raise AuditProblem(f"{entry}: a ledger line names its player.")
         account = accounts.setdefault(entry.player, _Account())
-        if entry.action == "entry_paid" or (
-            entry.action == "payment_marked" and details.get("paid") is True
-        ):
-            if entry.action == "payment_marked":
-                method = "cash"
+        if isinstance(record, EntryPaid) or (isinstance(record, PaymentMarked) and record.paid):
             if method not in ENTRY_METHODS or (method == "comp") != (amount == 0):
                 raise AuditProblem(f"{entry}: an entry is paid in cash, by card, online or comped.")
             account.held += amount
@@ -553,16 +559,27 @@ def check_ledger(entries: Sequence[Entry]) -> str:
     )
 
 
+def read_money_line(entry: Entry) -> MoneyLine:
+    """The entry's money line as its typed record (audit/money_lines.py: details without a
+    version are version 1); details that cannot be read are a problem, never a default."""
+    try:
+        return read_line(entry.action, entry.details)
+    except UnreadableLine as problem:
+        raise AuditProblem(f"{entry} cannot be read as a ledger line: {problem}") from None
+
+
 def _last_method(entries: Sequence[Entry], mark: Entry) -> str:
-    """The method of the entry line a "not paid" mark takes back: the player's last before it."""
+    """The method of the entry line a "not paid" mark takes back: the player's last before it
+    (check_ledger has read every line before the mark)."""
     for entry in reversed(entries[: mark.seq - 1]):
-        if entry.player != mark.player:
+        if entry.player != mark.player or entry.action not in ("entry_paid", "payment_marked"):
             continue
-        if entry.action == "entry_paid":
-            return str(entry.details.get("method", "cash"))
-        if entry.action == "payment_marked" and entry.details.get("paid") is True:
-            return "cash"
-    return "cash"
+        record = read_money_line(entry)
+        if isinstance(record, EntryPaid):
+            return record.method
+        if isinstance(record, PaymentMarked) and record.paid:
+            return CASH
+    return CASH
 
 
 # The event block ----------------------------------------------------------------------------------

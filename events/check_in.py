@@ -18,6 +18,7 @@ from django.db.models import Max
 from django.urls import reverse
 
 from accounts.models import User
+from audit.money_lines import PaymentMarked
 from events import answers
 from events.errors import (
     EntryPartlyRefunded,
@@ -301,8 +302,8 @@ def payment_mark(
         registration.save(update_fields=["paid"])
         change.know(registration)
         change.audit(
-            "payment_marked",
+            PaymentMarked.action,
             player=registration.label,
-            details={"paid": paid, "amount": event.contribution},
+            details=PaymentMarked(paid=paid, amount=event.contribution).to_details(),
         )
     return answers.PaymentMarked(registration_id=registration.pk, paid=paid, collected=collected)

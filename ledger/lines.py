@@ -14,38 +14,81 @@ the one record of the night's money, and every export carries it. The lines are
   signed the printed sheet, whether it is reportable winnings);
 - `sponsor_paid`: a free-entry event's sponsor money received, in cash or by transfer, toward the
   sponsored pool (no player: the line is the sponsor's).
+
+Each line's details are one typed, versioned record (audit/money_lines.py), written by the
+services through `to_details()` and read back here through `from_entry()`: a line that cannot
+be read is refused with `UnreadableLedgerLine`, never read with a default (docs/audit.md).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import ClassVar
 
 from audit.models import AuditEntry
+from audit.money_lines import (
+    CARD,
+    CASH,
+    COMP,
+    ENTRY_METHODS,
+    ENTRY_PAID,
+    ENTRY_REFUNDED,
+    ONLINE,
+    PAYMENT_MARKED,
+    PAYOUT_MADE,
+    PAYOUT_METHODS,
+    REFUND_METHODS,
+    SPONSOR_METHODS,
+    SPONSOR_PAID,
+    TRANSFER,
+    EntryPaid,
+    EntryRefunded,
+    PaymentMarked,
+    PayoutMade,
+    SponsorPaid,
+    UnreadableLine,
+    read_line,
+)
+from events.errors import DomainError
 from events.models import Event
 
-ENTRY_PAID = "entry_paid"
-PAYMENT_MARKED = "payment_marked"
-ENTRY_REFUNDED = "entry_refunded"
-PAYOUT_MADE = "payout_made"
-SPONSOR_PAID = "sponsor_paid"
+# Each line's details are a typed record (audit/money_lines.py): written and read through it.
+__all__ = [
+    "CARD",
+    "CASH",
+    "COMP",
+    "ENTRY_METHODS",
+    "ENTRY_PAID",
+    "ENTRY_REFUNDED",
+    "ONLINE",
+    "PAYMENT_MARKED",
+    "PAYOUT_MADE",
+    "PAYOUT_METHODS",
+    "REFUND_METHODS",
+    "SPONSOR_METHODS",
+    "SPONSOR_PAID",
+    "TRANSFER",
+    "EntryPaid",
+    "EntryRefunded",
+    "PaymentMarked",
+    "PayoutMade",
+    "SponsorPaid",
+]
+
 LEDGER_ACTIONS = (ENTRY_PAID, PAYMENT_MARKED, ENTRY_REFUNDED, PAYOUT_MADE, SPONSOR_PAID)
 # A deleted account's registration takes a neutral label (privacy/services.py).
 RELABELLED = "player_relabelled"
 
-# How money comes in at the door or online; a comp brings none.
-CASH = "cash"
-CARD = "card"
-ONLINE = "online"
-COMP = "comp"
-ENTRY_METHODS = (CASH, CARD, ONLINE, COMP)
-# How money goes back or out: a refund goes back the way it came; a prize is cash or a transfer.
-TRANSFER = "transfer"
-REFUND_METHODS = (CASH, CARD, ONLINE)
-PAYOUT_METHODS = (CASH, TRANSFER)
-# A sponsor hands cash to House or transfers it.
-SPONSOR_METHODS = (CASH, TRANSFER)
+
+class UnreadableLedgerLine(DomainError):
+    """A line of the event's chain that cannot be read as its record: the cash box, the night
+    report, the CSV and the API refuse to add up money they cannot read, rather than guess."""
+
+    code: ClassVar[str] = "unreadable_ledger_line"
+    status: ClassVar[int] = 500
+    default_message = "A line of the event's ledger cannot be read."
+
 
 # What a line is, in the cash box and the night report.
 ENTRY = "entry"
@@ -105,7 +148,7 @@ def lines_of(event: Event) -> list[Line]:
     for (seq, at, actor, action_, _, details, reason), label in zip(rows, labels, strict=True):
         if action_ == RELABELLED:
             continue
-        line = _line(seq, at, actor, action_, label, details or {}, reason or "", last_entry)
+        line = _line(seq, at, actor, action_, label, details, reason or "", last_entry)
         if line is None:
             continue
         if line.kind == ENTRY:
@@ -122,15 +165,21 @@ def _line(
     actor: str,
     action: str,
     player: str,
-    details: dict[str, Any],
+    details: object,
     reason: str,
     last_entry: dict[str, Line],
 ) -> Line | None:
-    amount = int(details.get("amount", 0))
+    try:
+        record = read_line(action, details)
+    except UnreadableLine as problem:
+        raise UnreadableLedgerLine(
+            f"Audit entry seq {seq} ({action}) cannot be read as a ledger line: {problem} "
+            "The ledger adds up no money from a line it cannot read."
+        ) from None
     line = partial(Line, seq, at, actor, action, player)
-    if action == PAYMENT_MARKED:
-        if details.get("paid"):
-            return line(kind=ENTRY, method=CASH, amount=amount, note="marked paid")
+    if isinstance(record, PaymentMarked):
+        if record.paid:
+            return line(kind=ENTRY, method=CASH, amount=record.amount, note="marked paid")
         voided = last_entry.get(player)
         if voided is None:
             return None
@@ -141,39 +190,30 @@ def _line(
             note="marked not paid",
             waived=voided.waived,
         )
-    if action == ENTRY_PAID:
-        method = str(details.get("method", CASH))
-        note = reason if method == COMP else str(details.get("reference", ""))
+    if isinstance(record, EntryPaid):
         return line(
             kind=ENTRY,
-            method=method,
-            amount=amount,
-            note=note,
-            waived=int(details.get("waived", 0)),
+            method=record.method,
+            amount=record.amount,
+            note=reason if record.method == COMP else record.reference,
+            waived=record.waived,
         )
-    if action == SPONSOR_PAID:
-        return line(
-            kind=SPONSOR,
-            method=str(details.get("method", CASH)),
-            amount=amount,
-            note=str(details.get("reference", "")),
-        )
-    if action == ENTRY_REFUNDED:
+    if isinstance(record, SponsorPaid):
+        return line(kind=SPONSOR, method=record.method, amount=record.amount, note=record.reference)
+    if isinstance(record, EntryRefunded):
         return line(
             kind=REFUND,
-            method=str(details.get("method", CASH)),
-            amount=amount,
-            note=f"{details.get('grounds', '')}: {reason}"
-            if reason
-            else str(details.get("grounds", "")),
+            method=record.method,
+            amount=record.amount,
+            note=f"{record.grounds}: {reason}" if reason else record.grounds,
         )
     return line(
         kind=PAYOUT,
-        method=str(details.get("method", CASH)),
-        amount=amount,
-        handed_by=str(details.get("handed_by", "")),
-        acknowledged=bool(details.get("acknowledged", False)),
-        reportable=bool(details.get("reportable", False)),
+        method=record.method,
+        amount=record.amount,
+        handed_by=record.handed_by,
+        acknowledged=record.acknowledged,
+        reportable=record.reportable,
     )
 
 

@@ -44,6 +44,10 @@ from ledger.lines import (
     SPONSOR_METHODS,
     SPONSOR_PAID,
     Account,
+    EntryPaid,
+    EntryRefunded,
+    PayoutMade,
+    SponsorPaid,
     accounts,
     lines_of,
 )
@@ -113,17 +117,18 @@ def entry_payment(
     if registration.paid:
         raise WrongState(f"{registration.label}'s entry is already settled.")
     amount = 0 if method == COMP else event.contribution
-    details: dict[str, object] = {"method": method, "amount": amount}
-    if method == ONLINE:
-        details["reference"] = reference
-    if method == COMP:
-        details["waived"] = event.contribution
+    line = EntryPaid(
+        method=method,
+        amount=amount,
+        reference=reference if method == ONLINE else "",
+        waived=event.contribution if method == COMP else 0,
+    )
     registration.paid = True
     registration.save(update_fields=["paid"])
     change.audit(
         ENTRY_PAID,
         player=registration.label,
-        details=details,
+        details=line.to_details(),
         reason=reason if method == COMP else None,
     )
     return answers.EntryPaid(
@@ -184,7 +189,7 @@ def entry_refund(
     change.audit(
         ENTRY_REFUNDED,
         player=registration.label,
-        details={"method": method, "amount": amount, "grounds": grounds},
+        details=EntryRefunded(method=method, amount=amount, grounds=grounds).to_details(),
         reason=reason,
     )
     return answers.EntryRefunded(
@@ -231,14 +236,14 @@ def payout_record(
     change.audit(
         PAYOUT_MADE,
         player=registration.label,
-        details={
-            "method": method,
-            "amount": amount,
-            "award": award,
-            "handed_by": handed_by,
-            "acknowledged": acknowledged,
-            "reportable": reportable,
-        },
+        details=PayoutMade(
+            method=method,
+            amount=amount,
+            award=award,
+            handed_by=handed_by,
+            acknowledged=acknowledged,
+            reportable=reportable,
+        ).to_details(),
     )
     return answers.PayoutMade(
         registration_id=registration.pk,
@@ -280,10 +285,8 @@ def sponsor_payment(
             f"The sponsored pool is ${event.sponsored_pool}, with ${left} not yet recorded: "
             f"${amount} is more. Raise the sponsored pool in the event's settings first."
         )
-    details: dict[str, object] = {"method": method, "amount": amount}
-    if reference.strip():
-        details["reference"] = reference.strip()
-    change.audit(SPONSOR_PAID, details=details)
+    line = SponsorPaid(method=method, amount=amount, reference=reference.strip())
+    change.audit(SPONSOR_PAID, details=line.to_details())
     return answers.SponsorPaid(
         event_id=event.pk,
         method=method,

@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
@@ -19,7 +20,13 @@ from events.money import dollars
 from events.runner import is_house, roles_of
 from ledger import services
 from ledger.forms import posted_dollars, posted_id, posted_text
-from ledger.lines import ENTRY_METHODS, PAYOUT_METHODS, REFUND_METHODS, SPONSOR_METHODS
+from ledger.lines import (
+    ENTRY_METHODS,
+    PAYOUT_METHODS,
+    REFUND_METHODS,
+    SPONSOR_METHODS,
+    UnreadableLedgerLine,
+)
 from ledger.report import night_csv, night_report
 from web.errors import form_key, refuse
 
@@ -32,12 +39,21 @@ def _house_event(request: HttpRequest, event_id: int) -> tuple[Event, User]:
     return event, user
 
 
+def _unreadable(error: UnreadableLedgerLine) -> HttpResponse:
+    """A ledger line that cannot be read: the page says which, and adds up nothing."""
+    context = {"title": "The ledger cannot be read", "message": error.message, "status": 500}
+    return HttpResponse(render_to_string("error.html", context), status=error.status)
+
+
 @login_required
 @require_GET
 def night(request: HttpRequest, event_id: int) -> HttpResponse:
     """The ledger and the night report, laid out for print too."""
     event, user = _house_event(request, event_id)
-    report = night_report(event)
+    try:
+        report = night_report(event)
+    except UnreadableLedgerLine as error:
+        return _unreadable(error)
     players = list(
         Registration.objects.filter(event=event)
         .exclude(status=RegistrationStatus.NO_SHOW)
@@ -68,7 +84,11 @@ def night(request: HttpRequest, event_id: int) -> HttpResponse:
 @require_GET
 def night_csv_download(request: HttpRequest, event_id: int) -> HttpResponse:
     event, _ = _house_event(request, event_id)
-    response = HttpResponse(night_csv(night_report(event)), content_type="text/csv; charset=utf-8")
+    try:
+        report = night_report(event)
+    except UnreadableLedgerLine as error:
+        return _unreadable(error)
+    response = HttpResponse(night_csv(report), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="event-{event.pk}-night.csv"'
     return response
 

@@ -479,7 +479,12 @@ def test_the_simulated_night_records_its_ledger_end_to_end(format, players, tmp_
     assert len(paid) == players and methods.count("comp") == 1
     assert {"cash", "card"} <= set(methods)
     (refund,) = run.entries("entry_refunded")
-    assert refund["details"] == {"method": "cash", "amount": CONTRIBUTION, "grounds": "withdrawal"}
+    assert refund["details"] == {
+        "version": 1,
+        "method": "cash",
+        "amount": CONTRIBUTION,
+        "grounds": "withdrawal",
+    }
     awards = {
         player["player"]: player["award"]
         for player in run.document["result"]["players"]

@@ -37,7 +37,7 @@ def test_it_marks_a_player_paid_and_counts_the_dollars_collected():
         "house",
         bob.display_name,
     )
-    assert entry.details == {"paid": True, "amount": 15}
+    assert entry.details == {"version": 1, "paid": True, "amount": 15}
     answer = services.payment_mark(registration_id=table.rid(ann), by=table.house, paid=False)
     assert (answer.paid, answer.collected) == (False, 15)
     assert collected(table.refresh()) == 15

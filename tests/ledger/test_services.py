@@ -55,7 +55,7 @@ def test_entries_in_cash_by_card_online_and_comped_are_lines_of_the_audit():
         "Sponsor's guest",
         "house",
     )
-    assert entry.details == {"method": "comp", "amount": 0, "waived": 20}
+    assert entry.details == {"version": 1, "method": "comp", "amount": 0, "waived": 20}
     online = [line for line in lines_of(table.refresh()) if line.method == "online"]
     assert online[0].note == "stripe pi_123"
     assert all(table.registration(p).paid for p in table.players)
@@ -153,7 +153,12 @@ def test_a_cancelled_entry_is_refunded_never_more_than_was_paid():
     assert (answer.still_held, answer.expected_cash) == (0, 0)  # type: ignore[attr-defined]
     assert not table.registration(ann).paid
     entry = last(table.event, "entry_refunded")
-    assert entry.details == {"method": "cash", "amount": 10, "grounds": "cancellation"}
+    assert entry.details == {
+        "version": 1,
+        "method": "cash",
+        "amount": 10,
+        "grounds": "cancellation",
+    }
     refused(RefundExceedsPayment, table.event, lambda: refund(table, ann, 1))
     box = cash_box(table.refresh())
     assert (box.cash_in, box.refunds_cash, box.expected_cash) == (10, 10, 0)
@@ -198,6 +203,7 @@ def test_awards_are_paid_out_once_finalized_never_more_than_the_award():
     payout(table, winner, award - 1, "transfer")
     entry = last(table.event, "payout_made")
     assert entry.details == {
+        "version": 1,
         "method": "transfer",
         "amount": award - 1,
         "award": award,
