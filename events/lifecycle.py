@@ -7,7 +7,6 @@ import zoneinfo
 from collections.abc import Sequence
 from typing import Any
 
-from django.apps import apps
 from django.db import transaction
 
 from accounts import revocation
@@ -47,7 +46,7 @@ from events.progress import blockers, final_standings, participants
 from events.registration import deal_starting_offer
 from events.registration_switch import close_registration, why_registration_cannot_open
 from events.remainder_policy import lacks_remainder_policy, require_remainder_policy
-from events.runner import Change, action
+from events.runner import Change, action, roles_above, scope_exists
 from events.staff import (
     SITE_STAFF,
     Role,
@@ -166,14 +165,11 @@ def _creator_in_series(by: User, series_id: int) -> User | None:
     """Who joins the staff of an event made in a series: nobody when the creator's series role
     may make the series' events (a director's and the owner's: `series_next_event`), since
     their series role holds in it; site staff outside that, as its director. The series' staff
-    live with the series (seasons/), named here by label as `events.runner.roles_of` does."""
-    series_staff = apps.get_model("seasons", "SeriesStaff")
-    if not apps.get_model("seasons", "Series").objects.filter(pk=series_id).exists():
+    live with the series (seasons/), which installs them as the scope above events
+    (`events.runner.use_scope_above`)."""
+    if not scope_exists(series_id):
         raise NotFound("No such series.")
-    roles = series_staff.objects.filter(series_id=series_id, user_id=by.pk).values_list(
-        "role", flat=True
-    )
-    if acting_role(roles, "series_next_event") is not None:
+    if acting_role(roles_above(by.pk, series_id), "series_next_event") is not None:
         return None
     if by.is_staff:
         return by

@@ -21,11 +21,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Annotated, Any, Concatenate, cast, get_origin
+from typing import Annotated, Any, Concatenate, Protocol, cast, get_origin
 
-from django.apps import apps
 from django.db import transaction
-from django.db.models import Model
+from django.db.models import Model, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
@@ -65,6 +64,40 @@ def together() -> Iterator[None]:
             _together.reset(token)
 
 
+class ScopeAbove(Protocol):
+    """The scope above events whose staff hold roles in each of its events: a series. It lives in
+    a layer on top of the engine (seasons/apps.py installs it with `use_scope_above`): the engine
+    imports none of it and names none of it."""
+
+    def exists(self, scope_id: int) -> bool:
+        """Whether the scope is there."""
+        ...
+
+    def roles(self, user_id: int, scope_id: int) -> QuerySet[Any, tuple[str]]:
+        """The roles the user holds in the scope, as rows of one `role` column (the engine
+        reads them together with the event's own staff in one query)."""
+        ...
+
+
+_scopes_above: list[ScopeAbove] = []
+
+
+def use_scope_above(scope: ScopeAbove) -> None:
+    _scopes_above[:] = [scope]
+
+
+def scope_exists(scope_id: int) -> bool:
+    """Whether the scope above events (a series) is there; never without its layer."""
+    return bool(_scopes_above) and _scopes_above[0].exists(scope_id)
+
+
+def roles_above(user_id: int, scope_id: int) -> frozenset[str]:
+    """The roles a user holds in the scope above events (a series); none without its layer."""
+    if not _scopes_above:
+        return frozenset()
+    return frozenset(role for (role,) in _scopes_above[0].roles(user_id, scope_id))
+
+
 def roles_of(user: User | None, event_id: int, series_id: int | None) -> frozenset[str]:
     """The roles `user` holds in an event (its own and its series'); a superuser is owner."""
     if user is None or not user.is_authenticated or not user.is_active:
@@ -73,12 +106,9 @@ def roles_of(user: User | None, event_id: int, series_id: int | None) -> frozens
         return frozenset({staff.Role.OWNER.value})
 
     held = EventStaff.objects.filter(user_id=user.pk, event_id=event_id).values_list("role")
-    if series_id is not None:
-        # The series' staff live with the series (seasons/); the engine names it only by label.
-        series_staff = apps.get_model("seasons", "SeriesStaff")
-        held = held.union(
-            series_staff.objects.filter(user_id=user.pk, series_id=series_id).values_list("role")
-        )
+    if series_id is not None and _scopes_above:
+        # The series' staff live with the series (seasons/), which installs them as the scope above.
+        held = held.union(_scopes_above[0].roles(user.pk, series_id))
     return frozenset(role for (role,) in held)
 
 
