@@ -45,6 +45,16 @@ def house_event(user: User | None, event_id: int) -> Event:
     return event
 
 
+def money_event(user: User | None, event_id: int) -> Event:
+    """An event whose House asks for its money: a role that may not see it (events/staff.py
+    `SIGHTS`, a scorer) is refused with a House action's words."""
+    event = house_event(user, event_id)
+    roles = roles_of(user, event.pk, event.series_id)
+    if not staff.may_see(roles, "money"):
+        raise staff.unseen(roles, "money")
+    return event
+
+
 def own_registration(user: User, event: Event) -> Registration:
     registration = Registration.objects.filter(event=event, player=user).first()
     if registration is None:

@@ -893,7 +893,7 @@ class CashBox(ApiView):
         tags=HOUSE,
     )
     def get(self, request: Request, event_id: int) -> Response:
-        box = cash_box_model.cash_box(reads.house_event(actor(request), event_id))
+        box = cash_box_model.cash_box(reads.money_event(actor(request), event_id))
         return Response(to_json(box))
 
 

@@ -14,6 +14,11 @@ ask it through the same guard, so no view checks a role by hand.
   needs no account; it is never a membership. Making and revoking one is the owner's and a
   director's (`DISPLAY_LINK_ACTIONS`): a link is not a membership and writes nothing, so it is
   not a staff change.
+
+What each role may see is the second table here (`SIGHTS`, asked through `may_see`): the
+night's money (the cash box, the night report and its print, the ledger's CSV, the API's cash
+box) is the owner's, a director's and a cashier's; a scorer sees House's pages without it; the
+display sees the board alone.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from collections.abc import Iterable
 
 from django.db import models
 
-from events.errors import Invalid
+from events.errors import Invalid, NotAllowed
 
 
 class Role(models.TextChoices):
@@ -85,6 +90,20 @@ SCORER_ACTIONS = frozenset(
     }
 )
 
+# What each role may see (docs/decisions.md, "What a role may see"). "money": the cash box, the
+# night report page and its print, the ledger's CSV, the API's cash box; "house": House's pages;
+# "board": the board and the kiosk.
+SIGHTS: dict[str, frozenset[str]] = {
+    Role.OWNER.value: frozenset({"house", "money", "board"}),
+    Role.DIRECTOR.value: frozenset({"house", "money", "board"}),
+    Role.CASHIER.value: frozenset({"house", "money", "board"}),
+    Role.SCORER.value: frozenset({"house", "board"}),
+    Role.DISPLAY.value: frozenset({"board"}),
+}
+
+# How a refusal names what was not shown.
+_SIGHT_WORDS = {"money": "the night's money", "house": "House's pages", "board": "the board"}
+
 # Strongest first: the role an audit entry names when a member holds several.
 _ORDER: dict[str, int] = {role.value: place for place, role in enumerate(MEMBER_ROLES)}
 
@@ -100,6 +119,22 @@ def may(role: str, action: str) -> bool:
     if role == Role.SCORER:
         return action in SCORER_ACTIONS
     return False  # display, and anything else, writes nothing
+
+
+def may_see(roles: Iterable[str], sight: str) -> bool:
+    """Whether any of `roles` may see `sight` (a key of a role's `SIGHTS`): the one question the
+    pages, the API and the read models ask before serving it."""
+    return any(sight in SIGHTS.get(str(role), frozenset()) for role in roles)
+
+
+def unseen(roles: Iterable[str], sight: str) -> NotAllowed:
+    """The refusal for `roles` that may not see `sight`: a refused House action's words, the
+    role named."""
+    held = strongest(roles)
+    if held is None:
+        return NotAllowed("Only House can see this for this event.")
+    what = _SIGHT_WORDS.get(sight, sight)
+    return NotAllowed(f"Your role in this event ({held}) does not include that ({what}).")
 
 
 def acting_role(roles: Iterable[str], action: str) -> str | None:

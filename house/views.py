@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.models import User
 from audit.export import audit_csv, audit_document
-from events import display, limits, money, scoreholio, services
+from events import display, limits, money, scoreholio, services, staff
 from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
@@ -131,6 +131,13 @@ def _after(request: HttpRequest, event: Event, anchor: str) -> HttpResponse:
 def _dashboard_context(request: HttpRequest, event: Event, *, inline: bool = False) -> dict:
     # The live part's context is House's page (house.read_model), as pushed fragments render it.
     context: dict[str, Any] = {**house_page(event).context(), "inline_messages": inline}
+    # The night's money only for a role that may see it (events/staff.py `SIGHTS`): a scorer's
+    # page names the role instead. The fragments pushed live are not per role (docs/decisions.md,
+    # "What a role may see").
+    roles = roles_of(_user(request), event.pk, event.series_id)
+    if not staff.may_see(roles, "money"):
+        context["cash_box"] = None
+        context["money_unseen"] = staff.unseen(roles, "money").message
     log = request.session.get(SCOREHOLIO_SESSION.format(event_id=event.pk))
     if isinstance(log, dict) and isinstance(log.get("text"), str):
         context["scoreholio"] = {

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
+from events import staff
 from events.errors import DomainError
 from events.models import Event, Registration, RegistrationStatus
 from events.money import dollars
@@ -39,6 +40,23 @@ def _house_event(request: HttpRequest, event_id: int) -> tuple[Event, User]:
     return event, user
 
 
+def _money_event(request: HttpRequest, event_id: int) -> tuple[Event, User, frozenset[str]]:
+    """House whose role may see the night's money (events/staff.py `SIGHTS`); any other role
+    is refused with a House action's words (raised as `NotAllowed`)."""
+    event, user = _house_event(request, event_id)
+    roles = roles_of(user, event.pk, event.series_id)
+    if not staff.may_see(roles, "money"):
+        raise staff.unseen(roles, "money")
+    return event, user, roles
+
+
+def _not_shown(error: DomainError) -> HttpResponse:
+    """The money a role may not see: the site's error page with the refusal's words (the 403 is
+    logged by syndicate/security.py)."""
+    context = {"title": "Not for your role", "message": error.message, "status": error.status}
+    return HttpResponse(render_to_string("error.html", context), status=error.status)
+
+
 def _unreadable(error: UnreadableLedgerLine) -> HttpResponse:
     """A ledger line that cannot be read: the page says which, and adds up nothing."""
     context = {"title": "The ledger cannot be read", "message": error.message, "status": 500}
@@ -49,7 +67,10 @@ def _unreadable(error: UnreadableLedgerLine) -> HttpResponse:
 @require_GET
 def night(request: HttpRequest, event_id: int) -> HttpResponse:
     """The ledger and the night report, laid out for print too."""
-    event, user = _house_event(request, event_id)
+    try:
+        event, _, roles = _money_event(request, event_id)
+    except DomainError as error:
+        return _not_shown(error)
     try:
         report = night_report(event)
     except UnreadableLedgerLine as error:
@@ -75,7 +96,7 @@ def night(request: HttpRequest, event_id: int) -> HttpResponse:
             "payout_methods": PAYOUT_METHODS,
             "sponsor_methods": SPONSOR_METHODS,
             "sponsor_left": max(report.box.sponsored - report.box.sponsor_in, 0),
-            "my_roles": roles_of(user, event.pk, event.series_id),
+            "my_roles": roles,
         },
     )
 
@@ -83,7 +104,10 @@ def night(request: HttpRequest, event_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def night_csv_download(request: HttpRequest, event_id: int) -> HttpResponse:
-    event, _ = _house_event(request, event_id)
+    try:
+        event, _, _ = _money_event(request, event_id)
+    except DomainError as error:
+        return _not_shown(error)
     try:
         report = night_report(event)
     except UnreadableLedgerLine as error:

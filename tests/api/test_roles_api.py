@@ -1,7 +1,8 @@
 """The role matrix over the API (events/staff.py, docs/decisions.md "Roles"): every House
 endpoint tried by each staff role of the event (none of them site staff) and by the venue's
 display link. A role is refused, with 403 `not_allowed` and nothing changed, exactly the writes
-its role does not include; every staff role reads House's views; the display link, which has no
+its role does not include; every staff role reads House's views but what its role may not see
+(a scorer, the cash box: events/staff.py `SIGHTS`); the display link, which has no
 account, writes nothing and shows no code once House has revoked it."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from accounts.models import User
-from events import services
+from events import services, staff
 from events.venue import display_path
 from seasons.services import series_house_add, series_house_remove, series_ownership_transfer
 from tests.api.support import Api, error
@@ -69,6 +70,8 @@ SERIES = {
     "championship",
 }
 ROLES = ("owner", "director", "cashier", "scorer")
+# Each House read of the API that shows what only some roles see (events/staff.py `SIGHTS`).
+SIGHTS = {"cash-box": "money"}
 
 
 def _staffed(scene: Scene) -> dict[str, User]:
@@ -93,7 +96,7 @@ def test_every_staff_role_is_refused_over_the_api_what_its_role_does_not_include
     # Besides: creating a series is site staff's, accepting an invitation its invitee's.
     own = {"series-list", "staff-invitation-accept", "series-staff-invitation-accept"}
     assert {call.name for call in writes} == set(ACTIONS) | SERIES | own
-    tried = 0
+    tried = seen_refused = 0
     for role in ROLES:
         api = Api(people[role])
         for call in writes:
@@ -116,6 +119,11 @@ def test_every_staff_role_is_refused_over_the_api_what_its_role_does_not_include
                 response = _send(api, call, scene.ids(target=scene.table.rid(scene.b)))
                 if call.name in SERIES and role != "owner":  # an event's staff hold no series role
                     assert error(response) == (403, "not_allowed"), (role, call)
+                elif call.name in SIGHTS and not staff.may_see({role}, SIGHTS[call.name]):
+                    assert error(response) == (403, "not_allowed"), (role, call)
+                    assert f"({role})" in response.json()["error"]["message"], (role, call)
+                    assert "cash_in" not in response.content.decode(), (role, call)
+                    seen_refused += 1
                 else:
                     assert response.status_code == 200, (role, call)
     # 30 event writes: the owner is refused none of them, a director 5, a cashier 21, a scorer
@@ -124,6 +132,27 @@ def test_every_staff_role_is_refused_over_the_api_what_its_role_does_not_include
     # the 12 series writes: 90 cases.
     # (The series' own roles are tried over the API in tests/api/test_series_roles_api.py.)
     assert tried == 0 + 5 + 21 + 28 + 3 * len(SERIES) == 90
+    # The night's money: a scorer alone is refused the cash box; the owner, a director and a
+    # cashier read it (the 200s above).
+    assert seen_refused == 1
+
+
+def test_a_scorer_sees_no_money_over_the_api_and_the_owner_director_and_cashier_do() -> None:
+    scene = Scene()
+    people = _staffed(scene)
+    path = f"/api/events/{scene.table.event.pk}/cash-box/"
+    for role in ROLES:
+        with unchanged(scene.table.event, role):
+            response = Api(people[role]).get(path)
+        if role == "scorer":
+            assert error(response) == (403, "not_allowed")
+            assert (
+                "Your role in this event (scorer) does not include that"
+                in (response.json()["error"]["message"])
+            )
+            assert "cash_in" not in response.content.decode()
+        else:
+            assert response.status_code == 200 and "cash_in" in response.json(), role
 
 
 def test_the_display_link_writes_nothing_and_a_revoked_one_shows_no_code() -> None:

@@ -18,7 +18,7 @@ from events.models import Review
 from tests.events.test_roles import _scene, allowed
 from tests.factories import make_user
 from tests.house.support import post, url
-from tests.refusals import refused_by_page
+from tests.refusals import refused_by_page, unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -132,3 +132,39 @@ def test_each_staff_role_is_refused_every_form_its_role_does_not_include(client:
             tried += 1
     # 33 forms: the owner is refused none, a director 5 (the staff's), a cashier 24, a scorer 28.
     assert (len(forms), tried) == (33, 0 + 5 + 24 + 28)
+
+
+def test_a_scorer_sees_no_money_on_the_night_report_its_csv_or_the_dashboard(
+    client: Client,
+) -> None:
+    """The night's money (events/staff.py `SIGHTS`): the owner, a director and a cashier see the
+    night report (its print is the same page), its CSV and the dashboard's cash box; a scorer is
+    refused the report and the CSV with a House action's words, its role named, and its dashboard
+    names the role where the cash box would be. Nothing changes."""
+    scene = _scene()
+    event = scene.table.event
+    night = reverse("ledger:night", args=[event.pk])
+    csv = reverse("ledger:night_csv", args=[event.pk])
+    for role in ("owner", "director", "cashier", "scorer"):
+        client.force_login(scene.people[role])
+        with unchanged(event, role):
+            report, sheet, dashboard = (
+                client.get(night),
+                client.get(csv),
+                client.get(url("dashboard", event.pk)),
+            )
+        assert dashboard.status_code == 200, role
+        board = dashboard.content.decode()
+        if role == "scorer":
+            words = f"Your role in this event ({role}) does not include that"
+            for refused in (report, sheet):
+                assert refused.status_code == 403, role
+                text = refused.content.decode()
+                assert words in text and 'id="expected-cash"' not in text, role
+                assert "text/csv" not in refused["Content-Type"], role
+            assert 'id="cash-box-unseen"' in board and words in board
+            assert "Expected in the box" not in board and 'id="pool-ledger"' not in board
+        else:
+            assert report.status_code == 200 and 'id="expected-cash"' in report.content.decode()
+            assert sheet.status_code == 200 and sheet["Content-Type"].startswith("text/csv")
+            assert "Expected in the box" in board and 'id="cash-box-unseen"' not in board, role
