@@ -98,6 +98,11 @@ class Ledger(Protocol):
         """The event's entry money, and the registration's (0 without one)."""
         ...
 
+    def write_line(self, change: Change, registration: Registration, line: PaymentMarked) -> None:
+        """Write the one-tap mark as the registration's ledger line; the ledger alone sets its
+        `paid` flag, from what its lines say."""
+        ...
+
 
 _ledgers: list[Ledger] = []
 
@@ -298,12 +303,9 @@ def payment_mark(
     elif paid and not registration.paid:
         collected += event.contribution
     if registration.paid != paid:
-        registration.paid = paid
-        registration.save(update_fields=["paid"])
-        change.know(registration)
-        change.audit(
-            PaymentMarked.action,
-            player=registration.label,
-            details=PaymentMarked(paid=paid, amount=event.contribution).to_details(),
+        if not _ledgers:
+            raise WrongState("No ledger is installed to record the night's money.")
+        _ledgers[0].write_line(
+            change, registration, PaymentMarked(paid=paid, amount=event.contribution)
         )
     return answers.PaymentMarked(registration_id=registration.pk, paid=paid, collected=collected)

@@ -16,10 +16,13 @@ from dataclasses import dataclass
 from django.db.models import Sum
 
 from audit.models import AuditEntry
+from audit.money_lines import PaymentMarked
 from events.check_in import EntryMoney
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.play_rules import PARTICIPANTS
 from events.reads.common import pool_summary
+from events.runner import Change
+from ledger.book import write_line
 from ledger.lines import (
     CARD,
     CASH,
@@ -243,3 +246,6 @@ class NightLedger:
         return EntryMoney(
             collected=collected_of(lines), held=account.held, refunded=account.refunded
         )
+
+    def write_line(self, change: Change, registration: Registration, line: PaymentMarked) -> None:
+        write_line(change, registration, line)

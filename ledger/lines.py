@@ -44,6 +44,7 @@ from audit.money_lines import (
     TRANSFER,
     EntryPaid,
     EntryRefunded,
+    MoneyLine,
     PaymentMarked,
     PayoutMade,
     SponsorPaid,
@@ -157,6 +158,21 @@ def lines_of(event: Event) -> list[Line]:
             last_entry.pop(line.player, None)
         lines.append(line)
     return lines
+
+
+def line_after(
+    lines: list[Line], player: str, record: MoneyLine, *, reason: str = ""
+) -> Line | None:
+    """The line `record` makes when written after `lines` (None for a mark of not paid with no
+    entry line to take back), read back through its details as `lines_of` would read it."""
+    last_entry: dict[str, Line] = {}
+    for line in lines:
+        if line.kind == ENTRY:
+            last_entry[line.player] = line
+        elif line.kind == VOID:
+            last_entry.pop(line.player, None)
+    seq = lines[-1].seq + 1 if lines else 1
+    return _line(seq, "", "", record.action, player, record.to_details(), reason, last_entry)
 
 
 def _line(

@@ -2,8 +2,9 @@
 action of the engine's machinery (events/runner.py): one transaction under the event's lock, its
 line an audit entry in the event's chain, its answer stored under the idempotency key.
 
-The registration's `paid` flag is kept by the same change as the line that settles or unsettles
-the entry, so it always says what the lines say (docs/decisions.md, "The ledger").
+The registration's `paid` flag is set by the one function that writes an entry's lines
+(ledger/book.py), from what the lines say, in the same change (docs/decisions.md, "The ledger
+alone sets paid").
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from events.play_rules import PARTICIPANTS
 from events.remainder_policy import require_remainder_policy
 from events.runner import Change, Trimmed, action
 from ledger import answers
+from ledger.book import write_line
 from ledger.cash_box import expected_cash
 from ledger.lines import (
     CASH,
@@ -123,14 +125,7 @@ def entry_payment(
         reference=reference if method == ONLINE else "",
         waived=event.contribution if method == COMP else 0,
     )
-    registration.paid = True
-    registration.save(update_fields=["paid"])
-    change.audit(
-        ENTRY_PAID,
-        player=registration.label,
-        details=line.to_details(),
-        reason=reason if method == COMP else None,
-    )
+    write_line(change, registration, line, reason=reason if method == COMP else None)
     return answers.EntryPaid(
         registration_id=registration.pk,
         method=method,
@@ -183,13 +178,10 @@ def entry_refund(
             f"{registration.label} has ${held} paid in and not refunded: a refund of ${amount} "
             "is larger."
         )
-    if held - amount == 0 and registration.paid:
-        registration.paid = False
-        registration.save(update_fields=["paid"])
-    change.audit(
-        ENTRY_REFUNDED,
-        player=registration.label,
-        details=EntryRefunded(method=method, amount=amount, grounds=grounds).to_details(),
+    write_line(
+        change,
+        registration,
+        EntryRefunded(method=method, amount=amount, grounds=grounds),
         reason=reason,
     )
     return answers.EntryRefunded(
