@@ -15,7 +15,7 @@ fields as the ledger wrote them before the version was recorded; every line writ
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 VERSION = 1
@@ -56,12 +56,14 @@ class EntryPaid:
     waived: int = 0
 
     def to_details(self) -> dict[str, Any]:
-        details: dict[str, Any] = {"version": VERSION, "method": self.method, "amount": self.amount}
-        if self.method == ONLINE:
-            details["reference"] = self.reference
-        if self.method == COMP:
-            details["waived"] = self.waived
-        return details
+        # A reference names an online payment only; what was waived, a comp only.
+        return _details(
+            self,
+            leave_out=(
+                *(() if self.method == ONLINE else ("reference",)),
+                *(() if self.method == COMP else ("waived",)),
+            ),
+        )
 
     @classmethod
     def from_entry(cls, details: object) -> EntryPaid:
@@ -84,7 +86,7 @@ class PaymentMarked:
     amount: int
 
     def to_details(self) -> dict[str, Any]:
-        return {"version": VERSION, "paid": self.paid, "amount": self.amount}
+        return _details(self)
 
     @classmethod
     def from_entry(cls, details: object) -> PaymentMarked:
@@ -102,12 +104,7 @@ class EntryRefunded:
     grounds: str
 
     def to_details(self) -> dict[str, Any]:
-        return {
-            "version": VERSION,
-            "method": self.method,
-            "amount": self.amount,
-            "grounds": self.grounds,
-        }
+        return _details(self)
 
     @classmethod
     def from_entry(cls, details: object) -> EntryRefunded:
@@ -136,15 +133,7 @@ class PayoutMade:
     reportable: bool
 
     def to_details(self) -> dict[str, Any]:
-        return {
-            "version": VERSION,
-            "method": self.method,
-            "amount": self.amount,
-            "award": self.award,
-            "handed_by": self.handed_by,
-            "acknowledged": self.acknowledged,
-            "reportable": self.reportable,
-        }
+        return _details(self)
 
     @classmethod
     def from_entry(cls, details: object) -> PayoutMade:
@@ -169,10 +158,7 @@ class SponsorPaid:
     reference: str = ""
 
     def to_details(self) -> dict[str, Any]:
-        details: dict[str, Any] = {"version": VERSION, "method": self.method, "amount": self.amount}
-        if self.reference:
-            details["reference"] = self.reference
-        return details
+        return _details(self, leave_out=() if self.reference else ("reference",))
 
     @classmethod
     def from_entry(cls, details: object) -> SponsorPaid:
@@ -197,6 +183,18 @@ def read_line(action: str, details: object) -> MoneyLine:
     if record is None:
         raise UnreadableLine(f"{action!r} is not a kind of ledger line.")
     return record.from_entry(details)
+
+
+def _details(line: object, *, leave_out: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A line's details as written: its version, then every field but those `leave_out` names."""
+    return {
+        "version": VERSION,
+        **{
+            field.name: getattr(line, field.name)
+            for field in fields(line)  # type: ignore[arg-type]
+            if field.name not in leave_out
+        },
+    }
 
 
 class _Reader:
