@@ -12,12 +12,12 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
 
 from accounts.models import User
-from events import staff
 from events.errors import NotAllowed, NotFound
 from events.models import Event, Phase, Registration
 from events.progress import blockers
 from events.reads.common import event_summary, to_json
 from events.runner import is_house, roles_of
+from staff import roles as staff
 
 
 def account(user: User | AnonymousUser) -> User | None:
@@ -94,7 +94,9 @@ def event_list(user: User | None) -> list[dict[str, Any]]:
     registrations: dict[int, int] = {}
     if user is not None:
         house_ids = set(
-            Event.objects.filter(Q(house=user) | Q(series__house=user)).values_list("pk", flat=True)
+            Event.objects.filter(Q(staff__user=user) | Q(series__staff__user=user)).values_list(
+                "pk", flat=True
+            )
         )
         drafts = Q(phase=Phase.DRAFT) if user.is_staff else Q(pk__in=house_ids)
         events = Event.objects.filter(~Q(phase=Phase.DRAFT) | drafts)

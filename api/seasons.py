@@ -14,12 +14,12 @@ from rest_framework.response import Response
 from accounts.models import User
 from api import reads, schema
 from api.views import ApiView, PublicReadView, actor, answered, valid
-from events import display
 from events import request_bodies as event_body
 from events.errors import NotAllowed, NotFound
 from events.query import query_choice, refuse_unknown
 from events.reads.common import to_json
 from seasons import answers, services
+from seasons import reads as season_reads
 from seasons import request_bodies as body
 from seasons.export import SeasonExport, season_csv, season_document
 from seasons.models import PlayerKey, Season, Series
@@ -178,14 +178,14 @@ class SeriesDisplayLinks(ApiView):
         summary="A series' display links (House of the series)",
         description="Each link's label, when it was made and last seen, and whether it was "
         "revoked; never its token, which only the answer that made it holds.",
-        answer=schema.read_model(display.SeriesDisplayLinks),
+        answer=schema.read_model(season_reads.SeriesDisplayLinks),
         tags=SEASONS,
     )
     def get(self, request: Request, series_id: int) -> Response:
         series = _series(series_id)
         if not services.is_series_house(actor(request), series):
             raise NotAllowed("Only House of this series can do that.")
-        return Response(to_json(display.series_links(series.pk)))
+        return Response(to_json(season_reads.series_links(series)))
 
     @schema.write(
         summary="Make a display link for a series (its owner or a director)",

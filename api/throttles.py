@@ -86,9 +86,4 @@ def _acts_as_house(request: Request) -> bool:
     user = request.user
     if not user or not user.is_authenticated or request.method in SAFE_METHODS:
         return False
-    return bool(
-        user.is_staff
-        or user.is_superuser
-        or user.house_events.exists()
-        or user.house_series.exists()
-    )
+    return bool(user.is_staff or user.is_superuser or user.staff_roles.exists())

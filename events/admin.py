@@ -13,12 +13,11 @@ class EventAdmin(ReadOnlyAdmin):
     list_display = ("name", "date", "format", "phase", "registration_open", "pool_confirmed")
     list_filter = ("phase", "format")
     search_fields = ("name", "venue")
-    exclude = ("house",)
     readonly_fields = ("house_members",)
 
     @admin.display(description="House")
     def house_members(self, event: Event) -> str:
-        return ", ".join(user.display_name for user in event.house.all())
+        return ", ".join(row.user.display_name for row in event.staff.select_related("user"))
 
 
 @admin.register(Registration)

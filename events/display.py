@@ -18,13 +18,12 @@ import datetime
 import hashlib
 import logging
 import secrets
-import zoneinfo
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Model, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -33,8 +32,9 @@ from accounts.models import User
 from events import answers
 from events.errors import Invalid, NotFound
 from events.limits import check_text
-from events.models import DisplayLink, Event, Phase
-from events.runner import Change, action
+from events.models import Event
+from events.runner import Change, action, event_shown_above
+from staff.models import DisplayLink, scope_type
 
 logger = logging.getLogger(__name__)
 
@@ -60,14 +60,11 @@ def clean_label(label: object) -> str:
     return text
 
 
-def new_link(
-    *, by: User, label: str, event: Event | None = None, series_id: int | None = None
-) -> tuple[DisplayLink, str]:
-    """A new link of an event or a series, and its token (which is not kept)."""
+def new_link(*, by: User, label: str, scope: Model) -> tuple[DisplayLink, str]:
+    """A new link of a scope (an event, a series), and its token (which is not kept)."""
     token = secrets.token_urlsafe(32)
     link = DisplayLink.objects.create(
-        event=event,
-        series_id=series_id,
+        scope=scope,
         label=clean_label(label),
         token_hash=token_hash(token),
         created_by=by,
@@ -125,36 +122,11 @@ def seen(link: DisplayLink, now: datetime.datetime | None = None) -> None:
 
 
 def shown_event(link: DisplayLink) -> Event | None:
-    """The event a link shows: its own; for a series', the series' current event: the one in
-    play (started, else open and dated today in the series' time zone), else the next one open
-    for registration, else the latest finalized; None when the series has none of those."""
-    if link.event_id is not None:
-        return Event.objects.filter(pk=link.event_id).first()
-    if link.series_id is None:
-        return None
-    events = Event.objects.filter(series_id=link.series_id)
-    started = events.filter(phase=Phase.STARTED).order_by("-date", "-pk").first()
-    if started is not None:
-        return started
-    today = timezone.now().astimezone(_zone(link)).date()
-    tonight = events.filter(phase=Phase.OPEN, date=today).order_by("pk").first()
-    if tonight is not None:
-        return tonight
-    upcoming = (
-        events.filter(phase=Phase.OPEN, registration_open=True, date__gte=today)
-        .order_by("date", "pk")
-        .first()
-    )
-    if upcoming is not None:
-        return upcoming
-    return events.filter(phase=Phase.FINALIZED).order_by("-date", "-pk").first()
-
-
-def _zone(link: DisplayLink) -> zoneinfo.ZoneInfo:
-    try:
-        return zoneinfo.ZoneInfo(link.series.time_zone if link.series else "UTC")
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return zoneinfo.ZoneInfo("UTC")
+    """The event a link shows: its own; for the scope above events (a series'), the event that
+    scope shows now (`events.runner.event_shown_above`); None when there is none."""
+    if link.scope_type_id == scope_type(Event).pk:
+        return Event.objects.filter(pk=link.scope_id).first()
+    return event_shown_above(link.scope_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,8 +149,9 @@ class DisplayLinks:
     links: list[DisplayLinkRow]
 
 
-def rows(links: Q) -> list[DisplayLinkRow]:
-    found = DisplayLink.objects.filter(links).select_related("created_by").order_by("-pk")
+def rows(scope: Model) -> list[DisplayLinkRow]:
+    """A scope's display links (an event's, a series'), newest first."""
+    found = DisplayLink.objects.of(scope).select_related("created_by").order_by("-pk")
     return [
         DisplayLinkRow(
             link_id=link.pk,
@@ -192,20 +165,8 @@ def rows(links: Q) -> list[DisplayLinkRow]:
     ]
 
 
-@dataclass(frozen=True, slots=True)
-class SeriesDisplayLinks:
-    """A series' display links, newest first."""
-
-    series_id: int
-    links: list[DisplayLinkRow]
-
-
 def event_links(event: Event) -> DisplayLinks:
-    return DisplayLinks(event_id=event.pk, links=rows(Q(event_id=event.pk)))
-
-
-def series_links(series_id: int) -> SeriesDisplayLinks:
-    return SeriesDisplayLinks(series_id=series_id, links=rows(Q(series_id=series_id)))
+    return DisplayLinks(event_id=event.pk, links=rows(event))
 
 
 # --- the services ---------------------------------------------------------------------------------
@@ -224,7 +185,7 @@ def display_link_create(
     its address, shown this once."""
     change.require_house()
     change.refuse_if_finalized()
-    link, token = new_link(by=by, label=label, event=change.event)
+    link, token = new_link(by=by, label=label, scope=change.event)
     change.audit("display_link_created", details={"link": link.pk, "label": link.label})
     return answers.DisplayLinkCreated(
         event_id=change.event.pk, link_id=link.pk, label=link.label, path=display_path(token)
@@ -245,7 +206,7 @@ def display_link_revoke(
     final board, public to anyone, and no code."""
     change.require_house()
     change.refuse_if_finalized()
-    link = DisplayLink.objects.select_for_update().filter(pk=link_id, event=change.event).first()
+    link = change.event.display_links.select_for_update().filter(pk=link_id).first()
     if link is None:
         raise NotFound("No such display link.")
     if revoke(link, by=by, now=change.now):

@@ -6,25 +6,12 @@ The codes are listed in docs/errors.md and never change meaning.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
-
-class DomainError(Exception):
-    code: ClassVar[str] = "invalid"
-    status: ClassVar[int] = 400
-    default_message: ClassVar[str] = "That request is not valid."
-
-    def __init__(self, message: str | None = None) -> None:
-        self.message = message or self.default_message
-        super().__init__(self.message)
-
-    def as_json(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": self.message}}
-
-
-class Invalid(DomainError):
-    code = "invalid"
-    status = 400
+# The kinds every layer refuses with live on the ground floor; the engine's own kinds follow.
+from helpers.errors import DomainError as DomainError
+from helpers.errors import Invalid as Invalid
+from helpers.errors import NotAllowed as NotAllowed
+from helpers.errors import NotFound as NotFound
+from helpers.errors import WrongState as WrongState
 
 
 class IdempotencyKeyRequired(Invalid):
@@ -42,24 +29,6 @@ class WrongCount(DomainError):
     code = "wrong_count"
     status = 400
     default_message = "Choose exactly the number of cards required."
-
-
-class NotAllowed(DomainError):
-    code = "not_allowed"
-    status = 403
-    default_message = "You are not allowed to do that."
-
-
-class NotFound(DomainError):
-    code = "not_found"
-    status = 404
-    default_message = "Not found."
-
-
-class WrongState(DomainError):
-    code = "wrong_state"
-    status = 409
-    default_message = "That cannot be done now."
 
 
 class WrongPhase(WrongState):

@@ -13,7 +13,7 @@ from accounts import revocation
 from accounts.models import User
 from audit.heads import finalizing_head
 from cards.stock import build_shoes, seed_hex, stock_size
-from events import answers, limits, tasks
+from events import answers, limits
 from events.errors import (
     FinalizationBlocked,
     Invalid,
@@ -28,18 +28,15 @@ from events.errors import (
     WrongState,
 )
 from events.formats import FORMATS
-from events.invitations import check_acceptance, invited_address, new_token, void_pending
 from events.limits import check_pool, check_text
 from events.models import (
     EntryMode,
     Event,
-    EventStaff,
     Phase,
     PoolAdjustment,
     RefundPolicy,
     Registration,
     RegistrationStatus,
-    StaffInvitation,
 )
 from events.money import MINUS, dollars
 from events.progress import blockers, final_standings, participants
@@ -47,7 +44,10 @@ from events.registration import deal_starting_offer
 from events.registration_switch import close_registration, why_registration_cannot_open
 from events.remainder_policy import lacks_remainder_policy, require_remainder_policy
 from events.runner import Change, action, roles_above, scope_exists
-from events.staff import (
+from payouts.allocation import allocate
+from staff import tasks as staff_tasks
+from staff.invitations import check_acceptance, invited_address, new_token, void_pending
+from staff.roles import (
     SITE_STAFF,
     Role,
     acting_role,
@@ -55,7 +55,6 @@ from events.staff import (
     role_on_acceptance,
     strongest,
 )
-from payouts.allocation import allocate
 
 EDITABLE = (
     "name",
@@ -133,7 +132,7 @@ def event_create(
     event = change.event = Event.objects.create(**_clean_settings(given), series_id=series_id)
     role = Role.OWNER if series_id is None else Role.DIRECTOR
     if member is not None:
-        event.house.add(member, through_defaults={"role": role})
+        event.staff.create(user=member, role=role)
     change.house = True
     change.audit(
         "event_created",
@@ -254,9 +253,9 @@ def house_member_add(
     _site_staff_or_house(change, by, "Only site staff appoint House members.")
     change.refuse_if_finalized()
     role = appointed_role(role)
-    held = EventStaff.objects.filter(event=change.event, user=member).first()
+    held = change.event.staff.filter(user=member).first()
     if held is None:
-        change.event.house.add(member, through_defaults={"role": role})
+        change.event.staff.create(user=member, role=role)
         change.audit("house_member_added", details={"member": member.display_name, "role": role})
     elif held.role != role:
         if held.role == Role.OWNER:
@@ -284,7 +283,7 @@ def house_member_remove(
         change.act_as(strongest(change.roles) or SITE_STAFF)
     _site_staff_or_house(change, by, "Only site staff appoint House members.")
     change.refuse_if_finalized()
-    held = EventStaff.objects.filter(event=change.event, user=member).first()
+    held = change.event.staff.filter(user=member).first()
     if held is not None and held.role == Role.OWNER:
         raise NotAllowed(
             "The owner hands ownership over before leaving or being removed: an event keeps "
@@ -299,8 +298,8 @@ def remove_member(change: Change, member: User, **details: Any) -> None:
     """Take `member` off the event's own staff, in the change that holds the event's lock (theirs,
     or their series' removal reaching it): pending invitations to their address go too, and
     their open House sockets check their access after the commit."""
-    change.event.house.remove(member)
-    void_pending(StaffInvitation.objects.filter(event=change.event), member)
+    change.event.staff.filter(user=member).delete()
+    void_pending(change.event.staff_invitations.all(), member)
     change.audit("house_member_removed", details={"member": member.display_name, **details})
     # Registered now, so it runs before this change's live update: the socket closes first.
     event_id = change.event.pk
@@ -336,11 +335,11 @@ def ownership_transfer(
             "This event's owner is its series' owner: hand the series over instead "
             "(an event of a series has no owner of its own)."
         )
-    held = EventStaff.objects.filter(event=change.event, user=member).first()
+    held = change.event.staff.filter(user=member).first()
     if held is None:
         raise NotAllowed("Ownership goes to a member of the event's staff: appoint them first.")
     if held.role != Role.OWNER:
-        EventStaff.objects.filter(event=change.event, role=Role.OWNER).update(role=Role.DIRECTOR)
+        change.event.staff.filter(role=Role.OWNER).update(role=Role.DIRECTOR)
         held.role = Role.OWNER
         held.save(update_fields=["role"])
         change.audit("ownership_transferred", details={"member": member.display_name})
@@ -362,8 +361,7 @@ def staff_invite(
     _site_staff_or_house(change, by, "Only the owner invites staff.")
     change.refuse_if_finalized()
     role = appointed_role(role)
-    invitation = StaffInvitation.objects.create(
-        event=change.event,
+    invitation = change.event.staff_invitations.create(
         email=invited_address(email),
         role=role,
         token=new_token(),
@@ -373,7 +371,7 @@ def staff_invite(
     pk = invitation.pk
 
     def email_it() -> None:
-        tasks.send_staff_invitation.delay(pk)
+        staff_tasks.send_staff_invitation.delay(pk)
 
     change.after_commit(email_it)
     return answers.StaffInvited(
@@ -396,9 +394,7 @@ def staff_invitation_accept(
     """A signed-in user whose email the invitation names joins the staff in its role, once."""
     change.refuse_if_finalized()
     invitation = (
-        StaffInvitation.objects.select_for_update()
-        .filter(event=change.event, token=token.strip())
-        .first()
+        change.event.staff_invitations.select_for_update().filter(token=token.strip()).first()
     )
     if invitation is None:
         raise NotFound("No such invitation.")
@@ -411,11 +407,11 @@ def staff_invitation_accept(
     )
     invitation.accepted_at = change.now
     invitation.save(update_fields=["accepted_at"])
-    held = EventStaff.objects.filter(event=change.event, user=by).first()
+    held = change.event.staff.filter(user=by).first()
     role = invitation.role if held is None else role_on_acceptance(held.role, invitation.role)
     change.act_as(role)  # they join, and the audit names the role they joined in
     if held is None:
-        change.event.house.add(by, through_defaults={"role": role})
+        change.event.staff.create(user=by, role=role)
         change.audit(
             "house_member_added",
             details={"member": by.display_name, "role": role, "invitation": invitation.pk},
@@ -440,11 +436,7 @@ def staff_invitation_cancel(
     email it named is no longer kept."""
     _site_staff_or_house(change, by, "Only the owner invites staff.")
     change.refuse_if_finalized()
-    invitation = (
-        StaffInvitation.objects.select_for_update()
-        .filter(event=change.event, pk=invitation_id)
-        .first()
-    )
+    invitation = change.event.staff_invitations.select_for_update().filter(pk=invitation_id).first()
     if invitation is None:
         raise NotFound("No such invitation.")
     if invitation.accepted_at is not None:

@@ -10,7 +10,7 @@ from django.db.models import Q
 
 from audit.chain import GENESIS
 from events.formats import FORMATS, Format, FormatName, format_for
-from events.staff import MEMBER_ROLES, Role
+from staff.models import scope_relation
 
 
 class Phase(models.TextChoices):
@@ -54,14 +54,10 @@ class Event(models.Model):
     remainder_policy = models.TextField(blank=True)
     phase = models.CharField(max_length=16, choices=Phase.choices, default=Phase.DRAFT)
     registration_open = models.BooleanField(default=False)
-    # Its staff, each with a role (events/staff.py).
-    house = models.ManyToManyField(
-        settings.AUTH_USER_MODEL,
-        related_name="house_events",
-        blank=True,
-        through="EventStaff",
-        through_fields=("event", "user"),
-    )
+    # Its staff, each with a role, their invitations and its display links (staff/models.py).
+    staff = scope_relation("staff.Membership", "event")
+    staff_invitations = scope_relation("staff.Invitation", "event")
+    display_links = scope_relation("staff.DisplayLink", "event")
     # The series whose House also runs this event (seasons/); it cannot change once the event
     # has started (a trigger of migration 0007 refuses it).
     series = models.ForeignKey(
@@ -314,84 +310,3 @@ class IdempotencyRecord(models.Model):
         ]
         # The hourly expiry deletes by age (events/tasks.py).
         indexes = [models.Index(fields=["created_at"], name="idempotency_by_age")]
-
-
-class EventStaff(models.Model):
-    """One member of an event's staff and their role (events/staff.py); the event's House."""
-
-    event = models.ForeignKey(Event, on_delete=models.CASCADE)
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="event_roles"
-    )
-    role = models.CharField(
-        max_length=8,
-        choices=[(role.value, role.label) for role in MEMBER_ROLES],
-        default=Role.DIRECTOR,
-    )
-
-    class Meta:
-        db_table = "events_event_house"  # the House members' table, each now with a role
-        unique_together = [("event", "user")]
-
-    def __str__(self) -> str:
-        return f"{self.role} of event {self.event_id}"
-
-
-class StaffInvitation(models.Model):
-    """An invitation to an event's staff, by email, with a role (events/staff.py): a signed-in
-    user with that email accepts it through its link, once. The email stays here, never in the
-    audit."""
-
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="staff_invitations")
-    email = models.EmailField()
-    role = models.CharField(max_length=8, choices=[(r.value, r.label) for r in MEMBER_ROLES])
-    token = models.CharField(max_length=64, unique=True)
-    invited_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    accepted_at = models.DateTimeField(null=True, blank=True)
-
-    def __str__(self) -> str:
-        return f"{self.role} invitation to event {self.event_id}"
-
-
-class DisplayLink(models.Model):
-    """A display link House hands to a projector's laptop that is not signed in (events/display.py):
-    it shows an event's board in kiosk mode, with the check-in code while self check-in is on, or
-    the board of a series' current event. It writes nothing and ends when House revokes it. Only
-    the sha256 of its token is kept: the link itself is shown once, when it is made."""
-
-    event = models.ForeignKey(
-        Event, on_delete=models.CASCADE, null=True, blank=True, related_name="display_links"
-    )
-    series = models.ForeignKey(
-        "seasons.Series",
-        on_delete=models.CASCADE,
-        null=True,
-        blank=True,
-        related_name="display_links",
-    )
-    label = models.CharField(max_length=80)
-    token_hash = models.CharField(max_length=64, unique=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-    revoked_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    last_seen_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        constraints = [
-            models.CheckConstraint(
-                condition=models.Q(event__isnull=False, series__isnull=True)
-                | models.Q(event__isnull=True, series__isnull=False),
-                name="display_link_of_an_event_or_a_series",
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"display link {self.label!r}"

@@ -1,26 +1,15 @@
 """What the engine keeps about a person (accounts/registry.py): their registrations (results,
-cards, places, awards, the audit entries that name them), their stored answers, their staff
-roles, the staff invitations they sent or that were sent to them, and the display links they
-made or revoked."""
+cards, places, awards, the audit entries that name them), and their stored answers (their staff
+roles, invitations and display links are the staff layer's: staff/personal_data.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q
-
 from accounts.models import User
 from accounts.registry import Erasure, Handler, Stage, nothing, register
 from audit.models import AuditEntry
-from events.models import (
-    DisplayLink,
-    EventStaff,
-    IdempotencyRecord,
-    Phase,
-    Registration,
-    RegistrationStatus,
-    StaffInvitation,
-)
+from events.models import IdempotencyRecord, Phase, Registration, RegistrationStatus
 from events.person import commitment
 from events.progress import kept_cards
 from events.registration import RELABELLED, player_relabel, registration_cancel
@@ -116,67 +105,6 @@ def export_stored_answers(user: User) -> list[dict[str, Any]]:
     ]
 
 
-def export_staff_roles(user: User) -> list[dict[str, Any]]:
-    return [
-        {"event": event_id, "name": name, "role": role}
-        for event_id, name, role in EventStaff.objects.filter(user=user)
-        .order_by("event_id")
-        .values_list("event_id", "event__name", "role")
-    ]
-
-
-def export_invitations(user: User) -> list[dict[str, Any]]:
-    """The invitations to an event's staff the account sent, and those sent to its address."""
-    return [
-        {
-            "event": invitation.event_id,
-            "name": invitation.event.name,
-            "email": invitation.email,
-            "role": invitation.role,
-            "sent_by_you": invitation.invited_by_id == user.pk,
-            "created_at": invitation.created_at.isoformat(),
-            "accepted_at": invitation.accepted_at.isoformat() if invitation.accepted_at else None,
-        }
-        for invitation in StaffInvitation.objects.filter(
-            Q(invited_by=user) | Q(email__iexact=user.email)
-        )
-        .select_related("event")
-        .order_by("pk")
-    ]
-
-
-def forget_invitations(erasure: Erasure) -> None:
-    """The invitations the account sent lose their sender; those it accepted (done with, and
-    holding its address) go. One still open to its address stays House's, for whoever holds the
-    address (docs/decisions.md, "One owner for players' data")."""
-    user = erasure.user
-    StaffInvitation.objects.filter(invited_by=user).update(invited_by=None)
-    StaffInvitation.objects.filter(email__iexact=user.email, accepted_at__isnull=False).delete()
-
-
-def export_display_links(user: User) -> list[dict[str, Any]]:
-    """The display links the account made or revoked (never their token: only its hash is kept)."""
-    return [
-        {
-            "label": link.label,
-            "event": link.event_id,
-            "series": link.series_id,
-            "made_by_you": link.created_by_id == user.pk,
-            "revoked_by_you": link.revoked_by_id == user.pk,
-            "created_at": link.created_at.isoformat(),
-            "revoked_at": link.revoked_at.isoformat() if link.revoked_at else None,
-        }
-        for link in DisplayLink.objects.filter(Q(created_by=user) | Q(revoked_by=user)).order_by(
-            "pk"
-        )
-    ]
-
-
-def forget_display_links(erasure: Erasure) -> None:
-    DisplayLink.objects.filter(created_by=erasure.user).update(created_by=None)
-    DisplayLink.objects.filter(revoked_by=erasure.user).update(revoked_by=None)
-
-
 register(
     Handler(
         name="registrations",
@@ -192,26 +120,5 @@ register(
         models=(IdempotencyRecord,),
         export=export_stored_answers,
         erase=nothing,
-    )
-)
-register(
-    Handler(
-        name="event_staff_roles", models=(EventStaff,), export=export_staff_roles, erase=nothing
-    )
-)
-register(
-    Handler(
-        name="event_staff_invitations",
-        models=(StaffInvitation,),
-        export=export_invitations,
-        erase=forget_invitations,
-    )
-)
-register(
-    Handler(
-        name="display_links",
-        models=(DisplayLink,),
-        export=export_display_links,
-        erase=forget_display_links,
     )
 )

@@ -30,7 +30,7 @@ from django.utils import timezone
 from accounts.models import User
 from audit.models import AuditEntry
 from audit.writer import PendingEntry, chain
-from events import changes, staff, store
+from events import changes, store
 from events.answers import Answer, as_json, from_json
 from events.errors import (
     ERRORS_BY_CODE,
@@ -42,8 +42,10 @@ from events.errors import (
     NotFound,
 )
 from events.limits import ID_MAX, REASON_LENGTH, TEXT_LENGTH, check_text, text_problem
-from events.models import Event, EventStaff, IdempotencyRecord, Phase, Registration
+from events.models import Event, IdempotencyRecord, Phase, Registration
 from events.progress import Progress
+from staff import roles as staff
+from staff.models import Membership, scope_type
 
 SYSTEM = "system"
 
@@ -78,6 +80,10 @@ class ScopeAbove(Protocol):
         reads them together with the event's own staff in one query)."""
         ...
 
+    def shown_event(self, scope_id: int) -> Event | None:
+        """The event the scope's display links show now, or None."""
+        ...
+
 
 _scopes_above: list[ScopeAbove] = []
 
@@ -89,6 +95,11 @@ def use_scope_above(scope: ScopeAbove) -> None:
 def scope_exists(scope_id: int) -> bool:
     """Whether the scope above events (a series) is there; never without its layer."""
     return bool(_scopes_above) and _scopes_above[0].exists(scope_id)
+
+
+def event_shown_above(scope_id: int) -> Event | None:
+    """The event a display link of the scope above events shows now; none without its layer."""
+    return _scopes_above[0].shown_event(scope_id) if _scopes_above else None
 
 
 def roles_above(user_id: int, scope_id: int) -> frozenset[str]:
@@ -105,7 +116,11 @@ def roles_of(user: User | None, event_id: int, series_id: int | None) -> frozens
     if user.is_superuser:
         return frozenset({staff.Role.OWNER.value})
 
-    held = EventStaff.objects.filter(user_id=user.pk, event_id=event_id).values_list("role")
+    held = (
+        Membership.objects.filter(scope_type=scope_type(Event), scope_id=event_id, user_id=user.pk)
+        .order_by()
+        .values_list("role")
+    )
     if series_id is not None and _scopes_above:
         # The series' staff live with the series (seasons/), which installs them as the scope above.
         held = held.union(_scopes_above[0].roles(user.pk, series_id))

@@ -8,7 +8,6 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from events import invitations
 from events.models import IdempotencyRecord
 
 
@@ -23,9 +22,3 @@ def idempotency_records_expire(*, now: datetime | None = None) -> int:
 def expire_idempotency_records() -> int:
     """Hourly (CELERY_BEAT_SCHEDULE)."""
     return idempotency_records_expire()
-
-
-@shared_task(ignore_result=True)
-def send_staff_invitation(invitation_id: int) -> bool:
-    """After `staff_invite` commits (events/invitations.py)."""
-    return invitations.send_invitation(invitation_id)

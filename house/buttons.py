@@ -14,7 +14,7 @@ from functools import cache
 
 from django.urls import NoReverseMatch, reverse
 
-from events import staff
+from staff import roles as staff
 
 # Each House form, by its URL's name, and the engine action it performs.
 HOUSE_FORMS: dict[str, str] = {

@@ -8,31 +8,20 @@ cards the reviewed game dealt.
 
 from __future__ import annotations
 
-import datetime
 from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from django.apps import apps
 from django.db.models import Count, Q, QuerySet
 
 from accounts.models import User
 from cards.models import CardState, DealtCard, OfferKind, pending_offer
 from cards.names import card_face
 from events import scoreholio
-from events.invitations import invitation_link, is_expired
-from events.models import (
-    Event,
-    EventStaff,
-    GameResult,
-    Phase,
-    RegistrationStatus,
-    Review,
-    StaffInvitation,
-)
+from events.models import Event, GameResult, Phase, RegistrationStatus, Review
 from events.reads.common import CardFace
-from events.staff import Role
+from staff.reads import owner
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +43,7 @@ def house_events(user: User) -> QuerySet[Event]:
     listed = (
         Event.objects.all()
         if user.is_superuser
-        else Event.objects.filter(Q(house=user) | Q(series__house=user)).distinct()
+        else Event.objects.filter(Q(staff__user=user) | Q(series__staff__user=user)).distinct()
     )
     return listed.annotate(
         checked_in=Count(
@@ -70,64 +59,10 @@ def house_events(user: User) -> QuerySet[Event]:
     ).order_by("-date", "-id")
 
 
-@dataclass(frozen=True)
-class Member:
-    """A member of the event's staff and their role (events/staff.py)."""
-
-    user: User
-    role: str
-
-
-def house_members(event: Event) -> list[Member]:
-    rows = (
-        EventStaff.objects.filter(event=event)
-        .select_related("user")
-        .order_by("user__display_name", "user__pk")
-    )
-    return [Member(row.user, row.role) for row in rows]
-
-
 def series_owner(event: Event) -> User | None:
     """The owner of an event of a series: the series' owner (docs/rules.md section 14.1); None
-    for an event of no series. The series' staff live with the series, named here by label as
-    `events.runner.roles_of` does."""
-    if event.series_id is None:
-        return None
-    held = (
-        apps.get_model("seasons", "SeriesStaff")
-        .objects.filter(series_id=event.series_id, role=Role.OWNER)
-        .select_related("user")
-        .first()
-    )
-    return None if held is None else held.user
-
-
-@dataclass(frozen=True, slots=True)
-class PendingInvitation:
-    pk: int
-    email: str
-    role: str
-    created_at: datetime.datetime
-    link: str
-
-
-def pending_invitations(event: Event) -> list[PendingInvitation]:
-    """The event's invitations not yet accepted nor expired, newest first, each with its link."""
-    rows = StaffInvitation.objects.filter(event=event, accepted_at__isnull=True).order_by(
-        "-created_at", "-pk"
-    )
-    return [
-        PendingInvitation(row.pk, row.email, row.role, row.created_at, invitation_link(row.token))
-        for row in rows
-        if not is_expired(row.created_at)
-    ]
-
-
-def invitation(token: str) -> StaffInvitation | None:
-    """The invitation a link names (accepted or not), with its event."""
-    if not token or len(token) > 64:
-        return None
-    return StaffInvitation.objects.select_related("event", "invited_by").filter(token=token).first()
+    for an event of no series."""
+    return None if event.series is None else owner(event.series)
 
 
 def scoreholio_players(event: Event) -> list[scoreholio.PlayerResults]:

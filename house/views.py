@@ -23,21 +23,23 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.models import User
 from audit.export import audit_csv, audit_document
-from events import display, limits, money, scoreholio, services, staff
+from events import display, limits, money, scoreholio, services
 from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
-from events.invitations import invitation_notice, is_expired
 from events.models import Event, Phase, Registration, Review
 from events.money import dollars
 from events.remainder_policy import lacks_remainder_policy
 from events.runner import is_house, may, roles_of
-from events.staff import Role
 from events.venue import phone_url
 from house import selectors, sheets
 from house.copies import standby_panel
 from house.forms import COMMON_ZONES, EmailForm, EventForm, parse_adjustments
 from house.read_model import house_page
+from staff import reads as staff_reads
+from staff import roles as staff
+from staff.invitations import invitation_notice, is_expired
+from staff.roles import Role
 from web.errors import checked, form_key, fresh_key, refuse
 
 SCOREHOLIO_SESSION = "house:scoreholio:{event_id}"
@@ -250,8 +252,8 @@ def _event_form(
             "paid_entries": paid_entries,
             "key": fresh_key(),
             "zones": COMMON_ZONES,
-            "members": selectors.house_members(event) if event else [],
-            "invitations": selectors.pending_invitations(event) if event else [],
+            "members": staff_reads.members(event) if event else [],
+            "invitations": staff_reads.pending_invitations(event) if event else [],
             # The owner's alone: hand ownership over (in an event of no series: a series'
             # events are its owner's), invite, withdraw an invitation; none once final.
             "owns": open_staff is not None
@@ -383,7 +385,7 @@ def house_member_add(request: HttpRequest, event: Event, user: User, key: str | 
 def house_member_remove(
     request: HttpRequest, event: Event, user: User, key: str | None, user_id: int
 ) -> Done:
-    member = event.house.filter(pk=user_id).first()
+    member = User.objects.filter(pk=user_id, staff_roles__in=event.staff.all()).first()
     if member is None:
         raise Invalid("That person is not House for this event.")
     services.house_member_remove(event_id=event.pk, by=user, member=member, idempotency_key=key)
@@ -415,7 +417,7 @@ def staff_invitation_cancel(
 def ownership_transfer(
     request: HttpRequest, event: Event, user: User, key: str | None, user_id: int
 ) -> Done:
-    member = event.house.filter(pk=user_id).first()
+    member = User.objects.filter(pk=user_id, staff_roles__in=event.staff.all()).first()
     if member is None:
         raise Invalid("Ownership goes to a member of the event's staff: appoint them first.")
     services.ownership_transfer(event_id=event.pk, by=user, member=member, idempotency_key=key)
@@ -443,22 +445,22 @@ def house_leave(request: HttpRequest, event_id: int) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 def invitation(request: HttpRequest, token: str) -> HttpResponse:
     """An invitation to an event's staff: who invites, to what, in which role; Accept joins."""
-    found = selectors.invitation(token)
-    if found is None:
+    found = staff_reads.invitation(token)
+    if found is None or not isinstance(found.scope, Event):
         raise Http404("No such invitation: it was withdrawn, or the link is incomplete.")
     user = _user(request)
     if request.method == "POST":
         try:
             accepted = services.staff_invitation_accept(
-                event_id=found.event_id, by=user, token=token, idempotency_key=form_key(request)
+                event_id=found.scope.pk, by=user, token=token, idempotency_key=form_key(request)
             )
         except DomainError as error:
             refuse(request, error)
         else:
             messages.success(
-                request, f"You are on the staff of {found.event.name} ({accepted.role})."
+                request, f"You are on the staff of {found.scope.name} ({accepted.role})."
             )
-            return redirect("house:dashboard", event_id=found.event_id)
+            return redirect("house:dashboard", event_id=found.scope.pk)
     return render(
         request,
         "house/invitation.html",

@@ -14,7 +14,6 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
-from events import staff
 from events.errors import DomainError
 from events.models import Event, Registration, RegistrationStatus
 from events.money import dollars
@@ -29,6 +28,7 @@ from ledger.lines import (
     UnreadableLedgerLine,
 )
 from ledger.report import night_csv, night_report
+from staff import roles as staff
 from web.errors import form_key, refuse
 
 

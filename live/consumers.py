@@ -627,7 +627,7 @@ class StandbyConsumer(StandbyFrames):
         """None when the user may see the copies, else the close code."""
         if user is None or not user.is_authenticated or not user.is_active:
             return CLOSE_SIGN_IN
-        if not (user.is_superuser or Event.objects.filter(house=user).exists()):
+        if not (user.is_superuser or Event.objects.filter(staff__user=user).exists()):
             return CLOSE_NOT_ALLOWED
         return None
 

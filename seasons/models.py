@@ -10,7 +10,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from events.models import EntryMode
-from events.staff import MEMBER_ROLES, Role
+from staff.models import scope_relation
 
 
 class Series(models.Model):
@@ -24,14 +24,11 @@ class Series(models.Model):
     entry_mode = models.CharField(max_length=16, choices=EntryMode.choices, default=EntryMode.PAID)
     # 0: no age asked; otherwise players confirm they are at least this old before registering.
     minimum_age = models.PositiveSmallIntegerField(default=0)
-    # Staff of every event of the series, each with a role (events/staff.py).
-    house = models.ManyToManyField(
-        settings.AUTH_USER_MODEL,
-        related_name="house_series",
-        blank=True,
-        through="SeriesStaff",
-        through_fields=("series", "user"),
-    )
+    # Staff of every event of the series, each with a role, their invitations and the series'
+    # display links (staff/models.py).
+    staff = scope_relation("staff.Membership", "series")
+    staff_invitations = scope_relation("staff.Invitation", "series")
+    display_links = scope_relation("staff.DisplayLink", "series")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -46,48 +43,6 @@ class Series(models.Model):
 
     def __str__(self) -> str:
         return self.name
-
-
-class SeriesStaff(models.Model):
-    """One member of a series' staff and their role, held in every event of the series."""
-
-    series = models.ForeignKey(Series, on_delete=models.CASCADE)
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="series_roles"
-    )
-    role = models.CharField(
-        max_length=8,
-        choices=[(role.value, role.label) for role in MEMBER_ROLES],
-        default=Role.DIRECTOR,
-    )
-
-    class Meta:
-        db_table = "seasons_series_house"  # the series' House members, each now with a role
-        unique_together = [("series", "user")]
-
-    def __str__(self) -> str:
-        return f"{self.role} of series {self.series_id}"
-
-
-class SeriesStaffInvitation(models.Model):
-    """An invitation to a series' staff, by email, with a role (events/staff.py): a signed-in user
-    with that email accepts it through its link, once. As an event's (events.StaffInvitation)."""
-
-    series = models.ForeignKey(Series, on_delete=models.CASCADE, related_name="staff_invitations")
-    email = models.EmailField()
-    role = models.CharField(max_length=8, choices=[(r.value, r.label) for r in MEMBER_ROLES])
-    token = models.CharField(max_length=64, unique=True)
-    invited_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    accepted_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["series_id", "id"]
-
-    def __str__(self) -> str:
-        return f"{self.role} invitation to series {self.series_id}"
 
 
 class Season(models.Model):

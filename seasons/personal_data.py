@@ -1,6 +1,5 @@
 """What the seasons keep about a person (accounts/registry.py): their public player id, their
-season results and standings, their championship invitations, their roles in series' staff and
-the invitations to it they sent or that were sent to them.
+season results and standings, their championship invitations.
 
 A deletion keeps the season tables whole: the account's rows pass to a former player of their
 own (a fresh public id, never the account's, and a neutral name), each result under the neutral
@@ -24,8 +23,6 @@ from seasons.models import (
     Season,
     SeasonResult,
     SeasonStanding,
-    SeriesStaff,
-    SeriesStaffInvitation,
 )
 from seasons.standings import relabelled
 
@@ -124,57 +121,11 @@ def pass_to_former_player(erasure: Erasure) -> None:
     standings.update(player=None, former=former, display_name=former.display_name)
 
 
-def export_series_staff(user: User) -> dict[str, Any]:
-    return {
-        "roles": [
-            {"series": series_id, "name": name, "role": role}
-            for series_id, name, role in SeriesStaff.objects.filter(user=user)
-            .order_by("series_id")
-            .values_list("series_id", "series__name", "role")
-        ],
-        "invitations": [
-            {
-                "series": invitation.series_id,
-                "name": invitation.series.name,
-                "email": invitation.email,
-                "role": invitation.role,
-                "sent_by_you": invitation.invited_by_id == user.pk,
-                "created_at": invitation.created_at.isoformat(),
-                "accepted_at": invitation.accepted_at.isoformat()
-                if invitation.accepted_at
-                else None,
-            }
-            for invitation in SeriesStaffInvitation.objects.filter(
-                Q(invited_by=user) | Q(email__iexact=user.email)
-            )
-            .select_related("series")
-            .order_by("pk")
-        ],
-    }
-
-
-def forget_invitations(erasure: Erasure) -> None:
-    """As an event's (events/personal_data.py): sent ones lose their sender, accepted ones go."""
-    user = erasure.user
-    SeriesStaffInvitation.objects.filter(invited_by=user).update(invited_by=None)
-    SeriesStaffInvitation.objects.filter(
-        email__iexact=user.email, accepted_at__isnull=False
-    ).delete()
-
-
 register(
     Handler(
         name="seasons",
         models=(PlayerKey, SeasonResult, SeasonStanding, ChampionshipInvitation),
         export=export_seasons,
         erase=pass_to_former_player,
-    )
-)
-register(
-    Handler(
-        name="series_staff",
-        models=(SeriesStaff, SeriesStaffInvitation),
-        export=export_series_staff,
-        erase=forget_invitations,
     )
 )

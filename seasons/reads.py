@@ -10,14 +10,11 @@ from django.db.models.functions import Coalesce
 
 from accounts.models import User
 from cards.names import RANK_FACES, card_face
-from events import staff
-from events.invitations import is_expired
+from events import display
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.progress import hands
 from events.reads.board import board_view
-from events.staff import MEMBER_ROLES, Role
 from scoring.evaluator import HighValue, evaluate_high
-from seasons.invitations import series_invitation_link
 from seasons.models import (
     ChampionshipInvitation,
     FormerPlayer,
@@ -26,8 +23,6 @@ from seasons.models import (
     SeasonResult,
     SeasonStanding,
     Series,
-    SeriesStaff,
-    SeriesStaffInvitation,
 )
 from seasons.points import (
     Finish,
@@ -39,6 +34,10 @@ from seasons.points import (
     season_total,
     table,
 )
+from staff import reads as staff_reads
+from staff import roles as staff
+from staff.invitations import invitation_link, is_expired
+from staff.roles import MEMBER_ROLES, Role
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,7 +368,7 @@ def series_view(series: Series, viewer: User | None) -> SeriesView:
         viewer is not None
         and viewer.is_authenticated
         and viewer.is_active
-        and (viewer.is_superuser or series.house.filter(pk=viewer.pk).exists())
+        and (viewer.is_superuser or series.staff.filter(user_id=viewer.pk).exists())
     )
     events = Event.objects.filter(series=series).order_by("-date", "-pk")
     if not house:
@@ -445,7 +444,7 @@ _RANK = {role.value: place for place, role in enumerate(MEMBER_ROLES)}  # the ow
 
 
 def series_staff(series: Series, viewer: User | None) -> SeriesStaffView:
-    rows = SeriesStaff.objects.filter(series=series).select_related("user")
+    rows = series.staff.select_related("user")
     members = sorted(
         (
             StaffMember(
@@ -467,7 +466,7 @@ def series_staff(series: Series, viewer: User | None) -> SeriesStaffView:
                 email=i.email,
                 role=i.role,
                 token=i.token,
-                link=series_invitation_link(i.token),
+                link=invitation_link(i),
                 invitation_id=i.pk,
             )
             for i in series.staff_invitations.filter(accepted_at__isnull=True).order_by("pk")
@@ -487,9 +486,7 @@ def _roles(series: Series, viewer: User | None) -> frozenset[str]:
         return frozenset()
     if viewer.is_superuser:
         return frozenset({Role.OWNER.value})
-    return frozenset(
-        SeriesStaff.objects.filter(series=series, user_id=viewer.pk).values_list("role", flat=True)
-    )
+    return frozenset(series.staff.filter(user_id=viewer.pk).values_list("role", flat=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -505,16 +502,12 @@ class SeriesInvitationView:
 
 
 def series_invitation(token: str, viewer: User) -> SeriesInvitationView | None:
-    invitation = (
-        SeriesStaffInvitation.objects.select_related("series").filter(token=token).first()
-        if token
-        else None
-    )
-    if invitation is None:
+    invitation = staff_reads.invitation(token)
+    if invitation is None or not isinstance(invitation.scope, Series):
         return None
     return SeriesInvitationView(
-        series_id=invitation.series_id,
-        series=invitation.series.name,
+        series_id=invitation.scope.pk,
+        series=invitation.scope.name,
         role=invitation.role,
         accepted=invitation.accepted_at is not None,
         for_viewer=invitation.email.casefold() == viewer.email.casefold(),
@@ -656,3 +649,15 @@ def _tonight(season: Season, event: Event) -> Tonight:
         for standing in table(rules, totals, names)
     ]
     return Tonight(event_id=event.pk, event=event.name, rows=rows)
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesDisplayLinks:
+    """A series' display links, newest first."""
+
+    series_id: int
+    links: list[display.DisplayLinkRow]
+
+
+def series_links(series: Series) -> SeriesDisplayLinks:
+    return SeriesDisplayLinks(series_id=series.pk, links=display.rows(series))

@@ -4,11 +4,15 @@ nothing of this app."""
 
 from __future__ import annotations
 
+import zoneinfo
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils import timezone
 
-from seasons.models import Series, SeriesStaff
+from events.models import Event, Phase
+from seasons.models import Series
+from staff.models import Membership, scope_type
 
 
 class SeriesScope:
@@ -18,4 +22,41 @@ class SeriesScope:
         return Series.objects.filter(pk=scope_id).exists()
 
     def roles(self, user_id: int, scope_id: int) -> QuerySet[Any, tuple[str]]:
-        return SeriesStaff.objects.filter(user_id=user_id, series_id=scope_id).values_list("role")
+        return (
+            Membership.objects.filter(
+                scope_type=scope_type(Series), scope_id=scope_id, user_id=user_id
+            )
+            .order_by()
+            .values_list("role")
+        )
+
+    def shown_event(self, scope_id: int) -> Event | None:
+        """The series' current event: the one in play (started, else open and dated today in
+        the series' time zone), else the next one open for registration, else the latest
+        finalized; None when the series has none of those."""
+        series = Series.objects.filter(pk=scope_id).first()
+        if series is None:
+            return None
+        events = Event.objects.filter(series=series)
+        started = events.filter(phase=Phase.STARTED).order_by("-date", "-pk").first()
+        if started is not None:
+            return started
+        today = timezone.now().astimezone(_zone(series.time_zone)).date()
+        tonight = events.filter(phase=Phase.OPEN, date=today).order_by("pk").first()
+        if tonight is not None:
+            return tonight
+        upcoming = (
+            events.filter(phase=Phase.OPEN, registration_open=True, date__gte=today)
+            .order_by("date", "pk")
+            .first()
+        )
+        if upcoming is not None:
+            return upcoming
+        return events.filter(phase=Phase.FINALIZED).order_by("-date", "-pk").first()
+
+
+def _zone(name: str) -> zoneinfo.ZoneInfo:
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return zoneinfo.ZoneInfo("UTC")

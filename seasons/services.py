@@ -22,27 +22,28 @@ from django.utils import timezone
 
 from accounts import revocation
 from accounts.models import User
-from events import display, limits, runner, staff
+from events import display, limits, runner
 from events import services as events
 from events.answers import Answer, as_json, from_json
 from events.errors import IdempotencyConflict, Invalid, NotAllowed, NotFound, WrongPhase, WrongState
-from events.invitations import check_acceptance, invited_address, new_token, void_pending
 from events.lifecycle import remove_member
 from events.limits import check_text, text_problem
-from events.models import DisplayLink, EntryMode, Event, EventStaff, IdempotencyRecord, Phase
+from events.models import EntryMode, Event, IdempotencyRecord, Phase
 from events.runner import is_house, roles_of
-from events.staff import Role, appointed_role, role_on_acceptance
-from seasons import answers, standings, tasks
+from seasons import answers, standings
 from seasons.models import (
     ChampionshipInvitation,
     PlayerKey,
     Season,
     Series,
-    SeriesStaff,
-    SeriesStaffInvitation,
 )
 from seasons.points import Rules, RulesProblem
 from seasons.reads import season_table
+from staff import reads as staff_reads
+from staff import roles as staff
+from staff import tasks as staff_tasks
+from staff.invitations import check_acceptance, invited_address, new_token, void_pending
+from staff.roles import Role, appointed_role, role_on_acceptance
 
 NAME_LENGTH = 120
 DEFAULT_GAP = datetime.timedelta(days=7)  # "Next event": a week after the last one
@@ -100,7 +101,7 @@ def _replayed(by: User, key: str, action: str, request: Mapping[str, Any]) -> di
 def is_series_house(user: User | None, series: Series) -> bool:
     if user is None or not user.is_authenticated or not user.is_active:
         return False
-    return user.is_superuser or series.house.filter(pk=user.pk).exists()
+    return user.is_superuser or series.staff.filter(user_id=user.pk).exists()
 
 
 def series_roles(user: User | None, series: Series) -> frozenset[str]:
@@ -109,9 +110,7 @@ def series_roles(user: User | None, series: Series) -> frozenset[str]:
         return frozenset()
     if user.is_superuser:
         return frozenset({Role.OWNER.value})
-    return frozenset(
-        SeriesStaff.objects.filter(series=series, user_id=user.pk).values_list("role", flat=True)
-    )
+    return frozenset(series.staff.filter(user_id=user.pk).values_list("role", flat=True))
 
 
 def require_series_role(
@@ -219,7 +218,7 @@ def series_create(
             venue=check_text(venue, label="The venue", max_length=NAME_LENGTH),
             time_zone=_time_zone(time_zone),
         )
-        series.house.add(by, through_defaults={"role": Role.OWNER})
+        series.staff.create(user=by, role=Role.OWNER)
         return answers.SeriesCreated(series_id=series.pk)
 
     return _once(
@@ -247,11 +246,11 @@ def series_house_add(
     def run() -> answers.SeriesHouseChanged:
         series = _lock_series(series_id, by, "series_house_add")
         wanted = appointed_role(role)
-        held = SeriesStaff.objects.filter(series=series, user=member).first()
+        held = series.staff.filter(user=member).first()
         if held is None:
             if not member.is_active:
                 raise NotFound("No such account.")
-            series.house.add(member, through_defaults={"role": wanted})
+            series.staff.create(user=member, role=wanted)
         elif held.role != wanted:
             if held.role == Role.OWNER:
                 raise NotAllowed("The owner stays owner until ownership is handed over.")
@@ -284,9 +283,9 @@ def series_house_remove(
                 raise NotFound("No such series.")
             if not series_roles(by, series):
                 raise NotAllowed("Only House of this series can do that.")
-        if series.house.exclude(pk=member.pk).count() == 0:
+        if series.staff.exclude(user=member).count() == 0:
             raise WrongState("A series keeps at least one House member.")
-        held = SeriesStaff.objects.filter(series=series, user=member).first()
+        held = series.staff.filter(user=member).first()
         if held is not None and held.role == Role.OWNER:
             raise NotAllowed("The owner hands ownership over first: a series keeps an owner.")
         if held is not None:
@@ -309,10 +308,10 @@ def _remove_everywhere(series: Series, member: User, by: User, leaving_as: str |
     order, its removal in its own audit chain; their pending invitations to the series and to
     those events go too, and their open sockets check their access after the commit
     (docs/decisions.md, "Removal from a series")."""
-    series.house.remove(member)
-    void_pending(SeriesStaffInvitation.objects.filter(series=series), member)
+    series.staff.filter(user=member).delete()
+    void_pending(series.staff_invitations.all(), member)
     reached = (
-        Event.objects.filter(series=series, house=member)
+        Event.objects.filter(series=series, staff__user=member)
         .exclude(phase=Phase.FINALIZED)
         .order_by("pk")
         .values_list("pk", flat=True)
@@ -340,11 +339,11 @@ def series_ownership_transfer(
 
     def run() -> answers.SeriesOwnershipTransferred:
         series = _lock_series(series_id, by, "series_ownership_transfer")
-        held = SeriesStaff.objects.filter(series=series, user=member).first()
+        held = series.staff.filter(user=member).first()
         if held is None:
             raise NotAllowed("Ownership goes to a member of the series' staff: appoint them first.")
         if held.role != Role.OWNER:
-            SeriesStaff.objects.filter(series=series, role=Role.OWNER).update(role=Role.DIRECTOR)
+            series.staff.filter(role=Role.OWNER).update(role=Role.DIRECTOR)
             held.role = Role.OWNER
             held.save(update_fields=["role"])
         return answers.SeriesOwnershipTransferred(series_id=series.pk, owner=member.pk)
@@ -373,15 +372,14 @@ def series_staff_invite(
     def run() -> answers.SeriesStaffInvited:
         series = _lock_series(series_id, by, "series_staff_invite")
         wanted = appointed_role(role)
-        invitation = SeriesStaffInvitation.objects.create(
-            series=series,
+        invitation = series.staff_invitations.create(
             email=invited_address(email),
             role=wanted,
             token=new_token(),
             invited_by=by,
         )
         pk = invitation.pk
-        transaction.on_commit(lambda: tasks.send_series_staff_invitation.delay(pk))
+        transaction.on_commit(lambda: staff_tasks.send_staff_invitation.delay(pk))
         return answers.SeriesStaffInvited(
             series_id=series.pk, invitation_id=invitation.pk, role=wanted, token=invitation.token
         )
@@ -409,8 +407,8 @@ def series_staff_invitation_accept(
         if series is None:
             raise NotFound("No such invitation.")
         invitation = (
-            SeriesStaffInvitation.objects.select_for_update()
-            .filter(series=series, token=token.strip() if isinstance(token, str) else "")
+            series.staff_invitations.select_for_update()
+            .filter(token=token.strip() if isinstance(token, str) else "")
             .first()
         )
         if invitation is None:
@@ -421,10 +419,10 @@ def series_staff_invitation_accept(
         )
         invitation.accepted_at = now
         invitation.save(update_fields=["accepted_at"])
-        held = SeriesStaff.objects.filter(series=series, user=by).first()
+        held = series.staff.filter(user=by).first()
         if held is None:
             role = invitation.role
-            series.house.add(by, through_defaults={"role": role})
+            series.staff.create(user=by, role=role)
         else:
             role = role_on_acceptance(held.role, invitation.role)
             if role != held.role:
@@ -451,8 +449,8 @@ def series_staff_invitation_cancel(
     def run() -> answers.SeriesStaffInvitationCancelled:
         series = _lock_series(series_id, by, "series_staff_invitation_cancel")
         invitation = (
-            SeriesStaffInvitation.objects.select_for_update()
-            .filter(series=series, pk=_id(invitation_id, "invitation"))
+            series.staff_invitations.select_for_update()
+            .filter(pk=_id(invitation_id, "invitation"))
             .first()
         )
         if invitation is None:
@@ -553,7 +551,11 @@ def _defaults_to_apply(series: Series, event: Event) -> dict[str, Any]:
 
 
 def _house_of(series: Series) -> answers.SeriesHouseChanged:
-    names = list(series.house.order_by("display_name", "pk").values_list("display_name", flat=True))
+    names = list(
+        series.staff.order_by("user__display_name", "user__pk").values_list(
+            "user__display_name", flat=True
+        )
+    )
     return answers.SeriesHouseChanged(series_id=series.pk, house=names)
 
 
@@ -644,12 +646,7 @@ def event_series_set(
 
 def _owner_of(event: Event) -> User | None:
     """Who owns the event: the series' owner for an event of a series, else its own owner."""
-    held: SeriesStaff | EventStaff | None
-    if event.series_id is not None:
-        held = SeriesStaff.objects.filter(series_id=event.series_id, role=Role.OWNER).first()
-    else:
-        held = EventStaff.objects.filter(event=event, role=Role.OWNER).first()
-    return None if held is None else held.user
+    return staff_reads.owner(event.series or event)
 
 
 def _ownership_follows(change: runner.Change, owner: User | None, target: Series | None) -> None:
@@ -657,7 +654,7 @@ def _ownership_follows(change: runner.Change, owner: User | None, target: Series
     An event taken out of one keeps the owner it had, now as its own (docs/decisions.md, "An
     event's owner in a series"). Recorded in the event's audit chain."""
     event = change.event
-    own = EventStaff.objects.filter(event=event, role=Role.OWNER).select_related("user").first()
+    own = event.staff.filter(role=Role.OWNER).select_related("user").first()
     if target is not None and own is not None:
         own.role = Role.DIRECTOR
         own.save(update_fields=["role"])
@@ -666,9 +663,9 @@ def _ownership_follows(change: runner.Change, owner: User | None, target: Series
             details={"member": own.user.display_name, "role": Role.DIRECTOR, "series": target.pk},
         )
     elif target is None and own is None and owner is not None:
-        held = EventStaff.objects.filter(event=event, user=owner).first()
+        held = event.staff.filter(user=owner).first()
         if held is None:
-            event.house.add(owner, through_defaults={"role": Role.OWNER})
+            event.staff.create(user=owner, role=Role.OWNER)
             change.audit(
                 "house_member_added", details={"member": owner.display_name, "role": Role.OWNER}
             )
@@ -790,7 +787,7 @@ def series_display_link_create(
 
     def run() -> answers.SeriesDisplayLinkCreated:
         series = _lock_series(series_id, by, "display_link_create")
-        link, token = display.new_link(by=by, label=label, series_id=series.pk)
+        link, token = display.new_link(by=by, label=label, scope=series)
         return answers.SeriesDisplayLinkCreated(
             series_id=series.pk,
             link_id=link.pk,
@@ -817,9 +814,7 @@ def series_display_link_revoke(
     def run() -> answers.SeriesDisplayLinkRevoked:
         series = _lock_series(series_id, by, "display_link_revoke")
         link = (
-            DisplayLink.objects.select_for_update()
-            .filter(pk=_id(link_id, "display link"), series=series)
-            .first()
+            series.display_links.select_for_update().filter(pk=_id(link_id, "display link")).first()
         )
         if link is None:
             raise NotFound("No such display link.")

@@ -13,7 +13,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
@@ -21,12 +20,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.models import User
-from events import display, staff
+from events import display
 from events.errors import DomainError, Invalid
-from events.invitations import invitation_notice
 from events.models import EntryMode, Event, Phase, Registration, RegistrationStatus
 from events.query import query_flag, query_int
-from events.staff import MEMBER_ROLES, Role
 from events.venue import phone_url
 from house.forms import COMMON_ZONES
 from house.selectors import house_events
@@ -44,6 +41,9 @@ from seasons.reads import (
 )
 from seasons.reads import series_invitation as series_invitation_view
 from seasons.standings import catch_up
+from staff import roles as staff
+from staff.invitations import invitation_notice
+from staff.roles import MEMBER_ROLES, Role
 from web.errors import form_key, fresh_key, refuse
 
 PAGE_SECONDS = 8  # as the event board
@@ -228,7 +228,7 @@ def _series_form(view: Callable[..., str]) -> Callable[..., HttpResponse]:
 
 
 def _staff_member(series: Series, user_id: int) -> User:
-    member = series.house.filter(pk=user_id).first()
+    member = User.objects.filter(pk=user_id, staff_roles__in=series.staff.all()).first()
     if member is None:
         raise Invalid("That person is not on this series' staff.")
     return member
@@ -576,7 +576,7 @@ def _displays(request: HttpRequest, series: Series) -> dict[str, Any]:
     if staff.acting_role(roles, "display_link_create") is None:
         return {"displays": None}
     fresh = request.session.pop(DISPLAY_SESSION.format(series_id=series.pk), None)
-    return {"displays": display.rows(Q(series_id=series.pk)), "fresh_display": fresh}
+    return {"displays": display.rows(series), "fresh_display": fresh}
 
 
 @login_required

@@ -75,6 +75,7 @@ INSTALLED_APPS = [
     "allauth",
     "allauth.account",
     "accounts",
+    "staff",
     "events",
     "cards",
     "audit",

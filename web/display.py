@@ -46,7 +46,7 @@ def display_page(request: HttpRequest, token: str) -> HttpResponse:
     watch = reverse("web:display_now", kwargs={"token": token})
     showing = _showing(event)
     if event is None or event.phase == Phase.DRAFT:
-        text = NO_EVENT if link.series_id is not None else NOT_OPEN
+        text = NOT_OPEN if link.scope_type.model_class() is Event else NO_EVENT
         return _message(request, text, status=200, watch=watch, showing=showing)
     return _board_page(
         request, event, venue=True, display=token, kiosk=True, watch=watch, showing=showing

@@ -8,8 +8,9 @@ from typing import Any
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
-from events import money, staff
+from events import money
 from house import buttons
+from staff import roles as staff
 from web.errors import fresh_key as new_key
 
 register = template.Library()

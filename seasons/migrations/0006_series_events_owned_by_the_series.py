@@ -1,29 +1,47 @@
 """An event of a series is owned by the series' owner and has no owner of its own
 (docs/decisions.md, "An event's owner in a series"): an own owner who is the series' owner goes
-(their series role holds in it), any other stays on as director."""
+(their series role holds in it), any other stays on as director.
 
-from django.apps.registry import Apps
+An event's staff are in `events_event_house`, or already in the staff layer's table when events
+0012 ran first (the two apps' migrations do not wait on each other): the same change either way."""
+
 from django.db import migrations
-from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+
+# The event owners whose event is in a series, as (row's table, its where clause).
+OLD = """
+DELETE FROM events_event_house AS own USING events_event AS e, seasons_series_house AS s
+    WHERE own.event_id = e.id AND own.role = 'owner' AND s.series_id = e.series_id
+      AND s.role = 'owner' AND s.user_id = own.user_id;
+UPDATE events_event_house AS own SET role = 'director' FROM events_event AS e
+    WHERE own.event_id = e.id AND own.role = 'owner' AND e.series_id IS NOT NULL;
+"""
+MOVED = """
+DELETE FROM staff_membership AS own USING events_event AS e, seasons_series_house AS s
+    WHERE own.scope_type_id = %(event)s AND own.scope_id = e.id AND own.role = 'owner'
+      AND s.series_id = e.series_id AND s.role = 'owner' AND s.user_id = own.user_id;
+UPDATE staff_membership AS own SET role = 'director' FROM events_event AS e
+    WHERE own.scope_type_id = %(event)s AND own.scope_id = e.id AND own.role = 'owner'
+      AND e.series_id IS NOT NULL;
+"""
 
 
-def owned_by_the_series(apps: Apps, schema_editor: BaseDatabaseSchemaEditor) -> None:
-    event_staff = apps.get_model("events", "EventStaff")
-    series_staff = apps.get_model("seasons", "SeriesStaff")
-    owners = set(series_staff.objects.filter(role="owner").values_list("series_id", "user_id"))
-    rows = event_staff.objects.filter(role="owner", event__series__isnull=False)
-    for row in rows.select_related("event"):
-        if (row.event.series_id, row.user_id) in owners:
-            row.delete()
+def owned_by_the_series(apps, schema_editor):
+    connection = schema_editor.connection
+    tables = connection.introspection.table_names()
+    with connection.cursor() as cursor:
+        if "events_event_house" in tables:
+            cursor.execute(OLD)
         else:
-            row.role = "director"
-            row.save(update_fields=["role"])
+            content_type = apps.get_model("contenttypes", "ContentType")
+            event, _ = content_type.objects.get_or_create(app_label="events", model="event")
+            cursor.execute(MOVED % {"event": int(event.pk)})
 
 
 class Migration(migrations.Migration):
     dependencies = [
         ("seasons", "0005_season_scores_carry_event_dates"),
         ("events", "0011_display_link"),
+        ("contenttypes", "0002_remove_content_type_name"),
     ]
 
     operations = [migrations.RunPython(owned_by_the_series, migrations.RunPython.noop)]

@@ -10,9 +10,10 @@ from __future__ import annotations
 import pytest
 
 from accounts.models import User
-from events import services, staff
+from events import services
 from events.venue import display_path
 from seasons.services import series_house_add, series_house_remove, series_ownership_transfer
+from staff import roles as staff
 from tests.api.support import Api, error
 from tests.api.test_security_sweep import HOUSE, STAFF, Scene, _send
 from tests.events.test_roles import allowed

@@ -15,10 +15,11 @@ from django.urls import URLPattern, get_resolver, reverse
 
 from accounts.models import User
 from audit.models import AuditEntry
-from events import services, staff
+from events import services
 from events.models import EventStaff, StaffInvitation
 from house import buttons
 from ledger import services as ledger
+from staff import roles as staff
 from tests.factories import make_table, make_user
 from tests.house.support import post, url
 from tests.refusals import said

@@ -14,10 +14,10 @@ from django.urls import reverse
 from accounts.models import User
 from events import services as events
 from events.errors import DomainError, NotAllowed, NotFound, WrongState
-from events.invitations import LIFETIME
 from events.models import EventStaff, StaffInvitation
 from seasons import services
 from seasons.models import SeriesStaff, SeriesStaffInvitation
+from staff.invitations import LIFETIME
 from tests.api.support import Api, error
 from tests.factories import make_table, make_user
 from tests.refusals import refused, said

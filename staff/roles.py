@@ -27,7 +27,7 @@ from collections.abc import Iterable
 
 from django.db import models
 
-from events.errors import Invalid, NotAllowed
+from helpers.errors import Invalid, NotAllowed
 
 
 class Role(models.TextChoices):

@@ -1,7 +1,8 @@
-"""Invitations to an event's staff: the link an invitation is accepted at, and its email.
+"""Invitations to a staff (an event's, a series'): the link an invitation is accepted at, and
+its email.
 
-The invitation keeps the email and a random token (events.models.StaffInvitation); the email
-carries the link, and House's settings page shows the same link to hand over where no mail goes
+The invitation keeps the email and a random token (staff.models.Invitation); the email carries
+the link, and the staff section of House's pages shows the same link to hand over where no mail goes
 (a venue laptop sends none: docs/decisions.md, "Roles" and "Where an invitation's link is").
 With no mail server nothing is sent, not even to the worker's log: the token is a secret."""
 
@@ -15,16 +16,14 @@ from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
 from django.db import models
-from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from events.errors import Invalid, NotAllowed, WrongState
-from events.models import StaffInvitation
-from events.staff import Role
 from helpers import console_mail
-
-# What an event's and a series' invitations have alike (seasons.SeriesStaffInvitation).
+from helpers.errors import Invalid, NotAllowed, WrongState
+from staff.models import Invitation
+from staff.roles import Role
+from staff.scopes import kind_of
 
 
 def invited_address(email: object) -> str:
@@ -69,7 +68,7 @@ def check_acceptance(
 
 
 def void_pending[M: models.Model](invitations: models.QuerySet[M], member: User) -> int:
-    """Delete the pending invitations (of one event's or one series' staff) that name a member
+    """Delete the pending invitations (of one scope's staff) that name a member
     who was just removed: a link sent before the removal must not appoint them again. Returns
     how many went."""
     deleted, _ = invitations.filter(accepted_at__isnull=True, email__iexact=member.email).delete()
@@ -80,19 +79,11 @@ def is_expired(created_at: datetime.datetime, now: datetime.datetime | None = No
     return (now or timezone.now()) >= expires_at(created_at)
 
 
-def invitation_path(token: str) -> str:
-    return reverse("house:invitation", kwargs={"token": token})
-
-
-def link_on_site(path: str) -> str:
-    """An invitation's address, an event's or a series' alike: the site's address (`SITE_URL`,
-    the venue's LAN address under `make run`), whichever address House's page was opened at."""
+def invitation_link(invitation: Invitation) -> str:
+    """The invitation's address: the site's address (`SITE_URL`, the venue's LAN address under
+    `make run`), whichever address House's page was opened at, and the page of its scope's kind."""
+    path = kind_of(invitation.scope).invitation_path(invitation.token)
     return str(settings.SITE_URL).rstrip("/") + path
-
-
-def invitation_link(token: str) -> str:
-    """The invitation's address on this site."""
-    return link_on_site(invitation_path(token))
 
 
 def mail_goes_out() -> bool:
@@ -114,20 +105,20 @@ def invitation_notice(email: str, role: str, where: str) -> str:
 def send_invitation(invitation_id: int) -> bool:
     """Email a pending invitation to its address; False when it is gone or already accepted."""
     invitation = (
-        StaffInvitation.objects.select_related("event", "invited_by")
+        Invitation.objects.select_related("invited_by")
         .filter(pk=invitation_id, accepted_at__isnull=True)
         .first()
     )
-    if invitation is None or is_expired(invitation.created_at):
+    if invitation is None or is_expired(invitation.created_at) or invitation.scope is None:
         return False
-    event = invitation.event
+    scope = invitation.scope
     email_invitation(
         to=invitation.email,
         inviter=invitation.invited_by,
-        what=f"{event.name} ({event.date:%A %d %B %Y})",
-        name=event.name,
+        what=kind_of(scope).invitation_words(scope),
+        name=str(scope),
         role=invitation.role,
-        link=invitation_link(invitation.token),
+        link=invitation_link(invitation),
     )
     return True
 
