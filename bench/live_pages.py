@@ -50,8 +50,8 @@ from django.template.loader import render_to_string
 
 from events import services
 from events.models import Event, Registration
+from helpers.forms import fresh_key
 from live.fragments import board_html
-from web.errors import fresh_key
 
 try:
     from events.reads.board import board_view

@@ -8,15 +8,11 @@ from __future__ import annotations
 
 # The kinds every layer refuses with live on the ground floor; the engine's own kinds follow.
 from helpers.errors import DomainError as DomainError
+from helpers.errors import IdempotencyKeyRequired as IdempotencyKeyRequired
 from helpers.errors import Invalid as Invalid
 from helpers.errors import NotAllowed as NotAllowed
 from helpers.errors import NotFound as NotFound
 from helpers.errors import WrongState as WrongState
-
-
-class IdempotencyKeyRequired(Invalid):
-    code = "idempotency_key_required"
-    default_message = "Send an Idempotency-Key with every write."
 
 
 class ReasonRequired(DomainError):

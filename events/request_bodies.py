@@ -1,6 +1,6 @@
 """Request bodies, one per service that takes one: types and ranges only, the services decide
 everything else. The API checks its requests with them, and the player pages and House's pages
-check their forms with the same ones (`web.errors.checked`), so the limits are written once.
+check their forms with the same ones (`helpers.forms.checked`), so the limits are written once.
 
 A reason is never refused here for being empty: the services refuse an empty one where the rules
 require it, with the documented `reason_required` code. The schema marks the reasons House always

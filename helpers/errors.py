@@ -26,6 +26,11 @@ class Invalid(DomainError):
     status = 400
 
 
+class IdempotencyKeyRequired(Invalid):
+    code = "idempotency_key_required"
+    default_message = "Send an Idempotency-Key with every write."
+
+
 class NotAllowed(DomainError):
     code = "not_allowed"
     status = 403

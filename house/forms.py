@@ -14,23 +14,8 @@ from events import request_bodies as body
 from events.errors import Invalid
 from events.formats import FORMATS
 from events.models import DEFAULT_MINIMUM_AGE, EntryMode, Event, RefundPolicy
-from web.errors import checked
+from helpers.forms import checked
 
-COMMON_ZONES = (
-    "UTC",
-    "America/New_York",
-    "America/Chicago",
-    "America/Denver",
-    "America/Phoenix",
-    "America/Los_Angeles",
-    "America/Anchorage",
-    "Pacific/Honolulu",
-    "America/Toronto",
-    "America/Vancouver",
-    "Europe/London",
-    "Europe/Berlin",
-    "Australia/Sydney",
-)
 MAX_ADJUSTMENTS = limits.MAX_ADJUSTMENTS
 
 

@@ -32,15 +32,15 @@ from events.money import dollars
 from events.remainder_policy import lacks_remainder_policy
 from events.runner import is_house, may, roles_of
 from events.venue import phone_url
+from helpers.forms import COMMON_ZONES, checked, form_key, fresh_key, refuse
 from house import selectors, sheets
 from house.copies import standby_panel
-from house.forms import COMMON_ZONES, EmailForm, EventForm, parse_adjustments
+from house.forms import EmailForm, EventForm, parse_adjustments
 from house.read_model import house_page
 from staff import reads as staff_reads
 from staff import roles as staff
 from staff.invitations import invitation_notice, is_expired
 from staff.roles import Role
-from web.errors import checked, form_key, fresh_key, refuse
 
 SCOREHOLIO_SESSION = "house:scoreholio:{event_id}"
 # A display link just made: its address, shown once on the next dashboard (only its hash is kept).

@@ -18,6 +18,7 @@ from events.errors import DomainError
 from events.models import Event, Registration, RegistrationStatus
 from events.money import dollars
 from events.runner import is_house, roles_of
+from helpers.forms import form_key, refuse
 from ledger import services
 from ledger.forms import posted_dollars, posted_id, posted_text
 from ledger.lines import (
@@ -29,7 +30,6 @@ from ledger.lines import (
 )
 from ledger.report import night_csv, night_report
 from staff import roles as staff
-from web.errors import form_key, refuse
 
 
 def _house_event(request: HttpRequest, event_id: int) -> tuple[Event, User]:

@@ -31,9 +31,9 @@ from django.template.loader import get_template, render_to_string
 from events.models import Event
 from events.reads.board import BoardView
 from events.reads.player import PlayerState
+from helpers.forms import fresh_key
 from house import read_model
 from house.read_model import HousePage, part_context
-from web.errors import fresh_key
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
 from events.errors import DomainError, Invalid
+from helpers.forms import refuse
 from privacy.services import delete_account, personal_data
-from web.errors import refuse
 
 # What the player types to confirm: a deletion cannot be undone.
 CONFIRMATION = "delete"

@@ -25,7 +25,7 @@ from events.errors import DomainError, Invalid
 from events.models import EntryMode, Event, Phase, Registration, RegistrationStatus
 from events.query import query_flag, query_int
 from events.venue import phone_url
-from house.forms import COMMON_ZONES
+from helpers.forms import COMMON_ZONES, form_key, fresh_key, refuse
 from house.selectors import house_events
 from seasons import services
 from seasons.export import season_csv, season_document
@@ -44,7 +44,6 @@ from seasons.standings import catch_up
 from staff import roles as staff
 from staff.invitations import invitation_notice
 from staff.roles import MEMBER_ROLES, Role
-from web.errors import form_key, fresh_key, refuse
 
 PAGE_SECONDS = 8  # as the event board
 

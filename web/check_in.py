@@ -28,7 +28,7 @@ from events.limits import CHECK_IN_CODE_LENGTH
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.query import query_text
 from events.reads.common import event_summary
-from web.errors import checked, form_key, fresh_key, refuse
+from helpers.forms import checked, form_key, fresh_key, refuse
 
 
 def self_check_in(request: HttpRequest, event_id: int) -> HttpResponse:

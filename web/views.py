@@ -25,7 +25,7 @@ from events.reads.final import final_results
 from events.reads.player import player_state
 from events.runner import is_house
 from events.venue import display_grant, venue_check_in
-from web.errors import OUT_OF_DATE, checked, form_key, fresh_key, log_refused, refuse
+from helpers.forms import OUT_OF_DATE, checked, form_key, fresh_key, log_refused, refuse
 from web.follow import follow
 
 PAGE_SECONDS = 8  # how long the board shows each page of a long standings list

@@ -9,9 +9,9 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from events import money
+from helpers.forms import fresh_key as new_key
 from house import buttons
 from staff import roles as staff
-from web.errors import fresh_key as new_key
 
 register = template.Library()
 

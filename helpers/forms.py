@@ -1,4 +1,6 @@
-"""How pages answer a refused action: the service's message in plain words, nothing changed."""
+"""What every page's forms use, whichever app serves them: the key a rendered form carries, how a
+page answers a refused action (the service's message in plain words, nothing changed), a form's
+fields checked by the API's request body, and the time zones a form offers first."""
 
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.serializers import Serializer
 from rest_framework.settings import api_settings
 
-from events.errors import DomainError, IdempotencyKeyRequired, Invalid, NotAllowed, NotFound
 from helpers import refusals
+from helpers.errors import DomainError, IdempotencyKeyRequired, Invalid, NotAllowed, NotFound
 
 
 def fresh_key() -> str:
@@ -75,3 +77,21 @@ def _first_problem(detail: Any, field: str = "") -> str:
         return _first_problem(detail[0], field)
     label = field.replace("_", " ").capitalize()
     return f"{label}: {detail}" if label else str(detail)
+
+
+# The time zones a form offers first (any IANA name is taken).
+COMMON_ZONES = (
+    "UTC",
+    "America/New_York",
+    "America/Chicago",
+    "America/Denver",
+    "America/Phoenix",
+    "America/Los_Angeles",
+    "America/Anchorage",
+    "Pacific/Honolulu",
+    "America/Toronto",
+    "America/Vancouver",
+    "Europe/London",
+    "Europe/Berlin",
+    "Australia/Sydney",
+)
