@@ -6,10 +6,13 @@ class SeasonsConfig(AppConfig):
     verbose_name = "Series and seasons"
 
     def ready(self) -> None:
+        from audit.export import use_owner_export
         from events import changes, runner
-        from seasons import standings
+        from seasons import audit, standings
         from seasons.scope import SeriesScope
 
         changes.subscribe(standings.on_change)
         # The series' staff hold their roles in its events (events.runner.roles_of).
         runner.use_scope_above(SeriesScope())
+        # `manage.py export_audit --series ID`: a series' own audit (seasons/audit.py).
+        use_owner_export(audit.OWNER, audit.export)

@@ -31,6 +31,7 @@ from events.venue import phone_url
 from house.forms import COMMON_ZONES
 from house.selectors import house_events
 from seasons import services
+from seasons.audit import series_audit_document
 from seasons.export import season_csv, season_document
 from seasons.models import ChampionshipInvitation, PlayerKey, Season, Series
 from seasons.points import RULE_KEYS, Rules
@@ -178,6 +179,19 @@ def series_page(request: HttpRequest, series_id: int) -> HttpResponse:
             **_series_events_forms(series, user),
             **_displays(request, series),
         },
+    )
+
+
+@login_required
+@require_safe
+def series_audit_json(request: HttpRequest, series_id: int) -> JsonResponse:
+    """The series' own audit, with its signed head (docs/audit.md, "A series' audit"), for its
+    House: as an event's audit is downloaded from its dashboard."""
+    series = _series_house(request, series_id)
+    return JsonResponse(
+        series_audit_document(series),
+        json_dumps_params={"ensure_ascii": False},
+        headers={"Content-Disposition": f'attachment; filename="series-{series.pk}-audit.json"'},
     )
 
 
