@@ -14,6 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
@@ -29,6 +30,7 @@ from seasons import services
 from seasons.answers import SeriesDefaultsSaved
 from seasons.audit import series_audit_document
 from seasons.models import Series, SeriesAuditEntry
+from tests.audit.test_database_roles import app_role, connect
 from tests.events.test_concurrency import at_once
 from tests.factories import make_table, make_user
 from tests.seasons.test_series_staff import make_crew
@@ -389,3 +391,27 @@ def test_house_of_the_series_downloads_its_audit_and_no_one_else(client: Client)
     assert verify(document).ok
     client.force_login(crew.people["outsider"])
     assert client.get(url).status_code == 404
+
+
+__all__ = ["app_role"]  # the fixture, made as production makes the runtime role
+
+SERIES_ATTACKS = [
+    "UPDATE seasons_seriesauditentry SET actor = 'nobody'",
+    "DELETE FROM seasons_seriesauditentry",
+    "TRUNCATE seasons_seriesauditentry",
+    "ALTER TABLE seasons_seriesauditentry DISABLE TRIGGER series_audit_entries_append_only",
+    "DROP TABLE seasons_seriesauditentry",
+]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("attack", SERIES_ATTACKS)
+def test_the_runtime_role_cannot_change_a_series_entry(app_role: str, attack: str) -> None:
+    house = make_user("Founder", staff=True)
+    s = services.series_create(by=house, name="Thursday League").series_id
+    before = chain(s)
+    with connect(app_role) as db:
+        with pytest.raises(psycopg.Error):
+            db.execute(attack)
+        assert db.execute("SELECT count(*) FROM seasons_seriesauditentry").fetchone() == (2,)
+    assert chain(s) == before
