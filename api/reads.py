@@ -46,7 +46,7 @@ def house_event(user: User | None, event_id: int) -> Event:
 
 
 def money_event(user: User | None, event_id: int) -> Event:
-    """An event whose House asks for its money: a role that may not see it (events/staff.py
+    """An event whose House asks for its money: a role that may not see it (staff/roles.py
     `SIGHTS`, a scorer) is refused with a House action's words."""
     event = house_event(user, event_id)
     roles = roles_of(user, event.pk, event.series_id)
@@ -130,7 +130,7 @@ def account_for_staff(
     event_id: int | None = None,
     action: str = "house_member_add",
 ) -> User:
-    """The account site staff (or an event's staff whose role may `action`, events/staff.py)
+    """The account site staff (or an event's staff whose role may `action`, staff/roles.py)
     name as a staff member; nobody else learns whether it exists. A member may name themself
     (to leave)."""
     if not (by.is_staff or user_id == by.pk):

@@ -19,6 +19,12 @@ sign a longer chain. The later chain extends the earlier head when its entry n c
 head's hash, which the verifiers check (audit.verify.check_extends, verify_exports; docs/audit.md,
 "Earlier heads"), so a head once published keeps verifying.
 
+A chain above events (a series': docs/audit.md, "A series' audit") has heads of its own, whose
+message names its owner instead of an event and has no phase (a series is never finalized):
+`{"at", "hash", "purpose": "syndicate-<owner>-audit-head-1", "seq", <owner>: <id>,
+"<owner>_block": <sha256 hex of the canonical JSON of the export's owner block>}`
+(`owner_head_message`). Its purpose keeps it from ever reading as an event's head.
+
 Heads signed before the phase was signed used `{"event", "hash", "purpose":
 "syndicate-audit-head", "seq"}` (`legacy_head_message`); the verifier still reads them where
 they cannot mislead (docs/audit.md, "Heads in the old format"). Pure Python (no Django), for the
@@ -72,6 +78,27 @@ def head_message(
     return canonical_json(content).encode()
 
 
+def owner_head_message(
+    owner: str, owner_id: int, seq: int, entry_hash: str, *, at: str, block: str
+) -> bytes:
+    """The bytes the deployment signs for the head of a chain above events (`owner`: "series"):
+    at time `at`, the owner's chain ended at entry `seq` with `entry_hash`, and its block had the
+    digest `block` (`event_digest` of it)."""
+    content = {
+        "at": at,
+        owner: owner_id,
+        f"{owner}_block": block,
+        "hash": entry_hash,
+        "purpose": owner_purpose(owner),
+        "seq": seq,
+    }
+    return canonical_json(content).encode()
+
+
+def owner_purpose(owner: str) -> str:
+    return f"syndicate-{owner}-audit-head-1"
+
+
 def legacy_head_message(event_id: int, seq: int, entry_hash: str) -> bytes:
     """The bytes heads were signed as before the message named its phase, time and event block."""
     content = {"event": event_id, "hash": entry_hash, "purpose": LEGACY_PURPOSE, "seq": seq}
@@ -79,7 +106,8 @@ def legacy_head_message(event_id: int, seq: int, entry_hash: str) -> bytes:
 
 
 def event_digest(event_block: Mapping[str, Any]) -> str:
-    """sha256 hex of the canonical JSON of an export's event block, as a head signs it."""
+    """sha256 hex of the canonical JSON of an export's event block (or a series' block), as a
+    head signs it."""
     return hashlib.sha256(canonical_json(dict(event_block)).encode()).hexdigest()
 
 

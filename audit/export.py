@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.db import transaction
@@ -31,6 +32,20 @@ COLUMNS = (
 )
 # The signed head (audit/anchor.py) rides on the row of the entry it signs, the last one.
 HEAD_COLUMNS = ("head_signature", "head_key_id")
+
+
+# The chains above events (a series'), by their owner's name: how the layer above exports each
+# one, given its id (None when there is none). Installed by that layer (seasons/apps.py), so the
+# engine's `export_audit` offers `--<owner> ID` without naming it.
+_owner_exports: dict[str, Callable[[int], dict[str, Any] | None]] = {}
+
+
+def use_owner_export(owner: str, export: Callable[[int], dict[str, Any] | None]) -> None:
+    _owner_exports[owner] = export
+
+
+def owner_exports() -> Mapping[str, Callable[[int], dict[str, Any] | None]]:
+    return dict(_owner_exports)
 
 
 def audit_entries(event: Event) -> list[dict[str, Any]]:

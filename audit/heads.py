@@ -13,15 +13,15 @@ true of its seq, and the later chain extends it (docs/audit.md, "Earlier heads")
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from django.db.models import Manager
 from django.utils import timezone
 
 from audit.anchor import FINAL, RUNNING, event_digest, key_id
 from audit.chain import GENESIS
-from audit.models import HeadSignature
 from audit.signing import SignedHead, sign_head, signing_key
 from audit.writer import timestamp
 from events.models import Event, Phase
@@ -53,36 +53,47 @@ def export_head(
     The caller holds the event's row lock, so the entries, the phase and the block are one
     moment's. A head already signed for the same chain, phase, block and key is given again.
     """
-    seq, digest = (entries[-1]["seq"], entries[-1]["hash"]) if entries else (0, GENESIS)
+    seq, digest = chain_end(entries)
     phase, block_digest = head_phase(event), event_digest(block)
-    signer = key_id(signing_key().public_key())
-    same = HeadSignature.objects.filter(
-        event=event,
-        seq=seq,
-        hash=digest,
-        phase=phase,
-        event_block=block_digest,
-        key_id=signer,
-    ).first()
-    if same is not None:
-        return {
-            "seq": same.seq,
-            "hash": same.hash,
-            "phase": same.phase,
-            "at": same.at,
-            "event_block": same.event_block,
-            "signature": same.signature,
-            "key_id": same.key_id,
-        }
-    head = sign_head(
-        event.pk,
-        seq,
-        digest,
-        phase=phase,
-        at=timestamp(timezone.now()),
-        event_block=block_digest,
+    signed = kept_head(
+        event.head_signatures,
+        {"seq": seq, "hash": digest, "phase": phase, "event_block": block_digest},
+        lambda at: dict(
+            sign_head(event.pk, seq, digest, phase=phase, at=at, event_block=block_digest)
+        ),
     )
-    HeadSignature.objects.create(event=event, **head)
+    return {
+        "seq": signed["seq"],
+        "hash": signed["hash"],
+        "phase": signed["phase"],
+        "at": signed["at"],
+        "event_block": signed["event_block"],
+        "signature": signed["signature"],
+        "key_id": signed["key_id"],
+    }
+
+
+def chain_end(entries: Sequence[Mapping[str, Any]]) -> tuple[int, str]:
+    """The seq and hash an export's head signs: its last entry's (seq 0 and the genesis hash
+    for none)."""
+    return (entries[-1]["seq"], entries[-1]["hash"]) if entries else (0, GENESIS)
+
+
+def kept_head(
+    kept: Manager[Any], fields: Mapping[str, Any], sign: Callable[[str], dict[str, Any]]
+) -> dict[str, Any]:
+    """A head of a chain (an event's, a series'), signed once and kept: one kept before for the
+    same `fields` (the chain's end and the block it signs) under the key in force is given again,
+    so downloading twice gives the same file; else `sign` signs it at this moment, and it is
+    kept. `kept` is the owner's kept heads (its `head_signatures` manager, which
+    names the owner in what it creates)."""
+    signer = key_id(signing_key().public_key())
+    same = kept.filter(key_id=signer, **fields).first()
+    if same is not None:
+        head = {name: getattr(same, name) for name in fields}
+        return head | {"at": same.at, "signature": same.signature, "key_id": same.key_id}
+    head = sign(timestamp(timezone.now()))
+    kept.create(**head)
     return head
 
 

@@ -1,4 +1,6 @@
-"""Audit entries: append-only, hash-chained per event (docs/rules.md section 10.3)."""
+"""Audit entries: append-only, hash-chained per owner (docs/rules.md section 10.3): an event here,
+and in the layer above the engine a series (seasons.models.SeriesAuditEntry), both on
+`ChainedEntry`."""
 
 from __future__ import annotations
 
@@ -17,8 +19,10 @@ class ActorKind(models.TextChoices):
     PLAYER = "player"
 
 
-class AuditEntry(models.Model):
-    event = models.ForeignKey(Event, on_delete=models.PROTECT, related_name="audit_entries")
+class ChainedEntry(models.Model):
+    """One entry of a hash chain (audit/chain.py); its owner's foreign key is the concrete
+    model's. The owner keeps its chain's head in `audit_seq` and `audit_hash` (audit/writer.py)."""
+
     seq = models.PositiveIntegerField()
     at = models.CharField(max_length=32)  # the exact ISO 8601 string that was hashed
     actor = models.CharField(max_length=100)
@@ -26,7 +30,7 @@ class AuditEntry(models.Model):
     actor_kind = models.CharField(  # noqa: DJ001 - null is "not recorded", unlike any kind
         max_length=8, choices=ActorKind.choices, null=True, blank=True
     )
-    # The staff role House acted in (events/staff.py); null on player and system entries and on
+    # The staff role House acted in (staff/roles.py); null on player and system entries and on
     # entries written before roles were recorded: their hashes cover no role.
     actor_role = models.CharField(  # noqa: DJ001 - null is "no role", unlike any role
         max_length=8, null=True, blank=True
@@ -39,11 +43,7 @@ class AuditEntry(models.Model):
     hash = models.CharField(max_length=64)
 
     class Meta:
-        ordering = ["event_id", "seq"]
-        constraints = [
-            models.UniqueConstraint(fields=["event", "seq"], name="one_entry_per_seq"),
-        ]
-        verbose_name_plural = "audit entries"
+        abstract = True
 
     def __str__(self) -> str:
         return f"#{self.seq} {self.action}"
@@ -70,19 +70,43 @@ class AuditEntry(models.Model):
         }
 
 
-class HeadSignature(models.Model):
+class AuditEntry(ChainedEntry):
+    event = models.ForeignKey(Event, on_delete=models.PROTECT, related_name="audit_entries")
+
+    class Meta:
+        ordering = ["event_id", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["event", "seq"], name="one_entry_per_seq"),
+        ]
+        verbose_name_plural = "audit entries"
+
+
+class SignedHeadRow(models.Model):
+    """A head the deployment signed for an export (audit/heads.py), kept so that exporting the
+    same chain again carries the same signature; the owner's foreign key and the digest of the
+    block it signs are the concrete model's."""
+
+    seq = models.PositiveIntegerField()
+    hash = models.CharField(max_length=64)
+    key_id = models.CharField(max_length=16)
+    at = models.CharField(max_length=32)
+    signature = models.CharField(max_length=128)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"head #{self.seq}"
+
+
+class HeadSignature(SignedHeadRow):
     """A head the deployment signed for an export (audit/heads.py). An export of the same chain,
     phase and event block under the same key carries it again, so downloading twice gives the
     same file, and `at` is when that head was first signed."""
 
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="head_signatures")
-    seq = models.PositiveIntegerField()
-    hash = models.CharField(max_length=64)
     phase = models.CharField(max_length=8)
     event_block = models.CharField(max_length=64)
-    key_id = models.CharField(max_length=16)
-    at = models.CharField(max_length=32)
-    signature = models.CharField(max_length=128)
 
     class Meta:
         constraints = [

@@ -11,14 +11,14 @@ import base64
 import binascii
 from functools import cache
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from audit.anchor import head_message, key_id
+from audit.anchor import head_message, key_id, owner_head_message
 from helpers.files import write_once
 
 
@@ -106,14 +106,37 @@ def sign_head(
 ) -> SignedHead:
     """The deployment's signature of an event's chain ending at entry `seq` with `entry_hash`, at
     time `at`, in `phase`, with the event block whose digest is `event_block` (audit/heads.py)."""
-    key = signing_key()
     message = head_message(event_id, seq, entry_hash, phase=phase, at=at, event_block=event_block)
+    signature, signer = _signed(message)
     return {
         "seq": seq,
         "hash": entry_hash,
         "phase": phase,
         "at": at,
         "event_block": event_block,
-        "signature": key.sign(message).hex(),
-        "key_id": key_id(key.public_key()),
+        "signature": signature,
+        "key_id": signer,
     }
+
+
+def sign_owner_head(
+    owner: str, owner_id: int, seq: int, entry_hash: str, *, at: str, block: str
+) -> dict[str, Any]:
+    """The deployment's signature of the head of a chain above events (a series'): the export's
+    `head`, with `<owner>_block` for the block it signs (audit.anchor.owner_head_message)."""
+    message = owner_head_message(owner, owner_id, seq, entry_hash, at=at, block=block)
+    signature, signer = _signed(message)
+    return {
+        "seq": seq,
+        "hash": entry_hash,
+        "at": at,
+        f"{owner}_block": block,
+        "signature": signature,
+        "key_id": signer,
+    }
+
+
+def _signed(message: bytes) -> tuple[str, str]:
+    """The key in force's signature of `message` (hex), and the key's id."""
+    key = signing_key()
+    return key.sign(message).hex(), key_id(key.public_key())

@@ -31,6 +31,7 @@ from audit.anchor import (
     head_message,
     key_id,
     legacy_head_message,
+    owner_head_message,
     signature_holds,
 )
 from audit.chain import GENESIS, canonical_json, entry_hash
@@ -51,7 +52,7 @@ from scoring.standings import Hand, Standings, standings
 
 SHOES = ("stock", "house")
 ACTOR_KINDS = ("system", "house", "player")
-# The roles a House entry may name (events/staff.py; "site": site staff who hold no role in the
+# The roles a House entry may name (staff/roles.py; "site": site staff who hold no role in the
 # event, changing its staff); entries from before roles name none.
 STAFF_ROLES = ("owner", "director", "cashier", "scorer", "site")
 STATUSES = ("eligible", "withdrawn")
@@ -66,6 +67,8 @@ class Verdict:
     checked: tuple[str, ...]
     problem: str | None = None
     finalized: bool = False  # False: the chain may hold, but the shuffle is not yet verifiable
+    # The owner of a chain above events the document exports ("series"), or "" for an event's.
+    owner: str = ""
 
 
 class AuditProblem(Exception):
@@ -193,14 +196,18 @@ def _with_nulls(entry: dict[str, Any]) -> dict[str, Any]:
 def verify(document: object, public_key: Ed25519PublicKey | None = None) -> Verdict:
     """Check an exported audit document (the parsed JSON), stopping at the first problem."""
     checked: list[str] = []
+    owner = owner_of(document)
     try:
-        finalized = _verify(document, checked, public_key)
+        if owner:
+            finalized = _verify_owner_chain(document, owner, checked, public_key)
+        else:
+            finalized = _verify(document, checked, public_key)
     except AuditProblem as problem:
-        return Verdict(ok=False, checked=tuple(checked), problem=str(problem))
+        return Verdict(ok=False, checked=tuple(checked), problem=str(problem), owner=owner)
     except RecursionError:
         problem_text = "The document is nested too deeply to be an audit."
-        return Verdict(ok=False, checked=tuple(checked), problem=problem_text)
-    return Verdict(ok=True, checked=tuple(checked), finalized=finalized)
+        return Verdict(ok=False, checked=tuple(checked), problem=problem_text, owner=owner)
+    return Verdict(ok=True, checked=tuple(checked), finalized=finalized, owner=owner)
 
 
 def _verify(document: object, checked: list[str], public_key: Ed25519PublicKey | None) -> bool:
@@ -262,6 +269,141 @@ def _verify(document: object, checked: list[str], public_key: Ed25519PublicKey |
     # Last, so a re-chained export still names what its rewriting broke in the event itself.
     checked.append(check_anchor(export, entries, public_key, finalized=True))
     return True
+
+
+# A chain above events ---------------------------------------------------------------------------
+
+# A series keeps an audit chain of its own (docs/audit.md, "A series' audit"): its export holds the
+# owner's block under the owner's name, its entries and a head signing both
+# (audit.anchor.owner_head_message). The verifier reads the owner's name from the document.
+
+OWNER_NAME = re.compile(r"[a-z]{1,20}")
+ACTION_NAME = re.compile(r"[a-z][a-z_]{0,39}")
+
+
+def owner_of(document: object) -> str:
+    """The owner of a chain above events that `document` exports (its one block beside the
+    entries and the head), or "" for an event's export."""
+    if not isinstance(document, dict) or "event" in document:
+        return ""
+    blocks = [
+        key
+        for key, value in document.items()
+        if key not in ("entries", "head") and isinstance(value, dict)
+    ]
+    if len(blocks) == 1 and OWNER_NAME.fullmatch(blocks[0]):
+        return str(blocks[0])
+    return ""
+
+
+def _verify_owner_chain(
+    document: object,
+    owner: str,
+    checked: list[str],
+    public_key: Ed25519PublicKey | None,
+) -> bool:
+    """The chain, each entry's shape and role, and the signed head of a chain above events."""
+    assert isinstance(document, dict)  # owner_of found the owner's block in it
+    block = document[owner]
+    raw_entries = document.get("entries")
+    if not isinstance(raw_entries, list):
+        raise AuditProblem("The document has no entries list.")
+    owner_id = block.get("id")
+    if not _is_int(owner_id):
+        raise AuditProblem(f"The document's {owner} has no whole-number id.")
+    entries = check_chain(raw_entries)
+    checked.append(f"chain: {len(entries)} entries, seq 1 to {len(entries)}, every hash intact")
+    checked.append(check_owner_entries(raw_entries))
+    checked.append(
+        check_owner_head(owner, owner_id, block, entries, document.get("head"), public_key)
+    )
+    return False
+
+
+def check_owner_entries(raw_entries: Sequence[Mapping[str, Any]]) -> str:
+    """Each entry says who acted (`actor_kind`), House entries the role they acted in, none
+    names a player (a chain above events records staff and settings), and each action is a name."""
+    roles: Counter[str] = Counter()
+    for raw in raw_entries:
+        seq, action = raw["seq"], raw["action"]
+        if "actor_kind" not in raw:
+            raise AuditProblem(f"Entry seq {seq} has no actor_kind.")
+        if not ACTION_NAME.fullmatch(action):
+            raise AuditProblem(f"Entry seq {seq}: action {action!r} is not an action's name.")
+        if raw.get("player") is not None:
+            raise AuditProblem(f"Entry seq {seq} ({action}) names a player.")
+        if raw["actor_kind"] == "house":
+            role = raw.get("actor_role")
+            if role is None:
+                raise AuditProblem(f"Entry seq {seq} ({action}): a House entry names no role.")
+            roles[role] += 1
+    acted = ", ".join(f"{role} {count}" for role, count in sorted(roles.items()))
+    return f"entries: each says who acted, every House entry its role ({acted or 'none'})"
+
+
+def check_owner_head(
+    owner: str,
+    owner_id: int,
+    block: Mapping[str, Any],
+    entries: Sequence[Entry],
+    raw: object,
+    public_key: Ed25519PublicKey | None,
+) -> str:
+    """The export's signed head is its last entry and signs this block; with the deployment's
+    public key, its signature holds."""
+    what = "The export's signed head"
+    if raw is None:
+        if public_key is not None:
+            raise AuditProblem(
+                "The export carries no signed head, so it cannot be checked against the key."
+            )
+        return "head: the export carries no signed head (the chain is not anchored)"
+    if not isinstance(raw, dict):
+        raise AuditProblem(f"{what} is not an object with seq, hash, signature and key_id.")
+    seq, digest, at = raw.get("seq"), raw.get("hash"), raw.get("at")
+    signature, signer, signed_block = (
+        raw.get("signature"),
+        raw.get("key_id"),
+        raw.get(f"{owner}_block"),
+    )
+    if not _is_int(seq) or seq < 0:
+        raise AuditProblem(f"{what} has no whole-number seq.")
+    if not (isinstance(digest, str) and isinstance(signature, str) and isinstance(signer, str)):
+        raise AuditProblem(f"{what} needs hash, signature and key_id as text.")
+    if not isinstance(at, str) or not AT.fullmatch(at):
+        raise AuditProblem(f"{what} has no signing time in ISO 8601 UTC (at).")
+    if not isinstance(signed_block, str) or not DIGEST.fullmatch(signed_block):
+        raise AuditProblem(f"{what} has no {owner}_block digest (64 hex digits).")
+    last = entries[-1].seq if entries else 0
+    if seq != last:
+        ends = f"ends at seq {last}" if entries else "has no entries"
+        raise AuditProblem(
+            f"{what} is at seq {seq}, but the export {ends}: entries were cut off or added "
+            "after the head was signed."
+        )
+    if digest != (entries[-1].hash if entries else GENESIS):
+        raise AuditProblem(
+            f"{what} signs hash {digest[:12]}... at seq {seq}, which is not the hash of entry "
+            f"seq {seq} in this export: the chain was rewritten."
+        )
+    if signed_block != event_digest(block):
+        raise AuditProblem(
+            f"{what} signs another {owner} block than this export's: it was changed after it "
+            "was signed."
+        )
+    if public_key is None:
+        return (
+            f"head: seq {seq} matches the last entry, signed at {at}; its signature was not "
+            "checked (give the deployment's public key)"
+        )
+    if signer != key_id(public_key):
+        raise AuditProblem(
+            f"{what} was signed by key {signer}, not by the given key {key_id(public_key)}."
+        )
+    message = owner_head_message(owner, owner_id, seq, digest, at=at, block=signed_block)
+    if not signature_holds(public_key, message, signature):
+        raise AuditProblem(f"{what}: the signature does not hold for this {owner}, seq and hash.")
+    return f"head: seq {seq} signed by key {signer} at {at}, matching the last entry"
 
 
 # The document -------------------------------------------------------------------------------------

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol, overload
 
 from audit.chain import entry_hash
-from audit.models import AuditEntry
-from events.models import Event
+from audit.models import AuditEntry, ChainedEntry
+
+
+class ChainOwner(Protocol):
+    """What owns a chain (an event; a series in the layer above) and keeps its head."""
+
+    audit_seq: int
+    audit_hash: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +25,7 @@ class PendingEntry:
     player: str | None
     details: dict[str, Any]
     reason: str | None
-    actor_role: str | None = None  # the staff role of a House entry (events/staff.py)
+    actor_role: str | None = None  # the staff role of a House entry (staff/roles.py)
 
 
 def timestamp(moment: datetime) -> str:
@@ -27,13 +33,38 @@ def timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def chain(event: Event, entries: list[PendingEntry], moment: datetime) -> list[AuditEntry]:
-    """Chain `entries` after the event's last entry and move the head on `event` (not saved).
+@overload
+def chain(owner: ChainOwner, entries: list[PendingEntry], moment: datetime) -> list[AuditEntry]: ...
 
-    The caller holds the event's row lock, then saves the entries with `event.audit_seq` and
-    `event.audit_hash` in the same transaction.
+
+@overload
+def chain[E: ChainedEntry](
+    owner: ChainOwner,
+    entries: list[PendingEntry],
+    moment: datetime,
+    *,
+    model: type[E],
+    owner_field: str,
+) -> list[E]: ...
+
+
+def chain(
+    owner: ChainOwner,
+    entries: list[PendingEntry],
+    moment: datetime,
+    *,
+    model: type[ChainedEntry] | None = None,
+    owner_field: str = "event",
+) -> list[Any]:
+    """Chain `entries` after the owner's last entry and move the head on `owner` (not saved):
+    rows of `model` (an event's `AuditEntry` unless given), each naming its owner in
+    `owner_field`.
+
+    The caller holds the owner's row lock, then saves the entries with `owner.audit_seq` and
+    `owner.audit_hash` in the same transaction.
     """
-    seq, prev_hash = event.audit_seq, event.audit_hash
+    make: type[Any] = AuditEntry if model is None else model
+    seq, prev_hash = owner.audit_seq, owner.audit_hash
     at = timestamp(moment)
     rows = []
     for pending in entries:
@@ -52,7 +83,7 @@ def chain(event: Event, entries: list[PendingEntry], moment: datetime) -> list[A
             "prev_hash": prev_hash,
         }
         digest = entry_hash(stored)
-        rows.append(AuditEntry(event=event, hash=digest, **stored))
+        rows.append(make(**{owner_field: owner}, hash=digest, **stored))
         prev_hash = digest
-    event.audit_seq, event.audit_hash = seq, prev_hash
+    owner.audit_seq, owner.audit_hash = seq, prev_hash
     return rows

@@ -247,7 +247,7 @@ def house_member_add(
     role: str = Role.DIRECTOR,
     idempotency_key: str | None = None,
 ) -> answers.HouseMemberAdded:
-    """Site staff, or the event's owner, appoint a staff member with a role (events/staff.py);
+    """Site staff, or the event's owner, appoint a staff member with a role (staff/roles.py);
     a member appointed again takes the new role (the owner's is handed over with
     `ownership_transfer`)."""
     _site_staff_or_house(change, by, "Only site staff appoint House members.")

@@ -178,7 +178,7 @@ class HouseMember(Body):
     role = serializers.ChoiceField(
         choices=["director", "cashier", "scorer"],
         required=False,
-        help_text="The staff member's role (events/staff.py); director when not given.",
+        help_text="The staff member's role (staff/roles.py); director when not given.",
     )
 
 
@@ -187,7 +187,7 @@ class StaffInvitation(Body):
     role = serializers.ChoiceField(
         choices=["director", "cashier", "scorer"],
         required=False,
-        help_text="Their role (events/staff.py); director when not given.",
+        help_text="Their role (staff/roles.py); director when not given.",
     )
 
 

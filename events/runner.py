@@ -1,6 +1,6 @@
-"""The transaction runner: every state change runs as one short transaction that locks the event,
-checks who acts, applies the change, chains its audit entries and stores the answer under the
-idempotency key.
+"""The transaction runner: every state change runs as one short transaction that locks the event
+(or the scope above events it concerns: a series), checks who acts, applies the change, chains its
+audit entries and stores the answer under the idempotency key.
 
 Each state change is one function decorated with `action`: it takes the `Change` and keyword
 arguments, and returns its answer (a frozen dataclass of `events.answers`).
@@ -8,6 +8,11 @@ arguments, and returns its answer (a frozen dataclass of `events.answers`).
 A retry with the same key returns the first answer, refusals included, and changes nothing; the same
 key with different content is refused (422). Work outside the database (websocket messages, pushes,
 email) is queued with `Change.after_commit` and runs only once the transaction has committed.
+
+A change may concern the scope above events (a series) rather than an event: the layer above
+installs it (`use_scope_above`): how to lock it, the roles its staff hold, how to chain its audit
+entries. The engine names none of it. One lock order everywhere: the scopes a change locks, in id
+order, before any event.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import functools
 import hashlib
 import inspect
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -69,7 +74,12 @@ def together() -> Iterator[None]:
 class ScopeAbove(Protocol):
     """The scope above events whose staff hold roles in each of its events: a series. It lives in
     a layer on top of the engine (seasons/apps.py installs it with `use_scope_above`): the engine
-    imports none of it and names none of it."""
+    imports none of it and names none of it. A change of the scope itself runs through this
+    runner too (`action(..., above_of=...)`): the hook locks it, says who holds which role in it
+    and chains its audit entries."""
+
+    # How refusals name the scope: "Only House of this series can do that."
+    noun: str
 
     def exists(self, scope_id: int) -> bool:
         """Whether the scope is there."""
@@ -84,12 +94,28 @@ class ScopeAbove(Protocol):
         """The event the scope's display links show now, or None."""
         ...
 
+    def lock(self, scope_id: int) -> Any | None:
+        """The scope's row, locked for the change (no key update); None when it is not there."""
+        ...
+
+    def record(self, scope: Any, entries: list[PendingEntry], moment: datetime) -> None:
+        """Chain `entries` after the scope's last audit entry and save them with its new head
+        (the scope locked by `lock`, or created in this change)."""
+        ...
+
 
 _scopes_above: list[ScopeAbove] = []
 
 
 def use_scope_above(scope: ScopeAbove) -> None:
     _scopes_above[:] = [scope]
+
+
+def _above() -> ScopeAbove:
+    """The installed scope above events, for a change that concerns it."""
+    if not _scopes_above:
+        raise RuntimeError("No scope above events is installed (use_scope_above).")
+    return _scopes_above[0]
 
 
 def scope_exists(scope_id: int) -> bool:
@@ -107,6 +133,38 @@ def roles_above(user_id: int, scope_id: int) -> frozenset[str]:
     if not _scopes_above:
         return frozenset()
     return frozenset(role for (role,) in _scopes_above[0].roles(user_id, scope_id))
+
+
+def scope_roles(user: User | None, scope_id: int) -> frozenset[str]:
+    """The roles `user` holds in the scope above events (a series); a superuser is owner."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return frozenset()
+    if user.is_superuser:
+        return frozenset({staff.Role.OWNER.value})
+    return roles_above(user.pk, scope_id)
+
+
+def scope_refusal(roles: frozenset[str], power: str, refused: str = "") -> NotAllowed:
+    """Why roles in the scope above events do not allow `power`: none held (`refused`, or "Only
+    House of this series can do that."), or one without this power."""
+    held = staff.strongest(roles)
+    noun = _above().noun
+    if held is None:
+        return NotAllowed(refused or f"Only House of this {noun} can do that.")
+    return NotAllowed(
+        f"Your role in this {noun} ({held}) does not include that ({power.replace('_', ' ')})."
+    )
+
+
+def require_above(user: User | None, scope_id: int, power: str, refused: str = "") -> str:
+    """The role in which `user` may do `power` in the scope above events (the rule table of
+    staff/roles.py), or the refusal: the guard of a series' changes, and of the checks a change
+    made of several steps runs before its first."""
+    roles = scope_roles(user, scope_id)
+    role = staff.acting_role(roles, power)
+    if role is None:
+        raise scope_refusal(roles, power, refused)
+    return role
 
 
 def roles_of(user: User | None, event_id: int, series_id: int | None) -> frozenset[str]:
@@ -128,25 +186,37 @@ def roles_of(user: User | None, event_id: int, series_id: int | None) -> frozens
 
 
 def may(user: User | None, event: Event, action: str) -> bool:
-    """Whether `user` may perform the House action `action` in this event (events/staff.py)."""
+    """Whether `user` may perform the House action `action` in this event (staff/roles.py)."""
     return staff.acting_role(roles_of(user, event.pk, event.series_id), action) is not None
 
 
 def is_house(user: User | None, event: Event) -> bool:
     """Staff of this event in any role (its own or its series'), or a superuser: House's pages
-    open to them; what each may change is the rule table's (events/staff.py)."""
+    open to them; what each may change is the rule table's (staff/roles.py)."""
     return bool(roles_of(user, event.pk, event.series_id))
 
 
 @dataclass
 class Change:
-    """One state change in progress: the locked event, who acts, the audit entries to write."""
+    """One state change in progress: the locked event (or scope above events), who acts, the
+    audit entries to write."""
 
     event: Event
     user: User | None
     _house: bool | None = None
-    # The action's name (`action`): which House powers it needs (events/staff.py).
+    # The action's name (`action`): which House powers it needs (staff/roles.py).
     action: str = ""
+    # The rule-table name the guard asks when it is not the action's own ("season_manage").
+    power: str = ""
+    # The refusal of an actor who holds no role, when not the runner's usual words.
+    refused: str = ""
+    # The scope above events this change concerns (a series), locked, instead of an event; the
+    # change's own entries are chained in its audit. A placeholder `event` stands unsaved then.
+    scope: Any = None
+    # Every scope above events the change locked (before any event), by id, and the entries it
+    # chains in each one's audit besides its own (`audit_above`).
+    scopes: dict[int, Any] = field(default_factory=dict)
+    scope_entries: dict[int, list[PendingEntry]] = field(default_factory=dict)
     _roles: frozenset[str] | None = None
     # The role named outside the rule table (`act_as`): site staff, a member leaving.
     _role: str | None = None
@@ -166,17 +236,26 @@ class Change:
 
     @property
     def roles(self) -> frozenset[str]:
-        """The actor's roles in this event (asked once, only when needed)."""
+        """The actor's roles in this event, or in the scope the change concerns (asked once,
+        only when needed)."""
         if self._roles is None:
-            self._roles = roles_of(self.user, self.event.pk, self.event.series_id)
+            if self.scope is not None:
+                self._roles = scope_roles(self.user, self.scope.pk)
+            else:
+                self._roles = roles_of(self.user, self.event.pk, self.event.series_id)
         return self._roles
+
+    @property
+    def guarded(self) -> str:
+        """The name the rule table is asked with (staff/roles.py)."""
+        return self.power or self.action
 
     @property
     def role(self) -> str | None:
         """The role the actor acts in: the strongest of theirs that may perform this action."""
         if self._role is not None:
             return self._role
-        return staff.acting_role(self.roles, self.action) if self.house else None
+        return staff.acting_role(self.roles, self.guarded) if self.house else None
 
     def act_as(self, role: str) -> None:
         """The actor acts as House in `role`, which the service's own guard allowed outside the
@@ -189,7 +268,7 @@ class Change:
     def house(self) -> bool:
         """Whether the actor acts as House in this change: staff whose role may perform it."""
         if self._house is None:
-            self._house = staff.acting_role(self.roles, self.action) is not None
+            self._house = staff.acting_role(self.roles, self.guarded) is not None
         return self._house
 
     @house.setter
@@ -231,6 +310,37 @@ class Change:
             )
         )
 
+    def audit_above(
+        self, scope_id: int, action: str, *, details: Mapping[str, Any], power: str
+    ) -> None:
+        """An entry in the audit of a scope above events this change locked (a series an event
+        is put in or taken out of), naming the role the actor holds there for `power`."""
+        role = staff.acting_role(scope_roles(self.user, scope_id), power)
+        house = role is not None
+        name = "" if self.user is None else self.user.display_name or f"user {self.user.pk}"
+        self.scope_entries.setdefault(scope_id, []).append(
+            PendingEntry(
+                actor=SYSTEM if self.user is None else f"House: {name}" if house else name,
+                actor_kind=SYSTEM if self.user is None else "house" if house else "player",
+                actor_role=role,
+                action=action,
+                player=None,
+                details=dict(details),
+                reason=None,
+            )
+        )
+
+    def reach(self, event_id: int, action: str, apply: Callable[[Change], None]) -> None:
+        """One event's part of this change of the scope above it (a series' staff change
+        reaching its events): the event locked (after the scope: one lock order everywhere), its
+        audit entries chained in its own chain, its live update told after the commit."""
+        part = Change(event=_lock_event(event_id), user=self.user, action=action, now=self.now)
+        apply(part)
+        if part.entries:
+            _record(part)
+        for callback in part.callbacks:
+            transaction.on_commit(callback)
+
     def know(self, registration: Registration) -> None:
         """Remember a registration read in this change (its label names it in the audit)."""
         self.known[registration.label] = registration.pk
@@ -256,12 +366,14 @@ class Change:
 
     def refusal(self) -> NotAllowed:
         """Why the actor may not do this as House: no role, or one without this power."""
+        if self.scope is not None:
+            return scope_refusal(self.roles, self.guarded, self.refused)
         held = staff.strongest(self.roles)
         if held is None:
-            return NotAllowed("Only House can do that for this event.")
+            return NotAllowed(self.refused or "Only House can do that for this event.")
         return NotAllowed(
             f"Your role in this event ({held}) does not include that "
-            f"({self.action.replace('_', ' ')})."
+            f"({self.guarded.replace('_', ' ')})."
         )
 
     def refuse_if_finalized(self) -> None:
@@ -285,6 +397,12 @@ class Normalised:
     """How an argument counts in the idempotency fingerprint, when not as it is given."""
 
     clean: Callable[[Any], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Earlier:
+    """An argument that is not content: what an earlier step of a change made of several steps
+    made (the event `series_next_event` created), which that step's own key already covers."""
 
 
 # Text whose surrounding whitespace means nothing (a reason): the service strips it, so a retry
@@ -311,6 +429,11 @@ class Service[**P, A: Answer]:
         *,
         registration_of: Callable[[Mapping[str, Any]], int] | None,
         creates_event: bool,
+        above_of: Callable[[Mapping[str, Any]], Sequence[int]] | None = None,
+        creates_scope: bool = False,
+        power: str = "",
+        refused: str = "",
+        missing: str = "",
     ) -> None:
         signature = inspect.signature(function, eval_str=True)
         change, *parameters = signature.parameters.values()
@@ -324,10 +447,11 @@ class Service[**P, A: Answer]:
         answer: Any = signature.return_annotation
         if not (isinstance(answer, type) and issubclass(answer, Answer)):
             raise TypeError(f"{name}: answers with a dataclass of events.answers.")
-        if not (
-            {"registration_id", "event_id"} & given or registration_of is not None or creates_event
-        ):
-            raise TypeError(f"{name}: names its event, its registration, or creates an event.")
+        names_event = bool({"registration_id", "event_id"} & given) or registration_of is not None
+        if not (names_event or creates_event or above_of is not None or creates_scope):
+            raise TypeError(
+                f"{name}: names its event, its registration or its scope, or creates one."
+            )
         functools.update_wrapper(self, function)
         self.signature = signature.replace(parameters=parameters)
         self.__signature__ = self.signature  # how it is called: without the change
@@ -337,21 +461,35 @@ class Service[**P, A: Answer]:
         self.content = {
             parameter.name: _cleaner(parameter.annotation)
             for parameter in parameters
-            if parameter.name not in NOT_CONTENT
+            if parameter.name not in NOT_CONTENT and not _earlier(parameter.annotation)
         }
         self.registration_of = registration_of
         self.creates_event = creates_event
+        self.above_of = above_of
+        # A change of the scope above events itself, not of an event (a series' change).
+        self.of_scope = not names_event and not creates_event
+        self.creates_scope = creates_scope
+        self.power = power
+        self.refused = refused
+        self.missing = missing
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> A:
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         arguments = bound.arguments
-        _refuse_bad_input(arguments)
+        # A scope's changes check their own text, each in its own words (seasons/services.py).
+        _refuse_bad_input(arguments, text=not self.of_scope)
         registration_id = arguments.get("registration_id")
         if self.registration_of is not None:
             registration_id = self.registration_of(arguments)
         function = self.function
+        scopes = () if self.above_of is None else tuple(self.above_of(arguments))
         return perform(
+            scopes=scopes,
+            of_scope=self.of_scope,
+            creates_scope=self.creates_scope,
+            power=self.power,
+            refused=self.refused,
             event_id=arguments.get("event_id"),
             registration_id=registration_id,
             user=arguments["by"],
@@ -361,9 +499,8 @@ class Service[**P, A: Answer]:
             apply=lambda change: function(change, *args, **kwargs),
             answer=self.answer,
             creates_event=self.creates_event,
-            missing=next(
-                (_ID_NAMES[n] for n in _ID_NAMES if arguments.get(n) is not None), "event"
-            ),
+            missing=self.missing
+            or next((_ID_NAMES[n] for n in _ID_NAMES if arguments.get(n) is not None), "event"),
         )
 
 
@@ -372,16 +509,38 @@ def action[**P, A: Answer](
     *,
     registration_of: Callable[[Mapping[str, Any]], int] | None = None,
     creates_event: bool = False,
+    above_of: Callable[[Mapping[str, Any]], Sequence[int]] | None = None,
+    creates_scope: bool = False,
+    power: str = "",
+    refused: str = "",
+    missing: str = "",
 ) -> Callable[[Callable[Concatenate[Change, P], A]], Service[P, A]]:
     """Make a function one state change, called `name` in idempotency records.
 
     The change concerns the event `event_id` names, or the event of the registration that
     `registration_id` (or `registration_of`, given the arguments) names; with `creates_event`
     and neither, the function creates the event and sets `change.event`.
+
+    `above_of` gives, from the arguments, the scopes above events (series) the change locks
+    first, in id order: with no event named, the change concerns the first of them
+    (`change.scope`), its entries chained in its audit; with `creates_scope`, the function
+    creates the scope and sets `change.scope`. `power` is the name the rule table is asked with
+    when not `name`, `refused` the refusal of an actor with no role, `missing` what a refusal
+    says is missing when the scope is not there.
     """
 
     def decorate(function: Callable[Concatenate[Change, P], A]) -> Service[P, A]:
-        return Service(name, function, registration_of=registration_of, creates_event=creates_event)
+        return Service(
+            name,
+            function,
+            registration_of=registration_of,
+            creates_event=creates_event,
+            above_of=above_of,
+            creates_scope=creates_scope,
+            power=power,
+            refused=refused,
+            missing=missing,
+        )
 
     return decorate
 
@@ -395,18 +554,24 @@ _ID_NAMES = {
 }
 
 
-def _refuse_bad_input(arguments: Mapping[str, Any]) -> None:
+def _refuse_bad_input(arguments: Mapping[str, Any], *, text: bool = True) -> None:
     """What no service takes, whoever calls it: an id past the database's range, text with
     control characters, text longer than any field holds."""
     for name, value in arguments.items():
         if name in _ID_NAMES and value is not None:
             if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= ID_MAX:
                 raise NotFound(f"No such {_ID_NAMES[name]}.")
-        elif isinstance(value, str) and name != "idempotency_key":
+        elif text and isinstance(value, str) and name != "idempotency_key":
             longest = REASON_LENGTH if name == "reason" else TEXT_LENGTH
             check_text(
                 value, label=name.replace("_", " ").capitalize(), max_length=longest, multiline=True
             )
+
+
+def _earlier(annotation: Any) -> bool:
+    return get_origin(annotation) is Annotated and any(
+        isinstance(extra, Earlier) for extra in annotation.__metadata__
+    )
 
 
 def _cleaner(annotation: Any) -> Callable[[Any], Any]:
@@ -434,23 +599,34 @@ def perform[A: Answer](
     answer: type[A],
     creates_event: bool = False,
     missing: str | None = None,
+    scopes: Sequence[int] = (),
+    of_scope: bool = False,
+    creates_scope: bool = False,
+    power: str = "",
+    refused: str = "",
 ) -> A:
     """Run one state change; `apply` returns the answer, a domain error refuses it.
 
-    The change concerns `event_id`, or the event of `registration_id`, or (neither) a new event.
+    The change concerns `event_id`, or the event of `registration_id`, or (neither) a new event;
+    or with `of_scope` the first of `scopes` above events (a series), or a new one. The `scopes`
+    are locked first, in id order.
     """
     key = (idempotency_key or "").strip() or None
     if key is not None and (user is None or len(key) > 200 or text_problem(key)):
+        if of_scope and user is not None:
+            raise Invalid("An Idempotency-Key has at most 200 plain characters.")
         raise Invalid("An Idempotency-Key needs a signed-in user and at most 200 plain characters.")
     keyed = user if key is not None else None  # whose key, when there is one
+    begin = functools.partial(
+        _begin, event_id, registration_id, action, request, keyed, key, scopes, of_scope
+    )
     try:
         with transaction.atomic(durable=not _together.get()):
-            event, print_, record = _begin(event_id, registration_id, action, request, keyed, key)
+            locked, print_, record = begin(missing)
             if record is None:
                 missing = missing or ("registration" if registration_id is not None else "event")
-                return _apply(
-                    event, user, apply, creates_event, keyed, key, print_, missing, action
-                )
+                change = _change(locked, user, action, power, refused, creates_event or of_scope)
+                return _apply(change, apply, keyed, key, print_, missing, creates_scope)
     except DomainError as refused:
         if keyed is None or key is None or _together.get():
             raise  # within `together`, the refusal rolls every change of it back
@@ -460,7 +636,7 @@ def perform[A: Answer](
     # The refusal rolled the change back. It is stored under its key in a transaction of its own,
     # under the same lock, unless a retry with the same key stored its outcome in between.
     with transaction.atomic(durable=True):
-        event, print_, record = _begin(event_id, registration_id, action, request, keyed, key)
+        _, print_, record = begin(missing)
         if record is None:
             IdempotencyRecord.objects.create(
                 user=keyed,
@@ -475,56 +651,70 @@ def perform[A: Answer](
     raise error
 
 
-def perform_within(
-    *, event_id: int, user: User | None, action: str, apply: Callable[[Change], None]
-) -> None:
-    """One event's part of a change made over several events (a series' staff change reaching
-    its events), inside the caller's transaction: the event locked (after the series, which the
-    caller holds: one lock order everywhere), its audit entries chained, its live update told
-    after the commit. The caller stores the answer under its idempotency key."""
-    if not transaction.get_connection().in_atomic_block:
-        raise RuntimeError(
-            "perform_within runs inside the transaction of the change it is part of."
+@dataclass(frozen=True, slots=True)
+class _Locked:
+    """What a change locked before it runs: its event (None for a new one or a scope's change),
+    the scopes above events in id order, and the scope the change concerns."""
+
+    event: Event | None
+    scopes: dict[int, Any]
+    scope: Any = None
+
+
+def _change(
+    locked: _Locked, user: User | None, action: str, power: str, refused: str, creates: bool
+) -> Change:
+    """The change in progress over what `_begin` locked."""
+    if locked.event is None and locked.scope is None:
+        if not creates:
+            raise NotFound("No such event.")
+        # `apply` creates the event or scope; who acts there is the service's own guard.
+        return Change(
+            event=Event(), user=user, _house=False, action=action, power=power, scopes=locked.scopes
         )
-    change = Change(event=_lock_event(event_id), user=user, action=action)
-    apply(change)
-    if change.entries:
-        _record(change)
-    for callback in change.callbacks:
-        transaction.on_commit(callback)
+    return Change(
+        event=locked.event or Event(),
+        user=user,
+        action=action,
+        power=power,
+        refused=refused,
+        scope=locked.scope,
+        scopes=locked.scopes,
+    )
 
 
 def _apply[A: Answer](
-    event: Event | None,
-    user: User | None,
+    change: Change,
     apply: Callable[[Change], A],
-    creates_event: bool,
     keyed: User | None,
     key: str | None,
     print_: str,
     missing: str = "event",
-    action: str = "",
+    creates_scope: bool = False,
 ) -> A:
     """Make the change (inside `perform`'s transaction) and store its answer under the key."""
-    if event is None:
-        if not creates_event:
-            raise NotFound("No such event.")
-        change = Change(event=Event(), user=user, _house=False, action=action)  # `apply` creates it
-    else:
-        change = Change(event=event, user=user, action=action)
-        if (
-            event.phase == Phase.DRAFT
-            and not (change.roles or (user and user.is_staff))
-            # An invitation to the staff names its event: its holder may answer it.
-            and action != "staff_invitation_accept"
-        ):
-            # A draft is not public: to anyone else it answers as a missing one does.
-            raise NotFound(f"No such {missing}.")
+    event, user = change.event, change.user
+    if event.pk is not None and (
+        event.phase == Phase.DRAFT
+        and not (change.roles or (user and user.is_staff))
+        # An invitation to the staff names its event: its holder may answer it.
+        and change.action != "staff_invitation_accept"
+    ):
+        # A draft is not public: to anyone else it answers as a missing one does.
+        raise NotFound(f"No such {missing}.")
     answer = apply(change)
+    if creates_scope and change.scope is not None:
+        change.scopes[change.scope.pk] = change.scope
     stored = None
     if keyed is not None and key is not None:
         stored = IdempotencyRecord(user=keyed, key=key, fingerprint=print_, answer=as_json(answer))
-    if change.entries:
+    for scope_id, entries in sorted(change.scope_entries.items()):
+        _above().record(change.scopes[scope_id], entries, change.now)
+    if change.entries and change.scope is not None:
+        _above().record(change.scope, change.entries, change.now)
+        if stored is not None:
+            stored.save()
+    elif change.entries:
         _record(change, stored)  # on PostgreSQL, in the statement that writes the audit entries
     elif stored is not None:
         stored.save()
@@ -540,23 +730,50 @@ def _begin(
     request: Mapping[str, Any],
     user: User | None,
     key: str | None,
-) -> tuple[Event | None, str, IdempotencyRecord | None]:
-    """Lock what the change concerns; its fingerprint; the record a first try left under the key."""
+    scope_ids: Sequence[int] = (),
+    of_scope: bool = False,
+    missing: str | None = None,
+) -> tuple[_Locked, str, IdempotencyRecord | None]:
+    """Lock what the change concerns (the scopes above events first, in id order, then the
+    event); its fingerprint; the record a first try left under the key."""
+    scopes: dict[int, Any] = {}
+    for scope_id in sorted(set(scope_ids)):
+        row = _above().lock(scope_id)
+        if row is not None:
+            scopes[scope_id] = row
+    scope = None
+    if of_scope and scope_ids:
+        scope = scopes.get(scope_ids[0])
+        if scope is None:
+            raise NotFound(f"No such {missing or _above().noun}.")
     if registration_id is not None:
         event: Event | None = _lock_event_of(registration_id)
     elif event_id is not None:
         event = _lock_event(event_id)
     else:
         event = None
+    locked = _Locked(event=event, scopes=scopes, scope=scope)
     print_ = fingerprint(action, event.pk if event else None, request)
     if user is None or key is None:
-        return event, print_, None
-    if event is None:
+        return locked, print_, None
+    if event is None and scope is None:
         # A creation has no event to lock yet: its author's row serializes their retries. No key
         # update, so rows that name the author (the answer stored under the key) are not held
         # up by it: events and series are locked first, and an author's row never waits on them.
         User.objects.select_for_update(no_key=True).filter(pk=user.pk).exists()
-    return event, print_, IdempotencyRecord.objects.filter(user=user, key=key).first()
+    return locked, print_, IdempotencyRecord.objects.filter(user=user, key=key).first()
+
+
+def stored_answer[A: Answer](
+    user: User, key: str | None, action: str, request: Mapping[str, Any], answer: type[A]
+) -> A | None:
+    """The answer a first try of a change made of several steps (each a change of its own)
+    stored under its key: replayed as it was, a conflicting content refused. None before it."""
+    key = (key or "").strip() or None
+    if key is None:
+        return None
+    record = IdempotencyRecord.objects.filter(user=user, key=key).first()
+    return None if record is None else _replay(record, fingerprint(action, None, request), answer)
 
 
 def _record(change: Change, stored: IdempotencyRecord | None = None) -> None:

@@ -1,4 +1,4 @@
-"""Which of House's buttons a staff member's role uses (events/staff.py).
+"""Which of House's buttons a staff member's role uses (staff/roles.py).
 
 House's page is one page for every role: its live parts are rendered once and pushed to every
 House socket of the event. So the page does not leave buttons out per role; each page load carries

@@ -133,7 +133,7 @@ def _after(request: HttpRequest, event: Event, anchor: str) -> HttpResponse:
 def _dashboard_context(request: HttpRequest, event: Event, *, inline: bool = False) -> dict:
     # The live part's context is House's page (house.read_model), as pushed fragments render it.
     context: dict[str, Any] = {**house_page(event).context(), "inline_messages": inline}
-    # The night's money only for a role that may see it (events/staff.py `SIGHTS`): a scorer's
+    # The night's money only for a role that may see it (staff/roles.py `SIGHTS`): a scorer's
     # page names the role instead. The fragments pushed live are not per role (docs/decisions.md,
     # "What a role may see").
     roles = roles_of(_user(request), event.pk, event.series_id)
@@ -264,7 +264,7 @@ def _event_form(
             and (_user(request).is_staff or may(_user(request), open_staff, "staff_invite")),
             "member_form": EmailForm(),
             "staff": _user(request).is_staff,
-            # Site staff, or the owner: the rule table's word (events/staff.py).
+            # Site staff, or the owner: the rule table's word (staff/roles.py).
             "appoints": open_staff is not None
             and (_user(request).is_staff or may(_user(request), open_staff, "house_member_add")),
             "roles": [("director", "Director"), ("cashier", "Cashier"), ("scorer", "Scorer")],
@@ -288,7 +288,7 @@ def dashboard(request: HttpRequest, event_id: int) -> HttpResponse:
 
 
 def _displays(request: HttpRequest, event: Event) -> dict[str, Any]:
-    """The dashboard's Displays section: the owner's and a director's (events/staff.py)."""
+    """The dashboard's Displays section: the owner's and a director's (staff/roles.py)."""
     if not may(_user(request), event, "display_link_create"):
         return {"displays": None}
     fresh = request.session.pop(DISPLAY_SESSION.format(event_id=event.pk), None)

@@ -41,7 +41,7 @@ def _house_event(request: HttpRequest, event_id: int) -> tuple[Event, User]:
 
 
 def _money_event(request: HttpRequest, event_id: int) -> tuple[Event, User, frozenset[str]]:
-    """House whose role may see the night's money (events/staff.py `SIGHTS`); any other role
+    """House whose role may see the night's money (staff/roles.py `SIGHTS`); any other role
     is refused with a House action's words (raised as `NotAllowed`)."""
     event, user = _house_event(request, event_id)
     roles = roles_of(user, event.pk, event.series_id)

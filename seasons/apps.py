@@ -8,8 +8,9 @@ class SeasonsConfig(AppConfig):
     def ready(self) -> None:
         from django.urls import reverse
 
+        from audit.export import use_owner_export
         from events import changes, runner
-        from seasons import standings
+        from seasons import audit, standings
         from seasons.models import Series
         from seasons.scope import SeriesScope
         from staff.scopes import ScopeKind, declare
@@ -29,3 +30,5 @@ class SeasonsConfig(AppConfig):
                 ),
             )
         )
+        # `manage.py export_audit --series ID`: a series' own audit (seasons/audit.py).
+        use_owner_export(audit.OWNER, audit.export)

@@ -9,6 +9,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
+from audit.chain import GENESIS
+from audit.models import ChainedEntry, SignedHeadRow
 from events.models import EntryMode
 from staff.models import scope_relation
 
@@ -30,6 +32,9 @@ class Series(models.Model):
     staff_invitations = scope_relation("staff.Invitation", "series")
     display_links = scope_relation("staff.DisplayLink", "series")
     created_at = models.DateTimeField(auto_now_add=True)
+    # The head of the series' own audit chain (SeriesAuditEntry), as an event keeps its own.
+    audit_seq = models.PositiveIntegerField(default=0)
+    audit_hash = models.CharField(max_length=64, default=GENESIS)
 
     class Meta:
         ordering = ["name", "id"]
@@ -43,6 +48,37 @@ class Series(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class SeriesAuditEntry(ChainedEntry):
+    """An entry of a series' audit chain (docs/audit.md, "A series' audit"): who appointed whom,
+    handed the series over, changed its defaults and seasons, put events in it or took them out.
+    Append-only in the database, as an event's entries (migration 0007)."""
+
+    series = models.ForeignKey(Series, on_delete=models.PROTECT, related_name="audit_entries")
+
+    class Meta:
+        ordering = ["series_id", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["series", "seq"], name="one_series_entry_per_seq"),
+        ]
+        verbose_name_plural = "series audit entries"
+
+
+class SeriesHeadSignature(SignedHeadRow):
+    """A head of a series' chain the deployment signed for an export (seasons/audit.py): the same
+    chain and series block under the same key carry it again."""
+
+    series = models.ForeignKey(Series, on_delete=models.CASCADE, related_name="head_signatures")
+    series_block = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["series", "seq", "hash", "series_block", "key_id"],
+                name="one_signature_per_series_head",
+            ),
+        ]
 
 
 class Season(models.Model):

@@ -423,7 +423,7 @@ class PendingInvitation:
     email: str
     role: str
     token: str
-    link: str  # the one way an invitation's link is built (events/invitations.py)
+    link: str  # the one way an invitation's link is built (staff/invitations.py)
     invitation_id: int = 0
 
 

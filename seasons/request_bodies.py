@@ -79,7 +79,7 @@ class SeriesHouseMember(Body):
     user_id = Whole(min_value=1, help_text="The account to make House of the series.")
     role = StaffRole(
         required=False,
-        help_text="Their role in every event of the series (events/staff.py); director when not "
+        help_text="Their role in every event of the series (staff/roles.py); director when not "
         "given; posting again changes it. The owner's role is handed over (`owner/`).",
     )
 
@@ -92,7 +92,7 @@ class SeriesStaffInvitation(Body):
     email = serializers.EmailField(help_text="Who is invited: they accept signed in with it.")
     role = StaffRole(
         required=False,
-        help_text="Their role (events/staff.py); director when not given.",
+        help_text="Their role (staff/roles.py); director when not given.",
     )
 
 

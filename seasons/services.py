@@ -1,35 +1,35 @@
 """Every change to a series or a season, one function each; pages, the API and the commands call
 these (docs/rules.md section 14).
 
-Each runs as one short transaction that locks the series or season it changes and stores its
-answer under the request's Idempotency-Key (a retry with the same key gets the first answer, the
-same key with different content is refused). Events themselves change only through
+Each runs through the engine's runner (`events.runner.action`), as an event's changes do: one
+short transaction that locks the series (before any of its events), guards the actor's role in it
+(staff/roles.py), chains its audit entries in the series' own audit (docs/audit.md, "A series'
+audit") and stores its answer under the request's Idempotency-Key (a retry with the same key gets
+the first answer, refusals included; the same key with different content is refused). The series
+is the runner's scope above events (seasons/scope.py). Events themselves change only through
 `events.services`.
 """
 
 from __future__ import annotations
 
 import datetime
-import hashlib
-import json
 import re
 import zoneinfo
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, TypeGuard
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 from django.utils import timezone
 
 from accounts import revocation
 from accounts.models import User
 from events import display, limits, runner
 from events import services as events
-from events.answers import Answer, as_json, from_json
-from events.errors import IdempotencyConflict, Invalid, NotAllowed, NotFound, WrongPhase, WrongState
+from events.errors import Invalid, NotAllowed, NotFound, WrongPhase, WrongState
 from events.lifecycle import remove_member
-from events.limits import check_text, text_problem
-from events.models import EntryMode, Event, IdempotencyRecord, Phase
-from events.runner import is_house, roles_of
+from events.limits import check_text
+from events.models import EntryMode, Event, Phase
+from events.runner import Change, Earlier, action
 from seasons import answers, standings
 from seasons.models import (
     ChampionshipInvitation,
@@ -40,62 +40,17 @@ from seasons.models import (
 from seasons.points import Rules, RulesProblem
 from seasons.reads import season_table
 from staff import reads as staff_reads
-from staff import roles as staff
 from staff import tasks as staff_tasks
 from staff.invitations import check_acceptance, invited_address, new_token, void_pending
-from staff.roles import Role, appointed_role, role_on_acceptance
+from staff.roles import SITE_STAFF, Role, appointed_role, role_on_acceptance
 
 NAME_LENGTH = 120
 DEFAULT_GAP = datetime.timedelta(days=7)  # "Next event": a week after the last one
 
-
-def _once[A: Answer](
-    *,
-    by: User,
-    idempotency_key: str | None,
-    action: str,
-    request: Mapping[str, Any],
-    answer: type[A],
-    run: Callable[[], A],
-) -> A:
-    """Run `run` in one transaction, its answer stored under the key (a retry replays it)."""
-    key = (idempotency_key or "").strip() or None
-    if key is not None and (len(key) > 200 or text_problem(key)):
-        raise Invalid("An Idempotency-Key has at most 200 plain characters.")
-    print_ = _fingerprint(action, request)
-    with transaction.atomic(durable=True):
-        if key is not None:
-            # No key update: the rows that name the user (the answer stored under a key, in the
-            # engine's changes too) are not held up by it (events.runner._begin).
-            User.objects.select_for_update(no_key=True).filter(pk=by.pk).exists()
-            record = IdempotencyRecord.objects.filter(user=by, key=key).first()
-            if record is not None:
-                if record.fingerprint != print_:
-                    raise IdempotencyConflict()
-                return from_json(answer, record.answer or {})
-        result = run()
-        if key is not None:
-            IdempotencyRecord.objects.create(
-                user=by, key=key, fingerprint=print_, answer=as_json(result)
-            )
-    return result
-
-
-def _fingerprint(action: str, request: Mapping[str, Any]) -> str:
-    content = json.dumps(
-        {"action": action, "request": request}, sort_keys=True, separators=(",", ":"), default=str
-    )
-    return hashlib.sha256(content.encode()).hexdigest()
-
-
-def _replayed(by: User, key: str, action: str, request: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The answer a first try stored under the key, for a change made of several steps."""
-    record = IdempotencyRecord.objects.filter(user=by, key=key).first()
-    if record is None:
-        return None
-    if record.fingerprint != _fingerprint(action, request):
-        raise IdempotencyConflict()
-    return dict(record.answer or {})
+# The refusal of a season's change to someone who holds no role in its series.
+SEASON_REFUSAL = "Only House of this season's series can do that."
+# The rule-table name of the seasons and the series' events: a director's and the owner's.
+SEASON_MANAGE = "season_manage"
 
 
 def is_series_house(user: User | None, series: Series) -> bool:
@@ -105,55 +60,33 @@ def is_series_house(user: User | None, series: Series) -> bool:
 
 
 def series_roles(user: User | None, series: Series) -> frozenset[str]:
-    """The roles `user` holds in a series (events/staff.py); a superuser is owner."""
-    if user is None or not user.is_authenticated or not user.is_active:
-        return frozenset()
-    if user.is_superuser:
-        return frozenset({Role.OWNER.value})
-    return frozenset(series.staff.filter(user_id=user.pk).values_list("role", flat=True))
+    """The roles `user` holds in a series (staff/roles.py); a superuser is owner."""
+    return runner.scope_roles(user, series.pk)
 
 
 def require_series_role(
     user: User | None,
     series: Series,
-    action: str = "season_manage",
+    action: str = SEASON_MANAGE,
     refusal: str = "Only House of this series can do that.",
 ) -> None:
-    """House of the series whose role may `action` (the rule table of events/staff.py): the
-    seasons and the series' events are a director's; its staff, the owner's."""
-    roles = series_roles(user, series)
-    if staff.acting_role(roles, action) is not None:
-        return
-    if roles:
-        raise NotAllowed(
-            f"Your role in this series ({staff.strongest(roles)}) does not include that "
-            f"({action.replace('_', ' ')})."
-        )
-    raise NotAllowed(refusal)
+    """House of the series whose role may `action`: the runner's guard of a series' changes
+    (`events.runner.require_above`), for the pages that show a form only to those it serves."""
+    runner.require_above(user, series.pk, action, refusal)
 
 
-def _lock_series(series_id: object, by: User, action: str = "season_manage") -> Series:
-    series = _locked_series(series_id)
-    if series is None:
-        raise NotFound("No such series.")
-    require_series_role(by, series, action)
-    return series
+def _the_series(arguments: Mapping[str, Any]) -> Sequence[int]:
+    """The series a change names, locked by the runner before anything else."""
+    return (_id(arguments["series_id"], "series"),)
 
 
-def _locked_series(series_id: object) -> Series | None:
-    """The series, locked for the change. One lock order everywhere: a series before any of its
-    events (`event_series_set`, `series_house_remove`), so no two changes wait on each other."""
-    return Series.objects.select_for_update(no_key=True).filter(pk=_id(series_id, "series")).first()
-
-
-def _lock_season(season_id: object, by: User) -> Season:
-    season = Season.objects.select_for_update().filter(pk=_id(season_id, "season")).first()
-    if season is None:
+def _series_of_season(arguments: Mapping[str, Any]) -> Sequence[int]:
+    """The series of the season a change names (a season never moves to another series)."""
+    season_id = _id(arguments["season_id"], "season")
+    series_id = Season.objects.filter(pk=season_id).values_list("series_id", flat=True).first()
+    if series_id is None:
         raise NotFound("No such season.")
-    require_series_role(
-        by, season.series, refusal="Only House of this season's series can do that."
-    )
-    return season
+    return (series_id,)
 
 
 def _id(value: object, what: str) -> int:
@@ -200,7 +133,9 @@ def _date(value: object, what: str) -> datetime.date:
 # Series -------------------------------------------------------------------------------------------
 
 
+@action("series_create", creates_scope=True)
 def series_create(
+    change: Change,
     *,
     by: User,
     name: str,
@@ -208,30 +143,29 @@ def series_create(
     time_zone: str = "UTC",
     idempotency_key: str | None = None,
 ) -> answers.SeriesCreated:
-    """Site staff open a series; they become its first House member."""
-
-    def run() -> answers.SeriesCreated:
-        if not by.is_staff:
-            raise NotAllowed("Only site staff create series.")
-        series = Series.objects.create(
-            name=_name(name, "series"),
-            venue=check_text(venue, label="The venue", max_length=NAME_LENGTH),
-            time_zone=_time_zone(time_zone),
-        )
-        series.staff.create(user=by, role=Role.OWNER)
-        return answers.SeriesCreated(series_id=series.pk)
-
-    return _once(
-        by=by,
-        idempotency_key=idempotency_key,
-        action="series_create",
-        request={"name": name, "venue": venue, "time_zone": time_zone},
-        answer=answers.SeriesCreated,
-        run=run,
+    """Site staff open a series; they become its owner. Its audit starts with the series and
+    its first staff member, both made as site staff."""
+    if not by.is_staff:
+        raise NotAllowed("Only site staff create series.")
+    series = Series.objects.create(
+        name=_name(name, "series"),
+        venue=check_text(venue, label="The venue", max_length=NAME_LENGTH),
+        time_zone=_time_zone(time_zone),
     )
+    series.staff.create(user=by, role=Role.OWNER)
+    change.scope = series
+    change.act_as(SITE_STAFF)
+    change.audit(
+        "series_created",
+        details={"name": series.name, "venue": series.venue, "time_zone": series.time_zone},
+    )
+    change.audit("house_member_added", details={"member": by.display_name, "role": Role.OWNER})
+    return answers.SeriesCreated(series_id=series.pk)
 
 
+@action("series_house_add", above_of=_the_series)
 def series_house_add(
+    change: Change,
     *,
     series_id: int,
     by: User,
@@ -242,67 +176,60 @@ def series_house_add(
     """The series' owner appoints a staff member with a role, House for every event of the
     series; a member appointed again takes the new role (the owner's is handed over with
     `series_ownership_transfer`)."""
-
-    def run() -> answers.SeriesHouseChanged:
-        series = _lock_series(series_id, by, "series_house_add")
-        wanted = appointed_role(role)
-        held = series.staff.filter(user=member).first()
-        if held is None:
-            if not member.is_active:
-                raise NotFound("No such account.")
-            series.staff.create(user=member, role=wanted)
-        elif held.role != wanted:
-            if held.role == Role.OWNER:
-                raise NotAllowed("The owner stays owner until ownership is handed over.")
-            held.role = wanted
-            held.save(update_fields=["role"])
-        return _house_of(series)
-
-    return _once(
-        by=by,
-        idempotency_key=idempotency_key,
-        action="series_house_add",
-        request={"series_id": series_id, "member": member.pk, "role": role},
-        answer=answers.SeriesHouseChanged,
-        run=run,
-    )
+    change.require_house()
+    series: Series = change.scope
+    wanted = appointed_role(role)
+    held = series.staff.filter(user=member).first()
+    if held is None:
+        if not member.is_active:
+            raise NotFound("No such account.")
+        series.staff.create(user=member, role=wanted)
+        change.audit("house_member_added", details={"member": member.display_name, "role": wanted})
+    elif held.role != wanted:
+        if held.role == Role.OWNER:
+            raise NotAllowed("The owner stays owner until ownership is handed over.")
+        held.role = wanted
+        held.save(update_fields=["role"])
+        change.audit("staff_role_set", details={"member": member.display_name, "role": wanted})
+    return _house_of(series)
 
 
+@action("series_house_remove", above_of=_the_series)
 def series_house_remove(
-    *, series_id: int, by: User, member: User, idempotency_key: str | None = None
+    change: Change,
+    *,
+    series_id: int,
+    by: User,
+    member: User,
+    idempotency_key: str | None = None,
 ) -> answers.SeriesHouseChanged:
     """The owner removes a staff member; any other member may leave (remove themself). The
     owner hands ownership over first: a series always has one."""
-
-    def run() -> answers.SeriesHouseChanged:
-        leaving = member.pk == by.pk
-        series = _lock_series(series_id, by, "series_house_remove") if not leaving else None
-        if series is None:  # a member leaves of their own accord
-            series = _locked_series(series_id)
-            if series is None:
-                raise NotFound("No such series.")
-            if not series_roles(by, series):
-                raise NotAllowed("Only House of this series can do that.")
-        if series.staff.exclude(user=member).count() == 0:
-            raise WrongState("A series keeps at least one House member.")
-        held = series.staff.filter(user=member).first()
-        if held is not None and held.role == Role.OWNER:
-            raise NotAllowed("The owner hands ownership over first: a series keeps an owner.")
-        if held is not None:
-            _remove_everywhere(series, member, by, held.role if leaving else None)
-        return _house_of(series)
-
-    return _once(
-        by=by,
-        idempotency_key=idempotency_key,
-        action="series_house_remove",
-        request={"series_id": series_id, "member": member.pk},
-        answer=answers.SeriesHouseChanged,
-        run=run,
-    )
+    series: Series = change.scope
+    leaving = member.pk == by.pk
+    if not leaving:
+        change.require_house()
+    elif not change.roles:
+        raise change.refusal()  # a member leaves of their own accord; others cannot
+    if series.staff.exclude(user=member).count() == 0:
+        raise WrongState("A series keeps at least one House member.")
+    held = series.staff.filter(user=member).first()
+    if held is not None and held.role == Role.OWNER:
+        raise NotAllowed("The owner hands ownership over first: a series keeps an owner.")
+    if held is not None:
+        if leaving:
+            change.act_as(held.role)  # they leave in their own role, which the entry names
+        change.audit(
+            "house_member_removed",
+            details={"member": member.display_name, **({"left": True} if leaving else {})},
+        )
+        _remove_everywhere(change, series, member, held.role if leaving else None)
+    return _house_of(series)
 
 
-def _remove_everywhere(series: Series, member: User, by: User, leaving_as: str | None) -> None:
+def _remove_everywhere(
+    change: Change, series: Series, member: User, leaving_as: str | None
+) -> None:
     """Take `member` off the series' staff and off the staff of each of its events not yet
     finalized (a finalized event changes no more), each event locked after the series, in id
     order, its removal in its own audit chain; their pending invitations to the series and to
@@ -317,48 +244,45 @@ def _remove_everywhere(series: Series, member: User, by: User, leaving_as: str |
         .values_list("pk", flat=True)
     )
 
-    def remove(change: runner.Change) -> None:
+    def remove(part: Change) -> None:
         if leaving_as is not None:
-            change.act_as(leaving_as)
-        remove_member(change, member, series=series.pk)
+            part.act_as(leaving_as)
+        remove_member(part, member, series=series.pk)
 
     for event_id in list(reached):
-        runner.perform_within(
-            event_id=event_id, user=by, action="house_member_remove", apply=remove
-        )
+        change.reach(event_id, "house_member_remove", remove)
     # Every socket of theirs in the series' events checks its access again (accounts.revocation).
     series_id = series.pk
-    transaction.on_commit(lambda: revocation.revoke(member.pk, series_id=series_id))
+    change.after_commit(lambda: revocation.revoke(member.pk, series_id=series_id))
 
 
+@action("series_ownership_transfer", above_of=_the_series)
 def series_ownership_transfer(
-    *, series_id: int, by: User, member: User, idempotency_key: str | None = None
+    change: Change,
+    *,
+    series_id: int,
+    by: User,
+    member: User,
+    idempotency_key: str | None = None,
 ) -> answers.SeriesOwnershipTransferred:
     """The owner hands the series' ownership to a member of its staff, who becomes owner while
     the former owner stays on as director: the series keeps exactly one owner."""
-
-    def run() -> answers.SeriesOwnershipTransferred:
-        series = _lock_series(series_id, by, "series_ownership_transfer")
-        held = series.staff.filter(user=member).first()
-        if held is None:
-            raise NotAllowed("Ownership goes to a member of the series' staff: appoint them first.")
-        if held.role != Role.OWNER:
-            series.staff.filter(role=Role.OWNER).update(role=Role.DIRECTOR)
-            held.role = Role.OWNER
-            held.save(update_fields=["role"])
-        return answers.SeriesOwnershipTransferred(series_id=series.pk, owner=member.pk)
-
-    return _once(
-        by=by,
-        idempotency_key=idempotency_key,
-        action="series_ownership_transfer",
-        request={"series_id": series_id, "member": member.pk},
-        answer=answers.SeriesOwnershipTransferred,
-        run=run,
-    )
+    change.require_house()
+    series: Series = change.scope
+    held = series.staff.filter(user=member).first()
+    if held is None:
+        raise NotAllowed("Ownership goes to a member of the series' staff: appoint them first.")
+    if held.role != Role.OWNER:
+        series.staff.filter(role=Role.OWNER).update(role=Role.DIRECTOR)
+        held.role = Role.OWNER
+        held.save(update_fields=["role"])
+        change.audit("ownership_transferred", details={"member": member.display_name})
+    return answers.SeriesOwnershipTransferred(series_id=series.pk, owner=member.pk)
 
 
+@action("series_staff_invite", above_of=_the_series)
 def series_staff_invite(
+    change: Change,
     *,
     series_id: int,
     by: User,
@@ -367,114 +291,105 @@ def series_staff_invite(
     idempotency_key: str | None = None,
 ) -> answers.SeriesStaffInvited:
     """The owner invites someone to the series' staff by email, with a role: the link is emailed
-    after the commit, and the answer holds the token to hand over."""
+    after the commit, and the answer holds the token to hand over. The audit names the
+    invitation and its role, never the address."""
+    change.require_house()
+    series: Series = change.scope
+    wanted = appointed_role(role)
+    invitation = series.staff_invitations.create(
+        email=invited_address(email),
+        role=wanted,
+        token=new_token(),
+        invited_by=by,
+    )
+    change.audit("staff_invited", details={"invitation": invitation.pk, "role": wanted})
+    pk = invitation.pk
 
-    def run() -> answers.SeriesStaffInvited:
-        series = _lock_series(series_id, by, "series_staff_invite")
-        wanted = appointed_role(role)
-        invitation = series.staff_invitations.create(
-            email=invited_address(email),
-            role=wanted,
-            token=new_token(),
-            invited_by=by,
-        )
-        pk = invitation.pk
-        transaction.on_commit(lambda: staff_tasks.send_staff_invitation.delay(pk))
-        return answers.SeriesStaffInvited(
-            series_id=series.pk, invitation_id=invitation.pk, role=wanted, token=invitation.token
-        )
+    def email_it() -> None:
+        staff_tasks.send_staff_invitation.delay(pk)
 
-    return _once(
-        by=by,
-        idempotency_key=idempotency_key,
-        action="series_staff_invite",
-        request={"series_id": series_id, "email": email, "role": role},
-        answer=answers.SeriesStaffInvited,
-        run=run,
+    change.after_commit(email_it)
+    return answers.SeriesStaffInvited(
+        series_id=series.pk, invitation_id=invitation.pk, role=wanted, token=invitation.token
     )
 
 
+@action("series_staff_invitation_accept", above_of=_the_series, missing="invitation")
 def series_staff_invitation_accept(
-    *, series_id: int, by: User, token: str, idempotency_key: str | None = None
+    change: Change,
+    *,
+    series_id: int,
+    by: User,
+    token: str,
+    idempotency_key: str | None = None,
 ) -> answers.SeriesStaffInvitationAccepted:
     """A signed-in user whose email the invitation names joins the series' staff in its role,
     once; a member already on the staff takes its role (never the owner, who stays owner)."""
-
-    def run() -> answers.SeriesStaffInvitationAccepted:
-        if not by.is_authenticated or not by.is_active:
-            raise NotAllowed("Sign in to accept an invitation.")
-        series = _locked_series(series_id)
-        if series is None:
-            raise NotFound("No such invitation.")
-        invitation = (
-            series.staff_invitations.select_for_update()
-            .filter(token=token.strip() if isinstance(token, str) else "")
-            .first()
-        )
-        if invitation is None:
-            raise NotFound("No such invitation.")
-        now = timezone.now()
-        check_acceptance(
-            invitation.accepted_at, invitation.email, by, created_at=invitation.created_at, now=now
-        )
-        invitation.accepted_at = now
-        invitation.save(update_fields=["accepted_at"])
-        held = series.staff.filter(user=by).first()
-        if held is None:
-            role = invitation.role
-            series.staff.create(user=by, role=role)
-        else:
-            role = role_on_acceptance(held.role, invitation.role)
-            if role != held.role:
-                held.role = role
-                held.save(update_fields=["role"])
-        return answers.SeriesStaffInvitationAccepted(series_id=series.pk, role=role)
-
-    return _once(
-        by=by,
-        idempotency_key=idempotency_key,
-        action="series_staff_invitation_accept",
-        request={"series_id": series_id, "token": token},
-        answer=answers.SeriesStaffInvitationAccepted,
-        run=run,
+    if not by.is_authenticated or not by.is_active:
+        raise NotAllowed("Sign in to accept an invitation.")
+    series: Series = change.scope
+    invitation = (
+        series.staff_invitations.select_for_update()
+        .filter(token=token.strip() if isinstance(token, str) else "")
+        .first()
     )
+    if invitation is None:
+        raise NotFound("No such invitation.")
+    check_acceptance(
+        invitation.accepted_at,
+        invitation.email,
+        by,
+        created_at=invitation.created_at,
+        now=change.now,
+    )
+    invitation.accepted_at = change.now
+    invitation.save(update_fields=["accepted_at"])
+    held = series.staff.filter(user=by).first()
+    role = invitation.role if held is None else role_on_acceptance(held.role, invitation.role)
+    change.act_as(role)  # they join, and the audit names the role they joined in
+    if held is None:
+        series.staff.create(user=by, role=role)
+        change.audit(
+            "house_member_added",
+            details={"member": by.display_name, "role": role, "invitation": invitation.pk},
+        )
+    elif role != held.role:
+        held.role = role
+        held.save(update_fields=["role"])
+        change.audit("staff_role_set", details={"member": by.display_name, "role": role})
+    return answers.SeriesStaffInvitationAccepted(series_id=series.pk, role=role)
 
 
+@action("series_staff_invitation_cancel", above_of=_the_series)
 def series_staff_invitation_cancel(
-    *, series_id: int, by: User, invitation_id: int, idempotency_key: str | None = None
+    change: Change,
+    *,
+    series_id: int,
+    by: User,
+    invitation_id: int,
+    idempotency_key: str | None = None,
 ) -> answers.SeriesStaffInvitationCancelled:
     """The owner withdraws a pending invitation to the series' staff: its row and the email it
     named are deleted, and its link stops working (as an event's: `staff_invitation_cancel`)."""
-
-    def run() -> answers.SeriesStaffInvitationCancelled:
-        series = _lock_series(series_id, by, "series_staff_invitation_cancel")
-        invitation = (
-            series.staff_invitations.select_for_update()
-            .filter(pk=_id(invitation_id, "invitation"))
-            .first()
-        )
-        if invitation is None:
-            raise NotFound("No such invitation.")
-        if invitation.accepted_at is not None:
-            raise WrongState(
-                "This invitation has already been accepted: remove the member instead."
-            )
-        invitation.delete()
-        return answers.SeriesStaffInvitationCancelled(
-            series_id=series.pk, invitation_id=invitation_id
-        )
-
-    return _once(
-        by=by,
-        idempotency_key=idempotency_key,
-        action="series_staff_invitation_cancel",
-        request={"series_id": series_id, "invitation_id": invitation_id},
-        answer=answers.SeriesStaffInvitationCancelled,
-        run=run,
+    change.require_house()
+    series: Series = change.scope
+    invitation = (
+        series.staff_invitations.select_for_update()
+        .filter(pk=_id(invitation_id, "invitation"))
+        .first()
     )
+    if invitation is None:
+        raise NotFound("No such invitation.")
+    if invitation.accepted_at is not None:
+        raise WrongState("This invitation has already been accepted: remove the member instead.")
+    invitation.delete()
+    change.audit("staff_invitation_cancelled", details={"invitation": invitation_id})
+    return answers.SeriesStaffInvitationCancelled(series_id=series.pk, invitation_id=invitation_id)
 
 
+@action("series_defaults_set", above_of=_the_series)
 def series_defaults_set(
+    change: Change,
     *,
     series_id: int,
     by: User,
@@ -485,37 +400,30 @@ def series_defaults_set(
     """The owner or a director sets the defaults the series' events take when they are made or
     put in the series as drafts: the entry mode and the age players confirm (0: none). Events
     already in the series keep their own settings."""
-
-    def run() -> answers.SeriesDefaultsSaved:
-        series = _lock_series(series_id, by, "series_defaults_set")
-        fields = []
-        if entry_mode is not None:
-            if entry_mode not in EntryMode.values:
-                raise Invalid(f"The entry mode is {' or '.join(EntryMode.values)}.")
-            series.entry_mode = entry_mode
-            fields.append("entry_mode")
-        if minimum_age is not None:
-            if (
-                isinstance(minimum_age, bool)
-                or not isinstance(minimum_age, int)
-                or not 0 <= minimum_age <= 99
-            ):
-                raise Invalid("The minimum age is a whole number from 0 (none asked) to 99.")
-            series.minimum_age = minimum_age
-            fields.append("minimum_age")
-        if fields:
-            series.save(update_fields=fields)
-        return answers.SeriesDefaultsSaved(
-            series_id=series.pk, entry_mode=series.entry_mode, minimum_age=series.minimum_age
-        )
-
-    return _once(
-        by=by,
-        idempotency_key=idempotency_key,
-        action="series_defaults_set",
-        request={"series_id": series_id, "entry_mode": entry_mode, "minimum_age": minimum_age},
-        answer=answers.SeriesDefaultsSaved,
-        run=run,
+    change.require_house()
+    series: Series = change.scope
+    diff: dict[str, Any] = {}
+    if entry_mode is not None:
+        if entry_mode not in EntryMode.values:
+            raise Invalid(f"The entry mode is {' or '.join(EntryMode.values)}.")
+        if series.entry_mode != entry_mode:
+            diff["entry_mode"] = entry_mode
+        series.entry_mode = entry_mode
+    if minimum_age is not None:
+        if (
+            isinstance(minimum_age, bool)
+            or not isinstance(minimum_age, int)
+            or not 0 <= minimum_age <= 99
+        ):
+            raise Invalid("The minimum age is a whole number from 0 (none asked) to 99.")
+        if series.minimum_age != minimum_age:
+            diff["minimum_age"] = minimum_age
+        series.minimum_age = minimum_age
+    if diff:
+        series.save(update_fields=sorted(diff))
+        change.audit("series_defaults_set", details={"changes": diff})
+    return answers.SeriesDefaultsSaved(
+        series_id=series.pk, entry_mode=series.entry_mode, minimum_age=series.minimum_age
     )
 
 
@@ -559,80 +467,31 @@ def _house_of(series: Series) -> answers.SeriesHouseChanged:
     return answers.SeriesHouseChanged(series_id=series.pk, house=names)
 
 
+def _series_around(arguments: Mapping[str, Any]) -> Sequence[int]:
+    """The series an event is in (read before any lock) and the one it is put in: both locked,
+    in id order, before the event (one lock order everywhere); a move in between is refused."""
+    was = Event.objects.filter(pk=arguments["event_id"]).values_list("series_id", flat=True).first()
+    return [i for i in (was, arguments["series_id"]) if _is_id(i)]
+
+
+def _is_id(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**63
+
+
 def event_series_set(
     *, event_id: int, series_id: int | None, by: User, idempotency_key: str | None = None
 ) -> answers.EventSeriesSet:
     """House puts an event in a series (or takes it out) before it starts; a started event stays
     in its series (docs/rules.md section 14.1). A draft put in a series takes the series'
     defaults (`series_defaults_set`), changed by `event_update` so its audit says so."""
-    moved: list[Series] = []  # the series a draft was put in, by this call (not a replay)
-
-    def run() -> answers.EventSeriesSet:
-        # One lock order everywhere: the series (the event's and the target, in id order), then
-        # the event; its series is read first without a lock, and a move in between is refused.
-        pk = _id(event_id, "event")
-        was = Event.objects.filter(pk=pk).values_list("series_id", flat=True).first()
-        ids = sorted({i for i in (was, series_id) if isinstance(i, int) and 0 < i < 2**63})
-        locked = {
-            row.pk: row
-            for row in Series.objects.select_for_update(no_key=True)
-            .filter(pk__in=ids)
-            .order_by("pk")
-        }
-        event = Event.objects.select_for_update(no_key=True).filter(pk=pk).first()
-        house = event is not None and is_house(by, event)
-        if event is None or (event.phase == Phase.DRAFT and not (house or by.is_staff)):
-            raise NotFound("No such event.")  # a draft is not public (events.runner)
-        if event.series_id != was:
-            raise WrongState("The event moved to another series meanwhile: try again.")
-        roles = roles_of(by, event.pk, event.series_id)
-        if staff.acting_role(roles, "event_series_set") is None:
-            if roles:
-                raise NotAllowed(
-                    f"Your role in this event ({staff.strongest(roles)}) does not include that "
-                    "(event series set)."
-                )
-            raise NotAllowed("Only House of this event can move it.")
-        target = None
-        if series_id is not None:
-            target = locked.get(_id(series_id, "series"))
-            if target is None:
-                raise NotFound("No such series.")
-            require_series_role(by, target, "season_manage")
-        if event.series_id == (None if target is None else target.pk):
-            return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
-        if event.phase in (Phase.STARTED, Phase.FINALIZED):
-            raise WrongPhase("The event has started: it stays in its series.")
-        if event.series_id is not None:
-            require_series_role(
-                by,
-                locked[event.series_id],
-                refusal="Only House of its series can take an event out of it.",
-            )
-        owner_before = _owner_of(event)
-        event.series = target
-        event.save(update_fields=["series"])
-        runner.perform_within(
-            event_id=event.pk,
-            user=by,
-            action="event_series_set",
-            apply=lambda change: _ownership_follows(change, owner_before, target),
-        )
-        if target is not None and event.phase == Phase.DRAFT:
-            moved.append(target)
-        return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
-
-    answer = _once(
-        by=by,
-        idempotency_key=idempotency_key,
-        action="event_series_set",
-        request={"event_id": event_id, "series_id": series_id},
-        answer=answers.EventSeriesSet,
-        run=run,
+    was = Event.objects.filter(pk=event_id).values_list("series_id", flat=True).first()
+    answer = _event_series_set(
+        event_id=event_id, series_id=series_id, by=by, idempotency_key=idempotency_key
     )
-    if moved:
+    if answer.series_id is not None and answer.series_id != was:
         event = Event.objects.get(pk=answer.event_id)
-        changes = _defaults_to_apply(moved[0], event)
+        series = Series.objects.get(pk=answer.series_id)
+        changes = _defaults_to_apply(series, event)
         if changes and event.phase == Phase.DRAFT:
             key = (idempotency_key or "").strip() or None
             events.event_update(
@@ -644,12 +503,56 @@ def event_series_set(
     return answer
 
 
+@action(
+    "event_series_set", above_of=_series_around, refused="Only House of this event can move it."
+)
+def _event_series_set(
+    change: Change,
+    *,
+    event_id: int,
+    series_id: int | None,
+    by: User,
+    idempotency_key: str | None = None,
+) -> answers.EventSeriesSet:
+    """The move itself: the series locked (the event's and the target, in id order), then the
+    event; each series' audit records the event put in or taken out."""
+    event = change.event
+    if event.series_id is not None and event.series_id not in change.scopes:
+        raise WrongState("The event moved to another series meanwhile: try again.")
+    change.require_house()
+    target: Series | None = None
+    if series_id is not None:
+        target = change.scopes.get(_id(series_id, "series"))
+        if target is None:
+            raise NotFound("No such series.")
+        runner.require_above(by, target.pk, SEASON_MANAGE)
+    if event.series_id == (None if target is None else target.pk):
+        return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
+    if event.phase in (Phase.STARTED, Phase.FINALIZED):
+        raise WrongPhase("The event has started: it stays in its series.")
+    source = event.series_id
+    if source is not None:
+        runner.require_above(
+            by, source, SEASON_MANAGE, "Only House of its series can take an event out of it."
+        )
+    owner_before = _owner_of(event)
+    event.series = target
+    event.save(update_fields=["series"])
+    _ownership_follows(change, owner_before, target)
+    shown = {"event": event.pk, "name": event.name, "date": event.date.isoformat()}
+    if source is not None:
+        change.audit_above(source, "event_taken_out_of_series", details=shown, power=SEASON_MANAGE)
+    if target is not None:
+        change.audit_above(target.pk, "event_put_in_series", details=shown, power=SEASON_MANAGE)
+    return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
+
+
 def _owner_of(event: Event) -> User | None:
     """Who owns the event: the series' owner for an event of a series, else its own owner."""
     return staff_reads.owner(event.series or event)
 
 
-def _ownership_follows(change: runner.Change, owner: User | None, target: Series | None) -> None:
+def _ownership_follows(change: Change, owner: User | None, target: Series | None) -> None:
     """An event put in a series is owned by the series' owner: its own owner stays as director.
     An event taken out of one keeps the owner it had, now as its own (docs/decisions.md, "An
     event's owner in a series"). Recorded in the event's audit chain."""
@@ -684,15 +587,19 @@ def series_next_event(
 ) -> answers.NextEventCreated:
     """Create the series' next event from its last one's settings, a week later unless a date
     is given; a draft, as any new event (docs/rules.md section 14.1). A series with no event yet
-    gets its first from the series' own settings and defaults, dated today at its venue."""
+    gets its first from the series' own settings and defaults, dated today at its venue.
+
+    Two steps, each a change of its own under its own key: the event made (`event_create`, in
+    the event's audit), then the series' audit records it; a retry replays the whole."""
     key = (idempotency_key or "").strip() or None
     request = {"series_id": series_id, "date": date}
-    if key is not None and (first := _replayed(by, key, "series_next_event", request)):
-        return from_json(answers.NextEventCreated, first)
+    first = runner.stored_answer(by, key, "series_next_event", request, answers.NextEventCreated)
+    if first is not None:
+        return first
     series = Series.objects.filter(pk=_id(series_id, "series")).first()
     if series is None:
         raise NotFound("No such series.")
-    require_series_role(by, series)
+    runner.require_above(by, series.pk, SEASON_MANAGE)
     last = Event.objects.filter(series=series).exclude(championship_of__isnull=False).first()
     when = next_event_date(series, last) if date is None else _date(date, "The date")
     created = events.event_create(
@@ -701,16 +608,30 @@ def series_next_event(
         series_id=series.pk,
         idempotency_key=None if key is None else f"{key}:event",
     )
-    return _once(
+    return _next_event_made(
+        series_id=series_id,
         by=by,
+        date=date,
+        made=(created.event_id, when.isoformat()),
         idempotency_key=key,
-        action="series_next_event",
-        request=request,
-        answer=answers.NextEventCreated,
-        run=lambda: answers.NextEventCreated(
-            series_id=series.pk, event_id=created.event_id, date=when.isoformat()
-        ),
     )
+
+
+@action("series_next_event", above_of=_the_series, power=SEASON_MANAGE)
+def _next_event_made(
+    change: Change,
+    *,
+    series_id: int,
+    by: User,
+    date: datetime.date | None,
+    made: Annotated[tuple[int, str], Earlier()],
+    idempotency_key: str | None = None,
+) -> answers.NextEventCreated:
+    """The series' audit records the event "Next event" made (`series_next_event`)."""
+    change.require_house()
+    event_id, when = made
+    change.audit("next_event_created", details={"event": event_id, "date": when})
+    return answers.NextEventCreated(series_id=change.scope.pk, event_id=event_id, date=when)
 
 
 # The dates and names "Next event" gives (docs/decisions.md, "Series pages") --------------------
@@ -778,58 +699,40 @@ def next_event_settings(series: Series, last: Event | None, when: datetime.date)
 # Display links ------------------------------------------------------------------------------------
 
 
+@action("series_display_link_create", above_of=_the_series, power="display_link_create")
 def series_display_link_create(
-    *, series_id: int, by: User, label: str, idempotency_key: str | None = None
+    change: Change, *, series_id: int, by: User, label: str, idempotency_key: str | None = None
 ) -> answers.SeriesDisplayLinkCreated:
     """House of the series (owner or director) makes a display link that shows the series'
     current event and follows it to the next one (events/display.py); its address is in the
-    answer, shown this once. A series has no audit chain: the link's row records who made it."""
-
-    def run() -> answers.SeriesDisplayLinkCreated:
-        series = _lock_series(series_id, by, "display_link_create")
-        link, token = display.new_link(by=by, label=label, scope=series)
-        return answers.SeriesDisplayLinkCreated(
-            series_id=series.pk,
-            link_id=link.pk,
-            label=link.label,
-            path=display.display_path(token),
-        )
-
-    return _once(
-        by=by,
-        idempotency_key=idempotency_key,
-        action="series_display_link_create",
-        request={"series_id": series_id, "label": label},
-        answer=answers.SeriesDisplayLinkCreated,
-        run=run,
+    answer, shown this once, and the series' audit names the link and its label."""
+    change.require_house()
+    series: Series = change.scope
+    link, token = display.new_link(by=by, label=label, scope=series)
+    change.audit("display_link_created", details={"link": link.pk, "label": link.label})
+    return answers.SeriesDisplayLinkCreated(
+        series_id=series.pk,
+        link_id=link.pk,
+        label=link.label,
+        path=display.display_path(token),
     )
 
 
+@action("series_display_link_revoke", above_of=_the_series, power="display_link_revoke")
 def series_display_link_revoke(
-    *, series_id: int, by: User, link_id: int, idempotency_key: str | None = None
+    change: Change, *, series_id: int, by: User, link_id: int, idempotency_key: str | None = None
 ) -> answers.SeriesDisplayLinkRevoked:
     """House of the series (owner or director) revokes one of its display links: its page and
     open sockets end (a link revoked already stays as it was)."""
-
-    def run() -> answers.SeriesDisplayLinkRevoked:
-        series = _lock_series(series_id, by, "display_link_revoke")
-        link = (
-            series.display_links.select_for_update().filter(pk=_id(link_id, "display link")).first()
-        )
-        if link is None:
-            raise NotFound("No such display link.")
-        if display.revoke(link, by=by, now=timezone.now()):
-            transaction.on_commit(lambda: display.tell_revoked(link.pk))
-        return answers.SeriesDisplayLinkRevoked(series_id=series.pk, link_id=link.pk)
-
-    return _once(
-        by=by,
-        idempotency_key=idempotency_key,
-        action="series_display_link_revoke",
-        request={"series_id": series_id, "link_id": link_id},
-        answer=answers.SeriesDisplayLinkRevoked,
-        run=run,
-    )
+    change.require_house()
+    series: Series = change.scope
+    link = series.display_links.select_for_update().filter(pk=_id(link_id, "display link")).first()
+    if link is None:
+        raise NotFound("No such display link.")
+    if display.revoke(link, by=by, now=change.now):
+        change.audit("display_link_revoked", details={"link": link.pk, "label": link.label})
+        change.after_commit(lambda: display.tell_revoked(link.pk))
+    return answers.SeriesDisplayLinkRevoked(series_id=series.pk, link_id=link.pk)
 
 
 # Seasons ------------------------------------------------------------------------------------------
@@ -847,39 +750,52 @@ def season_create(
 ) -> answers.SeasonSaved:
     """House of a series opens a season with its dates and points rules (defaults for the keys
     not given). Events already finalized within its dates count at once, and lock its rules."""
-
-    def run() -> answers.SeasonSaved:
-        series = _lock_series(series_id, by)
-        first, last = _dates(starts_on, ends_on)
-        _refuse_overlap(series, first, last, None)
-        season = Season.objects.create(
-            series=series,
-            name=_name(name, "season"),
-            starts_on=first,
-            ends_on=last,
-            rules=_rules(rules).as_dict(),
-        )
-        return _saved(season)
-
-    saved = _once(
+    saved = _season_create(
+        series_id=series_id,
         by=by,
+        name=name,
+        starts_on=starts_on,
+        ends_on=ends_on,
+        rules=rules,
         idempotency_key=idempotency_key,
-        action="season_create",
-        request={
-            "series_id": series_id,
-            "name": name,
-            "starts_on": starts_on,
-            "ends_on": ends_on,
-            "rules": rules,
-        },
-        answer=answers.SeasonSaved,
-        run=run,
     )
-    season = Season.objects.get(pk=saved.season_id)
-    if standings.catch_up(season):
-        season.refresh_from_db()
-        return _saved(season)
-    return saved
+    return _counted_at_once(saved)
+
+
+@action("season_create", above_of=_the_series, power=SEASON_MANAGE)
+def _season_create(
+    change: Change,
+    *,
+    series_id: int,
+    by: User,
+    name: str,
+    starts_on: datetime.date,
+    ends_on: datetime.date,
+    rules: Mapping[str, Any] | None = None,
+    idempotency_key: str | None = None,
+) -> answers.SeasonSaved:
+    change.require_house()
+    series: Series = change.scope
+    first, last = _dates(starts_on, ends_on)
+    _refuse_overlap(series, first, last, None)
+    season = Season.objects.create(
+        series=series,
+        name=_name(name, "season"),
+        starts_on=first,
+        ends_on=last,
+        rules=_rules(rules).as_dict(),
+    )
+    change.audit(
+        "season_created",
+        details={
+            "season": season.pk,
+            "name": season.name,
+            "starts_on": first.isoformat(),
+            "ends_on": last.isoformat(),
+            "rules": season.rules,
+        },
+    )
+    return _saved(season)
 
 
 def season_update(
@@ -894,58 +810,74 @@ def season_update(
 ) -> answers.SeasonSaved:
     """House changes a season's name, dates or rules. The rules lock at the first finalized event;
     the dates may never leave out an event that has started in the season."""
-
-    def run() -> answers.SeasonSaved:
-        season = _lock_season(season_id, by)
-        if rules is not None:
-            new_rules = _rules(rules).as_dict()
-            if new_rules != season.rules:
-                if season.locked_at is not None or season.results.exists():
-                    raise WrongState(
-                        "The season's rules are locked: an event of the season is finalized."
-                    )
-                season.rules = new_rules
-        first, last = _dates(starts_on or season.starts_on, ends_on or season.ends_on)
-        if (first, last) != (season.starts_on, season.ends_on):
-            _refuse_overlap(season.series, first, last, season.pk)
-            left_out = (
-                Event.objects.filter(
-                    series_id=season.series_id,
-                    phase__in=[Phase.STARTED, Phase.FINALIZED],
-                    date__gte=season.starts_on,
-                    date__lte=season.ends_on,
-                )
-                .exclude(date__gte=first, date__lte=last)
-                .exclude(championship_of__isnull=False)
-                .order_by("date")
-                .first()
-            )
-            if left_out is not None:
-                raise WrongState(
-                    f"Those dates leave out {left_out.name} of {left_out.date.isoformat()}, "
-                    "which has started in this season."
-                )
-            season.starts_on, season.ends_on = first, last
-        if name is not None:
-            season.name = _name(name, "season")
-        season.save(update_fields=["name", "starts_on", "ends_on", "rules"])
-        return _saved(season)
-
-    saved = _once(
+    saved = _season_update(
+        season_id=season_id,
         by=by,
+        name=name,
+        starts_on=starts_on,
+        ends_on=ends_on,
+        rules=rules,
         idempotency_key=idempotency_key,
-        action="season_update",
-        request={
-            "season_id": season_id,
-            "name": name,
-            "starts_on": starts_on,
-            "ends_on": ends_on,
-            "rules": rules,
-        },
-        answer=answers.SeasonSaved,
-        run=run,
     )
     return _counted_at_once(saved)
+
+
+@action("season_update", above_of=_series_of_season, power=SEASON_MANAGE, refused=SEASON_REFUSAL)
+def _season_update(
+    change: Change,
+    *,
+    season_id: int,
+    by: User,
+    name: str | None = None,
+    starts_on: datetime.date | None = None,
+    ends_on: datetime.date | None = None,
+    rules: Mapping[str, Any] | None = None,
+    idempotency_key: str | None = None,
+) -> answers.SeasonSaved:
+    change.require_house()
+    season = Season.objects.select_for_update().get(pk=season_id)
+    diff: dict[str, Any] = {}
+    if rules is not None:
+        new_rules = _rules(rules).as_dict()
+        if new_rules != season.rules:
+            if season.locked_at is not None or season.results.exists():
+                raise WrongState(
+                    "The season's rules are locked: an event of the season is finalized."
+                )
+            season.rules = diff["rules"] = new_rules
+    first, last = _dates(starts_on or season.starts_on, ends_on or season.ends_on)
+    if (first, last) != (season.starts_on, season.ends_on):
+        _refuse_overlap(season.series, first, last, season.pk)
+        left_out = (
+            Event.objects.filter(
+                series_id=season.series_id,
+                phase__in=[Phase.STARTED, Phase.FINALIZED],
+                date__gte=season.starts_on,
+                date__lte=season.ends_on,
+            )
+            .exclude(date__gte=first, date__lte=last)
+            .exclude(championship_of__isnull=False)
+            .order_by("date")
+            .first()
+        )
+        if left_out is not None:
+            raise WrongState(
+                f"Those dates leave out {left_out.name} of {left_out.date.isoformat()}, "
+                "which has started in this season."
+            )
+        if first != season.starts_on:
+            diff["starts_on"] = first.isoformat()
+        if last != season.ends_on:
+            diff["ends_on"] = last.isoformat()
+        season.starts_on, season.ends_on = first, last
+    if name is not None:
+        season.name = _name(name, "season")
+        if season.name != Season.objects.values_list("name", flat=True).get(pk=season.pk):
+            diff["name"] = season.name
+    season.save(update_fields=["name", "starts_on", "ends_on", "rules"])
+    if diff:
+        change.audit("season_updated", details={"season": season.pk, "changes": diff})
+    return _saved(season)
 
 
 def _counted_at_once(saved: answers.SeasonSaved) -> answers.SeasonSaved:
@@ -996,17 +928,21 @@ def championship_create(
 ) -> answers.ChampionshipCreated:
     """At the season's end, House creates its championship from the series' last event's
     settings, opens its registration and invites the qualified players, who see the invitation
-    first (docs/rules.md section 14.6)."""
+    first (docs/rules.md section 14.6).
+
+    Three steps, each a change of its own under its own key: the event made (in its audit), the
+    season given its championship (in the series' audit), its registration opened."""
     key = (idempotency_key or "").strip() or None
     request = {"season_id": season_id, "date": date}
-    if key is not None and (first := _replayed(by, key, "championship_create", request)):
-        return from_json(answers.ChampionshipCreated, first)
+    first = runner.stored_answer(
+        by, key, "championship_create", request, answers.ChampionshipCreated
+    )
+    if first is not None:
+        return first
     season = Season.objects.filter(pk=_id(season_id, "season")).select_related("series").first()
     if season is None:
         raise NotFound("No such season.")
-    require_series_role(
-        by, season.series, refusal="Only House of this season's series can do that."
-    )
+    runner.require_above(by, season.series_id, SEASON_MANAGE, SEASON_REFUSAL)
     when = _date(date, "The championship's date")
     if season.championship_id is not None:
         raise WrongState("The season already has its championship.")
@@ -1033,46 +969,13 @@ def championship_create(
         series_id=season.series_id,
         idempotency_key=None if key is None else f"{key}:event",
     )
-
-    def run() -> answers.ChampionshipCreated:
-        locked = _lock_season(season_id, by)
-        if locked.championship_id not in (None, created.event_id):
-            raise WrongState("The season already has its championship.")
-        Event.objects.filter(pk=created.event_id).update(series=locked.series)
-        locked.championship_id = created.event_id
-        try:
-            locked.save(update_fields=["championship"])
-        except IntegrityError:
-            raise WrongState("That event is already a championship.") from None
-        users = {
-            key.user_id: key
-            for key in PlayerKey.objects.filter(public_id__in=[r.player_id for r in qualified])
-        }
-        by_public = {key.public_id: user_id for user_id, key in users.items()}
-        ChampionshipInvitation.objects.bulk_create(
-            [
-                ChampionshipInvitation(
-                    season=locked, player_id=by_public[row.player_id], rank=row.rank
-                )
-                for row in qualified
-                # A deleted account keeps its place in the table, but no one is left to invite.
-                if row.player_id in by_public
-            ],
-            ignore_conflicts=True,
-        )
-        return answers.ChampionshipCreated(
-            season_id=locked.pk,
-            event_id=created.event_id,
-            invited=[row.player_id for row in qualified if row.player_id in by_public],
-        )
-
-    answer = _once(
+    answer = _championship_made(
+        season_id=season_id,
         by=by,
-        idempotency_key=idempotency_key,
-        action="championship_create",
-        request=request,
-        answer=answers.ChampionshipCreated,
-        run=run,
+        date=date,
+        made=created.event_id,
+        qualified=tuple((row.player_id, row.rank) for row in qualified),
+        idempotency_key=key,
     )
     events.registration_open(
         event_id=answer.event_id,
@@ -1080,6 +983,56 @@ def championship_create(
         idempotency_key=None if key is None else f"{key}:open",
     )
     return answer
+
+
+@action(
+    "championship_create",
+    above_of=_series_of_season,
+    power=SEASON_MANAGE,
+    refused=SEASON_REFUSAL,
+)
+def _championship_made(
+    change: Change,
+    *,
+    season_id: int,
+    by: User,
+    date: datetime.date,
+    made: Annotated[int, Earlier()],
+    qualified: Annotated[tuple[tuple[str, int], ...], Earlier()],
+    idempotency_key: str | None = None,
+) -> answers.ChampionshipCreated:
+    """The season takes the event made as its championship and invites the qualified players;
+    the series' audit records it (the players counted, not named)."""
+    change.require_house()
+    locked = Season.objects.select_for_update().get(pk=season_id)
+    if locked.championship_id not in (None, made):
+        raise WrongState("The season already has its championship.")
+    Event.objects.filter(pk=made).update(series=locked.series)
+    locked.championship_id = made
+    try:
+        locked.save(update_fields=["championship"])
+    except IntegrityError:
+        raise WrongState("That event is already a championship.") from None
+    users = {
+        key.user_id: key
+        for key in PlayerKey.objects.filter(public_id__in=[player for player, _ in qualified])
+    }
+    by_public = {key.public_id: user_id for user_id, key in users.items()}
+    ChampionshipInvitation.objects.bulk_create(
+        [
+            ChampionshipInvitation(season=locked, player_id=by_public[player], rank=rank)
+            for player, rank in qualified
+            # A deleted account keeps its place in the table, but no one is left to invite.
+            if player in by_public
+        ],
+        ignore_conflicts=True,
+    )
+    invited = [player for player, _ in qualified if player in by_public]
+    change.audit(
+        "championship_created",
+        details={"season": locked.pk, "event": made, "invited": len(invited)},
+    )
+    return answers.ChampionshipCreated(season_id=locked.pk, event_id=made, invited=invited)
 
 
 __all__ = [

@@ -12,6 +12,7 @@ urlpatterns = [
     path("me/history/", views.my_history, name="my_history"),
     path("house/series/new/", views.series_new, name="series_new"),
     path("house/series/<int:series_id>/", views.series_page, name="series"),
+    path("house/series/<int:series_id>/audit.json", views.series_audit_json, name="audit_json"),
     path("house/series/<int:series_id>/events", views.series_event_add, name="event_add"),
     path(
         "house/series/<int:series_id>/events/<int:event_id>/remove",

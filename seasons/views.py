@@ -28,6 +28,7 @@ from events.venue import phone_url
 from helpers.forms import COMMON_ZONES, form_key, fresh_key, refuse
 from house.selectors import house_events
 from seasons import services
+from seasons.audit import series_audit_document
 from seasons.export import season_csv, season_document
 from seasons.models import ChampionshipInvitation, PlayerKey, Season, Series
 from seasons.points import RULE_KEYS, Rules
@@ -177,6 +178,19 @@ def series_page(request: HttpRequest, series_id: int) -> HttpResponse:
             **_series_events_forms(series, user),
             **_displays(request, series),
         },
+    )
+
+
+@login_required
+@require_safe
+def series_audit_json(request: HttpRequest, series_id: int) -> JsonResponse:
+    """The series' own audit, with its signed head (docs/audit.md, "A series' audit"), for its
+    House: as an event's audit is downloaded from its dashboard."""
+    series = _series_house(request, series_id)
+    return JsonResponse(
+        series_audit_document(series),
+        json_dumps_params={"ensure_ascii": False},
+        headers={"Content-Disposition": f'attachment; filename="series-{series.pk}-audit.json"'},
     )
 
 
@@ -570,7 +584,7 @@ DISPLAY_SESSION = "seasons:display-link:{series_id}"
 
 
 def _displays(request: HttpRequest, series: Series) -> dict[str, Any]:
-    """The series page's Displays section: the owner's and a director's (events/staff.py)."""
+    """The series page's Displays section: the owner's and a director's (staff/roles.py)."""
     roles = services.series_roles(_user(request), series)
     if staff.acting_role(roles, "display_link_create") is None:
         return {"displays": None}

@@ -1,4 +1,4 @@
-"""House members become staff with a role (events/staff.py): the auto-created table of the
+"""House members become staff with a role (staff/roles.py): the auto-created table of the
 `Event.house` members is kept as the `EventStaff` model, with a role column. The event's creator
 (its first `house_member_added` entry), or else its first member, becomes the owner; the others
 are directors, who keep every power they had but changing the staff (docs/decisions.md)."""

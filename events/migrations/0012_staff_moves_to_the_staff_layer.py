@@ -1,7 +1,7 @@
 """An event's staff, their invitations and its display links move to the staff layer's tables
 (staff/models.py), which a series' join too: one membership, one invitation and one display link
 model for both. Invitation and display link ids are kept: the audit names them. The display
-links' table is left to seasons 0007, which moves a series' links out of it and then drops it."""
+links' table is left to seasons 0008, which moves a series' links out of it and then drops it."""
 
 from django.db import migrations
 

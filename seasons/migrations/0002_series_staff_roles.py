@@ -1,4 +1,4 @@
-"""A series' House members become staff with a role (events/staff.py): the auto-created table of
+"""A series' House members become staff with a role (staff/roles.py): the auto-created table of
 the `Series.house` members is kept as the `SeriesStaff` model, with a role column. Each series'
 first member becomes its owner, the others directors (docs/decisions.md)."""
 

@@ -1,8 +1,8 @@
-"""The role matrix over the API (events/staff.py, docs/decisions.md "Roles"): every House
+"""The role matrix over the API (staff/roles.py, docs/decisions.md "Roles"): every House
 endpoint tried by each staff role of the event (none of them site staff) and by the venue's
 display link. A role is refused, with 403 `not_allowed` and nothing changed, exactly the writes
 its role does not include; every staff role reads House's views but what its role may not see
-(a scorer, the cash box: events/staff.py `SIGHTS`); the display link, which has no
+(a scorer, the cash box: staff/roles.py `SIGHTS`); the display link, which has no
 account, writes nothing and shows no code once House has revoked it."""
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ SERIES = {
     "championship",
 }
 ROLES = ("owner", "director", "cashier", "scorer")
-# Each House read of the API that shows what only some roles see (events/staff.py `SIGHTS`).
+# Each House read of the API that shows what only some roles see (staff/roles.py `SIGHTS`).
 SIGHTS = {"cash-box": "money"}
 
 

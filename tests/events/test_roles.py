@@ -1,4 +1,4 @@
-"""Staff roles (events/staff.py, docs/decisions.md "Roles"): every House action tried by every
+"""Staff roles (staff/roles.py, docs/decisions.md "Roles"): every House action tried by every
 role, the owner, a director, a cashier, a scorer, plus a player of the event and an outsider as
 controls. An allowed role gets past the guard (the change is made, or refused for the event's
 state, never for who asks) and its audit entries name the role; a refused one is told so and

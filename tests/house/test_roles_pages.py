@@ -1,4 +1,4 @@
-"""The role matrix over House's pages (events/staff.py, docs/decisions.md "Roles"): each staff
+"""The role matrix over House's pages (staff/roles.py, docs/decisions.md "Roles"): each staff
 role posts every House form its role does not include; the page sends the form back with the
 service's words naming the role, and nothing in the event changes. Staff in every role open
 House's pages; a player of the event and an outsider get 404 (tests/house/test_access.py)."""
@@ -137,7 +137,7 @@ def test_each_staff_role_is_refused_every_form_its_role_does_not_include(client:
 def test_a_scorer_sees_no_money_on_the_night_report_its_csv_or_the_dashboard(
     client: Client,
 ) -> None:
-    """The night's money (events/staff.py `SIGHTS`): the owner, a director and a cashier see the
+    """The night's money (staff/roles.py `SIGHTS`): the owner, a director and a cashier see the
     night report (its print is the same page), its CSV and the dashboard's cash box; a scorer is
     refused the report and the CSV with a House action's words, its role named, and its dashboard
     names the role where the cash box would be. Nothing changes."""

@@ -1,4 +1,4 @@
-"""A series' staff and its House actions (events/staff.py, docs/decisions.md "Roles"): every
+"""A series' staff and its House actions (staff/roles.py, docs/decisions.md "Roles"): every
 series House action tried by every role of the series, the owner, a director, a cashier, a
 scorer, plus a player of a series event and an outsider as controls. An allowed role gets past
 the guard (the change is made, or refused for the series' state, never for who asks); a refused

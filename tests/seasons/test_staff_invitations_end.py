@@ -1,6 +1,6 @@
 """Staff invitations end (docs/decisions.md, "Staff invitations end"): the owner withdraws one,
 it expires, and a member's removal voids the pending ones to their address; an event's and a
-series' invitations follow the same rules (events/invitations.py)."""
+series' invitations follow the same rules (staff/invitations.py)."""
 
 from __future__ import annotations
 

@@ -71,7 +71,9 @@ class Command(BaseCommand):
             self.stdout.write(f"checked {line}")
         if not verdict.ok:
             raise CommandError(verdict.problem or "The audit does not verify.")
-        if verdict.finalized:
+        if verdict.owner:
+            self.stdout.write(self.style.SUCCESS(f"OK: the {verdict.owner} audit verifies."))
+        elif verdict.finalized:
             self.stdout.write(self.style.SUCCESS("OK: the audit verifies."))
         else:
             self.stdout.write(

@@ -15,7 +15,7 @@ from django.db import connection
 from psycopg import sql
 
 # Tables the runtime role may only INSERT into and SELECT from.
-APPEND_ONLY = ("audit_auditentry",)
+APPEND_ONLY = ("audit_auditentry", "seasons_seriesauditentry")
 READ_ONLY = ("django_migrations",)
 
 
@@ -46,7 +46,7 @@ def grant_statements(role: str, database: str, tables: list[str]) -> list[sql.Co
 class Command(BaseCommand):
     help = (
         "Grant the app's runtime database role exactly what it needs (run as the tables' owner, "
-        "after migrate). The audit table: INSERT and SELECT only."
+        "after migrate). The audit tables: INSERT and SELECT only."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:

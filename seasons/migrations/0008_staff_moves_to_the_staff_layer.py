@@ -43,7 +43,7 @@ def move(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("seasons", "0006_series_events_owned_by_the_series"),
+        ("seasons", "0007_series_audit"),
         ("events", "0012_staff_moves_to_the_staff_layer"),
         ("staff", "0001_initial"),
     ]
