@@ -68,27 +68,26 @@ class EventUpdated(Answer):
     changed: list[str]
 
 
-@dataclass(frozen=True)
-class HouseMemberAdded(Answer):
-    """The House member appointed (already one: nothing changed)."""
-
-    event_id: int
-    member: Annotated[int, Described("The House member's account id.")]
+# What a staff's change names (events/staffing.py): its scope's kind and id.
+ScopeKindField = Annotated[str, Described("What the staff belongs to: `event` or `series`.")]
+ScopeIdField = Annotated[int, Described("The event's or the series' id.")]
 
 
 @dataclass(frozen=True)
-class HouseMemberRemoved(Answer):
-    """The House member removed (not one: nothing changed)."""
+class StaffChanged(Answer):
+    """The staff member appointed or removed (nothing to change: nothing changed)."""
 
-    event_id: int
+    scope: ScopeKindField
+    scope_id: ScopeIdField
     member: Annotated[int, Described("The House member's account id.")]
 
 
 @dataclass(frozen=True)
 class OwnershipTransferred(Answer):
-    """The event's owner now (already its owner: nothing changed)."""
+    """The owner now (already the owner: nothing changed)."""
 
-    event_id: int
+    scope: ScopeKindField
+    scope_id: ScopeIdField
     owner: Annotated[int, Described("The owner's account id.")]
 
 
@@ -96,7 +95,8 @@ class OwnershipTransferred(Answer):
 class StaffInvited(Answer):
     """The invitation made: its token, to hand to the invitee (its link is also emailed to them)."""
 
-    event_id: int
+    scope: ScopeKindField
+    scope_id: ScopeIdField
     invitation_id: int
     role: str
     token: Annotated[
@@ -106,17 +106,19 @@ class StaffInvited(Answer):
 
 @dataclass(frozen=True)
 class StaffInvitationCancelled(Answer):
-    """The invitation is withdrawn: its link no longer works."""
+    """The invitation is withdrawn: its link no longer works and its email is not kept."""
 
-    event_id: int
+    scope: ScopeKindField
+    scope_id: ScopeIdField
     invitation_id: int
 
 
 @dataclass(frozen=True)
 class StaffInvitationAccepted(Answer):
-    """The invitee is on the event's staff, in the invitation's role."""
+    """The invitee is on the staff, in the invitation's role."""
 
-    event_id: int
+    scope: ScopeKindField
+    scope_id: ScopeIdField
     role: str
 
 
@@ -124,7 +126,8 @@ class StaffInvitationAccepted(Answer):
 class DisplayLinkCreated(Answer):
     """The display link made: its address, shown this once (only its hash is kept)."""
 
-    event_id: int
+    scope: ScopeKindField
+    scope_id: ScopeIdField
     link_id: int
     label: str
     path: Annotated[
@@ -138,9 +141,10 @@ class DisplayLinkCreated(Answer):
 
 @dataclass(frozen=True)
 class DisplayLinkRevoked(Answer):
-    """The display link no longer opens the board; its open displays close."""
+    """The display link no longer opens a board; its open displays close."""
 
-    event_id: int
+    scope: ScopeKindField
+    scope_id: ScopeIdField
     link_id: int
 
 

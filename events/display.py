@@ -22,18 +22,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
 from django.db.models import Model, Q
 from django.urls import reverse
 from django.utils import timezone
 
 from accounts import revocation
 from accounts.models import User
-from events import answers
-from events.errors import Invalid, NotFound
+from events.errors import Invalid
 from events.limits import check_text
 from events.models import Event
-from events.runner import Change, action, event_shown_above
+from events.runner import event_shown_above
 from staff.models import DisplayLink, scope_type
 
 logger = logging.getLogger(__name__)
@@ -167,50 +165,3 @@ def rows(scope: Model) -> list[DisplayLinkRow]:
 
 def event_links(event: Event) -> DisplayLinks:
     return DisplayLinks(event_id=event.pk, links=rows(event))
-
-
-# --- the services ---------------------------------------------------------------------------------
-
-
-@action("display_link_create")
-def display_link_create(
-    change: Change,
-    *,
-    event_id: int,
-    by: User,
-    label: str,
-    idempotency_key: str | None = None,
-) -> answers.DisplayLinkCreated:
-    """House (owner or director) makes a display link for the event's projector; the answer holds
-    its address, shown this once."""
-    change.require_house()
-    change.refuse_if_finalized()
-    link, token = new_link(by=by, label=label, scope=change.event)
-    change.audit("display_link_created", details={"link": link.pk, "label": link.label})
-    return answers.DisplayLinkCreated(
-        event_id=change.event.pk, link_id=link.pk, label=link.label, path=display_path(token)
-    )
-
-
-@action("display_link_revoke")
-def display_link_revoke(
-    change: Change,
-    *,
-    event_id: int,
-    by: User,
-    link_id: int,
-    idempotency_key: str | None = None,
-) -> answers.DisplayLinkRevoked:
-    """House (owner or director) revokes a display link: its page and its open sockets end. A
-    link revoked already stays as it was. A finalized event changes no more: its links show the
-    final board, public to anyone, and no code."""
-    change.require_house()
-    change.refuse_if_finalized()
-    link = change.event.display_links.select_for_update().filter(pk=link_id).first()
-    if link is None:
-        raise NotFound("No such display link.")
-    if revoke(link, by=by, now=change.now):
-        change.audit("display_link_revoked", details={"link": link.pk, "label": link.label})
-        # Registered now, so it runs before this change's live update: the sockets close first.
-        transaction.on_commit(lambda: tell_revoked(link.pk))
-    return answers.DisplayLinkRevoked(event_id=change.event.pk, link_id=link.pk)

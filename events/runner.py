@@ -51,6 +51,7 @@ from events.models import Event, IdempotencyRecord, Phase, Registration
 from events.progress import Progress
 from staff import roles as staff
 from staff.models import Membership, scope_type
+from staff.scopes import Scope
 
 SYSTEM = "system"
 
@@ -94,6 +95,13 @@ class ScopeAbove(Protocol):
         """The event the scope's display links show now, or None."""
         ...
 
+    def member_left(
+        self, change: Change, member: User, scope_id: int, leaving_as: str | None
+    ) -> None:
+        """A member just taken off the scope's staff (or leaving it, in `leaving_as`) leaves the
+        staff of its events not yet finalized too, each in its own chain, in `change`."""
+        ...
+
     def lock(self, scope_id: int) -> Any | None:
         """The scope's row, locked for the change (no key update); None when it is not there."""
         ...
@@ -121,6 +129,11 @@ def _above() -> ScopeAbove:
 def scope_exists(scope_id: int) -> bool:
     """Whether the scope above events (a series) is there; never without its layer."""
     return bool(_scopes_above) and _scopes_above[0].exists(scope_id)
+
+
+def member_left_above(change: Change, member: User, scope_id: int, left: bool) -> None:
+    """A member taken off the staff of the scope above events (a series) leaves its events'."""
+    _above().member_left(change, member, scope_id, change.role if left else None)
 
 
 def event_shown_above(scope_id: int) -> Event | None:
@@ -448,7 +461,11 @@ class Service[**P, A: Answer]:
         if not (isinstance(answer, type) and issubclass(answer, Answer)):
             raise TypeError(f"{name}: answers with a dataclass of events.answers.")
         names_event = bool({"registration_id", "event_id"} & given) or registration_of is not None
-        if not (names_event or creates_event or above_of is not None or creates_scope):
+        # A change named by a `scope` (staff.scopes.Scope): an event, or the scope above events,
+        # as each call says (the staff's changes, one set for both).
+        self.scoped = "scope" in given
+        names_scope = above_of is not None or creates_scope or self.scoped
+        if not (names_event or creates_event or names_scope):
             raise TypeError(
                 f"{name}: names its event, its registration or its scope, or creates one."
             )
@@ -467,7 +484,7 @@ class Service[**P, A: Answer]:
         self.creates_event = creates_event
         self.above_of = above_of
         # A change of the scope above events itself, not of an event (a series' change).
-        self.of_scope = not names_event and not creates_event
+        self.of_scope = not names_event and not creates_event and not self.scoped
         self.creates_scope = creates_scope
         self.power = power
         self.refused = refused
@@ -484,13 +501,16 @@ class Service[**P, A: Answer]:
             registration_id = self.registration_of(arguments)
         function = self.function
         scopes = () if self.above_of is None else tuple(self.above_of(arguments))
+        event_id, of_scope, missing = arguments.get("event_id"), self.of_scope, self.missing
+        if self.scoped:
+            event_id, scopes, of_scope, missing = _scoped(arguments["scope"], missing)
         return perform(
             scopes=scopes,
-            of_scope=self.of_scope,
+            of_scope=of_scope,
             creates_scope=self.creates_scope,
             power=self.power,
             refused=self.refused,
-            event_id=arguments.get("event_id"),
+            event_id=event_id,
             registration_id=registration_id,
             user=arguments["by"],
             action=self.name,
@@ -499,9 +519,22 @@ class Service[**P, A: Answer]:
             apply=lambda change: function(change, *args, **kwargs),
             answer=self.answer,
             creates_event=self.creates_event,
-            missing=self.missing
+            missing=missing
             or next((_ID_NAMES[n] for n in _ID_NAMES if arguments.get(n) is not None), "event"),
         )
+
+
+def _scoped(scope: object, missing: str) -> tuple[int | None, tuple[int, ...], bool, str]:
+    """What a change named by `scope` concerns: (its event, or none and the scope above events
+    it is of), and what a refusal says is missing when it is not there."""
+    if not isinstance(scope, Scope) or (scope.model is not Event and not _scopes_above):
+        raise NotFound(f"No such {missing or 'event'}.")
+    noun = "event" if scope.model is Event else _above().noun
+    if isinstance(scope.id, bool) or not isinstance(scope.id, int) or not 0 < scope.id <= ID_MAX:
+        raise NotFound(f"No such {noun}.")
+    if scope.model is Event:
+        return scope.id, (), False, missing or noun
+    return None, (scope.id,), True, missing or noun
 
 
 def action[**P, A: Answer](
@@ -584,6 +617,8 @@ def _cleaner(annotation: Any) -> Callable[[Any], Any]:
 
 
 def _plain(value: Any) -> Any:
+    if isinstance(value, Scope):
+        return str(value)
     return value.pk if isinstance(value, Model) else value
 
 

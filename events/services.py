@@ -5,21 +5,14 @@ Each is decorated with `events.runner.action` and answers a dataclass of `events
 
 from events.announcements import announcement_send
 from events.check_in import check_in_all, payment_mark, self_check_in, self_check_in_switch
-from events.display import display_link_create, display_link_revoke
 from events.lifecycle import (
     event_create,
     event_finalize,
     event_start,
     event_update,
-    house_member_add,
-    house_member_remove,
-    ownership_transfer,
     pool_confirm,
     registration_close,
     registration_open,
-    staff_invitation_accept,
-    staff_invitation_cancel,
-    staff_invite,
 )
 from events.play import (
     result_correct,
@@ -38,6 +31,16 @@ from events.registration import (
     player_register,
     player_withdraw,
     registration_cancel,
+)
+from events.staffing import (
+    display_link_create,
+    display_link_revoke,
+    house_member_add,
+    house_member_remove,
+    ownership_transfer,
+    staff_invitation_accept,
+    staff_invitation_cancel,
+    staff_invite,
 )
 
 __all__ = [

@@ -12,8 +12,11 @@ from typing import Any
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from accounts import revocation
+from accounts.models import User
 from audit.writer import PendingEntry, chain
 from events.models import Event, Phase
+from events.runner import Change
 from seasons.models import Series, SeriesAuditEntry
 from staff.models import Membership, scope_type
 
@@ -47,6 +50,32 @@ class SeriesScope:
         Series.objects.filter(pk=series.pk).update(
             audit_seq=series.audit_seq, audit_hash=series.audit_hash
         )
+
+    def member_left(
+        self, change: Change, member: User, scope_id: int, leaving_as: str | None
+    ) -> None:
+        """Take `member` off the staff of each of the series' events not yet finalized (a
+        finalized event changes no more), each event locked after the series, in id order, its
+        removal in its own audit chain, with their pending invitations to it; their open sockets
+        check their access after the commit (docs/decisions.md, "Removal from a series")."""
+        from events.staffing import remove_member
+
+        reached = (
+            Event.objects.filter(series_id=scope_id, staff__user=member)
+            .exclude(phase=Phase.FINALIZED)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+
+        def remove(part: Change) -> None:
+            if leaving_as is not None:
+                part.act_as(leaving_as)
+            remove_member(part, member, series=scope_id)
+
+        for event_id in list(reached):
+            change.reach(event_id, "house_member_remove", remove)
+        # Every socket of theirs in the series' events checks its access again.
+        change.after_commit(lambda: revocation.revoke(member.pk, series_id=scope_id))
 
     def shown_event(self, scope_id: int) -> Event | None:
         """The series' current event: the one in play (started, else open and dated today in

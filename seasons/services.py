@@ -21,12 +21,10 @@ from typing import Annotated, Any, TypeGuard
 from django.db import IntegrityError
 from django.utils import timezone
 
-from accounts import revocation
 from accounts.models import User
-from events import display, limits, runner
+from events import limits, runner
 from events import services as events
 from events.errors import Invalid, NotAllowed, NotFound, WrongPhase, WrongState
-from events.lifecycle import remove_member
 from events.limits import check_text
 from events.models import EntryMode, Event, Phase
 from events.runner import Change, Earlier, action
@@ -40,9 +38,7 @@ from seasons.models import (
 from seasons.points import Rules, RulesProblem
 from seasons.reads import season_table
 from staff import reads as staff_reads
-from staff import tasks as staff_tasks
-from staff.invitations import check_acceptance, invited_address, new_token, void_pending
-from staff.roles import SITE_STAFF, Role, appointed_role, role_on_acceptance
+from staff.roles import SITE_STAFF, Role
 
 NAME_LENGTH = 120
 DEFAULT_GAP = datetime.timedelta(days=7)  # "Next event": a week after the last one
@@ -163,230 +159,6 @@ def series_create(
     return answers.SeriesCreated(series_id=series.pk)
 
 
-@action("series_house_add", above_of=_the_series)
-def series_house_add(
-    change: Change,
-    *,
-    series_id: int,
-    by: User,
-    member: User,
-    role: str = Role.DIRECTOR,
-    idempotency_key: str | None = None,
-) -> answers.SeriesHouseChanged:
-    """The series' owner appoints a staff member with a role, House for every event of the
-    series; a member appointed again takes the new role (the owner's is handed over with
-    `series_ownership_transfer`)."""
-    change.require_house()
-    series: Series = change.scope
-    wanted = appointed_role(role)
-    held = series.staff.filter(user=member).first()
-    if held is None:
-        if not member.is_active:
-            raise NotFound("No such account.")
-        series.staff.create(user=member, role=wanted)
-        change.audit("house_member_added", details={"member": member.display_name, "role": wanted})
-    elif held.role != wanted:
-        if held.role == Role.OWNER:
-            raise NotAllowed("The owner stays owner until ownership is handed over.")
-        held.role = wanted
-        held.save(update_fields=["role"])
-        change.audit("staff_role_set", details={"member": member.display_name, "role": wanted})
-    return _house_of(series)
-
-
-@action("series_house_remove", above_of=_the_series)
-def series_house_remove(
-    change: Change,
-    *,
-    series_id: int,
-    by: User,
-    member: User,
-    idempotency_key: str | None = None,
-) -> answers.SeriesHouseChanged:
-    """The owner removes a staff member; any other member may leave (remove themself). The
-    owner hands ownership over first: a series always has one."""
-    series: Series = change.scope
-    leaving = member.pk == by.pk
-    if not leaving:
-        change.require_house()
-    elif not change.roles:
-        raise change.refusal()  # a member leaves of their own accord; others cannot
-    if series.staff.exclude(user=member).count() == 0:
-        raise WrongState("A series keeps at least one House member.")
-    held = series.staff.filter(user=member).first()
-    if held is not None and held.role == Role.OWNER:
-        raise NotAllowed("The owner hands ownership over first: a series keeps an owner.")
-    if held is not None:
-        if leaving:
-            change.act_as(held.role)  # they leave in their own role, which the entry names
-        change.audit(
-            "house_member_removed",
-            details={"member": member.display_name, **({"left": True} if leaving else {})},
-        )
-        _remove_everywhere(change, series, member, held.role if leaving else None)
-    return _house_of(series)
-
-
-def _remove_everywhere(
-    change: Change, series: Series, member: User, leaving_as: str | None
-) -> None:
-    """Take `member` off the series' staff and off the staff of each of its events not yet
-    finalized (a finalized event changes no more), each event locked after the series, in id
-    order, its removal in its own audit chain; their pending invitations to the series and to
-    those events go too, and their open sockets check their access after the commit
-    (docs/decisions.md, "Removal from a series")."""
-    series.staff.filter(user=member).delete()
-    void_pending(series.staff_invitations.all(), member)
-    reached = (
-        Event.objects.filter(series=series, staff__user=member)
-        .exclude(phase=Phase.FINALIZED)
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
-
-    def remove(part: Change) -> None:
-        if leaving_as is not None:
-            part.act_as(leaving_as)
-        remove_member(part, member, series=series.pk)
-
-    for event_id in list(reached):
-        change.reach(event_id, "house_member_remove", remove)
-    # Every socket of theirs in the series' events checks its access again (accounts.revocation).
-    series_id = series.pk
-    change.after_commit(lambda: revocation.revoke(member.pk, series_id=series_id))
-
-
-@action("series_ownership_transfer", above_of=_the_series)
-def series_ownership_transfer(
-    change: Change,
-    *,
-    series_id: int,
-    by: User,
-    member: User,
-    idempotency_key: str | None = None,
-) -> answers.SeriesOwnershipTransferred:
-    """The owner hands the series' ownership to a member of its staff, who becomes owner while
-    the former owner stays on as director: the series keeps exactly one owner."""
-    change.require_house()
-    series: Series = change.scope
-    held = series.staff.filter(user=member).first()
-    if held is None:
-        raise NotAllowed("Ownership goes to a member of the series' staff: appoint them first.")
-    if held.role != Role.OWNER:
-        series.staff.filter(role=Role.OWNER).update(role=Role.DIRECTOR)
-        held.role = Role.OWNER
-        held.save(update_fields=["role"])
-        change.audit("ownership_transferred", details={"member": member.display_name})
-    return answers.SeriesOwnershipTransferred(series_id=series.pk, owner=member.pk)
-
-
-@action("series_staff_invite", above_of=_the_series)
-def series_staff_invite(
-    change: Change,
-    *,
-    series_id: int,
-    by: User,
-    email: str,
-    role: str = Role.DIRECTOR,
-    idempotency_key: str | None = None,
-) -> answers.SeriesStaffInvited:
-    """The owner invites someone to the series' staff by email, with a role: the link is emailed
-    after the commit, and the answer holds the token to hand over. The audit names the
-    invitation and its role, never the address."""
-    change.require_house()
-    series: Series = change.scope
-    wanted = appointed_role(role)
-    invitation = series.staff_invitations.create(
-        email=invited_address(email),
-        role=wanted,
-        token=new_token(),
-        invited_by=by,
-    )
-    change.audit("staff_invited", details={"invitation": invitation.pk, "role": wanted})
-    pk = invitation.pk
-
-    def email_it() -> None:
-        staff_tasks.send_staff_invitation.delay(pk)
-
-    change.after_commit(email_it)
-    return answers.SeriesStaffInvited(
-        series_id=series.pk, invitation_id=invitation.pk, role=wanted, token=invitation.token
-    )
-
-
-@action("series_staff_invitation_accept", above_of=_the_series, missing="invitation")
-def series_staff_invitation_accept(
-    change: Change,
-    *,
-    series_id: int,
-    by: User,
-    token: str,
-    idempotency_key: str | None = None,
-) -> answers.SeriesStaffInvitationAccepted:
-    """A signed-in user whose email the invitation names joins the series' staff in its role,
-    once; a member already on the staff takes its role (never the owner, who stays owner)."""
-    if not by.is_authenticated or not by.is_active:
-        raise NotAllowed("Sign in to accept an invitation.")
-    series: Series = change.scope
-    invitation = (
-        series.staff_invitations.select_for_update()
-        .filter(token=token.strip() if isinstance(token, str) else "")
-        .first()
-    )
-    if invitation is None:
-        raise NotFound("No such invitation.")
-    check_acceptance(
-        invitation.accepted_at,
-        invitation.email,
-        by,
-        created_at=invitation.created_at,
-        now=change.now,
-    )
-    invitation.accepted_at = change.now
-    invitation.save(update_fields=["accepted_at"])
-    held = series.staff.filter(user=by).first()
-    role = invitation.role if held is None else role_on_acceptance(held.role, invitation.role)
-    change.act_as(role)  # they join, and the audit names the role they joined in
-    if held is None:
-        series.staff.create(user=by, role=role)
-        change.audit(
-            "house_member_added",
-            details={"member": by.display_name, "role": role, "invitation": invitation.pk},
-        )
-    elif role != held.role:
-        held.role = role
-        held.save(update_fields=["role"])
-        change.audit("staff_role_set", details={"member": by.display_name, "role": role})
-    return answers.SeriesStaffInvitationAccepted(series_id=series.pk, role=role)
-
-
-@action("series_staff_invitation_cancel", above_of=_the_series)
-def series_staff_invitation_cancel(
-    change: Change,
-    *,
-    series_id: int,
-    by: User,
-    invitation_id: int,
-    idempotency_key: str | None = None,
-) -> answers.SeriesStaffInvitationCancelled:
-    """The owner withdraws a pending invitation to the series' staff: its row and the email it
-    named are deleted, and its link stops working (as an event's: `staff_invitation_cancel`)."""
-    change.require_house()
-    series: Series = change.scope
-    invitation = (
-        series.staff_invitations.select_for_update()
-        .filter(pk=_id(invitation_id, "invitation"))
-        .first()
-    )
-    if invitation is None:
-        raise NotFound("No such invitation.")
-    if invitation.accepted_at is not None:
-        raise WrongState("This invitation has already been accepted: remove the member instead.")
-    invitation.delete()
-    change.audit("staff_invitation_cancelled", details={"invitation": invitation_id})
-    return answers.SeriesStaffInvitationCancelled(series_id=series.pk, invitation_id=invitation_id)
-
-
 @action("series_defaults_set", above_of=_the_series)
 def series_defaults_set(
     change: Change,
@@ -456,15 +228,6 @@ def _defaults_to_apply(series: Series, event: Event) -> dict[str, Any]:
     if event.minimum_age != series.minimum_age:
         changes["minimum_age"] = series.minimum_age
     return changes
-
-
-def _house_of(series: Series) -> answers.SeriesHouseChanged:
-    names = list(
-        series.staff.order_by("user__display_name", "user__pk").values_list(
-            "user__display_name", flat=True
-        )
-    )
-    return answers.SeriesHouseChanged(series_id=series.pk, house=names)
 
 
 def _series_around(arguments: Mapping[str, Any]) -> Sequence[int]:
@@ -694,45 +457,6 @@ def next_event_settings(series: Series, last: Event | None, when: datetime.date)
         "refund_policy": last.refund_policy,
         **series_defaults(series, last),
     }
-
-
-# Display links ------------------------------------------------------------------------------------
-
-
-@action("series_display_link_create", above_of=_the_series, power="display_link_create")
-def series_display_link_create(
-    change: Change, *, series_id: int, by: User, label: str, idempotency_key: str | None = None
-) -> answers.SeriesDisplayLinkCreated:
-    """House of the series (owner or director) makes a display link that shows the series'
-    current event and follows it to the next one (events/display.py); its address is in the
-    answer, shown this once, and the series' audit names the link and its label."""
-    change.require_house()
-    series: Series = change.scope
-    link, token = display.new_link(by=by, label=label, scope=series)
-    change.audit("display_link_created", details={"link": link.pk, "label": link.label})
-    return answers.SeriesDisplayLinkCreated(
-        series_id=series.pk,
-        link_id=link.pk,
-        label=link.label,
-        path=display.display_path(token),
-    )
-
-
-@action("series_display_link_revoke", above_of=_the_series, power="display_link_revoke")
-def series_display_link_revoke(
-    change: Change, *, series_id: int, by: User, link_id: int, idempotency_key: str | None = None
-) -> answers.SeriesDisplayLinkRevoked:
-    """House of the series (owner or director) revokes one of its display links: its page and
-    open sockets end (a link revoked already stays as it was)."""
-    change.require_house()
-    series: Series = change.scope
-    link = series.display_links.select_for_update().filter(pk=_id(link_id, "display link")).first()
-    if link is None:
-        raise NotFound("No such display link.")
-    if display.revoke(link, by=by, now=change.now):
-        change.audit("display_link_revoked", details={"link": link.pk, "label": link.label})
-        change.after_commit(lambda: display.tell_revoked(link.pk))
-    return answers.SeriesDisplayLinkRevoked(series_id=series.pk, link_id=link.pk)
 
 
 # Seasons ------------------------------------------------------------------------------------------
@@ -1042,10 +766,5 @@ __all__ = [
     "season_update",
     "series_create",
     "series_defaults_set",
-    "series_house_add",
-    "series_house_remove",
     "series_next_event",
-    "series_ownership_transfer",
-    "series_staff_invitation_accept",
-    "series_staff_invite",
 ]

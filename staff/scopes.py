@@ -12,6 +12,22 @@ from django.db.models import Model
 
 
 @dataclass(frozen=True, slots=True)
+class Scope:
+    """The scope a staff change names: an event or a series, by its model and id (a retry names
+    it the same way: `str(scope)` is what the idempotency fingerprint holds)."""
+
+    model: type[Model]
+    id: int
+
+    @classmethod
+    def of(cls, scope: Model) -> Scope:
+        return cls(type(scope), int(scope.pk))
+
+    def __str__(self) -> str:
+        return f"{self.model._meta.label_lower}:{self.id}"
+
+
+@dataclass(frozen=True, slots=True)
 class ScopeKind:
     """One kind of scope: its model, and the words an invitation uses for one of them ("Ann's
     Friday (Friday 04 December 2026)", "the events of Thursday League at The Dock")."""
