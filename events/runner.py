@@ -29,7 +29,7 @@ from datetime import datetime
 from typing import Annotated, Any, Concatenate, Protocol, cast, get_origin
 
 from django.db import transaction
-from django.db.models import Model, QuerySet
+from django.db.models import Model, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
@@ -81,6 +81,8 @@ class ScopeAbove(Protocol):
 
     # How refusals name the scope: "Only House of this series can do that."
     noun: str
+    # Its model (staff/models.py keeps its staff beside an event's).
+    model: type[Model]
 
     def exists(self, scope_id: int) -> bool:
         """Whether the scope is there."""
@@ -187,15 +189,13 @@ def roles_of(user: User | None, event_id: int, series_id: int | None) -> frozens
     if user.is_superuser:
         return frozenset({staff.Role.OWNER.value})
 
-    held = (
-        Membership.objects.filter(scope_type=scope_type(Event), scope_id=event_id, user_id=user.pk)
-        .order_by()
-        .values_list("role")
-    )
+    # One query: the event's own staff and, through the scope above (a series, which seasons/
+    # installs), the staff of the scope it is in; one membership table holds both.
+    held = Q(scope_type=scope_type(Event), scope_id=event_id)
     if series_id is not None and _scopes_above:
-        # The series' staff live with the series (seasons/), which installs them as the scope above.
-        held = held.union(_scopes_above[0].roles(user.pk, series_id))
-    return frozenset(role for (role,) in held)
+        held |= Q(scope_type=scope_type(_scopes_above[0].model), scope_id=series_id)
+    rows = Membership.objects.filter(held, user_id=user.pk).order_by().values_list("role")
+    return frozenset(role for (role,) in rows)
 
 
 def may(user: User | None, event: Event, action: str) -> bool:

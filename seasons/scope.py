@@ -25,6 +25,7 @@ class SeriesScope:
     """A series, the roles its staff hold, and its audit chain (`events.runner.ScopeAbove`)."""
 
     noun = "series"
+    model = Series
 
     def exists(self, scope_id: int) -> bool:
         return Series.objects.filter(pk=scope_id).exists()
