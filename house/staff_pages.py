@@ -2,10 +2,11 @@
 series' page), its forms, the display links section, and the one invitation page.
 
 Each kind of scope declares once, from its app's `ready()`, how the pages serve it (`StaffScope`):
-who is House for one (404 for anyone else, as every House page), the viewer's roles in it, the
-URL of each form, the words its answers use, and its staff services. A form view resolves the
-scope, parses, calls the service through `perform` (the one place that names each kind's
-services), says the answer and goes back to the page's staff anchor. Which forms the section holds
+its model, the viewer's roles in one (none: 404, as every House page), its services module and
+its pages; its forms' addresses, their services and its words are its rows of
+house/staff_kinds.py. A form view resolves the scope, parses, calls the service through
+`perform` (the one dispatch point to each kind's services), says the answer and goes back to the
+page's staff anchor. Which forms the section holds
 is asked of the role table (staff/roles.py `acting_role`) the same way on every page: a form the
 viewer may not use is left out.
 """
