@@ -81,8 +81,10 @@ class ScopeAbove(Protocol):
 
     # How refusals name the scope: "Only House of this series can do that."
     noun: str
-    # Its model (staff/models.py keeps its staff beside an event's).
-    model: type[Model]
+    @property
+    def model(self) -> type[Model]:
+        """Its model (staff/models.py keeps its staff beside an event's)."""
+        ...
 
     def exists(self, scope_id: int) -> bool:
         """Whether the scope is there."""

@@ -72,6 +72,7 @@ def _address_end(name: str) -> str:
 
 _ARGUMENTS = (
     {"event_id": 1},
+    {"scope_id": 1},  # the forms an event's page shares with a series' (house/staff_pages.py)
     {"event_id": 1, "registration_id": 1},
     {"event_id": 1, "review_id": 1},
 )

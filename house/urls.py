@@ -1,6 +1,6 @@
 from django.urls import path
 
-from house import views
+from house import staff_pages, views
 
 app_name = "house"
 
@@ -14,28 +14,14 @@ urlpatterns = [
     path(_event, views.dashboard, name="dashboard"),
     path(_event + "live", views.dashboard_partial, name="dashboard_partial"),
     path(_event + "edit", views.event_edit, name="event_edit"),
-    path(_event + "house-members", views.house_member_add, name="house_member_add"),
-    path(
-        _event + "house-members/<int:user_id>/remove",
-        views.house_member_remove,
-        name="house_member_remove",
-    ),
-    path(_event + "staff/invitations", views.staff_invite, name="staff_invite"),
-    path(
-        _event + "staff/invitations/<int:invitation_id>/withdraw",
-        views.staff_invitation_cancel,
-        name="staff_invitation_cancel",
-    ),
-    path(_event + "staff/<int:user_id>/owner", views.ownership_transfer, name="ownership_transfer"),
-    path(_event + "staff/leave", views.house_leave, name="house_leave"),
-    path("invitations/<str:token>", views.invitation, name="invitation"),
+    # The staff and displays sections' forms (house/staff_pages.py), as a series' page has them.
+    *staff_pages.urls("event", "events/<int:scope_id>/"),
+    path("invitations/<str:token>", staff_pages.invitation, name="invitation"),
     path(_event + "registration/open", views.registration_open, name="registration_open"),
     path(_event + "registration/close", views.registration_close, name="registration_close"),
     path(_event + "start", views.event_start, name="event_start"),
     path(_event + "participants", views.participant_add, name="participant_add"),
     path(_event + "self-check-in", views.self_check_in_switch, name="self_check_in_switch"),
-    path(_event + "display-links", views.display_link_create, name="display_link_create"),
-    path(_event + "display-links/revoke", views.display_link_revoke, name="display_link_revoke"),
     path(_event + "check-in-all", views.check_in_all, name="check_in_all"),
     path(_event + "announcements", views.announcement_send, name="announcement_send"),
     path(_event + "sheet", views.results_sheet, name="results_sheet"),

@@ -19,32 +19,26 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
 from audit.export import audit_csv, audit_document
-from events import display, limits, money, scoreholio, services
+from events import limits, money, scoreholio, services
 from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
-from events.models import Event, Phase, Registration, Review
+from events.models import Event, Registration, Review
 from events.money import dollars
 from events.remainder_policy import lacks_remainder_policy
-from events.runner import is_house, may, roles_of
-from events.venue import phone_url
+from events.runner import is_house, roles_of
 from helpers.forms import COMMON_ZONES, checked, form_key, fresh_key, refuse
-from house import selectors, sheets
+from house import selectors, sheets, staff_pages
 from house.copies import standby_panel
 from house.forms import EmailForm, EventForm, parse_adjustments
 from house.read_model import house_page
-from staff import reads as staff_reads
 from staff import roles as staff
-from staff.invitations import invitation_notice, is_expired
-from staff.roles import Role
 
 SCOREHOLIO_SESSION = "house:scoreholio:{event_id}"
-# A display link just made: its address, shown once on the next dashboard (only its hash is kept).
-DISPLAY_SESSION = "house:display-link:{event_id}"
 SCOREHOLIO_MAX_BYTES = 2 * 1024 * 1024
 
 
@@ -239,35 +233,17 @@ def _event_form(
     locked: bool = False,
     paid_entries: bool = False,
 ) -> HttpResponse:
-    # A finalized event's staff change no more (docs/rules.md section 10.1): no staff form.
-    open_staff = event if event is not None and event.phase != Phase.FINALIZED else None
     return render(
         request,
         "house/event_form.html",
         {
-            "final": event is not None and open_staff is None,
             "form": form,
             "event": event,
             "locked": locked,
             "paid_entries": paid_entries,
             "key": fresh_key(),
             "zones": COMMON_ZONES,
-            "members": staff_reads.members(event) if event else [],
-            "invitations": staff_reads.pending_invitations(event) if event else [],
-            # The owner's alone: hand ownership over (in an event of no series: a series'
-            # events are its owner's), invite, withdraw an invitation; none once final.
-            "owns": open_staff is not None
-            and open_staff.series_id is None
-            and may(_user(request), open_staff, "ownership_transfer"),
-            "series_owner": selectors.series_owner(event) if event else None,
-            "invites": open_staff is not None
-            and (_user(request).is_staff or may(_user(request), open_staff, "staff_invite")),
-            "member_form": EmailForm(),
-            "staff": _user(request).is_staff,
-            # Site staff, or the owner: the rule table's word (staff/roles.py).
-            "appoints": open_staff is not None
-            and (_user(request).is_staff or may(_user(request), open_staff, "house_member_add")),
-            "roles": [("director", "Director"), ("cashier", "Cashier"), ("scorer", "Scorer")],
+            "staff_section": staff_pages.staff_section(request, event) if event else None,
         },
     )
 
@@ -280,23 +256,11 @@ def dashboard(request: HttpRequest, event_id: int) -> HttpResponse:
         **_dashboard_context(request, event),
         "standby": standby_panel(dashboard=True),
         "my_roles": roles_of(_user(request), event.pk, event.series_id),
-        **_displays(request, event),
+        **staff_pages.displays(request, event),
         # The withdrawal dialog states the event's refund policy (events/money.py).
         "withdrawal_terms": money.withdrawal_terms(event),
     }
     return render(request, "house/dashboard.html", context)
-
-
-def _displays(request: HttpRequest, event: Event) -> dict[str, Any]:
-    """The dashboard's Displays section: the owner's and a director's (staff/roles.py)."""
-    if not may(_user(request), event, "display_link_create"):
-        return {"displays": None}
-    fresh = request.session.pop(DISPLAY_SESSION.format(event_id=event.pk), None)
-    return {
-        "displays": display.event_links(event).links,
-        "fresh_display": fresh,
-        "locked_displays": event.phase == Phase.FINALIZED,
-    }
 
 
 @login_required
@@ -344,134 +308,6 @@ def tonight(request: HttpRequest) -> HttpResponse:
     rows = sheets.tonight(_user(request), now)
     standby = standby_panel(dashboard=False)
     return render(request, "house/tonight.html", {"rows": rows, "now": now, "standby": standby})
-
-
-# --- House members (site staff) -----------------------------------------------------------------
-
-
-def _member_page(view: Callable[..., Done]) -> Callable[..., HttpResponse]:
-    """House-member actions answer on the settings page rather than the dashboard."""
-
-    @wraps(view)
-    def wrapped(request: HttpRequest, event_id: int, **kwargs: Any) -> HttpResponse:
-        event = _house_event(request, event_id)
-        try:
-            done = view(request, event, _user(request), form_key(request), **kwargs)
-        except DomainError as error:
-            refuse(request, error)
-        else:
-            messages.success(request, done.message)
-        return redirect(reverse("house:event_edit", kwargs={"event_id": event.pk}) + "#house")
-
-    return login_required(require_POST(wrapped))
-
-
-@_member_page
-def house_member_add(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
-    form = EmailForm(request.POST)
-    if not form.is_valid():
-        raise Invalid("Enter the House member's email address.")
-    member = form.account()
-    if member is None:
-        raise Invalid("No Syndicate Account uses that email: they sign up first.")
-    role = request.POST.get("role") or "director"
-    services.house_member_add(
-        event_id=event.pk, by=user, member=member, role=role, idempotency_key=key
-    )
-    return Done(f"{member.display_name} is House for this event ({role}).")
-
-
-@_member_page
-def house_member_remove(
-    request: HttpRequest, event: Event, user: User, key: str | None, user_id: int
-) -> Done:
-    member = User.objects.filter(pk=user_id, staff_roles__in=event.staff.all()).first()
-    if member is None:
-        raise Invalid("That person is not House for this event.")
-    services.house_member_remove(event_id=event.pk, by=user, member=member, idempotency_key=key)
-    return Done(f"{member.display_name} is no longer House for this event.")
-
-
-@_member_page
-def staff_invite(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
-    form = EmailForm(request.POST)
-    if not form.is_valid():
-        raise Invalid("Enter the email address to invite.")
-    role = request.POST.get("role") or "director"
-    email = form.cleaned_data["email"]
-    services.staff_invite(event_id=event.pk, by=user, email=email, role=role, idempotency_key=key)
-    return Done(invitation_notice(email, role, "listed below"))
-
-
-@_member_page
-def staff_invitation_cancel(
-    request: HttpRequest, event: Event, user: User, key: str | None, invitation_id: int
-) -> Done:
-    services.staff_invitation_cancel(
-        event_id=event.pk, by=user, invitation_id=invitation_id, idempotency_key=key
-    )
-    return Done("Invitation withdrawn: its link no longer works.")
-
-
-@_member_page
-def ownership_transfer(
-    request: HttpRequest, event: Event, user: User, key: str | None, user_id: int
-) -> Done:
-    member = User.objects.filter(pk=user_id, staff_roles__in=event.staff.all()).first()
-    if member is None:
-        raise Invalid("Ownership goes to a member of the event's staff: appoint them first.")
-    services.ownership_transfer(event_id=event.pk, by=user, member=member, idempotency_key=key)
-    return Done(f"{member.display_name} owns this event now; you stay on as director.")
-
-
-@login_required
-@require_POST
-def house_leave(request: HttpRequest, event_id: int) -> HttpResponse:
-    """A staff member leaves the event's staff (not the owner, who hands ownership over first)."""
-    event = _house_event(request, event_id)
-    user = _user(request)
-    try:
-        services.house_member_remove(
-            event_id=event.pk, by=user, member=user, idempotency_key=form_key(request)
-        )
-    except DomainError as error:
-        refuse(request, error)
-        return redirect(reverse("house:event_edit", kwargs={"event_id": event.pk}) + "#house")
-    messages.success(request, f"You left the staff of {event.name}.")
-    return redirect("house:events")
-
-
-@login_required
-@require_http_methods(["GET", "HEAD", "POST"])
-def invitation(request: HttpRequest, token: str) -> HttpResponse:
-    """An invitation to an event's staff: who invites, to what, in which role; Accept joins."""
-    found = staff_reads.invitation(token)
-    if found is None or not isinstance(found.scope, Event):
-        raise Http404("No such invitation: it was withdrawn, or the link is incomplete.")
-    user = _user(request)
-    if request.method == "POST":
-        try:
-            accepted = services.staff_invitation_accept(
-                event_id=found.scope.pk, by=user, token=token, idempotency_key=form_key(request)
-            )
-        except DomainError as error:
-            refuse(request, error)
-        else:
-            messages.success(
-                request, f"You are on the staff of {found.scope.name} ({accepted.role})."
-            )
-            return redirect("house:dashboard", event_id=found.scope.pk)
-    return render(
-        request,
-        "house/invitation.html",
-        {
-            "invitation": found,
-            "role": Role(found.role).label,
-            "for_me": found.email.casefold() == user.email.casefold(),
-            "expired": is_expired(found.created_at),
-            "key": fresh_key(),
-        },
-    )
 
 
 # --- the event ----------------------------------------------------------------------------------
@@ -523,23 +359,6 @@ def self_check_in_switch(request: HttpRequest, event: Event, user: User, key: st
     if answer.self_check_in:
         return Done(f"Self check-in is on: the code is {answer.code}.", "house-tools")
     return Done("Self check-in is off.", "house-tools")
-
-
-@house_action
-def display_link_create(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
-    answer = services.display_link_create(
-        event_id=event.pk, by=user, label=request.POST.get("label", ""), idempotency_key=key
-    )
-    url = phone_url(answer.path, request) or request.build_absolute_uri(answer.path)
-    request.session[DISPLAY_SESSION.format(event_id=event.pk)] = {"label": answer.label, "url": url}
-    return Done(f"Display link “{answer.label}” added: copy it now, it is shown once.", "displays")
-
-
-@house_action
-def display_link_revoke(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
-    link_id = _id(request.POST.get("link", ""), "Choose the display link to revoke.")
-    services.display_link_revoke(event_id=event.pk, by=user, link_id=link_id, idempotency_key=key)
-    return Done("Display link revoked: its screen now says so.", "displays")
 
 
 @house_action

@@ -34,10 +34,8 @@ from seasons.points import (
     season_total,
     table,
 )
-from staff import reads as staff_reads
 from staff import roles as staff
-from staff.invitations import invitation_link, is_expired
-from staff.roles import MEMBER_ROLES, Role
+from staff.roles import Role
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,73 +409,19 @@ def series_view(series: Series, viewer: User | None) -> SeriesView:
 
 
 @dataclass(frozen=True, slots=True)
-class StaffMember:
-    user_id: int
-    display_name: str
-    email: str
-    role: str
+class SeriesPowers:
+    """What the viewer's role in a series lets them change on its page beyond its staff (the
+    staff section is House's one: house/staff_pages.py)."""
 
-
-@dataclass(frozen=True, slots=True)
-class PendingInvitation:
-    email: str
-    role: str
-    token: str
-    link: str  # the one way an invitation's link is built (staff/invitations.py)
-    invitation_id: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class SeriesStaffView:
-    """A series' staff as its House page shows them: each member with their role (the owner
-    first), the invitations not yet accepted, and what the viewer's role lets them change."""
-
-    members: list[StaffMember]
-    pending: list[PendingInvitation]
-    manages_staff: bool
     sets_defaults: bool
     manages_seasons: bool
-    member: bool
 
 
-_RANK = {role.value: place for place, role in enumerate(MEMBER_ROLES)}  # the owner first
-
-
-def series_staff(series: Series, viewer: User | None) -> SeriesStaffView:
-    rows = series.staff.select_related("user")
-    members = sorted(
-        (
-            StaffMember(
-                user_id=row.user_id,
-                display_name=row.user.display_name,
-                email=row.user.email,
-                role=row.role,
-            )
-            for row in rows
-        ),
-        key=lambda m: (_RANK.get(m.role, 99), m.display_name.casefold(), m.user_id),
-    )
+def series_powers(series: Series, viewer: User | None) -> SeriesPowers:
     roles = _roles(series, viewer)
-    manages = staff.acting_role(roles, "series_staff_invite") is not None
-    return SeriesStaffView(
-        members=members,
-        pending=[
-            PendingInvitation(
-                email=i.email,
-                role=i.role,
-                token=i.token,
-                link=invitation_link(i),
-                invitation_id=i.pk,
-            )
-            for i in series.staff_invitations.filter(accepted_at__isnull=True).order_by("pk")
-            if not is_expired(i.created_at)
-        ]
-        if manages
-        else [],
-        manages_staff=manages,
+    return SeriesPowers(
         sets_defaults=staff.acting_role(roles, "series_defaults_set") is not None,
         manages_seasons=staff.acting_role(roles, "season_manage") is not None,
-        member=viewer is not None and any(m.user_id == viewer.pk for m in members),
     )
 
 
@@ -487,32 +431,6 @@ def _roles(series: Series, viewer: User | None) -> frozenset[str]:
     if viewer.is_superuser:
         return frozenset({Role.OWNER.value})
     return frozenset(series.staff.filter(user_id=viewer.pk).values_list("role", flat=True))
-
-
-@dataclass(frozen=True, slots=True)
-class SeriesInvitationView:
-    """An invitation to a series' staff as its link shows it to a signed-in user."""
-
-    series_id: int
-    series: str
-    role: str
-    accepted: bool
-    for_viewer: bool
-    expired: bool = False
-
-
-def series_invitation(token: str, viewer: User) -> SeriesInvitationView | None:
-    invitation = staff_reads.invitation(token)
-    if invitation is None or not isinstance(invitation.scope, Series):
-        return None
-    return SeriesInvitationView(
-        series_id=invitation.scope.pk,
-        series=invitation.scope.name,
-        role=invitation.role,
-        accepted=invitation.accepted_at is not None,
-        for_viewer=invitation.email.casefold() == viewer.email.casefold(),
-        expired=is_expired(invitation.created_at),
-    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,10 @@ class SeriesScope:
     """A series, the roles its staff hold, and its audit chain (`events.runner.ScopeAbove`)."""
 
     noun = "series"
-    model = Series
+
+    @property
+    def model(self) -> type[Series]:
+        return Series
 
     def exists(self, scope_id: int) -> bool:
         return Series.objects.filter(pk=scope_id).exists()

@@ -1,5 +1,7 @@
 from django.urls import path
+from django.views.generic import RedirectView
 
+from house import staff_pages
 from seasons import views
 
 app_name = "seasons"
@@ -19,42 +21,16 @@ urlpatterns = [
         views.series_event_remove,
         name="event_remove",
     ),
-    path("house/series/<int:series_id>/staff", views.series_staff_add, name="staff_add"),
-    path(
-        "house/series/<int:series_id>/staff/<int:user_id>/role",
-        views.series_staff_role,
-        name="staff_role",
-    ),
-    path(
-        "house/series/<int:series_id>/staff/<int:user_id>/remove",
-        views.series_staff_remove,
-        name="staff_remove",
-    ),
-    path("house/series/<int:series_id>/owner", views.series_owner, name="owner"),
-    path("house/series/<int:series_id>/invitations", views.series_invite, name="invite"),
-    path(
-        "house/series/<int:series_id>/invitations/<int:invitation_id>/withdraw",
-        views.series_invitation_withdraw,
-        name="invitation_withdraw",
-    ),
-    path("house/series/<int:series_id>/leave", views.series_leave, name="leave"),
+    # The staff and displays sections' forms (house/staff_pages.py), as an event's pages have them.
+    *staff_pages.urls("series", "house/series/<int:scope_id>/"),
     path("house/series/<int:series_id>/defaults", views.series_defaults, name="defaults"),
+    # A series' invitation is accepted on the one invitation page (house/staff_pages.py).
     path(
         "house/series/invitations/<str:token>/",
-        views.series_invitation,
+        RedirectView.as_view(pattern_name="staff_invitation", permanent=True),
         name="series_invitation",
     ),
     path("house/series/<int:series_id>/next-event", views.next_event, name="next_event"),
-    path(
-        "house/series/<int:series_id>/display-links",
-        views.display_link_create,
-        name="display_link_create",
-    ),
-    path(
-        "house/series/<int:series_id>/display-links/revoke",
-        views.display_link_revoke,
-        name="display_link_revoke",
-    ),
     path("house/series/<int:series_id>/seasons/new", views.season_new, name="season_new"),
     path("house/seasons/<int:season_id>/", views.season_house, name="season_house"),
     path("house/seasons/<int:season_id>/rules", views.season_rules, name="season_rules"),

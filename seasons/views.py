@@ -5,14 +5,10 @@ calls one service or one read, renders."""
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
@@ -20,12 +16,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.models import User
-from events import display
 from events.errors import DomainError, Invalid
 from events.models import EntryMode, Event, Phase, Registration, RegistrationStatus
 from events.query import query_flag, query_int
-from events.venue import phone_url
 from helpers.forms import COMMON_ZONES, form_key, fresh_key, refuse
+from house import staff_pages
 from house.selectors import house_events
 from seasons import services
 from seasons.audit import series_audit_document
@@ -37,14 +32,10 @@ from seasons.reads import (
     invitations_of,
     player_history,
     season_table,
-    series_staff,
+    series_powers,
     series_view,
 )
-from seasons.reads import series_invitation as series_invitation_view
 from seasons.standings import catch_up
-from staff import roles as staff
-from staff.invitations import invitation_notice
-from staff.roles import MEMBER_ROLES, Role
 
 PAGE_SECONDS = 8  # as the event board
 
@@ -167,8 +158,8 @@ def series_page(request: HttpRequest, series_id: int) -> HttpResponse:
         "seasons/series.html",
         {
             "series": series_view(series, user),
-            "staff": series_staff(series, user),
-            "roles": STAFF_ROLE_CHOICES,
+            "powers": series_powers(series, user),
+            "staff_section": staff_pages.staff_section(request, series),
             "entry_modes": EntryMode.choices,
             "age_offered": series.minimum_age or OFFERED_AGE,
             "key": fresh_key(),
@@ -176,7 +167,7 @@ def series_page(request: HttpRequest, series_id: int) -> HttpResponse:
             **_season_form(request, series),
             "time_zone": series.time_zone,
             **_series_events_forms(series, user),
-            **_displays(request, series),
+            **staff_pages.displays(request, series),
         },
     )
 
@@ -214,182 +205,42 @@ def _season_form(request: HttpRequest, series: Series) -> dict[str, Any]:
     }
 
 
-# The series' staff (docs/decisions.md, "Roles") ----------------------------------------------
+# The series' defaults (docs/decisions.md, "Series pages") -------------------------------------
 
-STAFF_ROLE_CHOICES = [(role.value, role.label) for role in MEMBER_ROLES if role != Role.OWNER]
 OFFERED_AGE = 21  # what the age field offers when a series first asks players' age
-
-
-def _series_form(view: Callable[..., str]) -> Callable[..., HttpResponse]:
-    """A form of the series page: the series' House only (404 otherwise); the service's answer,
-    or its refusal, shown back on the page's staff section."""
-
-    @wraps(view)
-    def wrapped(request: HttpRequest, series_id: int, **kwargs: Any) -> HttpResponse:
-        series = _series_house(request, series_id)
-        user = _user(request)
-        assert user is not None
-        try:
-            done = view(request, series, user, form_key(request), **kwargs)
-        except DomainError as error:
-            refuse(request, error)
-        else:
-            messages.success(request, done)
-        return redirect(reverse("seasons:series", kwargs={"series_id": series.pk}) + "#staff")
-
-    return login_required(require_POST(wrapped))
-
-
-def _staff_member(series: Series, user_id: int) -> User:
-    member = User.objects.filter(pk=user_id, staff_roles__in=series.staff.all()).first()
-    if member is None:
-        raise Invalid("That person is not on this series' staff.")
-    return member
-
-
-@_series_form
-def series_staff_add(request: HttpRequest, series: Series, user: User, key: str) -> str:
-    """Appoint a member by email with a role (again: change their role)."""
-    email = request.POST.get("email", "").strip()
-    try:
-        validate_email(email)
-    except ValidationError:
-        raise Invalid("Enter the staff member's email address.") from None
-    # Only someone who may appoint learns whether an account uses the email.
-    services.require_series_role(user, series, "series_house_add")
-    member = User.objects.filter(email__iexact=email, is_active=True).first()
-    if member is None:
-        raise Invalid("No Syndicate Account uses that email: they sign up first.")
-    role = request.POST.get("role") or Role.DIRECTOR
-    services.series_house_add(
-        series_id=series.pk, by=user, member=member, role=role, idempotency_key=key
-    )
-    return f"{member.display_name} is on the series' staff ({role})."
-
-
-@_series_form
-def series_staff_role(
-    request: HttpRequest, series: Series, user: User, key: str, user_id: int
-) -> str:
-    member = _staff_member(series, user_id)
-    role = request.POST.get("role") or ""
-    services.series_house_add(
-        series_id=series.pk, by=user, member=member, role=role, idempotency_key=key
-    )
-    return f"{member.display_name} is now {role} of the series."
-
-
-@_series_form
-def series_staff_remove(
-    request: HttpRequest, series: Series, user: User, key: str, user_id: int
-) -> str:
-    member = _staff_member(series, user_id)
-    services.series_house_remove(series_id=series.pk, by=user, member=member, idempotency_key=key)
-    return f"{member.display_name} is no longer on the series' staff."
-
-
-@_series_form
-def series_owner(request: HttpRequest, series: Series, user: User, key: str) -> str:
-    member = _staff_member(series, _whole(request.POST.get("user_id", ""), "user_id"))
-    if request.POST.get("confirm") != "1":
-        raise Invalid("Tick the box to confirm: you stay on as director.")
-    services.series_ownership_transfer(
-        series_id=series.pk, by=user, member=member, idempotency_key=key
-    )
-    return f"{member.display_name} owns the series now; you stay on as director."
-
-
-@_series_form
-def series_invite(request: HttpRequest, series: Series, user: User, key: str) -> str:
-    answer = services.series_staff_invite(
-        series_id=series.pk,
-        by=user,
-        email=request.POST.get("email", ""),
-        role=request.POST.get("role") or Role.DIRECTOR,
-        idempotency_key=key,
-    )
-    email = request.POST.get("email", "").strip()
-    return invitation_notice(email, answer.role, "listed below")
-
-
-@_series_form
-def series_invitation_withdraw(
-    request: HttpRequest, series: Series, user: User, key: str, invitation_id: int
-) -> str:
-    services.series_staff_invitation_cancel(
-        series_id=series.pk, by=user, invitation_id=invitation_id, idempotency_key=key
-    )
-    return "The invitation is withdrawn: its link no longer works."
-
-
-@_series_form
-def series_defaults(request: HttpRequest, series: Series, user: User, key: str) -> str:
-    asks_age = request.POST.get("asks_age") == "1"
-    text = request.POST.get("minimum_age", "").strip()
-    age = (_whole(text, "The minimum age") if text else OFFERED_AGE) if asks_age else 0
-    if asks_age and age == 0:
-        raise Invalid("Players confirm an age of 1 or more; untick the box to ask none.")
-    saved = services.series_defaults_set(
-        series_id=series.pk,
-        by=user,
-        entry_mode=request.POST.get("entry_mode", ""),
-        minimum_age=age,
-        idempotency_key=key,
-    )
-    asked = (
-        f"players confirm they are {saved.minimum_age} or over"
-        if saved.minimum_age
-        else ("no age asked")
-    )
-    return f"The series' defaults are saved: {saved.entry_mode} entry, {asked}."
 
 
 @login_required
 @require_POST
-def series_leave(request: HttpRequest, series_id: int) -> HttpResponse:
+def series_defaults(request: HttpRequest, series_id: int) -> HttpResponse:
     series = _series_house(request, series_id)
     user = _user(request)
     assert user is not None
     try:
-        services.series_house_remove(
-            series_id=series.pk, by=user, member=user, idempotency_key=form_key(request)
+        asks_age = request.POST.get("asks_age") == "1"
+        text = request.POST.get("minimum_age", "").strip()
+        age = (_whole(text, "The minimum age") if text else OFFERED_AGE) if asks_age else 0
+        if asks_age and age == 0:
+            raise Invalid("Players confirm an age of 1 or more; untick the box to ask none.")
+        saved = services.series_defaults_set(
+            series_id=series.pk,
+            by=user,
+            entry_mode=request.POST.get("entry_mode", ""),
+            minimum_age=age,
+            idempotency_key=form_key(request),
         )
     except DomainError as error:
         refuse(request, error)
-        return redirect(reverse("seasons:series", kwargs={"series_id": series.pk}) + "#staff")
-    messages.success(request, f"You have left {series.name}.")
-    return redirect("house:events")
-
-
-@login_required
-@require_http_methods(["GET", "HEAD", "POST"])
-def series_invitation(request: HttpRequest, token: str) -> HttpResponse:
-    """An invitation's link: the series and the role, and Accept for the account it names."""
-    user = _user(request)
-    assert user is not None
-    invitation = series_invitation_view(token, user)
-    if invitation is None:
-        raise Http404("No such invitation.")
-    if request.method == "POST":
-        try:
-            services.series_staff_invitation_accept(
-                series_id=invitation.series_id,
-                by=user,
-                token=token,
-                idempotency_key=form_key(request),
-            )
-        except DomainError as error:
-            refuse(request, error)
-            return redirect("seasons:series_invitation", token=token)
-        messages.success(
-            request, f"You are on the staff of {invitation.series} ({invitation.role})."
+    else:
+        asked = (
+            f"players confirm they are {saved.minimum_age} or over"
+            if saved.minimum_age
+            else ("no age asked")
         )
-        return redirect("seasons:series", series_id=invitation.series_id)
-    return render(
-        request,
-        "seasons/invitation.html",
-        {"invitation": invitation, "key": fresh_key(), "email": user.email},
-    )
+        messages.success(
+            request, f"The series' defaults are saved: {saved.entry_mode} entry, {asked}."
+        )
+    return redirect(reverse("seasons:series", kwargs={"series_id": series.pk}) + "#defaults")
 
 
 @login_required
@@ -576,63 +427,6 @@ def championship_new(request: HttpRequest, season_id: int) -> HttpResponse:
         request, f"The championship is open; {len(created.invited)} qualified players are invited."
     )
     return redirect(reverse("house:dashboard", kwargs={"event_id": created.event_id}))
-
-
-# The series' display links (docs/decisions.md, "Display links") ----------------------------
-
-DISPLAY_SESSION = "seasons:display-link:{series_id}"
-
-
-def _displays(request: HttpRequest, series: Series) -> dict[str, Any]:
-    """The series page's Displays section: the owner's and a director's (staff/roles.py)."""
-    roles = services.series_roles(_user(request), series)
-    if staff.acting_role(roles, "display_link_create") is None:
-        return {"displays": None}
-    fresh = request.session.pop(DISPLAY_SESSION.format(series_id=series.pk), None)
-    return {"displays": display.rows(series), "fresh_display": fresh}
-
-
-@login_required
-@require_POST
-def display_link_create(request: HttpRequest, series_id: int) -> HttpResponse:
-    series = _series_house(request, series_id)
-    user = _user(request)
-    assert user is not None
-    try:
-        made = services.series_display_link_create(
-            series_id=series.pk,
-            by=user,
-            label=request.POST.get("label", ""),
-            idempotency_key=form_key(request),
-        )
-    except DomainError as error:
-        refuse(request, error)
-    else:
-        url = phone_url(made.path, request) or request.build_absolute_uri(made.path)
-        session_key = DISPLAY_SESSION.format(series_id=series.pk)
-        request.session[session_key] = {"label": made.label, "url": url}
-        messages.success(request, f"Display link “{made.label}” added: copy it now.")
-    return redirect(reverse("seasons:series", kwargs={"series_id": series.pk}) + "#displays")
-
-
-@login_required
-@require_POST
-def display_link_revoke(request: HttpRequest, series_id: int) -> HttpResponse:
-    series = _series_house(request, series_id)
-    user = _user(request)
-    assert user is not None
-    link = request.POST.get("link", "")
-    try:
-        if not (link.isascii() and link.isdigit() and len(link) <= 18):
-            raise Invalid("Choose the display link to revoke.")
-        services.series_display_link_revoke(
-            series_id=series.pk, by=user, link_id=int(link), idempotency_key=form_key(request)
-        )
-    except DomainError as error:
-        refuse(request, error)
-    else:
-        messages.success(request, "Display link revoked: its screen now says so.")
-    return redirect(reverse("seasons:series", kwargs={"series_id": series.pk}) + "#displays")
 
 
 # A series and its events from the pages (docs/decisions.md, "Series pages") ---------------------

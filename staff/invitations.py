@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
 from django.db import models
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
@@ -81,8 +82,9 @@ def is_expired(created_at: datetime.datetime, now: datetime.datetime | None = No
 
 def invitation_link(invitation: Invitation) -> str:
     """The invitation's address: the site's address (`SITE_URL`, the venue's LAN address under
-    `make run`), whichever address House's page was opened at, and the page of its scope's kind."""
-    path = kind_of(invitation.scope).invitation_path(invitation.token)
+    `make run`), whichever address House's page was opened at, and the one invitation page every
+    kind of scope's invitations are accepted at (named in the project's root URLs)."""
+    path = reverse("staff_invitation", kwargs={"token": invitation.token})
     return str(settings.SITE_URL).rstrip("/") + path
 
 

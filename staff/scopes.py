@@ -34,8 +34,6 @@ class ScopeKind:
 
     model: type[Model]
     invitation_words: Callable[[Any], str]
-    # The page an invitation's token is accepted at.
-    invitation_path: Callable[[str], str]
 
 
 _kinds: dict[type[Model], ScopeKind] = {}

@@ -4,6 +4,7 @@ from django.templatetags.static import static
 from django.urls import include, path
 
 from accounts import views as account_views
+from house import staff_pages
 from syndicate import security
 
 
@@ -29,6 +30,9 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("api/", include("api.urls")),
     path("audit/", include("audit.urls")),
+    # The one page an invitation to any staff (an event's, a series') is accepted at: its link
+    # names it (staff/invitations.py).
+    path("house/invitations/<str:token>", staff_pages.invitation, name="staff_invitation"),
     path("house/", include("house.urls")),
     path("house/", include("ledger.urls")),
     path("", include("seasons.urls")),
