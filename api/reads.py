@@ -122,35 +122,6 @@ def account_for_house(
     return _account(user_id=user_id, email=email)
 
 
-def account_for_staff(
-    *,
-    by: User,
-    user_id: int,
-    active_only: bool = True,
-    event_id: int | None = None,
-    action: str = "house_member_add",
-) -> User:
-    """The account site staff (or an event's staff whose role may `action`, staff/roles.py)
-    name as a staff member; nobody else learns whether it exists. A member may name themself
-    (to leave)."""
-    if not (by.is_staff or user_id == by.pk):
-        _require_staff_role(by, event_id, action)
-    return _account(user_id=user_id, email=None, active_only=active_only)
-
-
-def _require_staff_role(by: User, event_id: int | None, action: str) -> None:
-    event = None if event_id is None else Event.objects.filter(pk=event_id).first()
-    roles = frozenset() if event is None else roles_of(by, event.pk, event.series_id)
-    if staff.acting_role(roles, action) is not None:
-        return
-    if roles:  # the service's own words (events.runner.Change.refusal)
-        raise NotAllowed(
-            f"Your role in this event ({staff.strongest(roles)}) does not include that "
-            f"({action.replace('_', ' ')})."
-        )
-    raise NotAllowed("Only site staff appoint House members.")
-
-
 def _account(*, user_id: int | None, email: str | None, active_only: bool = True) -> User:
     found = (
         User.objects.filter(pk=user_id).first()

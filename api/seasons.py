@@ -11,15 +11,12 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.models import User
 from api import reads, schema
 from api.views import ApiView, PublicReadView, actor, answered, valid
-from events import request_bodies as event_body
-from events.errors import NotAllowed, NotFound
+from events.errors import NotFound
 from events.query import query_choice, refuse_unknown
 from events.reads.common import to_json
 from seasons import answers, services
-from seasons import reads as season_reads
 from seasons import request_bodies as body
 from seasons.export import SeasonExport, season_csv, season_document
 from seasons.models import PlayerKey, Season, Series
@@ -38,7 +35,8 @@ from seasons.standings import catch_up
 SEASONS = ["Series and seasons"]
 
 
-def _series(series_id: int) -> Series:
+def known_series(series_id: int) -> Series:
+    """A series by its id (series are public: anyone may learn that one exists)."""
     series = Series.objects.filter(pk=series_id).first()
     if series is None:
         raise NotFound("No such series.")
@@ -93,7 +91,7 @@ class SeriesDetail(PublicReadView):
         public=True,
     )
     def get(self, request: Request, series_id: int) -> Response:
-        return Response(to_json(series_view(_series(series_id), reads.account(request.user))))
+        return Response(to_json(series_view(known_series(series_id), reads.account(request.user))))
 
     @schema.write(
         summary="Set the defaults the series' events take (its owner or a director)",
@@ -114,186 +112,6 @@ class SeriesDetail(PublicReadView):
                 idempotency_key=self.idempotency_key,
             )
         )
-
-
-class SeriesHouseMembers(ApiView):
-    @schema.write(
-        summary="Appoint a staff member of a series with a role, or change their role (its owner)",
-        request=body.SeriesHouseMember,
-        answer=answers.SeriesHouseChanged,
-        status=201,
-        tags=SEASONS,
-    )
-    def post(self, request: Request, series_id: int) -> Response:
-        by = actor(request)
-        data = valid(request, body.SeriesHouseMember)
-        member = _member(by, series_id, data["user_id"])
-        answer = services.series_house_add(
-            series_id=series_id,
-            by=by,
-            member=member,
-            role=data.get("role", "director"),
-            idempotency_key=self.idempotency_key,
-        )
-        return answered(answer, status=201)
-
-
-class SeriesHouseMember(ApiView):
-    @schema.write(
-        summary="Remove a staff member of a series (its owner), or leave its staff",
-        answer=answers.SeriesHouseChanged,
-        tags=SEASONS,
-    )
-    def delete(self, request: Request, series_id: int, user_id: int) -> Response:
-        by = actor(request)
-        member = _member(by, series_id, user_id, "series_house_remove")
-        return answered(
-            services.series_house_remove(
-                series_id=series_id, by=by, member=member, idempotency_key=self.idempotency_key
-            )
-        )
-
-
-class SeriesOwner(ApiView):
-    @schema.write(
-        summary="Hand the series' ownership to a staff member (its owner)",
-        description="The former owner stays on as director: a series has exactly one owner.",
-        request=body.SeriesOwner,
-        answer=answers.SeriesOwnershipTransferred,
-        tags=SEASONS,
-    )
-    def post(self, request: Request, series_id: int) -> Response:
-        by = actor(request)
-        user_id = valid(request, body.SeriesOwner)["user_id"]
-        member = _member(by, series_id, user_id, "series_ownership_transfer")
-        return answered(
-            services.series_ownership_transfer(
-                series_id=series_id, by=by, member=member, idempotency_key=self.idempotency_key
-            )
-        )
-
-
-class SeriesDisplayLinks(ApiView):
-    @schema.read(
-        summary="A series' display links (House of the series)",
-        description="Each link's label, when it was made and last seen, and whether it was "
-        "revoked; never its token, which only the answer that made it holds.",
-        answer=schema.read_model(season_reads.SeriesDisplayLinks),
-        tags=SEASONS,
-    )
-    def get(self, request: Request, series_id: int) -> Response:
-        series = _series(series_id)
-        if not services.is_series_house(actor(request), series):
-            raise NotAllowed("Only House of this series can do that.")
-        return Response(to_json(season_reads.series_links(series)))
-
-    @schema.write(
-        summary="Make a display link for a series (its owner or a director)",
-        description="The link shows the series' current event in kiosk mode and follows it to "
-        "the next, to a browser that is not signed in; it writes nothing. Its address is in "
-        "this answer only.",
-        request=event_body.DisplayLinkLabel,
-        answer=answers.SeriesDisplayLinkCreated,
-        status=201,
-        tags=SEASONS,
-    )
-    def post(self, request: Request, series_id: int) -> Response:
-        data = valid(request, event_body.DisplayLinkLabel)
-        answer = services.series_display_link_create(
-            series_id=series_id,
-            by=actor(request),
-            label=data["label"],
-            idempotency_key=self.idempotency_key,
-        )
-        return answered(answer, status=201)
-
-
-class SeriesDisplayLinkRevoke(ApiView):
-    @schema.write(
-        summary="Revoke a series' display link (its owner or a director)",
-        description="Its page answers 410 from now on and its open displays close.",
-        answer=answers.SeriesDisplayLinkRevoked,
-        tags=SEASONS,
-    )
-    def post(self, request: Request, series_id: int, link_id: int) -> Response:
-        return answered(
-            services.series_display_link_revoke(
-                series_id=series_id,
-                by=actor(request),
-                link_id=link_id,
-                idempotency_key=self.idempotency_key,
-            )
-        )
-
-
-class SeriesStaffInvitations(ApiView):
-    @schema.write(
-        summary="Invite someone to a series' staff by email, with a role (its owner)",
-        request=body.SeriesStaffInvitation,
-        answer=answers.SeriesStaffInvited,
-        status=201,
-        tags=SEASONS,
-    )
-    def post(self, request: Request, series_id: int) -> Response:
-        data = valid(request, body.SeriesStaffInvitation)
-        answer = services.series_staff_invite(
-            series_id=series_id,
-            by=actor(request),
-            email=data["email"],
-            role=data.get("role", "director"),
-            idempotency_key=self.idempotency_key,
-        )
-        return answered(answer, status=201)
-
-
-class SeriesStaffInvitation(ApiView):
-    @schema.write(
-        summary="Withdraw an invitation to a series' staff not yet accepted (its owner)",
-        answer=answers.SeriesStaffInvitationCancelled,
-        tags=SEASONS,
-    )
-    def delete(self, request: Request, series_id: int, invitation_id: int) -> Response:
-        return answered(
-            services.series_staff_invitation_cancel(
-                series_id=series_id,
-                by=actor(request),
-                invitation_id=invitation_id,
-                idempotency_key=self.idempotency_key,
-            )
-        )
-
-
-class SeriesInvitationAccept(ApiView):
-    @schema.write(
-        summary="Accept an invitation to a series' staff (signed in with its email)",
-        request=body.SeriesInvitationAcceptance,
-        answer=answers.SeriesStaffInvitationAccepted,
-        tags=SEASONS,
-    )
-    def post(self, request: Request, series_id: int) -> Response:
-        data = valid(request, body.SeriesInvitationAcceptance)
-        return answered(
-            services.series_staff_invitation_accept(
-                series_id=series_id,
-                by=actor(request),
-                token=data["token"],
-                idempotency_key=self.idempotency_key,
-            )
-        )
-
-
-def _member(by: User, series_id: int, user_id: int, action: str = "series_house_add") -> User:
-    """The account the series' owner names; nobody else learns whether it exists. A member may
-    name themself (to leave)."""
-    series = _series(series_id)
-    if user_id != by.pk:
-        services.require_series_role(by, series, action)
-    elif not services.is_series_house(by, series):
-        raise NotAllowed("Only House of this series can do that.")
-    member = User.objects.filter(pk=user_id, is_active=True).first()
-    if member is None:
-        raise NotFound("No such account.")
-    return member
 
 
 class NextEvent(ApiView):

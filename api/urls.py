@@ -4,7 +4,7 @@ beside it."""
 from django.urls import URLPattern, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
-from api import docs, errors, seasons, views
+from api import docs, errors, seasons, staff, views
 
 app_name = "api"
 urlpatterns: list[URLPattern] = [
@@ -16,42 +16,6 @@ urlpatterns: list[URLPattern] = [
     # Series, seasons and players' histories
     path("series/", seasons.SeriesList.as_view(), name="series-list"),
     path("series/<int:series_id>/", seasons.SeriesDetail.as_view(), name="series"),
-    path(
-        "series/<int:series_id>/house-members/",
-        seasons.SeriesHouseMembers.as_view(),
-        name="series-house-members",
-    ),
-    path(
-        "series/<int:series_id>/house-members/<int:user_id>/",
-        seasons.SeriesHouseMember.as_view(),
-        name="series-house-member",
-    ),
-    path("series/<int:series_id>/owner/", seasons.SeriesOwner.as_view(), name="series-owner"),
-    path(
-        "series/<int:series_id>/staff-invitations/",
-        seasons.SeriesStaffInvitations.as_view(),
-        name="series-staff-invitations",
-    ),
-    path(
-        "series/<int:series_id>/staff-invitations/accept/",
-        seasons.SeriesInvitationAccept.as_view(),
-        name="series-staff-invitation-accept",
-    ),
-    path(
-        "series/<int:series_id>/staff-invitations/<int:invitation_id>/",
-        seasons.SeriesStaffInvitation.as_view(),
-        name="series-staff-invitation",
-    ),
-    path(
-        "series/<int:series_id>/display-links/",
-        seasons.SeriesDisplayLinks.as_view(),
-        name="series-display-links",
-    ),
-    path(
-        "series/<int:series_id>/display-links/<int:link_id>/revoke/",
-        seasons.SeriesDisplayLinkRevoke.as_view(),
-        name="series-display-link-revoke",
-    ),
     path("series/<int:series_id>/next-event/", seasons.NextEvent.as_view(), name="next-event"),
     path("series/<int:series_id>/seasons/", seasons.Seasons.as_view(), name="seasons"),
     path("events/<int:event_id>/series/", seasons.EventSeries.as_view(), name="event-series"),
@@ -100,42 +64,6 @@ urlpatterns: list[URLPattern] = [
         "registrations/<int:registration_id>/withdraw/", views.Withdraw.as_view(), name="withdraw"
     ),
     # House
-    path(
-        "events/<int:event_id>/house-members/",
-        views.HouseMembers.as_view(),
-        name="house-members",
-    ),
-    path(
-        "events/<int:event_id>/house-members/<int:user_id>/",
-        views.HouseMember.as_view(),
-        name="house-member",
-    ),
-    path("events/<int:event_id>/owner/", views.Owner.as_view(), name="event-owner"),
-    path(
-        "events/<int:event_id>/staff-invitations/",
-        views.StaffInvitations.as_view(),
-        name="staff-invitations",
-    ),
-    path(
-        "events/<int:event_id>/staff-invitations/<int:invitation_id>/",
-        views.StaffInvitation.as_view(),
-        name="staff-invitation",
-    ),
-    path(
-        "events/<int:event_id>/display-links/",
-        views.DisplayLinks.as_view(),
-        name="display-links",
-    ),
-    path(
-        "events/<int:event_id>/display-links/<int:link_id>/revoke/",
-        views.DisplayLinkRevoke.as_view(),
-        name="display-link-revoke",
-    ),
-    path(
-        "events/<int:event_id>/staff-invitations/accept/",
-        views.InvitationAccept.as_view(),
-        name="staff-invitation-accept",
-    ),
     path(
         "events/<int:event_id>/registration/open/",
         views.RegistrationOpen.as_view(),
@@ -209,6 +137,12 @@ urlpatterns: list[URLPattern] = [
         "registrations/<int:registration_id>/access-reset/",
         views.AccessReset.as_view(),
         name="access-reset",
+    ),
+    # The staff of an event and of a series: the same routes under each
+    *(
+        path(scope.prefix + route, staff.for_scope(view, scope), name=scope.url_names(name))
+        for scope in staff.SCOPES
+        for route, view, name in staff.ROUTES
     ),
     # The OpenAPI schema and the interactive docs
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -81,6 +81,7 @@ class ScopeAbove(Protocol):
 
     # How refusals name the scope: "Only House of this series can do that."
     noun: str
+
     @property
     def model(self) -> type[Model]:
         """Its model (staff/models.py keeps its staff beside an event's)."""
