@@ -54,11 +54,6 @@ STAFF_ACTIONS = frozenset(
         "ownership_transfer",
         "staff_invite",
         "staff_invitation_cancel",
-        "series_house_add",
-        "series_house_remove",
-        "series_ownership_transfer",
-        "series_staff_invite",
-        "series_staff_invitation_cancel",
     }
 )
 
