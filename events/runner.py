@@ -123,7 +123,8 @@ def roles_of(user: User | None, event_id: int, series_id: int | None) -> frozens
     )
     if series_id is not None and _scopes_above:
         # The series' staff live with the series (seasons/), which installs them as the scope above.
-        held = held.union(_scopes_above[0].roles(user.pk, series_id))
+        # (A union is ordered by the model's default unless told not to: by columns not read.)
+        held = held.union(_scopes_above[0].roles(user.pk, series_id)).order_by()
     return frozenset(role for (role,) in held)
 
 
