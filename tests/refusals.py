@@ -14,18 +14,25 @@ from typing import Any
 
 import pytest
 from django.contrib.messages import get_messages
+from django.db.models import QuerySet
 
 from audit.models import AuditEntry
 from cards.models import DealtCard, Offer, Shoe, Shuffle
 from events.errors import DomainError
 from events.models import (
-    DisplayLink,
     Event,
     GameResult,
     PoolAdjustment,
     Registration,
     Review,
 )
+from staff.models import DisplayLink
+
+
+def every_field(rows: QuerySet[Any]) -> list[dict[str, Any]]:
+    """Each row with every field it stores (a scoped row's `scope` is its `scope_type` and
+    `scope_id`)."""
+    return list(rows.values(*(field.attname for field in rows.model._meta.concrete_fields)))
 
 
 def snapshot(event: Event | int) -> dict[str, Any]:
@@ -34,7 +41,7 @@ def snapshot(event: Event | int) -> dict[str, Any]:
     row = Event.objects.get(pk=event_id)
     return {
         "event": {f.attname: getattr(row, f.attname) for f in Event._meta.concrete_fields},
-        "house": sorted(row.house.values_list("pk", flat=True)),
+        "house": sorted(row.staff.values_list("user_id", "role")),
         "registrations": list(
             Registration.objects.filter(event_id=event_id).order_by("pk").values()
         ),
@@ -59,7 +66,7 @@ def snapshot(event: Event | int) -> dict[str, Any]:
         ),
         # Its display links, all but "last seen", which a display's page moves as it is shown.
         "display_links": list(
-            DisplayLink.objects.filter(event_id=event_id)
+            DisplayLink.objects.of(row)
             .order_by("pk")
             .values("pk", "label", "token_hash", "created_by", "revoked_at", "revoked_by")
         ),

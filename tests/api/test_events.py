@@ -79,7 +79,7 @@ def test_it_lets_site_staff_create_an_event() -> None:
         "draft",
     )
     assert event.extra_decks == 1 and event.time_zone == "UTC"
-    assert list(event.house.all()) == [staff]
+    assert [m.user for m in event.staff.all()] == [staff]
 
 
 def test_it_refuses_event_creation_by_a_player() -> None:

@@ -321,7 +321,7 @@ def test_it_refuses_house_endpoints_to_everyone_but_house() -> None:
                         user,
                         call,
                     )
-    assert scene.table.event.house.count() == 1
+    assert scene.table.event.staff.count() == 1
 
 
 def test_it_refuses_visitors_everything_but_the_public_reads() -> None:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from seasons.models import SeriesStaff, SeriesStaffInvitation
+from seasons.models import Series
+from staff.models import Invitation, Membership
 from tests.api.support import Api, error
 from tests.seasons.test_series_staff import (
     CONTROLS,
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _roles(crew: Crew) -> dict[int, str]:
-    return dict(SeriesStaff.objects.filter(series_id=crew.series_id).values_list("user_id", "role"))
+    return dict(Membership.objects.filter(series=crew.series_id).values_list("user_id", "role"))
 
 
 # Each series write of the API, by the series action it performs.
@@ -150,7 +151,7 @@ def test_an_invitation_answers_with_its_token_and_its_invitee_accepts_it_once() 
     made = Api(crew.people["owner"]).post(path, {"email": crew.newcomer.email, "role": "scorer"})
     assert made.status_code == 201
     token = made.json()["token"]
-    assert SeriesStaffInvitation.objects.get(token=token).role == "scorer"
+    assert Invitation.objects.of_kind(Series).get(token=token).role == "scorer"
     with nothing_changes(crew):
         wrong = Api(crew.people["outsider"]).post(f"{path}accept/", {"token": token})
     assert error(wrong) == (403, "not_allowed")

@@ -142,7 +142,7 @@ def test_the_house_pages_have_no_axe_violation_before_during_and_after_play(
 ) -> None:
     table = make_table(players=3, start=True)
     waiting = make_table(players=2)  # open, not started
-    waiting.event.house.add(table.house)
+    waiting.event.staff.create(user=table.house)
     Event.objects.filter(pk=waiting.event.pk).update(date=timezone.now().date())
     table.choose_start(table.players[0])
     table.win(table.players[0], 1)  # a pending win choice

@@ -77,7 +77,7 @@ def test_every_house_page_fits_a_390_px_phone(server: str, browser: Any) -> None
     empty = make_table()  # open, nobody registered yet: the players' table has no button
     table = make_table(players=6, start=True)
     for other in (waiting, empty, table):
-        other.event.house.add(house)
+        other.event.staff.create(user=house)
         Event.objects.filter(pk=other.event.pk).update(
             date=today, name="Thursday League at The Dock, Riverside bar"
         )

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from events.models import EventStaff
+from staff.models import Membership
 from tests.browser.test_event_flow import WAIT, sign_in
 from tests.factories import make_table, make_user
 
@@ -45,7 +45,7 @@ def test_an_invited_cashier_accepts_and_sees_a_cashiers_buttons(server: str, bro
     expect(page.locator("h1")).to_contain_text("Join the staff of", timeout=WAIT)
     page.click("button:has-text('Accept')")
     page.wait_for_url(f"**/house/events/{event_id}/", timeout=WAIT)
-    assert EventStaff.objects.get(event_id=event_id, user=cashier).role == "cashier"
+    assert Membership.objects.get(event=event_id, user=cashier).role == "cashier"
     expect(page.locator("[data-my-roles]")).to_contain_text("Your role: Cashier.")
 
     # A cashier checks players in (each player's button in the check-in list and the players'

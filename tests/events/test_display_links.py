@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+from typing import Any
 
 import pytest
 from django.db import IntegrityError, transaction
@@ -14,9 +15,10 @@ from django.utils import timezone
 from audit.models import AuditEntry
 from events import display, services
 from events.errors import Invalid, NotAllowed, NotFound
-from events.models import DisplayLink, Event
+from events.models import Event
 from seasons import services as seasons
-from seasons.models import SeriesStaff
+from seasons.models import Series
+from staff.models import DisplayLink, Membership, scope_type
 from tests.events.test_roles import _scene
 from tests.factories import make_table, make_user
 from tests.refusals import refused
@@ -38,7 +40,7 @@ def test_it_makes_a_link_kept_only_as_the_hash_of_its_token() -> None:
     link = DisplayLink.objects.get(pk=made.link_id)
     assert link.label == made.label == "Projector by the bar"
     assert link.token_hash == hashlib.sha256(token.encode()).hexdigest()
-    assert link.event_id == table.event.pk and link.series_id is None
+    assert (link.scope_type, link.scope_id) == (scope_type(Event), table.event.pk)
     assert link.created_by == table.house and link.revoked_at is None
     assert display.find(token) == link
     entry = AuditEntry.objects.filter(event=table.event).order_by("-seq")[0]
@@ -158,13 +160,18 @@ def test_revoking_a_link_that_is_not_the_events_is_refused(link_id: int) -> None
 
 
 def test_a_link_names_an_event_or_a_series_never_both_nor_neither() -> None:
+    # One scope (its kind and its id) per link: it cannot name both, and the database refuses
+    # a link that names neither.
     table = make_table()
-    series = seasons.series_create(by=table.house, name="Thursday League").series_id
-    for event, series_id in ((table.event, series), (None, None)):
+    scopes: list[dict[str, Any]] = [
+        {"scope_id": table.event.pk},
+        {"scope_type": scope_type(Series)},
+        {},
+    ]
+    for n, scope in enumerate(scopes):
         with pytest.raises(IntegrityError), transaction.atomic():
-            DisplayLink.objects.create(
-                event=event, series_id=series_id, label="Bar", token_hash=f"{series_id}"
-            )
+            DisplayLink.objects.create(label="Bar", token_hash=f"link {n}", **scope)
+    assert not DisplayLink.objects.exists()
 
 
 def test_a_series_link_is_made_and_revoked_by_the_series_owner_or_director() -> None:
@@ -172,11 +179,15 @@ def test_a_series_link_is_made_and_revoked_by_the_series_owner_or_director() -> 
     owner = table.house
     series = seasons.series_create(by=owner, name="Thursday League").series_id
     director, cashier = make_user("Director"), make_user("Cashier")
-    SeriesStaff.objects.create(series_id=series, user=director, role="director")
-    SeriesStaff.objects.create(series_id=series, user=cashier, role="cashier")
+    Membership.objects.create(
+        scope_type=scope_type(Series), scope_id=series, user=director, role="director"
+    )
+    Membership.objects.create(
+        scope_type=scope_type(Series), scope_id=series, user=cashier, role="cashier"
+    )
     made = seasons.series_display_link_create(series_id=series, by=director, label="Bar TV")
     link = DisplayLink.objects.get(pk=made.link_id)
-    assert link.series_id == series and link.event_id is None
+    assert (link.scope_type, link.scope_id) == (scope_type(Series), series)
     assert display.find(_token(made.path)) == link
     with pytest.raises(NotAllowed, match=r"\(cashier\) does not include that"):
         seasons.series_display_link_create(series_id=series, by=cashier, label="Mine")
@@ -186,7 +197,7 @@ def test_a_series_link_is_made_and_revoked_by_the_series_owner_or_director() -> 
         seasons.series_display_link_revoke(
             series_id=series, by=make_user("Outsider"), link_id=link.pk
         )
-    assert DisplayLink.objects.filter(series_id=series).count() == 1
+    assert DisplayLink.objects.filter(series=series).count() == 1
     assert DisplayLink.objects.get(pk=link.pk).revoked_at is None
     seasons.series_display_link_revoke(series_id=series, by=owner, link_id=link.pk)
     assert DisplayLink.objects.get(pk=link.pk).revoked_by == owner
@@ -201,7 +212,9 @@ def test_a_series_link_shows_the_series_current_event() -> None:
     made = seasons.series_display_link_create(series_id=series, by=house, label="Bar TV")
     link = DisplayLink.objects.get(pk=made.link_id)
     assert display.shown_event(link) is None  # no event in the series yet
-    SeriesStaff.objects.create(series_id=series, user=later.house, role="director")
+    Membership.objects.create(
+        scope_type=scope_type(Series), scope_id=series, user=later.house, role="director"
+    )
     for table, days in ((first, 1), (later, 8)):
         seasons.event_series_set(event_id=table.event.pk, series_id=series, by=table.house)
         Event.objects.filter(pk=table.event.pk).update(date=today + datetime.timedelta(days))

@@ -23,11 +23,11 @@ pytestmark = pytest.mark.django_db
 
 
 def sponsored(table_event: Event, amount: int) -> None:
-    house = table_event.house.first()
-    assert house is not None
+    membership = table_event.staff.select_related("user").first()
+    assert membership is not None
     services.event_update(
         event_id=table_event.pk,
-        by=house,
+        by=membership.user,
         changes={"contribution": 0, "entry_mode": "sponsored", "sponsored_pool": amount},
     )
 

@@ -25,7 +25,7 @@ def test_it_creates_events_in_draft_with_the_creator_as_house():
     event = Event.objects.get(pk=event_id)
     assert event.phase == "draft"
     assert not event.registration_open
-    assert list(event.house.all()) == [house]
+    assert [m.user for m in event.staff.all()] == [house]
     created, added = entries(event)
     assert created.action == "event_created"
     assert created.details == {

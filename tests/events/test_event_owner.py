@@ -12,7 +12,7 @@ from audit.models import AuditEntry
 from audit.verify import check_chain
 from events import services
 from events.errors import NotAllowed
-from events.models import EventStaff
+from staff.models import Membership
 from tests.events.support import entries, last
 from tests.factories import make_table, make_user
 from tests.refusals import refused
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 
 def owners(event_id: int) -> list[int]:
     return list(
-        EventStaff.objects.filter(event_id=event_id, role="owner").values_list("user_id", flat=True)
+        Membership.objects.filter(event=event_id, role="owner").values_list("user_id", flat=True)
     )
 
 

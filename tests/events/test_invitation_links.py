@@ -12,8 +12,9 @@ from django.core import mail
 from django.test import Client
 from django.urls import reverse
 
-from events.models import StaffInvitation
-from seasons.models import SeriesStaffInvitation
+from events.models import Event
+from seasons.models import Series
+from staff.models import Invitation
 from tests.factories import make_table
 from tests.house.support import post, url
 from tests.refusals import said
@@ -52,8 +53,8 @@ def test_an_event_and_a_series_invitation_link_are_both_on_the_site_address(
 ) -> None:
     settings.SITE_URL = LAN
     _, event_page, _, series_page, _ = _invite_both(django_capture_on_commit_callbacks)
-    event_token = StaffInvitation.objects.get().token
-    series_token = SeriesStaffInvitation.objects.get().token
+    event_token = Invitation.objects.of_kind(Event).get().token
+    series_token = Invitation.objects.of_kind(Series).get().token
     event_link = LAN + reverse("house:invitation", args=[event_token])
     series_link = LAN + reverse("seasons:series_invitation", args=[series_token])
     assert f'value="{event_link}"' in event_page
@@ -86,8 +87,8 @@ def test_with_no_mail_server_nothing_is_sent_and_house_is_told_where_the_link_is
             "No mail server is set, so nothing was emailed: hand them its link, listed below."
         )
     # The links are on the pages to hand over, and in no output of the process.
-    event_token = StaffInvitation.objects.get().token
-    series_token = SeriesStaffInvitation.objects.get().token
+    event_token = Invitation.objects.of_kind(Event).get().token
+    series_token = Invitation.objects.of_kind(Series).get().token
     assert event_token in event_page and series_token in series_page
     out, err = capfd.readouterr()
     assert event_token not in out + err and series_token not in out + err

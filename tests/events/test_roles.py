@@ -16,10 +16,10 @@ from accounts.models import User
 from audit.models import AuditEntry
 from events import services
 from events.errors import DomainError, NotAllowed, NotFound
-from events.models import EventStaff
 from ledger import services as ledger
 from seasons import services as seasons
-from seasons.models import SeriesStaff
+from seasons.models import Series
+from staff.models import Membership, scope_type
 from tests.events.support import REASON
 from tests.factories import Table, make_table, make_user
 from tests.refusals import refused
@@ -364,8 +364,10 @@ def test_a_series_role_holds_in_every_event_of_the_series() -> None:
     series = seasons.series_create(by=table.house, name="Thursday League").series_id
     seasons.event_series_set(event_id=event.pk, series_id=series, by=table.house)
     cashier = make_user("Series cashier")
-    SeriesStaff.objects.create(series_id=series, user=cashier, role="cashier")
-    assert not EventStaff.objects.filter(event=event, user=cashier).exists()
+    Membership.objects.create(
+        scope_type=scope_type(Series), scope_id=series, user=cashier, role="cashier"
+    )
+    assert not Membership.objects.filter(event=event, user=cashier).exists()
     services.payment_mark(registration_id=table.rid(bob), by=cashier, paid=True)
     assert AuditEntry.objects.filter(event=event).order_by("-seq")[0].actor_role == "cashier"
     refused(NotAllowed, event, lambda: services.event_finalize(event_id=event.pk, by=cashier))
@@ -387,9 +389,9 @@ def test_an_event_keeps_one_owner() -> None:
     )
     services.ownership_transfer(event_id=event.pk, by=owner, member=scene.spare)
     assert list(
-        EventStaff.objects.filter(event=event, role="owner").values_list("user", flat=True)
+        Membership.objects.filter(event=event, role="owner").values_list("user", flat=True)
     ) == [scene.spare.pk]
-    assert EventStaff.objects.get(event=event, user=owner).role == "director"
+    assert Membership.objects.get(event=event, user=owner).role == "director"
     refused(
         NotAllowed,
         event,

@@ -54,7 +54,7 @@ class Scene:
     def __init__(self) -> None:
         table = make_table("league", players=2, start=True)
         other = make_table("league")
-        other.event.house.add(table.house)
+        other.event.staff.create(user=table.house)
         self.house: User = table.house
         self.event_id, self.other_event_id = table.event.pk, other.event.pk
         self.rid, self.other_rid = (table.rid(player) for player in table.players)

@@ -12,7 +12,8 @@ from accounts.models import User
 from audit.models import AuditEntry
 from events import services
 from events.errors import Invalid, NotAllowed, NotFound, WrongState
-from events.models import EventStaff, StaffInvitation
+from events.models import Event
+from staff.models import Invitation, Membership
 from tests.factories import make_table, make_user
 from tests.refusals import refused
 
@@ -47,7 +48,7 @@ def test_the_invitee_joins_in_the_role_once_and_the_audit_holds_no_email() -> No
     )
     accepted = services.staff_invitation_accept(event_id=event.pk, by=casey, token=invited.token)
     assert accepted.role == "cashier"
-    assert EventStaff.objects.get(event=event, user=casey).role == "cashier"
+    assert Membership.objects.get(event=event, user=casey).role == "cashier"
     refused(
         WrongState,
         event,
@@ -71,7 +72,7 @@ def test_only_the_owner_invites_and_only_to_a_role_below_owner() -> None:
     assert "(director)" in error.message
     for email, role in (("x@example.com", "owner"), ("not an email", "scorer")):
         refused(Invalid, event, partial(_invite, event.pk, table.house, email, role))
-    assert not StaffInvitation.objects.exists()
+    assert not Invitation.objects.of_kind(Event).exists()
 
 
 def _invite(event_id: int, by: User, email: str, role: str) -> object:
@@ -124,4 +125,4 @@ def test_a_withdrawn_invitation_cannot_be_accepted_and_an_accepted_one_cannot_be
             event_id=event.pk, by=table.house, invitation_id=first.invitation_id
         ),
     )
-    assert StaffInvitation.objects.filter(event=event).count() == 1
+    assert Invitation.objects.filter(event=event).count() == 1

@@ -16,10 +16,10 @@ from django.urls import URLPattern, get_resolver, reverse
 from accounts.models import User
 from audit.models import AuditEntry
 from events import services
-from events.models import EventStaff, StaffInvitation
 from house import buttons
 from ledger import services as ledger
 from staff import roles as staff
+from staff.models import Invitation, Membership
 from tests.factories import make_table, make_user
 from tests.house.support import post, url
 from tests.refusals import said
@@ -44,7 +44,7 @@ def test_the_owner_invites_by_email_and_the_invitee_accepts_on_the_invitation_pa
         response = post(client, "staff_invite", event.pk, email="casey@example.com", role="cashier")
     assert response.status_code == 302
     assert "Invitation emailed to casey@example.com (cashier)" in said(response)[0]
-    invitation = StaffInvitation.objects.get(event=event)
+    invitation = Invitation.objects.get(event=event)
     link = reverse("house:invitation", kwargs={"token": invitation.token})
     # The email carries the link; the settings page lists it to hand over.
     (message,) = [m for m in mail.outbox if m.to == ["casey@example.com"]]
@@ -58,7 +58,7 @@ def test_the_owner_invites_by_email_and_the_invitee_accepts_on_the_invitation_pa
     assert "This invitation is for another email address" in page
     refused = client.post(link, {"idempotency_key": "k1"})
     assert "for another email address" in said(refused)[0]
-    assert not EventStaff.objects.filter(event=event, role="cashier").exists()
+    assert not Membership.objects.filter(event=event, role="cashier").exists()
 
     casey = _account("Casey", "Casey@Example.com")
     client.force_login(casey)
@@ -66,7 +66,7 @@ def test_the_owner_invites_by_email_and_the_invitee_accepts_on_the_invitation_pa
     assert "Join the staff of" in page and "cashier" in page and ">Accept<" in page
     accepted = client.post(link, {"idempotency_key": "k2"})
     assert accepted["Location"] == url("dashboard", event.pk)
-    assert EventStaff.objects.get(event=event, user=casey).role == "cashier"
+    assert Membership.objects.get(event=event, user=casey).role == "cashier"
     again = client.get(link).content.decode()
     assert "already been accepted" in again and ">Accept<" not in again
 
@@ -87,14 +87,14 @@ def test_the_owner_withdraws_an_invitation_and_its_link_stops_working(client: Cl
     client.force_login(table.house)
     done = post(client, "staff_invitation_cancel", event.pk, invited.invitation_id)
     assert "Invitation withdrawn" in said(done)[0]
-    assert not StaffInvitation.objects.filter(pk=invited.invitation_id).exists()
+    assert not Invitation.objects.filter(pk=invited.invitation_id).exists()
     entry = AuditEntry.objects.filter(event=event, action="staff_invitation_cancelled").get()
     assert entry.details == {"invitation": invited.invitation_id}
     dee = _account("Dee", "dee@example.com")
     client.force_login(dee)
     link = reverse("house:invitation", kwargs={"token": invited.token})
     assert client.get(link).status_code == 404
-    assert not EventStaff.objects.filter(event=event, user=dee).exists()
+    assert not Membership.objects.filter(event=event, user=dee).exists()
 
 
 def test_the_owner_hands_ownership_over_on_the_settings_page(client: Client) -> None:
@@ -110,7 +110,7 @@ def test_the_owner_hands_ownership_over_on_the_settings_page(client: Client) -> 
     assert handover in page and 'data-confirm-text="Hand ownership' in page
     done = post(client, "ownership_transfer", event.pk, helper.pk)
     assert "Hal owns this event now" in said(done)[0]
-    roles = dict(EventStaff.objects.filter(event=event).values_list("user__display_name", "role"))
+    roles = dict(Membership.objects.filter(event=event).values_list("user__display_name", "role"))
     assert roles["Hal"] == "owner" and roles["Olive"] == "director"
     # Olive is a director now: no ownership buttons for her any more.
     assert "Make owner" not in client.get(url("event_edit", event.pk)).content.decode()
@@ -127,7 +127,7 @@ def test_a_member_leaves_and_the_owner_cannot_before_handing_over(client: Client
     assert url("house_leave", event.pk) in client.get(url("event_edit", event.pk)).content.decode()
     left = post(client, "house_leave", event.pk)
     assert left["Location"] == url("events") and "You left the staff" in said(left)[0]
-    assert not EventStaff.objects.filter(event=event, user=scorer).exists()
+    assert not Membership.objects.filter(event=event, user=scorer).exists()
     assert client.get(url("dashboard", event.pk)).status_code == 404
 
     client.force_login(owner)
@@ -136,7 +136,7 @@ def test_a_member_leaves_and_the_owner_cannot_before_handing_over(client: Client
     )
     refused = post(client, "house_leave", event.pk)
     assert "hands ownership over before leaving" in said(refused)[0]
-    assert EventStaff.objects.get(event=event, user=owner).role == "owner"
+    assert Membership.objects.get(event=event, user=owner).role == "owner"
 
 
 # --- the buttons of each role -----------------------------------------------------------------

@@ -203,7 +203,7 @@ def test_tonight_lists_an_open_event_only_on_its_own_day_and_an_event_in_play_an
     services.registration_open(event_id=tomorrow, by=house)
     table = make_table(players=2, start=True)
     Event.objects.filter(pk=table.event.pk).update(date=today - datetime.timedelta(days=1))
-    table.event.house.add(house)
+    table.event.staff.create(user=house)
     client.force_login(house)
     rows = client.get(url("tonight")).context["rows"]
     assert [row["event"].pk for row in rows] == [table.event.pk]

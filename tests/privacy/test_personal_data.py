@@ -14,17 +14,11 @@ from django.urls import reverse
 
 from accounts.models import User
 from events import services
-from events.models import DisplayLink, EventStaff, StaffInvitation
+from events.models import Event
 from privacy.services import delete_account, personal_data
 from seasons import services as seasons_services
-from seasons.models import (
-    FormerPlayer,
-    PlayerKey,
-    SeasonResult,
-    SeasonStanding,
-    SeriesStaff,
-    SeriesStaffInvitation,
-)
+from seasons.models import FormerPlayer, PlayerKey, SeasonResult, SeasonStanding, Series
+from staff.models import DisplayLink, Invitation, Membership
 from tests.seasons.support import make_league
 
 pytestmark = pytest.mark.django_db
@@ -75,21 +69,37 @@ def test_the_download_holds_everything_kept_about_the_person():
     (standing,) = seasons["standings"]
     assert standing["total"] == SeasonStanding.objects.get(player=ann).total
     assert standing["display_name"] == ann.display_name
-    assert data["event_staff_roles"] == [{"event": own, "name": "Ann's Friday", "role": "owner"}]
-    (sent,) = data["event_staff_invitations"]
+
+    def of(section: str, scope: str) -> list[dict[str, Any]]:
+        return [row for row in data[section] if row["scope"] == scope]
+
+    assert of("staff_roles", "event") == [
+        {"scope": "event", "id": own, "name": "Ann's Friday", "role": "owner"}
+    ]
+    (sent,) = of("staff_invitations", "event")
     assert (sent["email"], sent["role"], sent["sent_by_you"]) == (
         "cashier@example.com",
         "cashier",
         True,
     )
     assert "token" not in sent
-    assert data["series_staff"]["roles"] == [
-        {"series": league.series_id, "name": "Thursday League at The Dock", "role": "director"}
+    assert of("staff_roles", "series") == [
+        {
+            "scope": "series",
+            "id": league.series_id,
+            "name": "Thursday League at The Dock",
+            "role": "director",
+        }
     ]
-    (to_ann,) = data["series_staff"]["invitations"]
+    (to_ann,) = of("staff_invitations", "series")
     assert (to_ann["sent_by_you"], to_ann["accepted_at"] is not None) == (False, True)
     (link,) = data["display_links"]
-    assert (link["label"], link["event"], link["made_by_you"]) == ("Bar TV", own, True)
+    assert (link["label"], link["scope"], link["id"], link["made_by_you"]) == (
+        "Bar TV",
+        "event",
+        own,
+        True,
+    )
     assert "token" not in json.dumps(link) and "token_hash" not in link
     assert data["push_subscriptions"] == []
     # Every section the registry declares, and the download says nothing of anyone else.
@@ -99,10 +109,10 @@ def test_the_download_holds_everything_kept_about_the_person():
 
     delete_account(user=ann)
 
-    assert not EventStaff.objects.filter(user_id=ann.pk).exists()
-    assert not SeriesStaff.objects.filter(user_id=ann.pk).exists()
-    assert StaffInvitation.objects.get().invited_by is None
+    assert not Membership.objects.of_kind(Event).filter(user_id=ann.pk).exists()
+    assert not Membership.objects.of_kind(Series).filter(user_id=ann.pk).exists()
+    assert Invitation.objects.of_kind(Event).get().invited_by is None
     assert DisplayLink.objects.get().created_by is None
-    assert not SeriesStaffInvitation.objects.exists()  # accepted: it held her address
+    assert not Invitation.objects.of_kind(Series).exists()  # accepted: it held her address
     former = FormerPlayer.objects.get()
     assert SeasonResult.objects.get(former=former).points == row.points

@@ -24,8 +24,8 @@ from seasons.models import (
     SeasonResult,
     SeasonStanding,
     Series,
-    SeriesStaff,
 )
+from staff.models import Membership
 from tests.factories import make_user
 
 FIRST = datetime.date(2026, 9, 3)
@@ -95,7 +95,9 @@ def seasons_snapshot() -> dict[str, Any]:
     """Every row of the seasons app, with every field, and the series' House."""
     return {
         "series": list(Series.objects.order_by("pk").values()),
-        "house": sorted(SeriesStaff.objects.values_list("series_id", "user_id", "role")),
+        "house": sorted(
+            Membership.objects.of_kind(Series).values_list("scope_id", "user_id", "role")
+        ),
         "seasons": list(Season.objects.order_by("pk").values()),
         "results": list(SeasonResult.objects.order_by("pk").values()),
         "standings": list(SeasonStanding.objects.order_by("pk").values()),

@@ -121,5 +121,5 @@ def test_removal_from_a_series_while_its_events_change_never_deadlocks() -> None
             ]
         )
         problems += [o for o in outcomes if not isinstance(o, (Answer, DomainError))]
-        assert not Event.objects.filter(pk__in=night_ids, house=member).exists()
+        assert not Event.objects.filter(pk__in=night_ids, staff__user=member).exists()
     assert problems == []

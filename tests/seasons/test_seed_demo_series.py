@@ -28,7 +28,7 @@ def test_the_demo_event_is_in_a_demo_series_whose_season_holds_it_once() -> None
     event = Event.objects.get(name=seed_demo.EVENT_NAME)
     assert event.series_id == series.pk and series.name == SERIES_NAME
     assert season.starts_on <= event.date <= season.ends_on
-    assert series.house.filter(email=seed_demo.HOUSE_EMAIL).exists()
+    assert series.staff.filter(user__email=seed_demo.HOUSE_EMAIL).exists()
     assert SERIES_NAME in out.getvalue()
 
 

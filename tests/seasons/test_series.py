@@ -16,6 +16,7 @@ from events.models import Event
 from events.runner import is_house
 from house.selectors import house_events
 from seasons import services
+from seasons.models import Series
 from tests.factories import make_table, make_user
 from tests.refusals import refused
 from tests.seasons.support import make_league, refused_season
@@ -25,7 +26,9 @@ pytestmark = pytest.mark.django_db
 
 def test_only_staff_create_a_series_and_its_creator_is_its_house() -> None:
     league = make_league()
-    assert list(league.house.house_series.values_list("pk", flat=True)) == [league.series_id]
+    assert list(league.house.staff_roles.of_kind(Series).values_list("scope_id", flat=True)) == [
+        league.series_id
+    ]
     refused_season(
         NotAllowed, lambda: services.series_create(by=make_user(), name="Mine", time_zone="UTC")
     )

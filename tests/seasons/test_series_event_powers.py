@@ -13,9 +13,10 @@ from django.urls import reverse
 from accounts.models import User
 from events import services as events
 from events.errors import NotAllowed, NotFound, WrongState
-from events.models import Event, EventStaff
+from events.models import Event
 from events.runner import is_house, roles_of
 from seasons import services
+from staff.models import Membership
 from tests.api.support import Api
 from tests.events.support import last
 from tests.factories import make_table, make_user
@@ -64,14 +65,14 @@ def test_a_former_series_owner_keeps_no_power_in_its_events() -> None:
     # Over the API and the pages as well: nothing to open, appoint, announce or read.
     api = Api(case.former)
     pal = make_user("Pal 2")
-    before = EventStaff.objects.filter(event=event).count()
+    before = Membership.objects.filter(event=event).count()
     assert api.post(f"/api/events/{event.pk}/house-members/", {"user_id": pal.pk}).status_code in (
         403,
         404,
     )
     assert api.get(f"/api/events/{event.pk}/audit/").status_code in (403, 404)
     assert api.client.get(f"/house/events/{event.pk}/").status_code == 404
-    assert EventStaff.objects.filter(event=event).count() == before
+    assert Membership.objects.filter(event=event).count() == before
     # The new owner owns the event: staff changes in it are theirs.
     events.house_member_add(event_id=event.pk, by=case.owner, member=pal, role="cashier")
     assert last(event, "house_member_added").actor_role == "owner"
@@ -94,7 +95,7 @@ def test_removal_from_a_series_removes_the_member_from_each_of_its_events() -> N
     services.series_house_add(series_id=case.series_id, by=case.owner, member=dora, role="scorer")
     events.house_member_add(event_id=event.pk, by=case.owner, member=dora, role="director")
     services.series_house_remove(series_id=case.series_id, by=dora, member=dora)
-    assert not EventStaff.objects.filter(event=event, user=dora).exists()
+    assert not Membership.objects.filter(event=event, user=dora).exists()
     left = last(event, "house_member_removed")
     assert (left.actor, left.actor_kind, left.actor_role) == ("House: Dora", "house", "scorer")
 
@@ -107,7 +108,7 @@ def test_an_event_of_a_series_is_owned_by_the_series_owner_and_keeps_an_owner_wh
     creator = table.house
     services.series_house_add(series_id=case.series_id, by=case.owner, member=creator)
     services.event_series_set(event_id=table.event.pk, series_id=case.series_id, by=creator)
-    staff = dict(EventStaff.objects.filter(event=table.event).values_list("user_id", "role"))
+    staff = dict(Membership.objects.filter(event=table.event).values_list("user_id", "role"))
     assert staff == {creator.pk: "director"}  # the series' owner owns it now
     demoted = last(table.event, "staff_role_set")
     assert demoted.details == {"member": "House", "role": "director", "series": case.series_id}
@@ -120,7 +121,7 @@ def test_an_event_of_a_series_is_owned_by_the_series_owner_and_keeps_an_owner_wh
     )
     # Taken out of the series, the event keeps the owner it had: the series' owner, its own now.
     services.event_series_set(event_id=table.event.pk, series_id=None, by=case.owner)
-    owners = EventStaff.objects.filter(event=table.event, role="owner")
+    owners = Membership.objects.filter(event=table.event, role="owner")
     assert list(owners.values_list("user_id", flat=True)) == [case.owner.pk]
     assert last(table.event, "house_member_added").details == {"member": "Bea", "role": "owner"}
 

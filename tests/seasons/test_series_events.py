@@ -11,9 +11,10 @@ import pytest
 from audit.models import AuditEntry
 from events import services as events
 from events.errors import NotAllowed
-from events.models import Event, EventStaff
+from events.models import Event
 from events.runner import roles_of
 from seasons import services
+from staff.models import Membership
 from tests.factories import make_user
 from tests.refusals import refused
 from tests.seasons.test_series_staff import make_crew
@@ -31,7 +32,7 @@ def test_a_director_of_the_series_who_is_not_site_staff_makes_the_next_event() -
     event = Event.objects.get(pk=made.event_id)
     assert event.series_id == crew.series_id and event.phase == "draft"
     # The series' owner owns it, through the series: the event has no staff of its own.
-    assert not EventStaff.objects.filter(event=event).exists()
+    assert not Membership.objects.filter(event=event).exists()
     assert roles_of(crew.people["owner"], event.pk, event.series_id) == {"owner"}
     created = AuditEntry.objects.get(event=event, action="event_created")
     assert created.actor_kind == "house" and created.actor_role == "director"

@@ -15,7 +15,8 @@ from django.urls import reverse
 from events import services as events
 from events.models import Event
 from seasons import services
-from seasons.models import Season, SeasonResult, Series, SeriesStaff
+from seasons.models import Season, SeasonResult, Series
+from staff.models import Membership
 from tests.factories import make_table, make_user
 from tests.refusals import said, unchanged
 from tests.seasons.support import FIRST, WEEK, make_league, seasons_unchanged
@@ -67,8 +68,8 @@ def test_site_staff_open_a_series_with_its_defaults_from_the_page() -> None:
         "sponsored",
         21,
     )
-    assert SeriesStaff.objects.get(series=series).user == staff
-    assert SeriesStaff.objects.get(series=series).role == "owner"
+    assert Membership.objects.get(series=series).user == staff
+    assert Membership.objects.get(series=series).role == "owner"
 
 
 @pytest.mark.parametrize(

@@ -19,10 +19,12 @@ from accounts.models import User
 from audit.models import AuditEntry
 from events import services as events
 from events.errors import DomainError, Invalid, NotAllowed, NotFound, WrongState
-from events.models import DisplayLink, Event
+from events.models import Event
 from seasons import services
-from seasons.models import SeriesStaff, SeriesStaffInvitation
+from seasons.models import Series
+from staff.models import DisplayLink, Invitation, Membership
 from tests.factories import make_table, make_user
+from tests.refusals import every_field
 from tests.seasons.support import seasons_snapshot
 
 pytestmark = pytest.mark.django_db
@@ -154,8 +156,8 @@ def everything(crew: Crew) -> dict[str, Any]:
     """Every row of the seasons app, the series' invitations, and every event with its audit."""
     return {
         **seasons_snapshot(),
-        "invitations": list(SeriesStaffInvitation.objects.order_by("pk").values()),
-        "displays": list(DisplayLink.objects.order_by("pk").values()),
+        "invitations": every_field(Invitation.objects.of_kind(Series).order_by("pk")),
+        "displays": every_field(DisplayLink.objects.order_by("pk")),
         "events": list(Event.objects.order_by("pk").values()),
         "audit": AuditEntry.objects.count(),
     }
@@ -227,7 +229,7 @@ def test_each_role_gets_past_the_guard_for_what_it_may_do_in_a_series(role: str)
 
 
 def _role(crew: Crew, user: User) -> str | None:
-    held = SeriesStaff.objects.filter(series_id=crew.series_id, user=user).first()
+    held = Membership.objects.filter(series=crew.series_id, user=user).first()
     return None if held is None else held.role
 
 
@@ -312,7 +314,7 @@ def test_ownership_is_handed_to_a_member_and_the_series_keeps_one_owner() -> Non
         series_id=crew.series_id, by=owner, member=crew.spare
     )
     assert answer.owner == crew.spare.pk
-    owners = SeriesStaff.objects.filter(series_id=crew.series_id, role="owner")
+    owners = Membership.objects.filter(series=crew.series_id, role="owner")
     assert list(owners.values_list("user_id", flat=True)) == [crew.spare.pk]
     assert _role(crew, owner) == "director"
     # The former owner is a director now: staff changes are no longer theirs.
@@ -343,7 +345,7 @@ def test_an_invitation_is_accepted_once_by_the_account_with_its_email() -> None:
         role="scorer",
     )
     assert invited.role == "scorer" and len(invited.token) >= 24
-    row = SeriesStaffInvitation.objects.get(pk=invited.invitation_id)
+    row = Invitation.objects.get(pk=invited.invitation_id)
     assert row.email == crew.newcomer.email.upper() and row.invited_by == crew.people["owner"]
     # Someone else, signed in, is refused and changes nothing.
     error = refused_in_series(

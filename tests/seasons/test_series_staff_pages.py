@@ -13,7 +13,8 @@ from django.test import Client
 from django.urls import reverse
 
 from events.models import Event
-from seasons.models import Series, SeriesStaff, SeriesStaffInvitation
+from seasons.models import Series
+from staff.models import Invitation, Membership
 from tests.refusals import said
 from tests.seasons.test_series_staff import Crew, make_crew, nothing_changes, series_allowed
 
@@ -31,7 +32,7 @@ def _page(crew: Crew) -> str:
 
 
 def _role(crew: Crew, user: Any) -> str | None:
-    held = SeriesStaff.objects.filter(series_id=crew.series_id, user=user).first()
+    held = Membership.objects.filter(series=crew.series_id, user=user).first()
     return None if held is None else held.role
 
 
@@ -175,7 +176,7 @@ def test_an_invitation_shows_its_link_and_its_page_accepts_it_once() -> None:
         reverse("seasons:invite", args=[crew.series_id]),
         {"email": crew.newcomer.email, "role": "cashier"},
     )
-    invitation = SeriesStaffInvitation.objects.get(series_id=crew.series_id)
+    invitation = Invitation.objects.get(series=crew.series_id)
     link = reverse("seasons:series_invitation", args=[invitation.token])
     assert any("its link is listed below" in text for text in said(made))
     assert link in owner.get(_page(crew)).content.decode()  # pending, with its link
@@ -229,7 +230,7 @@ def test_an_invitation_is_emailed_with_its_link_after_the_commit(
             reverse("seasons:invite", args=[crew.series_id]),
             {"email": crew.newcomer.email, "role": "scorer"},
         )
-    invitation = SeriesStaffInvitation.objects.get(series_id=crew.series_id)
+    invitation = Invitation.objects.get(series=crew.series_id)
     (message,) = [m for m in mail.outbox if m.to == [crew.newcomer.email]]
     assert reverse("seasons:series_invitation", args=[invitation.token]) in message.body
     assert "Thursday League" in message.subject and "scorer" in message.subject

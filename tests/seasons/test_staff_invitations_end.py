@@ -14,13 +14,12 @@ from django.urls import reverse
 from accounts.models import User
 from events import services as events
 from events.errors import DomainError, NotAllowed, NotFound, WrongState
-from events.models import EventStaff, StaffInvitation
 from seasons import services
-from seasons.models import SeriesStaff, SeriesStaffInvitation
 from staff.invitations import LIFETIME
+from staff.models import Invitation, Membership
 from tests.api.support import Api, error
 from tests.factories import make_table, make_user
-from tests.refusals import refused, said
+from tests.refusals import every_field, refused, said
 from tests.seasons.support import refused_season
 from tests.seasons.test_series_staff import make_crew
 
@@ -29,10 +28,10 @@ pytestmark = pytest.mark.django_db
 
 def series_refused(error: type[DomainError], series_id: int, call: Callable[[], object]) -> None:
     """`call` is refused with exactly `error`; no series, season, member or invitation changes."""
-    rows = SeriesStaffInvitation.objects.filter(series_id=series_id).order_by("pk")
-    before = list(rows.values())
+    rows = Invitation.objects.filter(series=series_id).order_by("pk")
+    before = every_field(rows)
     refused_season(error, call)
-    assert list(rows.values()) == before
+    assert every_field(rows) == before
 
 
 def test_a_series_members_removal_voids_their_pending_invitations() -> None:
@@ -42,7 +41,7 @@ def test_a_series_members_removal_voids_their_pending_invitations() -> None:
     invited = services.series_staff_invite(series_id=sid, by=owner, email=max_.email)
     services.series_house_add(series_id=sid, by=owner, member=max_, role="scorer")
     services.series_house_remove(series_id=sid, by=owner, member=max_)
-    assert not SeriesStaffInvitation.objects.filter(pk=invited.invitation_id).exists()
+    assert not Invitation.objects.filter(pk=invited.invitation_id).exists()
     series_refused(
         NotFound,
         sid,
@@ -50,7 +49,7 @@ def test_a_series_members_removal_voids_their_pending_invitations() -> None:
             series_id=sid, by=max_, token=invited.token
         ),
     )
-    assert not SeriesStaff.objects.filter(series_id=sid, user=max_).exists()
+    assert not Membership.objects.filter(series=sid, user=max_).exists()
 
 
 def test_the_series_owner_withdraws_a_pending_invitation() -> None:
@@ -93,8 +92,8 @@ def test_the_series_owner_withdraws_a_pending_invitation() -> None:
     )
 
 
-def _age(model: type[StaffInvitation] | type[SeriesStaffInvitation], pk: int) -> None:
-    model.objects.filter(pk=pk).update(
+def _age(pk: int) -> None:
+    Invitation.objects.filter(pk=pk).update(
         created_at=datetime.datetime.now(datetime.UTC) - LIFETIME - datetime.timedelta(minutes=1)
     )
 
@@ -103,7 +102,7 @@ def test_a_series_invitation_expires() -> None:
     crew = make_crew()
     owner, sid = crew.people["owner"], crew.series_id
     invited = services.series_staff_invite(series_id=sid, by=owner, email=crew.newcomer.email)
-    _age(SeriesStaffInvitation, invited.invitation_id)
+    _age(invited.invitation_id)
     series_refused(
         WrongState,
         sid,
@@ -125,16 +124,16 @@ def test_an_event_members_removal_voids_their_pending_invitations_and_invitation
     pk, token = _invited(owner, event.pk, max_.email.upper())  # compared without case
     events.house_member_add(event_id=event.pk, by=owner, member=max_, role="cashier")
     events.house_member_remove(event_id=event.pk, by=owner, member=max_)
-    assert not StaffInvitation.objects.filter(pk=pk).exists()
+    assert not Invitation.objects.filter(pk=pk).exists()
     refused(
         NotFound,
         event,
         lambda: events.staff_invitation_accept(event_id=event.pk, by=max_, token=token),
     )
-    assert not EventStaff.objects.filter(event=event, user=max_).exists()
+    assert not Membership.objects.filter(event=event, user=max_).exists()
     # An invitation past its lifetime appoints nobody.
     pk, token = _invited(owner, event.pk, max_.email)
-    _age(StaffInvitation, pk)
+    _age(pk)
     refused(
         WrongState,
         event,
@@ -155,10 +154,10 @@ def test_the_series_page_withdraws_a_pending_invitation_for_the_owner_only() -> 
     response = director_page.post(withdraw, {"idempotency_key": "d"})
     assert response.status_code == 302
     assert any("(director) does not include that" in text for text in said(response))
-    assert SeriesStaffInvitation.objects.filter(pk=invited.invitation_id).exists()
+    assert Invitation.objects.filter(pk=invited.invitation_id).exists()
     done = owner_page.post(withdraw, {"idempotency_key": "o"}, follow=True)
     assert "The invitation is withdrawn" in done.content.decode()
-    assert not SeriesStaffInvitation.objects.filter(pk=invited.invitation_id).exists()
+    assert not Invitation.objects.filter(pk=invited.invitation_id).exists()
 
 
 def test_the_events_settings_page_lists_no_expired_invitation() -> None:
@@ -167,7 +166,7 @@ def test_the_events_settings_page_lists_no_expired_invitation() -> None:
     owner.force_login(table.house)
     fresh = _invited(table.house, table.event.pk, "fresh@example.com")
     old = _invited(table.house, table.event.pk, "old@example.com")
-    _age(StaffInvitation, old[0])
+    _age(old[0])
     page = owner.get(reverse("house:event_edit", args=[table.event.pk])).content.decode()
     assert fresh[1] in page and old[1] not in page
 
@@ -191,7 +190,7 @@ def test_only_the_series_owner_withdraws_an_invitation(role: str) -> None:
         f"/api/series/{sid}/staff-invitations/{invited.invitation_id}/"
     )
     assert error(response) == (403, "not_allowed")
-    assert SeriesStaffInvitation.objects.filter(pk=invited.invitation_id).exists()
+    assert Invitation.objects.filter(pk=invited.invitation_id).exists()
     answer = Api(crew.people["owner"]).delete(
         f"/api/series/{sid}/staff-invitations/{invited.invitation_id}/"
     )
@@ -203,12 +202,12 @@ def test_an_expired_invitations_page_says_so_and_offers_no_accept() -> None:
     series_invited = services.series_staff_invite(
         series_id=crew.series_id, by=crew.people["owner"], email=crew.newcomer.email
     )
-    _age(SeriesStaffInvitation, series_invited.invitation_id)
+    _age(series_invited.invitation_id)
     table = make_table(players=0)
     event_invited = events.staff_invite(
         event_id=table.event.pk, by=table.house, email=crew.newcomer.email
     )
-    _age(StaffInvitation, event_invited.invitation_id)
+    _age(event_invited.invitation_id)
     invitee = Client()
     invitee.force_login(crew.newcomer)
     for path in (

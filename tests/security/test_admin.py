@@ -35,7 +35,7 @@ def test_it_refuses_a_house_member_who_is_not_staff(caplog: pytest.LogCaptureFix
     table = make_table()
     member = make_user("Door House")
     services.house_member_add(event_id=table.event.pk, by=table.house, member=member)
-    assert table.event.house.filter(pk=member.pk).exists()
+    assert table.event.staff.filter(user=member).exists()
     client = signed_in(member)
     caplog.set_level(logging.INFO, logger="syndicate.security")
     for path in ("/admin/", "/admin/events/event/", f"/admin/events/event/{table.event.pk}/"):

@@ -23,8 +23,9 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from accounts.models import User
 from events import services
-from events.models import DisplayLink, Registration, Review, StaffInvitation
+from events.models import Event, Registration, Review
 from seasons.services import series_create
+from staff.models import DisplayLink, Invitation, scope_type
 from tests.factories import make_table, make_user
 from tests.refusals import unchanged
 
@@ -129,14 +130,20 @@ def scene(db: None, settings: Any) -> dict[str, Any]:
         format="league",
     ).event_id
     public = make_table("league", players=2)
-    public.event.house.add(house)  # House of another event (not site staff, who see drafts)
+    public.event.staff.create(user=house)  # House of another event (not site staff, who see drafts)
     someone = make_user("Someone")
     registration = Registration.objects.create(event_id=draft, player=someone, label="Someone")
     review = Review.objects.create(registration=registration, reason="Why", opened_by="House")
     series = series_create(by=make_user("Series staff", staff=True), name="League").series_id
-    link = DisplayLink.objects.create(event_id=draft, label="Projector", token_hash="draft")
-    invitation = StaffInvitation.objects.create(
-        event_id=draft, email="invited@example.com", role="scorer", token="draft"
+    link = DisplayLink.objects.create(
+        scope_type=scope_type(Event), scope_id=draft, label="Projector", token_hash="draft"
+    )
+    invitation = Invitation.objects.create(
+        scope_type=scope_type(Event),
+        scope_id=draft,
+        email="invited@example.com",
+        role="scorer",
+        token="draft",
     )
     return {
         "draft": {

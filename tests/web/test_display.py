@@ -14,9 +14,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from events import services
-from events.models import DisplayLink, Event
+from events.models import Event
 from seasons import services as seasons
-from seasons.models import SeriesStaff
+from seasons.models import Series
+from staff.models import DisplayLink, Membership, scope_type
 from tests.factories import Table, make_table, make_user
 from tests.house.support import post, refused_by_page
 from web.follow import qr_svg
@@ -104,7 +105,9 @@ def test_a_series_link_follows_the_series_to_its_next_event(client: Client) -> N
     tonight, next_week = make_table("league", players=2), make_table("league")
     house = tonight.house
     series = seasons.series_create(by=house, name="Thursday League").series_id
-    SeriesStaff.objects.create(series_id=series, user=next_week.house, role="director")
+    Membership.objects.create(
+        scope_type=scope_type(Series), scope_id=series, user=next_week.house, role="director"
+    )
     path = seasons.series_display_link_create(series_id=series, by=house, label="Bar TV").path
     empty = client.get(path)
     assert empty.status_code == 200 and "No event tonight." in empty.content.decode()
@@ -178,7 +181,7 @@ def test_the_series_page_adds_and_revokes_the_series_links(client: Client) -> No
     assert added.status_code == 302
     page = client.get(reverse("seasons:series", args=[series])).content.decode()
     assert 'id="displays"' in page and "Bar TV" in page and "data-fresh-display-link" in page
-    link = DisplayLink.objects.get(series_id=series)
+    link = DisplayLink.objects.get(series=series)
     client.post(
         reverse("seasons:display_link_revoke", args=[series]),
         {"link": str(link.pk), "idempotency_key": "two"},
@@ -186,7 +189,9 @@ def test_the_series_page_adds_and_revokes_the_series_links(client: Client) -> No
     assert DisplayLink.objects.get(pk=link.pk).revoked_at is not None
     # A series cashier sees no Displays section.
     cashier = make_user("Cashier")
-    SeriesStaff.objects.create(series_id=series, user=cashier, role="cashier")
+    Membership.objects.create(
+        scope_type=scope_type(Series), scope_id=series, user=cashier, role="cashier"
+    )
     client.force_login(cashier)
     page = client.get(reverse("seasons:series", args=[series])).content.decode()
     assert 'id="displays"' not in page
