@@ -49,7 +49,7 @@ def money_event(user: User | None, event_id: int) -> Event:
     """An event whose House asks for its money: a role that may not see it (events/staff.py
     `SIGHTS`, a scorer) is refused with a House action's words."""
     event = house_event(user, event_id)
-    roles = roles_of(user, event.pk, event.series_id)
+    roles = roles_of(user, event.pk)
     if not staff.may_see(roles, "money"):
         raise staff.unseen(roles, "money")
     return event
@@ -140,7 +140,7 @@ def account_for_staff(
 
 def _require_staff_role(by: User, event_id: int | None, action: str) -> None:
     event = None if event_id is None else Event.objects.filter(pk=event_id).first()
-    roles = frozenset() if event is None else roles_of(by, event.pk, event.series_id)
+    roles = frozenset() if event is None else roles_of(by, event.pk)
     if staff.acting_role(roles, action) is not None:
         return
     if roles:  # the service's own words (events.runner.Change.refusal)

@@ -68,16 +68,30 @@ def together() -> Iterator[None]:
 
 class ScopeAbove(Protocol):
     """The scope above events whose staff hold roles in each of its events: a series. It lives in
-    a layer on top of the engine (seasons/apps.py installs it with `use_scope_above`): the engine
-    imports none of it and names none of it."""
+    a layer on top of the engine (seasons/apps.py installs it with `use_scope_above`), which
+    also keeps which events are in which scope: the engine imports none of it and names none of
+    it."""
 
     def exists(self, scope_id: int) -> bool:
         """Whether the scope is there."""
         ...
 
+    def of_event(self, event_id: int) -> Model | None:
+        """The scope an event is in, or None."""
+        ...
+
+    def place(self, event: Event, scope_id: int) -> None:
+        """Put a new event (a draft, in its creation's transaction) in the scope."""
+        ...
+
     def roles(self, user_id: int, scope_id: int) -> QuerySet[Any, tuple[str]]:
-        """The roles the user holds in the scope, as rows of one `role` column (the engine
-        reads them together with the event's own staff in one query)."""
+        """The roles the user holds in the scope, as rows of one `role` column."""
+        ...
+
+    def roles_over(self, user_id: int, event_id: int) -> QuerySet[Any, tuple[str]]:
+        """The roles the user holds in the scope an event is in (none when it is in none), as
+        rows of one `role` column: the engine reads them together with the event's own staff
+        in one query."""
         ...
 
     def shown_event(self, scope_id: int) -> Event | None:
@@ -97,6 +111,18 @@ def scope_exists(scope_id: int) -> bool:
     return bool(_scopes_above) and _scopes_above[0].exists(scope_id)
 
 
+def scope_above(event_id: int) -> Model | None:
+    """The scope above events an event is in (its series), or None; none without its layer."""
+    return _scopes_above[0].of_event(event_id) if _scopes_above else None
+
+
+def place_above(event: Event, scope_id: int) -> None:
+    """Put a new event in a scope above events (a series), through the layer that keeps it."""
+    if not _scopes_above:
+        raise NotFound("No such series.")
+    _scopes_above[0].place(event, scope_id)
+
+
 def event_shown_above(scope_id: int) -> Event | None:
     """The event a display link of the scope above events shows now; none without its layer."""
     return _scopes_above[0].shown_event(scope_id) if _scopes_above else None
@@ -109,8 +135,9 @@ def roles_above(user_id: int, scope_id: int) -> frozenset[str]:
     return frozenset(role for (role,) in _scopes_above[0].roles(user_id, scope_id))
 
 
-def roles_of(user: User | None, event_id: int, series_id: int | None) -> frozenset[str]:
-    """The roles `user` holds in an event (its own and its series'); a superuser is owner."""
+def roles_of(user: User | None, event_id: int) -> frozenset[str]:
+    """The roles `user` holds in an event (its own and its series'), read in one query; a
+    superuser is owner."""
     if user is None or not user.is_authenticated or not user.is_active:
         return frozenset()
     if user.is_superuser:
@@ -121,21 +148,21 @@ def roles_of(user: User | None, event_id: int, series_id: int | None) -> frozens
         .order_by()
         .values_list("role")
     )
-    if series_id is not None and _scopes_above:
+    if _scopes_above:
         # The series' staff live with the series (seasons/), which installs them as the scope above.
-        held = held.union(_scopes_above[0].roles(user.pk, series_id))
+        held = held.union(_scopes_above[0].roles_over(user.pk, event_id))
     return frozenset(role for (role,) in held)
 
 
 def may(user: User | None, event: Event, action: str) -> bool:
     """Whether `user` may perform the House action `action` in this event (events/staff.py)."""
-    return staff.acting_role(roles_of(user, event.pk, event.series_id), action) is not None
+    return staff.acting_role(roles_of(user, event.pk), action) is not None
 
 
 def is_house(user: User | None, event: Event) -> bool:
     """Staff of this event in any role (its own or its series'), or a superuser: House's pages
     open to them; what each may change is the rule table's (events/staff.py)."""
-    return bool(roles_of(user, event.pk, event.series_id))
+    return bool(roles_of(user, event.pk))
 
 
 @dataclass
@@ -168,7 +195,7 @@ class Change:
     def roles(self) -> frozenset[str]:
         """The actor's roles in this event (asked once, only when needed)."""
         if self._roles is None:
-            self._roles = roles_of(self.user, self.event.pk, self.event.series_id)
+            self._roles = roles_of(self.user, self.event.pk)
         return self._roles
 
     @property

@@ -30,7 +30,7 @@ from events.errors import DomainError, Invalid
 from events.models import Event, Phase, Registration, Review
 from events.money import dollars
 from events.remainder_policy import lacks_remainder_policy
-from events.runner import is_house, may, roles_of
+from events.runner import is_house, may, roles_of, scope_above
 from events.venue import phone_url
 from house import selectors, sheets
 from house.copies import standby_panel
@@ -136,7 +136,7 @@ def _dashboard_context(request: HttpRequest, event: Event, *, inline: bool = Fal
     # The night's money only for a role that may see it (events/staff.py `SIGHTS`): a scorer's
     # page names the role instead. The fragments pushed live are not per role (docs/decisions.md,
     # "What a role may see").
-    roles = roles_of(_user(request), event.pk, event.series_id)
+    roles = roles_of(_user(request), event.pk)
     if not staff.may_see(roles, "money"):
         context["cash_box"] = None
         context["money_unseen"] = staff.unseen(roles, "money").message
@@ -257,7 +257,7 @@ def _event_form(
             # The owner's alone: hand ownership over (in an event of no series: a series'
             # events are its owner's), invite, withdraw an invitation; none once final.
             "owns": open_staff is not None
-            and open_staff.series_id is None
+            and scope_above(open_staff.pk) is None
             and may(_user(request), open_staff, "ownership_transfer"),
             "series_owner": selectors.series_owner(event) if event else None,
             "invites": open_staff is not None
@@ -279,7 +279,7 @@ def dashboard(request: HttpRequest, event_id: int) -> HttpResponse:
     context = {
         **_dashboard_context(request, event),
         "standby": standby_panel(dashboard=True),
-        "my_roles": roles_of(_user(request), event.pk, event.series_id),
+        "my_roles": roles_of(_user(request), event.pk),
         **_displays(request, event),
         # The withdrawal dialog states the event's refund policy (events/money.py).
         "withdrawal_terms": money.withdrawal_terms(event),

@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from events.models import Event, Phase
-from seasons.models import Series
+from seasons.models import Series, SeriesEvent
 from staff.models import Membership, scope_type
 
 
@@ -21,10 +21,28 @@ class SeriesScope:
     def exists(self, scope_id: int) -> bool:
         return Series.objects.filter(pk=scope_id).exists()
 
+    def of_event(self, event_id: int) -> Series | None:
+        link = SeriesEvent.objects.filter(event_id=event_id).select_related("series").first()
+        return None if link is None else link.series
+
+    def place(self, event: Event, scope_id: int) -> None:
+        SeriesEvent.objects.create(event=event, series_id=scope_id)
+
     def roles(self, user_id: int, scope_id: int) -> QuerySet[Any, tuple[str]]:
         return (
             Membership.objects.filter(
                 scope_type=scope_type(Series), scope_id=scope_id, user_id=user_id
+            )
+            .order_by()
+            .values_list("role")
+        )
+
+    def roles_over(self, user_id: int, event_id: int) -> QuerySet[Any, tuple[str]]:
+        return (
+            Membership.objects.filter(
+                scope_type=scope_type(Series),
+                scope_id__in=SeriesEvent.objects.filter(event_id=event_id).values("series_id"),
+                user_id=user_id,
             )
             .order_by()
             .values_list("role")

@@ -36,6 +36,9 @@ from seasons.models import (
     PlayerKey,
     Season,
     Series,
+    SeriesEvent,
+    series_id_of,
+    series_of,
 )
 from seasons.points import Rules, RulesProblem
 from seasons.reads import season_table
@@ -571,7 +574,7 @@ def event_series_set(
         # One lock order everywhere: the series (the event's and the target, in id order), then
         # the event; its series is read first without a lock, and a move in between is refused.
         pk = _id(event_id, "event")
-        was = Event.objects.filter(pk=pk).values_list("series_id", flat=True).first()
+        was = series_id_of(pk)
         ids = sorted({i for i in (was, series_id) if isinstance(i, int) and 0 < i < 2**63})
         locked = {
             row.pk: row
@@ -583,9 +586,9 @@ def event_series_set(
         house = event is not None and is_house(by, event)
         if event is None or (event.phase == Phase.DRAFT and not (house or by.is_staff)):
             raise NotFound("No such event.")  # a draft is not public (events.runner)
-        if event.series_id != was:
+        if series_id_of(event.pk) != was:
             raise WrongState("The event moved to another series meanwhile: try again.")
-        roles = roles_of(by, event.pk, event.series_id)
+        roles = roles_of(by, event.pk)
         if staff.acting_role(roles, "event_series_set") is None:
             if roles:
                 raise NotAllowed(
@@ -599,19 +602,21 @@ def event_series_set(
             if target is None:
                 raise NotFound("No such series.")
             require_series_role(by, target, "season_manage")
-        if event.series_id == (None if target is None else target.pk):
-            return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
+        if was == (None if target is None else target.pk):
+            return answers.EventSeriesSet(event_id=event.pk, series_id=was)
         if event.phase in (Phase.STARTED, Phase.FINALIZED):
             raise WrongPhase("The event has started: it stays in its series.")
-        if event.series_id is not None:
+        if was is not None:
             require_series_role(
                 by,
-                locked[event.series_id],
+                locked[was],
                 refusal="Only House of its series can take an event out of it.",
             )
         owner_before = _owner_of(event)
-        event.series = target
-        event.save(update_fields=["series"])
+        if target is None:
+            SeriesEvent.objects.filter(event=event).delete()
+        else:
+            SeriesEvent.objects.update_or_create(event=event, defaults={"series": target})
         runner.perform_within(
             event_id=event.pk,
             user=by,
@@ -620,7 +625,9 @@ def event_series_set(
         )
         if target is not None and event.phase == Phase.DRAFT:
             moved.append(target)
-        return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
+        return answers.EventSeriesSet(
+            event_id=event.pk, series_id=None if target is None else target.pk
+        )
 
     answer = _once(
         by=by,
@@ -646,7 +653,7 @@ def event_series_set(
 
 def _owner_of(event: Event) -> User | None:
     """Who owns the event: the series' owner for an event of a series, else its own owner."""
-    return staff_reads.owner(event.series or event)
+    return staff_reads.owner(series_of(event) or event)
 
 
 def _ownership_follows(change: runner.Change, owner: User | None, target: Series | None) -> None:
@@ -698,7 +705,7 @@ def series_next_event(
     created = events.event_create(
         by=by,
         **next_event_settings(series, last, when),
-        series_id=series.pk,
+        scope_above_id=series.pk,
         idempotency_key=None if key is None else f"{key}:event",
     )
     return _once(
@@ -910,7 +917,7 @@ def season_update(
             _refuse_overlap(season.series, first, last, season.pk)
             left_out = (
                 Event.objects.filter(
-                    series_id=season.series_id,
+                    series=season.series_id,
                     phase__in=[Phase.STARTED, Phase.FINALIZED],
                     date__gte=season.starts_on,
                     date__lte=season.ends_on,
@@ -1030,7 +1037,7 @@ def championship_create(
         time_zone=last.time_zone,
         refund_policy=last.refund_policy,
         **series_defaults(season.series, last),
-        series_id=season.series_id,
+        scope_above_id=season.series_id,
         idempotency_key=None if key is None else f"{key}:event",
     )
 
@@ -1038,7 +1045,9 @@ def championship_create(
         locked = _lock_season(season_id, by)
         if locked.championship_id not in (None, created.event_id):
             raise WrongState("The season already has its championship.")
-        Event.objects.filter(pk=created.event_id).update(series=locked.series)
+        SeriesEvent.objects.update_or_create(
+            event_id=created.event_id, defaults={"series": locked.series}
+        )
         locked.championship_id = created.event_id
         try:
             locked.save(update_fields=["championship"])
