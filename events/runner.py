@@ -150,7 +150,8 @@ def roles_of(user: User | None, event_id: int) -> frozenset[str]:
     )
     if _scopes_above:
         # The series' staff live with the series (seasons/), which installs them as the scope above.
-        held = held.union(_scopes_above[0].roles_over(user.pk, event_id))
+        # (A union is ordered by the model's default unless told not to: by columns not read.)
+        held = held.union(_scopes_above[0].roles_over(user.pk, event_id)).order_by()
     return frozenset(role for (role,) in held)
 
 

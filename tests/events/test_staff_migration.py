@@ -9,7 +9,6 @@ import importlib
 
 import pytest
 from django.apps import apps
-from django.db import connection
 
 from events import services
 from events.models import EventStaff
@@ -67,13 +66,9 @@ def test_an_event_of_a_series_is_left_owned_by_the_series_owner() -> None:
     own_owner = make_table()  # owned by its creator, who is not the series' owner
     by_series_owner = make_table()
     outside = make_table()  # in no series: keeps its owner
-    # An event's series as it was kept before seasons 0008: a column of the events' table.
-    with connection.cursor() as cursor:
-        cursor.execute("ALTER TABLE events_event ADD COLUMN series_id bigint NULL")
-        cursor.execute(
-            "UPDATE events_event SET series_id = %s WHERE id IN (%s, %s)",
-            [series_id, own_owner.event.pk, by_series_owner.event.pk],
-        )
+    for table in (own_owner, by_series_owner):
+        table.event.series_id = series_id
+        table.event.save(update_fields=["series"])
     # As the rows stood before: an owner row of the event's own, the series' owner's in one.
     EventStaff.objects.filter(event=by_series_owner.event).update(user=site)
 
