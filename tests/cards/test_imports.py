@@ -392,3 +392,26 @@ def test_the_finder_of_names_in_migrations_finds_a_field_and_a_table() -> None:
     ]
     assert [t for t in _strings(sql.deconstruct()[1:]) if ABOVE_IN_MIGRATIONS.search(t)]
     assert not [t for t in _strings(own.deconstruct()[1:]) if ABOVE_IN_MIGRATIONS.search(t)]
+
+
+def test_the_engine_names_no_url_of_a_layer_above_it() -> None:
+    """The addresses of the pages the engine's answers carry are installed by the pages
+    (`events.addresses.use_addresses`, from web/apps.py): no engine module reverses a URL name
+    of a layer above ("web:display")."""
+    engine = {
+        name: path
+        for name, path in project_modules().items()
+        if name.split(".")[0] in ENGINE and ".migrations." not in name
+    }
+    url_name = re.compile(rf"^(?:{'|'.join(LAYERS_ABOVE)}):\w+$")
+
+    found = {
+        (name, node.value)
+        for name, path in engine.items()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and url_name.match(node.value)
+    }
+
+    assert found == set()
