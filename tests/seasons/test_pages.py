@@ -212,7 +212,7 @@ def test_a_history_shows_each_hand_as_cards_with_their_names_and_the_wild_marked
 ) -> None:
     player = league.players[0]
     page = _client(player).get(reverse("seasons:my_history")).content.decode()
-    played = Registration.objects.filter(player=player, event__series_id=league.series_id)
+    played = Registration.objects.filter(player=player, event__series=league.series_id)
     assert len(shown_hands(page)) == played.count() == 2
     for registration in played:
         cards = hands(registration.event, [registration])[registration.pk].cards
