@@ -21,8 +21,6 @@ from cards.names import card_face
 from events import scoreholio
 from events.models import Event, GameResult, Phase, RegistrationStatus, Review
 from events.reads.common import CardFace
-from events.runner import scope_above
-from staff.reads import owner
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,13 +56,6 @@ def house_events(user: User) -> QuerySet[Event]:
             distinct=True,
         ),
     ).order_by("-date", "-id")
-
-
-def series_owner(event: Event) -> User | None:
-    """The owner of an event of a series: the series' owner (docs/rules.md section 14.1); None
-    for an event of no series."""
-    above = scope_above(event.pk)
-    return None if above is None else owner(above)
 
 
 def scoreholio_players(event: Event) -> list[scoreholio.PlayerResults]:

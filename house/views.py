@@ -241,6 +241,7 @@ def _event_form(
 ) -> HttpResponse:
     # A finalized event's staff change no more (docs/rules.md section 10.1): no staff form.
     open_staff = event if event is not None and event.phase != Phase.FINALIZED else None
+    series = None if event is None else scope_above(event.pk)
     return render(
         request,
         "house/event_form.html",
@@ -257,9 +258,11 @@ def _event_form(
             # The owner's alone: hand ownership over (in an event of no series: a series'
             # events are its owner's), invite, withdraw an invitation; none once final.
             "owns": open_staff is not None
-            and scope_above(open_staff.pk) is None
+            and series is None
             and may(_user(request), open_staff, "ownership_transfer"),
-            "series_owner": selectors.series_owner(event) if event else None,
+            # The series the event is in (the scope above it), whose owner owns it.
+            "series": series,
+            "series_owner": None if series is None else staff_reads.owner(series),
             "invites": open_staff is not None
             and (_user(request).is_staff or may(_user(request), open_staff, "staff_invite")),
             "member_form": EmailForm(),
