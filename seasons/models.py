@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from events.models import EntryMode, Event
+from events.models import EntryMode
 from staff.models import scope_relation
 
 
@@ -63,9 +63,9 @@ class SeriesEvent(models.Model):
         return f"event {self.event_id} of series {self.series_id}"
 
 
-def series_of(event: Event) -> Series | None:
+def series_of(event_id: int) -> Series | None:
     """The series an event is in, or None."""
-    link = SeriesEvent.objects.filter(event_id=event.pk).select_related("series").first()
+    link = SeriesEvent.objects.filter(event_id=event_id).select_related("series").first()
     return None if link is None else link.series
 
 

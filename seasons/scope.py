@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from events.models import Event, Phase
-from seasons.models import Series, SeriesEvent
+from seasons.models import Series, SeriesEvent, series_of
 from staff.models import Membership, scope_type
 
 
@@ -22,8 +22,7 @@ class SeriesScope:
         return Series.objects.filter(pk=scope_id).exists()
 
     def of_event(self, event_id: int) -> Series | None:
-        link = SeriesEvent.objects.filter(event_id=event_id).select_related("series").first()
-        return None if link is None else link.series
+        return series_of(event_id)
 
     def place(self, event: Event, scope_id: int) -> None:
         SeriesEvent.objects.create(event=event, series_id=scope_id)

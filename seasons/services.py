@@ -653,7 +653,7 @@ def event_series_set(
 
 def _owner_of(event: Event) -> User | None:
     """Who owns the event: the series' owner for an event of a series, else its own owner."""
-    return staff_reads.owner(series_of(event) or event)
+    return staff_reads.owner(series_of(event.pk) or event)
 
 
 def _ownership_follows(change: runner.Change, owner: User | None, target: Series | None) -> None:
