@@ -49,7 +49,7 @@ def money_event(user: User | None, event_id: int) -> Event:
     """An event whose House asks for its money: a role that may not see it (staff/roles.py
     `SIGHTS`, a scorer) is refused with a House action's words."""
     event = house_event(user, event_id)
-    roles = roles_of(user, event.pk, event.series_id)
+    roles = roles_of(user, event.pk)
     if not staff.may_see(roles, "money"):
         raise staff.unseen(roles, "money")
     return event

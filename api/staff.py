@@ -103,7 +103,7 @@ class StaffScope:
 
 
 def _event_roles(user: User | None, event: Event) -> frozenset[str]:
-    return roles_of(user, event.pk, event.series_id)
+    return roles_of(user, event.pk)
 
 
 EVENT = StaffScope(

@@ -57,7 +57,7 @@ from events import changes
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.simulation import Simulation
 from seasons import services, standings
-from seasons.models import Season, SeasonResult, SeasonStanding
+from seasons.models import Season, SeasonResult, SeasonStanding, SeriesEvent
 
 SERVER = dict(settings.DATABASES["default"])
 WEEK = datetime.timedelta(days=7)
@@ -102,9 +102,12 @@ def past_weeks(season: Season, players: list[User], weeks: int, seed: int) -> li
     for week in range(weeks):
         event = Event.objects.create(
             name="Thursday League", date=season.starts_on + WEEK * week, format="league",
-            venue="The Dock", phase=Phase.FINALIZED, series=season.series, finalized_at=now,
-            commitment="0" * 64,
+            venue="The Dock", finalized_at=now, commitment="0" * 64,
         )  # fmt: skip
+        # In its series while a draft: a started or finalized event stays where it is.
+        SeriesEvent.objects.create(event=event, series=season.series)
+        event.phase = Phase.FINALIZED
+        event.save(update_fields=["phase"])
         entry = PendingEntry("system", "system", "event_finalized", None, {}, None)
         for row in chain(event, [entry], now):
             row.save()

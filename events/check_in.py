@@ -15,11 +15,11 @@ from typing import Protocol
 
 from django.core.cache import cache
 from django.db.models import Max
-from django.urls import reverse
 
 from accounts.models import User
 from audit.money_lines import PaymentMarked
 from events import answers
+from events.addresses import addresses
 from events.errors import (
     EntryPartlyRefunded,
     LateEntryNeedsHouse,
@@ -58,7 +58,7 @@ def normalised_code(code: str) -> str:
 def self_check_in_url(event: Event, code: str = "") -> str:
     """The stable address a player opens to check in; the venue's display links to it with the
     code (`code`). For phones, `events.venue.phone_url` makes it absolute."""
-    path = reverse("web:self_check_in", kwargs={"event_id": event.pk})
+    path = addresses().self_check_in(event.pk)
     return f"{path}?code={code}" if code else path
 
 

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Model, Q
-from django.urls import reverse
 from django.utils import timezone
 
 from accounts import revocation
 from accounts.models import User
+from events.addresses import addresses
 from events.errors import Invalid
 from events.limits import check_text
 from events.models import Event
@@ -48,7 +48,7 @@ def token_hash(token: str) -> str:
 
 
 def display_path(token: str) -> str:
-    return reverse("web:display", kwargs={"token": token})
+    return addresses().display(token)
 
 
 def clean_label(label: object) -> str:

@@ -40,7 +40,7 @@ from events.progress import blockers, final_standings, participants
 from events.registration import deal_starting_offer
 from events.registration_switch import close_registration, why_registration_cannot_open
 from events.remainder_policy import lacks_remainder_policy, require_remainder_policy
-from events.runner import Change, action, roles_above, scope_exists
+from events.runner import Change, action, place_above, roles_above, scope_exists
 from payouts.allocation import allocate
 from staff.roles import (
     Role,
@@ -94,11 +94,12 @@ def event_create(
     sponsored_pool: int = 0,
     refund_policy: str = RefundPolicy.CANCELLATIONS.value,
     minimum_age: int = 0,
-    series_id: int | None = None,
+    scope_above_id: int | None = None,
     idempotency_key: str | None = None,
 ) -> answers.EventCreated:
-    """Site staff create an event in draft; they become its owner. In a series (`series_id`: the
-    series' "Next event" and championship), House of the series whose role may make its events
+    """Site staff create an event in draft; they become its owner. In a series (`scope_above_id`:
+    the series' "Next event" and championship; the series' layer keeps which events are in it,
+    `events.runner.use_scope_above`), House of the series whose role may make its events
     create it too: its owner is the series' owner, through the series (an event of a series has
     no owner of its own: docs/decisions.md, "An event's owner in a series"), and the creator
     acts in their series role, which holds in every event of the series; site staff outside the
@@ -117,11 +118,13 @@ def event_create(
         "refund_policy": refund_policy,
         "minimum_age": minimum_age,
     }
-    if series_id is None and not by.is_staff:
+    if scope_above_id is None and not by.is_staff:
         raise NotAllowed("Only site staff create events.")
-    member = by if series_id is None else _creator_in_series(by, series_id)
-    event = change.event = Event.objects.create(**_clean_settings(given), series_id=series_id)
-    role = Role.OWNER if series_id is None else Role.DIRECTOR
+    member = by if scope_above_id is None else _creator_in_series(by, scope_above_id)
+    event = change.event = Event.objects.create(**_clean_settings(given))
+    if scope_above_id is not None:
+        place_above(event, scope_above_id)
+    role = Role.OWNER if scope_above_id is None else Role.DIRECTOR
     if member is not None:
         event.staff.create(user=member, role=role)
     change.house = True

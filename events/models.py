@@ -58,11 +58,6 @@ class Event(models.Model):
     staff = scope_relation("staff.Membership", "event")
     staff_invitations = scope_relation("staff.Invitation", "event")
     display_links = scope_relation("staff.DisplayLink", "event")
-    # The series whose House also runs this event (seasons/); it cannot change once the event
-    # has started (a trigger of migration 0007 refuses it).
-    series = models.ForeignKey(
-        "seasons.Series", on_delete=models.PROTECT, null=True, blank=True, related_name="events"
-    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finalized_at = models.DateTimeField(null=True, blank=True)

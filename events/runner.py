@@ -29,7 +29,7 @@ from datetime import datetime
 from typing import Annotated, Any, Concatenate, Protocol, cast, get_origin
 
 from django.db import transaction
-from django.db.models import Model, Q, QuerySet
+from django.db.models import Model, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
@@ -74,10 +74,10 @@ def together() -> Iterator[None]:
 
 class ScopeAbove(Protocol):
     """The scope above events whose staff hold roles in each of its events: a series. It lives in
-    a layer on top of the engine (seasons/apps.py installs it with `use_scope_above`): the engine
-    imports none of it and names none of it. A change of the scope itself runs through this
-    runner too (`action(..., above_of=...)`): the hook locks it, says who holds which role in it
-    and chains its audit entries."""
+    a layer on top of the engine (seasons/apps.py installs it with `use_scope_above`), which also
+    keeps which events are in which scope: the engine imports none of it and names none of it. A
+    change of the scope itself runs through this runner too (`action(..., above_of=...)`): the
+    hook locks it, says who holds which role in it and chains its audit entries."""
 
     # How refusals name the scope: "Only House of this series can do that."
     noun: str
@@ -91,9 +91,22 @@ class ScopeAbove(Protocol):
         """Whether the scope is there."""
         ...
 
+    def of_event(self, event_id: int) -> Model | None:
+        """The scope an event is in, or None."""
+        ...
+
+    def place(self, event: Event, scope_id: int) -> None:
+        """Put a new event (a draft, in its creation's transaction) in the scope."""
+        ...
+
     def roles(self, user_id: int, scope_id: int) -> QuerySet[Any, tuple[str]]:
-        """The roles the user holds in the scope, as rows of one `role` column (the engine
-        reads them together with the event's own staff in one query)."""
+        """The roles the user holds in the scope, as rows of one `role` column."""
+        ...
+
+    def roles_over(self, user_id: int, event_id: int) -> QuerySet[Any, tuple[str]]:
+        """The roles the user holds in the scope an event is in (none when it is in none), as
+        rows of one `role` column: the engine reads them together with the event's own staff
+        in one query."""
         ...
 
     def shown_event(self, scope_id: int) -> Event | None:
@@ -141,6 +154,18 @@ def member_left_above(change: Change, member: User, scope_id: int, left: bool) -
     _above().member_left(change, member, scope_id, change.role if left else None)
 
 
+def scope_above(event_id: int) -> Model | None:
+    """The scope above events an event is in (its series), or None; none without its layer."""
+    return _scopes_above[0].of_event(event_id) if _scopes_above else None
+
+
+def place_above(event: Event, scope_id: int) -> None:
+    """Put a new event in a scope above events (a series), through the layer that keeps it."""
+    if not _scopes_above:
+        raise NotFound("No such series.")
+    _scopes_above[0].place(event, scope_id)
+
+
 def event_shown_above(scope_id: int) -> Event | None:
     """The event a display link of the scope above events shows now; none without its layer."""
     return _scopes_above[0].shown_event(scope_id) if _scopes_above else None
@@ -185,31 +210,35 @@ def require_above(user: User | None, scope_id: int, power: str, refused: str = "
     return role
 
 
-def roles_of(user: User | None, event_id: int, series_id: int | None) -> frozenset[str]:
-    """The roles `user` holds in an event (its own and its series'); a superuser is owner."""
+def roles_of(user: User | None, event_id: int) -> frozenset[str]:
+    """The roles `user` holds in an event (its own and its series'), read in one query; a
+    superuser is owner."""
     if user is None or not user.is_authenticated or not user.is_active:
         return frozenset()
     if user.is_superuser:
         return frozenset({staff.Role.OWNER.value})
 
-    # One query: the event's own staff and, through the scope above (a series, which seasons/
-    # installs), the staff of the scope it is in; one membership table holds both.
-    held = Q(scope_type=scope_type(Event), scope_id=event_id)
-    if series_id is not None and _scopes_above:
-        held |= Q(scope_type=scope_type(_scopes_above[0].model), scope_id=series_id)
-    rows = Membership.objects.filter(held, user_id=user.pk).order_by().values_list("role")
-    return frozenset(role for (role,) in rows)
+    held = (
+        Membership.objects.filter(scope_type=scope_type(Event), scope_id=event_id, user_id=user.pk)
+        .order_by()
+        .values_list("role")
+    )
+    if _scopes_above:
+        # The series' staff live with the series (seasons/), which installs them as the scope above.
+        # (A union is ordered by the model's default unless told not to: by columns not read.)
+        held = held.union(_scopes_above[0].roles_over(user.pk, event_id)).order_by()
+    return frozenset(role for (role,) in held)
 
 
 def may(user: User | None, event: Event, action: str) -> bool:
     """Whether `user` may perform the House action `action` in this event (staff/roles.py)."""
-    return staff.acting_role(roles_of(user, event.pk, event.series_id), action) is not None
+    return staff.acting_role(roles_of(user, event.pk), action) is not None
 
 
 def is_house(user: User | None, event: Event) -> bool:
     """Staff of this event in any role (its own or its series'), or a superuser: House's pages
     open to them; what each may change is the rule table's (staff/roles.py)."""
-    return bool(roles_of(user, event.pk, event.series_id))
+    return bool(roles_of(user, event.pk))
 
 
 @dataclass
@@ -258,7 +287,7 @@ class Change:
             if self.scope is not None:
                 self._roles = scope_roles(self.user, self.scope.pk)
             else:
-                self._roles = roles_of(self.user, self.event.pk, self.event.series_id)
+                self._roles = roles_of(self.user, self.event.pk)
         return self._roles
 
     @property

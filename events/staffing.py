@@ -23,7 +23,7 @@ from accounts.models import User
 from events import answers
 from events.display import display_path, new_link, revoke, tell_revoked
 from events.errors import NotAllowed, NotFound, WrongState
-from events.runner import Change, action, member_left_above
+from events.runner import Change, action, member_left_above, scope_above
 from staff import tasks as staff_tasks
 from staff.invitations import check_acceptance, invited_address, new_token, void_pending
 from staff.models import DisplayLink, Invitation, Membership
@@ -160,7 +160,7 @@ def ownership_transfer(
     owner stays on as director. A scope keeps exactly one owner; an event of a series is owned
     by the series' owner, and is handed over with the series."""
     _guard(change, by, "Only the owner hands ownership over.")
-    if change.scope is None and change.event.series_id is not None:
+    if change.scope is None and scope_above(change.event.pk) is not None:
         raise WrongState(
             "This event's owner is its series' owner: hand the series over instead "
             "(an event of a series has no owner of its own)."

@@ -19,9 +19,9 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core import signing
 from django.http import HttpRequest
-from django.urls import reverse
 from django.utils.crypto import constant_time_compare, salted_hmac
 
+from events.addresses import addresses
 from events.models import Event, Phase
 
 DISPLAY_SALT = "events.venue.display"
@@ -96,7 +96,7 @@ def display_path(event: Event) -> str | None:
         return None
     # No timestamp: the same code gives the same link, however often the dashboard is drawn.
     token = signing.Signer(salt=DISPLAY_SALT).sign_object([event.pk, grant])
-    return reverse("web:board_venue", kwargs={"event_id": event.pk, "token": token})
+    return addresses().board_venue(event.pk, token)
 
 
 def display_grant(event_id: int, token: str) -> str | None:

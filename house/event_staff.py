@@ -8,13 +8,13 @@ from django.urls import reverse
 
 from accounts.models import User
 from events.models import Event, Phase
-from events.runner import roles_of
+from events.runner import roles_of, scope_above
 from house import staff_pages as pages
-from house.selectors import series_owner
+from staff.reads import owner
 
 
 def _roles(user: User, event: Event) -> frozenset[str]:
-    return roles_of(user, event.pk, event.series_id)
+    return roles_of(user, event.pk)
 
 
 def _dashboard(event: Event) -> str:
@@ -23,10 +23,11 @@ def _dashboard(event: Event) -> str:
 
 def _series(event: Event) -> pages.Above | None:
     """An event of a series: its owner is the series' owner (docs/rules.md section 14.1)."""
-    if event.series is None:
+    series = scope_above(event.pk)
+    if series is None:
         return None
-    url = reverse("seasons:series", args=[event.series_id])
-    return pages.Above(name=event.series.name, url=url, owner=series_owner(event))
+    url = reverse("seasons:series", args=[series.pk])
+    return pages.Above(name=str(series), url=url, owner=owner(series))
 
 
 EVENT_STAFF = pages.StaffScope(
@@ -42,6 +43,6 @@ EVENT_STAFF = pages.StaffScope(
     # A finalized event's staff change no more (docs/rules.md section 10.1).
     final=lambda event: event.phase == Phase.FINALIZED,
     # A series' events are its owner's: handed over with the series.
-    hands_over=lambda event: event.series_id is None,
+    hands_over=lambda event: scope_above(event.pk) is None,
     above=_series,
 )

@@ -21,7 +21,6 @@ from cards.names import card_face
 from events import scoreholio
 from events.models import Event, GameResult, Phase, RegistrationStatus, Review
 from events.reads.common import CardFace
-from staff.reads import owner
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,12 +56,6 @@ def house_events(user: User) -> QuerySet[Event]:
             distinct=True,
         ),
     ).order_by("-date", "-id")
-
-
-def series_owner(event: Event) -> User | None:
-    """The owner of an event of a series: the series' owner (docs/rules.md section 14.1); None
-    for an event of no series."""
-    return None if event.series is None else owner(event.series)
 
 
 def scoreholio_players(event: Event) -> list[scoreholio.PlayerResults]:

@@ -130,7 +130,7 @@ def _dashboard_context(request: HttpRequest, event: Event, *, inline: bool = Fal
     # The night's money only for a role that may see it (staff/roles.py `SIGHTS`): a scorer's
     # page names the role instead. The fragments pushed live are not per role (docs/decisions.md,
     # "What a role may see").
-    roles = roles_of(_user(request), event.pk, event.series_id)
+    roles = roles_of(_user(request), event.pk)
     if not staff.may_see(roles, "money"):
         context["cash_box"] = None
         context["money_unseen"] = staff.unseen(roles, "money").message
@@ -255,7 +255,7 @@ def dashboard(request: HttpRequest, event_id: int) -> HttpResponse:
     context = {
         **_dashboard_context(request, event),
         "standby": standby_panel(dashboard=True),
-        "my_roles": roles_of(_user(request), event.pk, event.series_id),
+        "my_roles": roles_of(_user(request), event.pk),
         **staff_pages.displays(request, event),
         # The withdrawal dialog states the event's refund policy (events/money.py).
         "withdrawal_terms": money.withdrawal_terms(event),

@@ -44,7 +44,7 @@ def _money_event(request: HttpRequest, event_id: int) -> tuple[Event, User, froz
     """House whose role may see the night's money (staff/roles.py `SIGHTS`); any other role
     is refused with a House action's words (raised as `NotAllowed`)."""
     event, user = _house_event(request, event_id)
-    roles = roles_of(user, event.pk, event.series_id)
+    roles = roles_of(user, event.pk)
     if not staff.may_see(roles, "money"):
         raise staff.unseen(roles, "money")
     return event, user, roles

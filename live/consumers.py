@@ -268,7 +268,7 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
     def in_series(self, series_id: int) -> bool:
         """Whether this socket's event is in the series now (a revocation's scope)."""
         assert self.access is not None
-        return Event.objects.filter(pk=self.access.event_id, series_id=series_id).exists()
+        return Event.objects.filter(pk=self.access.event_id, series=series_id).exists()
 
     def revoked_through(self) -> list[str]:
         """Groups that tell this socket its access was revoked, other than its account's."""

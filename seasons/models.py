@@ -31,6 +31,10 @@ class Series(models.Model):
     staff = scope_relation("staff.Membership", "series")
     staff_invitations = scope_relation("staff.Invitation", "series")
     display_links = scope_relation("staff.DisplayLink", "series")
+    # The series' events (`SeriesEvent`): `Event.objects.filter(series=...)` finds them.
+    events = models.ManyToManyField(
+        "events.Event", through="SeriesEvent", related_name="+", related_query_name="series"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     # The head of the series' own audit chain (SeriesAuditEntry), as an event keeps its own.
     audit_seq = models.PositiveIntegerField(default=0)
@@ -79,6 +83,31 @@ class SeriesHeadSignature(SignedHeadRow):
                 name="one_signature_per_series_head",
             ),
         ]
+
+
+class SeriesEvent(models.Model):
+    """An event of a series, whose House also runs it: at most one series per event. It cannot
+    change once the event has started (docs/rules.md section 14.1): a trigger of migration 0009
+    refuses putting a started or finalized event in a series, moving it or taking it out."""
+
+    event = models.OneToOneField(
+        "events.Event", on_delete=models.CASCADE, primary_key=True, related_name="series_link"
+    )
+    series = models.ForeignKey(Series, on_delete=models.PROTECT, related_name="event_links")
+
+    def __str__(self) -> str:
+        return f"event {self.event_id} of series {self.series_id}"
+
+
+def series_of(event_id: int) -> Series | None:
+    """The series an event is in, or None."""
+    link = SeriesEvent.objects.filter(event_id=event_id).select_related("series").first()
+    return None if link is None else link.series
+
+
+def series_id_of(event_id: int) -> int | None:
+    """The id of the series an event is in, or None."""
+    return SeriesEvent.objects.filter(event_id=event_id).values_list("series_id", flat=True).first()
 
 
 class Season(models.Model):

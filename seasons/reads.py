@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import Q
 from django.db.models.functions import Coalesce
 
@@ -256,7 +257,7 @@ def player_history(player: User, viewer: User | None) -> PlayerHistory:
             event__phase=Phase.FINALIZED,
             status__in=[RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN],
         )
-        .select_related("event", "event__series")
+        .select_related("event", "event__series_link__series")
         .order_by("-event__date", "-event_id")
     )
     points: dict[int, int] = {}
@@ -276,7 +277,7 @@ def player_history(player: User, viewer: User | None) -> PlayerHistory:
                 event_id=event.pk,
                 date=event.date.isoformat(),
                 name=event.name,
-                series=event.series.name if event.series is not None else None,
+                series=_series_name(event),
                 format=event.format,
                 status="eligible" if eligible else "withdrawn",
                 hand=cards,
@@ -304,6 +305,14 @@ def player_history(player: User, viewer: User | None) -> PlayerHistory:
         best_hand_event_id=best[2] if best else None,
         invitations=invitations_of(player) if own else [],
     )
+
+
+def _series_name(event: Event) -> str | None:
+    """The name of the series an event is in (its link read with it), or None."""
+    try:
+        return event.series_link.series.name
+    except ObjectDoesNotExist:
+        return None
 
 
 # Series ------------------------------------------------------------------------------------------
@@ -479,7 +488,7 @@ class Tonight:
 def if_tonight_ended(season: Season) -> list[Tonight]:
     """One table for each event of the season in play (started, not finalized)."""
     playing = Event.objects.filter(
-        series_id=season.series_id,
+        series=season.series_id,
         phase=Phase.STARTED,
         date__gte=season.starts_on,
         date__lte=season.ends_on,

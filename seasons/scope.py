@@ -17,7 +17,7 @@ from accounts.models import User
 from audit.writer import PendingEntry, chain
 from events.models import Event, Phase
 from events.runner import Change
-from seasons.models import Series, SeriesAuditEntry
+from seasons.models import Series, SeriesAuditEntry, SeriesEvent, series_of
 from staff.models import Membership, scope_type
 
 
@@ -32,6 +32,12 @@ class SeriesScope:
 
     def exists(self, scope_id: int) -> bool:
         return Series.objects.filter(pk=scope_id).exists()
+
+    def of_event(self, event_id: int) -> Series | None:
+        return series_of(event_id)
+
+    def place(self, event: Event, scope_id: int) -> None:
+        SeriesEvent.objects.create(event=event, series_id=scope_id)
 
     def roles(self, user_id: int, scope_id: int) -> QuerySet[Any, tuple[str]]:
         return (
@@ -65,7 +71,7 @@ class SeriesScope:
         from events.staffing import remove_member
 
         reached = (
-            Event.objects.filter(series_id=scope_id, staff__user=member)
+            Event.objects.filter(series=scope_id, staff__user=member)
             .exclude(phase=Phase.FINALIZED)
             .order_by("pk")
             .values_list("pk", flat=True)
@@ -80,6 +86,17 @@ class SeriesScope:
             change.reach(event_id, "house_member_remove", remove)
         # Every socket of theirs in the series' events checks its access again.
         change.after_commit(lambda: revocation.revoke(member.pk, series_id=scope_id))
+
+    def roles_over(self, user_id: int, event_id: int) -> QuerySet[Any, tuple[str]]:
+        return (
+            Membership.objects.filter(
+                scope_type=scope_type(Series),
+                scope_id__in=SeriesEvent.objects.filter(event_id=event_id).values("series_id"),
+                user_id=user_id,
+            )
+            .order_by()
+            .values_list("role")
+        )
 
     def shown_event(self, scope_id: int) -> Event | None:
         """The series' current event: the one in play (started, else open and dated today in

@@ -34,6 +34,9 @@ from seasons.models import (
     PlayerKey,
     Season,
     Series,
+    SeriesEvent,
+    series_id_of,
+    series_of,
 )
 from seasons.points import Rules, RulesProblem
 from seasons.reads import season_table
@@ -233,7 +236,8 @@ def _defaults_to_apply(series: Series, event: Event) -> dict[str, Any]:
 def _series_around(arguments: Mapping[str, Any]) -> Sequence[int]:
     """The series an event is in (read before any lock) and the one it is put in: both locked,
     in id order, before the event (one lock order everywhere); a move in between is refused."""
-    was = Event.objects.filter(pk=arguments["event_id"]).values_list("series_id", flat=True).first()
+    event_id = arguments["event_id"]
+    was = series_id_of(event_id) if _is_id(event_id) else None
     return [i for i in (was, arguments["series_id"]) if _is_id(i)]
 
 
@@ -247,7 +251,7 @@ def event_series_set(
     """House puts an event in a series (or takes it out) before it starts; a started event stays
     in its series (docs/rules.md section 14.1). A draft put in a series takes the series'
     defaults (`series_defaults_set`), changed by `event_update` so its audit says so."""
-    was = Event.objects.filter(pk=event_id).values_list("series_id", flat=True).first()
+    was = series_id_of(event_id) if _is_id(event_id) else None
     answer = _event_series_set(
         event_id=event_id, series_id=series_id, by=by, idempotency_key=idempotency_key
     )
@@ -280,7 +284,8 @@ def _event_series_set(
     """The move itself: the series locked (the event's and the target, in id order), then the
     event; each series' audit records the event put in or taken out."""
     event = change.event
-    if event.series_id is not None and event.series_id not in change.scopes:
+    source = series_id_of(event.pk)
+    if source is not None and source not in change.scopes:
         raise WrongState("The event moved to another series meanwhile: try again.")
     change.require_house()
     target: Series | None = None
@@ -289,30 +294,33 @@ def _event_series_set(
         if target is None:
             raise NotFound("No such series.")
         runner.require_above(by, target.pk, SEASON_MANAGE)
-    if event.series_id == (None if target is None else target.pk):
-        return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
+    if source == (None if target is None else target.pk):
+        return answers.EventSeriesSet(event_id=event.pk, series_id=source)
     if event.phase in (Phase.STARTED, Phase.FINALIZED):
         raise WrongPhase("The event has started: it stays in its series.")
-    source = event.series_id
     if source is not None:
         runner.require_above(
             by, source, SEASON_MANAGE, "Only House of its series can take an event out of it."
         )
     owner_before = _owner_of(event)
-    event.series = target
-    event.save(update_fields=["series"])
+    if target is None:
+        SeriesEvent.objects.filter(event=event).delete()
+    else:
+        SeriesEvent.objects.update_or_create(event=event, defaults={"series": target})
     _ownership_follows(change, owner_before, target)
     shown = {"event": event.pk, "name": event.name, "date": event.date.isoformat()}
     if source is not None:
         change.audit_above(source, "event_taken_out_of_series", details=shown, power=SEASON_MANAGE)
     if target is not None:
         change.audit_above(target.pk, "event_put_in_series", details=shown, power=SEASON_MANAGE)
-    return answers.EventSeriesSet(event_id=event.pk, series_id=event.series_id)
+    return answers.EventSeriesSet(
+        event_id=event.pk, series_id=None if target is None else target.pk
+    )
 
 
 def _owner_of(event: Event) -> User | None:
     """Who owns the event: the series' owner for an event of a series, else its own owner."""
-    return staff_reads.owner(event.series or event)
+    return staff_reads.owner(series_of(event.pk) or event)
 
 
 def _ownership_follows(change: Change, owner: User | None, target: Series | None) -> None:
@@ -368,7 +376,7 @@ def series_next_event(
     created = events.event_create(
         by=by,
         **next_event_settings(series, last, when),
-        series_id=series.pk,
+        scope_above_id=series.pk,
         idempotency_key=None if key is None else f"{key}:event",
     )
     return _next_event_made(
@@ -574,7 +582,7 @@ def _season_update(
         _refuse_overlap(season.series, first, last, season.pk)
         left_out = (
             Event.objects.filter(
-                series_id=season.series_id,
+                series=season.series_id,
                 phase__in=[Phase.STARTED, Phase.FINALIZED],
                 date__gte=season.starts_on,
                 date__lte=season.ends_on,
@@ -690,7 +698,7 @@ def championship_create(
         time_zone=last.time_zone,
         refund_policy=last.refund_policy,
         **series_defaults(season.series, last),
-        series_id=season.series_id,
+        scope_above_id=season.series_id,
         idempotency_key=None if key is None else f"{key}:event",
     )
     answer = _championship_made(
@@ -731,7 +739,7 @@ def _championship_made(
     locked = Season.objects.select_for_update().get(pk=season_id)
     if locked.championship_id not in (None, made):
         raise WrongState("The season already has its championship.")
-    Event.objects.filter(pk=made).update(series=locked.series)
+    SeriesEvent.objects.update_or_create(event_id=made, defaults={"series": locked.series})
     locked.championship_id = made
     try:
         locked.save(update_fields=["championship"])

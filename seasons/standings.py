@@ -21,7 +21,14 @@ from audit.models import AuditEntry
 from events.changes import Committed
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.registration import RELABELLED
-from seasons.models import FormerPlayer, PlayerKey, Season, SeasonResult, SeasonStanding
+from seasons.models import (
+    FormerPlayer,
+    PlayerKey,
+    Season,
+    SeasonResult,
+    SeasonStanding,
+    series_id_of,
+)
 from seasons.points import Finish, Rules, Scored, event_points, season_total
 from seasons.reads import held_by_formers
 
@@ -38,10 +45,11 @@ def on_change(change: Committed) -> None:
 def seasons_counting(event: Event) -> QuerySet[Season]:
     """The seasons an event counts in: those of its series whose dates hold its date, unless it
     is a season's championship."""
-    if event.series_id is None or Season.objects.filter(championship_id=event.pk).exists():
+    series_id = series_id_of(event.pk)
+    if series_id is None or Season.objects.filter(championship_id=event.pk).exists():
         return Season.objects.none()
     return Season.objects.filter(
-        series_id=event.series_id, starts_on__lte=event.date, ends_on__gte=event.date
+        series_id=series_id, starts_on__lte=event.date, ends_on__gte=event.date
     )
 
 
@@ -206,7 +214,7 @@ def catch_up(season: Season) -> int:
     held = SeasonResult.objects.filter(season=season).values("event_id")
     missing = (
         Event.objects.filter(
-            series_id=season.series_id,
+            series=season.series_id,
             phase=Phase.FINALIZED,
             date__gte=season.starts_on,
             date__lte=season.ends_on,

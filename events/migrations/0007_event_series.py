@@ -1,47 +1,12 @@
-"""An event may belong to a series (seasons.Series), whose House also runs it; once the event has
-started it stays in its series (docs/rules.md section 14.1): a trigger refuses the change."""
+"""Kept in the graph so the migrations after it keep their place. An event's series is the
+seasons layer's (seasons/models.py `SeriesEvent`, seasons migration 0009), which the engine names
+nowhere: databases migrated before this file was emptied also have a `series` column on the
+events' table, which seasons 0009 moves to its own table and then drops."""
 
-import django.db.models.deletion
-from django.db import migrations, models
-
-UP = """
-CREATE FUNCTION events_event_series_stays() RETURNS trigger AS $$
-BEGIN
-    IF NEW.series_id IS DISTINCT FROM OLD.series_id
-       AND OLD.phase IN ('started', 'finalized') THEN
-        RAISE EXCEPTION 'event % has started: it cannot move between series', OLD.id
-            USING ERRCODE = 'check_violation';
-    END IF;
-    RETURN NEW;
-END;
-$$ LANGUAGE plpgsql;
-CREATE TRIGGER events_event_series_stays
-    BEFORE UPDATE OF series_id ON events_event
-    FOR EACH ROW EXECUTE FUNCTION events_event_series_stays();
-"""
-DOWN = """
-DROP TRIGGER IF EXISTS events_event_series_stays ON events_event;
-DROP FUNCTION IF EXISTS events_event_series_stays();
-"""
+from django.db import migrations
 
 
 class Migration(migrations.Migration):
-    dependencies = [
-        ("events", "0006_event_pool_first_confirmed_at"),
-        ("seasons", "0001_initial"),
-    ]
+    dependencies = [("events", "0006_event_pool_first_confirmed_at")]
 
-    operations = [
-        migrations.AddField(
-            model_name="event",
-            name="series",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="events",
-                to="seasons.series",
-            ),
-        ),
-        migrations.RunSQL(UP, DOWN),
-    ]
+    operations = []

@@ -3,7 +3,9 @@
 (their series role holds in it), any other stays on as director.
 
 An event's staff are in `events_event_house`, or already in the staff layer's table when events
-0012 ran first (the two apps' migrations do not wait on each other): the same change either way."""
+0012 ran first (the two apps' migrations do not wait on each other): the same change either way.
+The events' series are read from the old `series_id` column of the events' table, which only
+databases migrated before seasons 0009 have."""
 
 from django.db import migrations
 
@@ -23,12 +25,22 @@ UPDATE staff_membership AS own SET role = 'director' FROM events_event AS e
     WHERE own.scope_type_id = %(event)s AND own.scope_id = e.id AND own.role = 'owner'
       AND e.series_id IS NOT NULL;
 """
+SERIES_COLUMN = """
+SELECT 1 FROM information_schema.columns
+    WHERE table_name = 'events_event' AND column_name = 'series_id'
+      AND table_schema = current_schema()
+"""
 
 
 def owned_by_the_series(apps, schema_editor):
     connection = schema_editor.connection
     tables = connection.introspection.table_names()
     with connection.cursor() as cursor:
+        # Only a database migrated before seasons 0009 keeps an event's series on the events'
+        # table; on a fresh one no event is in a series yet, and nothing changes.
+        cursor.execute(SERIES_COLUMN)
+        if cursor.fetchone() is None:
+            return
         if "events_event_house" in tables:
             cursor.execute(OLD)
         else:

@@ -9,8 +9,17 @@ only hides a cycle. (The project has no `if TYPE_CHECKING:` imports; none is exc
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
+from importlib import import_module
 from pathlib import Path
+
+from django.apps import apps as django_apps
+from django.db import migrations as migrations_ops
+from django.db import models as django_models
+from django.db.migrations.loader import MigrationLoader
+
+from staff.models import Membership
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -225,10 +234,11 @@ LAYERS_ABOVE = ("seasons", "ledger", "privacy", "live", "push", "web", "house", 
 ENGINE = ("events", "cards", "scoring", "payouts", "audit")
 # Django's lookups of an app or a model by its label.
 LOOKUPS = {"get_model", "get_app_config", "get_containing_app_config", "is_installed"}
-# The one known exception, to be moved to the layer above (issue 33): the link between an event
-# and its series is still a field of the engine's models (a display link's scope is the staff
-# layer's, staff/models.py).
-SERIES_FIELDS = {("events.models", "Event", "series")}
+# A table or a model label of a layer above that keeps data, as a migration writes them
+# ("seasons.series", "seasons_seriesevent", "ledger_line"). The pages, the API and the live
+# updates keep none ("house_events" is the name of a relation of the engine's own).
+KEEPING_DATA = ("seasons", "ledger", "privacy", "push")
+ABOVE_IN_MIGRATIONS = re.compile(rf"\b(?:{'|'.join(KEEPING_DATA)})[._][a-z]", re.IGNORECASE)
 
 
 def string_lookups(source: str) -> Iterator[tuple[str | None, str | None, str]]:
@@ -274,7 +284,8 @@ def test_the_finder_of_string_lookups_finds_a_model_named_by_its_label() -> None
 def test_the_engine_names_no_layer_above_it_in_a_string_lookup() -> None:
     """The layer above hooks itself into the engine in its AppConfig.ready (`events.changes.
     subscribe`, `events.check_in.use_ledger`, `events.runner.use_scope_above`); the engine looks
-    none of it up by label. Migrations aside; the series fields are the one known exception."""
+    none of it up by label, not even in a model's field (an event's series is the seasons
+    layer's: `seasons.models.SeriesEvent`). Migrations: below."""
     engine = {
         name: path
         for name, path in project_modules().items()
@@ -288,4 +299,119 @@ def test_the_engine_names_no_layer_above_it_in_a_string_lookup() -> None:
         for klass, field, label in string_lookups(path.read_text())
     }
 
-    assert {(name, klass, field) for name, klass, field, _ in found} == SERIES_FIELDS
+    assert found == set()
+
+
+def test_the_engines_models_relate_to_nothing_above_it() -> None:
+    """Every field of the engine's models (relations, generic ones included) points at the
+    engine, or below it (accounts, the staff layer, Django's content types)."""
+    fields = [
+        (model.__name__, field.name, field.related_model)
+        for config in django_apps.get_app_configs()
+        if config.label in ENGINE
+        for model in config.get_models()
+        for field in (*model._meta.fields, *model._meta.many_to_many, *model._meta.private_fields)
+        if field.related_model is not None
+    ]
+    assert ("Event", "staff", Membership) in fields
+
+    above = {
+        (model, field, related._meta.label)
+        for model, field, related in fields
+        if not isinstance(related, str) and related._meta.app_label in LAYERS_ABOVE
+    }
+
+    assert above == set()
+
+
+def _strings(value: object) -> Iterator[str]:
+    """Every string an operation is made of: its arguments, its fields' and their arguments."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for item in value:
+            yield from _strings(item)
+    elif not isinstance(value, type) and hasattr(value, "deconstruct"):
+        yield from _strings(value.deconstruct()[1:])
+
+
+def _source(module: str) -> str:
+    return Path(import_module(module).__file__ or "").read_text()
+
+
+def test_the_engines_migrations_name_no_layer_above_it() -> None:
+    """The migration graph runs one way: no migration of the engine depends on a layer above,
+    nor names one of its models or tables in an operation (a field, raw SQL) or a lookup
+    (`apps.get_model("seasons", ...)` in a data migration). An event's series moved to the
+    seasons layer's own table in a seasons migration (0008)."""
+    loader = MigrationLoader(None, ignore_no_migrations=True)
+    migrations = {
+        key: migration for key, migration in loader.disk_migrations.items() if key[0] in ENGINE
+    }
+    assert ("events", "0007_event_series") in migrations
+
+    depends = {
+        (key, dependency)
+        for key, migration in migrations.items()
+        for dependency in migration.dependencies
+        if dependency[0] in LAYERS_ABOVE
+    }
+    named = {
+        (key, text[:60])
+        for key, migration in migrations.items()
+        for operation in migration.operations
+        for text in _strings(operation.deconstruct()[1:])
+        if ABOVE_IN_MIGRATIONS.search(text)
+    }
+    looked_up = {
+        (key, label)
+        for key, migration in migrations.items()
+        for _, _, label in string_lookups(_source(migration.__module__))
+    }
+
+    assert depends == set()
+    assert named == set()
+    assert looked_up == set()
+
+
+def test_the_finder_of_names_in_migrations_finds_a_field_and_a_table() -> None:
+    field = migrations_ops.AddField(
+        "event",
+        "series",
+        django_models.ForeignKey("seasons.series", on_delete=django_models.PROTECT),
+    )
+    sql = migrations_ops.RunSQL("UPDATE events_event SET x = 1 FROM ledger_line")
+    own = migrations_ops.RunSQL("SELECT 1 FROM events_event WHERE phase = 'started'")
+
+    assert [t for t in _strings(field.deconstruct()[1:]) if ABOVE_IN_MIGRATIONS.search(t)] == [
+        "seasons.series"
+    ]
+    assert [t for t in _strings(sql.deconstruct()[1:]) if ABOVE_IN_MIGRATIONS.search(t)]
+    assert not [t for t in _strings(own.deconstruct()[1:]) if ABOVE_IN_MIGRATIONS.search(t)]
+
+
+def test_the_engine_names_no_url_of_a_layer_above_it() -> None:
+    """The addresses of the pages the engine's answers carry are installed by the pages
+    (`events.addresses.use_addresses`, from web/apps.py): no engine module reverses a URL name
+    of a layer above ("web:display")."""
+    engine = {
+        name: path
+        for name, path in project_modules().items()
+        if name.split(".")[0] in ENGINE and ".migrations." not in name
+    }
+    url_name = re.compile(rf"^(?:{'|'.join(LAYERS_ABOVE)}):\w+$")
+
+    found = {
+        (name, node.value)
+        for name, path in engine.items()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and url_name.match(node.value)
+    }
+
+    assert found == set()

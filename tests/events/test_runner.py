@@ -84,7 +84,7 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
                 "sponsored_pool": 0,
                 "refund_policy": "cancellations",
                 "minimum_age": 0,
-                "series_id": None,
+                "scope_above_id": None,
             },
             {
                 "name": "Saturday",
@@ -99,7 +99,7 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
                 "sponsored_pool": 100,
                 "refund_policy": "withdrawals",
                 "minimum_age": 21,
-                "series_id": 7,
+                "scope_above_id": 7,
             },
         ),
         "event_update": (

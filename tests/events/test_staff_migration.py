@@ -3,7 +3,7 @@
 every other member a director; a series' first member its owner; an event of a series is left
 owned by the series' owner (seasons migration 0006, "An event's owner in a series"). Then the
 staff of events and series, their invitations and their display links move to the staff layer
-(events migration 0012, seasons migration 0007) with nothing lost.
+(events migration 0012, seasons migration 0008) with nothing lost.
 
 Each test takes the database back to before the staff layer with the migration executor, as a
 database migrated then stood, inside the test's transaction: its rollback puts it back as
@@ -61,7 +61,7 @@ def migrate_to_the_latest() -> None:
 
 def before_the_staff_layer() -> Apps:
     """The database as it stood before the staff layer: staff in each app's own tables, the
-    display links in `events_displaylink` with the `series` column it had (seasons 0007 drops
+    display links in `events_displaylink` with the `series` column it had (seasons 0008 drops
     the table, and taking it back does not make it again), nothing in the staff layer's."""
     with connection.cursor() as cursor:
         # Rows written by the test are checked now, so the tables may change under them.

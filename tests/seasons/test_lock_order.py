@@ -17,6 +17,7 @@ from events.errors import DomainError
 from events.models import Event
 from seasons import services
 from seasons.answers import EventSeriesSet
+from seasons.models import series_id_of
 from tests.events.test_concurrency import at_once
 from tests.factories import make_table, make_user
 
@@ -70,7 +71,7 @@ def test_moving_an_event_into_a_series_while_it_changes_never_deadlocks() -> Non
         )
         problems += [o for o in outcomes if not isinstance(o, (Answer, DomainError))]
         assert isinstance(outcomes[0], EventSeriesSet), outcomes[0]
-        assert Event.objects.get(pk=event_id).series_id == series_id
+        assert series_id_of(event_id) == series_id
     assert problems == []
 
 

@@ -87,7 +87,7 @@ def test_the_downloads_are_the_exports(league: League) -> None:
 
 
 def test_a_history_page_shows_others_no_withdrawn_hand(league: League) -> None:
-    first = Event.objects.filter(series_id=league.series_id).order_by("date").first()
+    first = Event.objects.filter(series=league.series_id).order_by("date").first()
     assert first is not None
     withdrawn = Registration.objects.get(event=first, status=RegistrationStatus.WITHDRAWN)
     assert withdrawn.player is not None
@@ -150,7 +150,7 @@ def test_next_event_and_the_championship_from_house_pages(league: League) -> Non
         reverse("seasons:next_event", args=[league.series_id]), {"idempotency_key": "n1"}
     )
     assert created.status_code == 302
-    assert Event.objects.filter(series_id=league.series_id).count() == 3
+    assert Event.objects.filter(series=league.series_id).count() == 3
     season = league.season
     # docs/rules.md section 14.6: dated after the season; the form starts the day after.
     form = house.get(reverse("seasons:season_house", args=[season.pk])).content.decode()
@@ -212,7 +212,7 @@ def test_a_history_shows_each_hand_as_cards_with_their_names_and_the_wild_marked
 ) -> None:
     player = league.players[0]
     page = _client(player).get(reverse("seasons:my_history")).content.decode()
-    played = Registration.objects.filter(player=player, event__series_id=league.series_id)
+    played = Registration.objects.filter(player=player, event__series=league.series_id)
     assert len(shown_hands(page)) == played.count() == 2
     for registration in played:
         cards = hands(registration.event, [registration])[registration.pk].cards

@@ -18,7 +18,13 @@ from audit.export import audit_document
 from events.errors import Invalid, NotAllowed, WrongState
 from events.models import Event, Registration, RegistrationStatus
 from seasons import services
-from seasons.models import ChampionshipInvitation, Season, SeasonResult, SeasonStanding
+from seasons.models import (
+    ChampionshipInvitation,
+    Season,
+    SeasonResult,
+    SeasonStanding,
+    series_id_of,
+)
 from seasons.reads import season_table
 from seasons.standings import rebuild_totals, record_event
 from tests.factories import make_user
@@ -232,7 +238,7 @@ def test_the_championship_invites_the_qualified_players_at_the_seasons_end() -> 
     assert len(qualified) >= 2
     assert ChampionshipInvitation.objects.filter(season=season).count() == len(qualified)
     championship = Event.objects.get(pk=answer.event_id)
-    assert championship.registration_open and championship.series_id == league.series_id
+    assert championship.registration_open and series_id_of(championship.pk) == league.series_id
     assert Season.objects.get(pk=season.pk).championship_id == championship.pk
     refused_season(
         WrongState,

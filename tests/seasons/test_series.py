@@ -16,7 +16,7 @@ from events.models import Event
 from events.runner import is_house
 from house.selectors import house_events
 from seasons import services
-from seasons.models import Series
+from seasons.models import Series, SeriesEvent, series_id_of
 from tests.factories import make_table, make_user
 from tests.refusals import refused
 from tests.seasons.support import make_league, refused_season
@@ -93,8 +93,10 @@ def test_a_started_event_is_never_moved_between_series() -> None:
         )
     # The database holds the same line against any other writer.
     with pytest.raises(IntegrityError), transaction.atomic():
-        Event.objects.filter(pk=table.event.pk).update(series_id=other.series_id)
-    assert Event.objects.get(pk=table.event.pk).series_id == league.series_id
+        SeriesEvent.objects.filter(event_id=table.event.pk).update(series_id=other.series_id)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        SeriesEvent.objects.filter(event_id=table.event.pk).delete()
+    assert series_id_of(table.event.pk) == league.series_id
 
 
 def test_next_event_copies_the_last_ones_settings_a_week_later_named_with_its_date() -> None:
@@ -110,7 +112,7 @@ def test_next_event_copies_the_last_ones_settings_a_week_later_named_with_its_da
     )
     assert again == answer
     created = Event.objects.get(pk=answer.event_id)
-    assert created.series_id == league.series_id
+    assert series_id_of(created.pk) == league.series_id
     assert created.date == table.event.date + datetime.timedelta(days=7)
     when = created.date
     assert (created.format, created.contribution, created.name) == (
@@ -123,7 +125,7 @@ def test_next_event_copies_the_last_ones_settings_a_week_later_named_with_its_da
     later = Event.objects.get(pk=after.event_id)
     assert later.date == when + datetime.timedelta(days=7)
     assert later.name == f"{table.event.name} · {later.date:%b} {later.date.day}, {later.date.year}"
-    assert Event.objects.filter(series_id=league.series_id).count() == 3
+    assert Event.objects.filter(series=league.series_id).count() == 3
 
 
 def test_a_players_write_in_a_series_event_costs_no_extra_query() -> None:

@@ -52,9 +52,9 @@ def handed_over() -> Handover:
 def test_a_former_series_owner_keeps_no_power_in_its_events() -> None:
     case = handed_over()
     event = Event.objects.get(pk=case.event_id)
-    assert roles_of(case.former, event.pk, event.series_id) == frozenset()
+    assert roles_of(case.former, event.pk) == frozenset()
     assert not is_house(case.former, event)
-    assert roles_of(case.owner, event.pk, event.series_id) == {"owner"}
+    assert roles_of(case.owner, event.pk) == {"owner"}
     refused(
         NotFound,  # a draft answers to a stranger as a missing event
         event,
@@ -84,9 +84,9 @@ def test_removal_from_a_series_removes_the_member_from_each_of_its_events() -> N
     carl = make_user("Carl")
     services.series_house_add(series_id=case.series_id, by=case.owner, member=carl, role="scorer")
     events.house_member_add(event_id=event.pk, by=case.owner, member=carl, role="cashier")
-    assert roles_of(carl, event.pk, event.series_id) == {"scorer", "cashier"}
+    assert roles_of(carl, event.pk) == {"scorer", "cashier"}
     services.series_house_remove(series_id=case.series_id, by=case.owner, member=carl)
-    assert roles_of(carl, event.pk, event.series_id) == frozenset()
+    assert roles_of(carl, event.pk) == frozenset()
     removed = last(event, "house_member_removed")
     assert removed.details == {"member": "Carl", "series": case.series_id}
     assert (removed.actor, removed.actor_role) == ("House: Bea", "owner")
@@ -112,7 +112,7 @@ def test_an_event_of_a_series_is_owned_by_the_series_owner_and_keeps_an_owner_wh
     assert staff == {creator.pk: "director"}  # the series' owner owns it now
     demoted = last(table.event, "staff_role_set")
     assert demoted.details == {"member": "House", "role": "director", "series": case.series_id}
-    assert roles_of(case.owner, table.event.pk, case.series_id) == {"owner"}
+    assert roles_of(case.owner, table.event.pk) == {"owner"}
     # Its ownership is the series': it is not handed over in the event.
     refused(
         WrongState,

@@ -14,6 +14,7 @@ from events.errors import NotAllowed
 from events.models import Event
 from events.runner import roles_of
 from seasons import services
+from seasons.models import series_id_of
 from staff.models import Membership
 from tests.factories import make_user
 from tests.refusals import refused
@@ -30,10 +31,10 @@ def test_a_director_of_the_series_who_is_not_site_staff_makes_the_next_event() -
     )
     made = services.series_next_event(series_id=crew.series_id, by=director)
     event = Event.objects.get(pk=made.event_id)
-    assert event.series_id == crew.series_id and event.phase == "draft"
+    assert series_id_of(event.pk) == crew.series_id and event.phase == "draft"
     # The series' owner owns it, through the series: the event has no staff of its own.
     assert not Membership.objects.filter(event=event).exists()
-    assert roles_of(crew.people["owner"], event.pk, event.series_id) == {"owner"}
+    assert roles_of(crew.people["owner"], event.pk) == {"owner"}
     created = AuditEntry.objects.get(event=event, action="event_created")
     assert created.actor_kind == "house" and created.actor_role == "director"
     # As a director, no staff changes in it: that is the owner's.
@@ -61,6 +62,6 @@ def test_anyone_else_is_refused_and_no_event_is_made(role: str) -> None:
             name="Mine",
             date=datetime.date(2026, 12, 10),
             format="league",
-            series_id=crew.series_id,
+            scope_above_id=crew.series_id,
         )
     assert Event.objects.count() == before

@@ -15,7 +15,7 @@ from django.urls import reverse
 from events import services as events
 from events.models import Event
 from seasons import services
-from seasons.models import Season, SeasonResult, Series
+from seasons.models import Season, SeasonResult, Series, series_id_of
 from staff.models import Membership
 from tests.factories import make_table, make_user
 from tests.refusals import said, unchanged
@@ -119,7 +119,7 @@ def test_house_puts_its_draft_in_the_series_and_takes_it_out_from_the_page() -> 
     )
     assert put.status_code == 302, said(put)
     draft.refresh_from_db()
-    assert (draft.series_id, draft.minimum_age) == (league.series_id, 18)
+    assert (series_id_of(draft.pk), draft.minimum_age) == (league.series_id, 18)
     page = client.get(reverse("seasons:series", args=[league.series_id])).content.decode()
     assert reverse("seasons:event_remove", args=[league.series_id, draft.pk]) in page
     out = client.post(
@@ -128,7 +128,7 @@ def test_house_puts_its_draft_in_the_series_and_takes_it_out_from_the_page() -> 
     )
     assert out.status_code == 302, said(out)
     draft.refresh_from_db()
-    assert draft.series_id is None and draft.minimum_age == 18  # it keeps its settings
+    assert series_id_of(draft.pk) is None and draft.minimum_age == 18  # it keeps its settings
 
 
 def test_a_started_event_stays_in_its_series_and_the_page_offers_no_take_out() -> None:

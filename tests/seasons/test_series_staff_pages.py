@@ -208,7 +208,7 @@ def test_the_defaults_form_saves_them_and_the_next_event_takes_them() -> None:
     series = Series.objects.get(pk=crew.series_id)
     assert (series.entry_mode, series.minimum_age) == ("sponsored", 21)
     created = _post(director, reverse("seasons:next_event", args=[crew.series_id]), {}, key="n")
-    event = Event.objects.exclude(pk=crew.event_id).get(series_id=crew.series_id)
+    event = Event.objects.exclude(pk=crew.event_id).get(series=crew.series_id)
     assert created["Location"] == reverse("house:dashboard", args=[event.pk])
     assert (event.entry_mode, event.minimum_age) == ("sponsored", 21)
     # Unticked: no age asked.

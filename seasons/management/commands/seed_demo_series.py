@@ -12,7 +12,7 @@ from accounts.models import User
 from events.management.commands import seed_demo
 from events.models import Event, Phase
 from seasons import services
-from seasons.models import Season, Series
+from seasons.models import Season, Series, series_id_of
 
 SERIES_NAME = "Demo Thursday League"
 SEASON_NAME = "Demo Season"
@@ -41,7 +41,7 @@ class Command(BaseCommand):
                 by=house, name=SERIES_NAME, venue=event.venue, time_zone=event.time_zone
             )
             series = Series.objects.get(pk=made.series_id)
-            if event.series_id is None and event.phase in (Phase.DRAFT, Phase.OPEN):
+            if series_id_of(event.pk) is None and event.phase in (Phase.DRAFT, Phase.OPEN):
                 services.event_series_set(event_id=event.pk, series_id=series.pk, by=house)
         if season is None:
             first = min(event.date, services.series_today(series)).replace(day=1)
