@@ -34,6 +34,7 @@ from house import read_model
 from house.read_model import HousePage, house_page, row_stamps
 from live.fragments import (
     Cut,
+    Piece,
     board_cut,
     board_html,
     check_in_row_id,
@@ -411,6 +412,7 @@ def house_updates(
     stamps = row_stamps(event)
     page, reads = _house_read(event, histories, heard, stamps, touched)
     whole = page if page.whole else None
+    rendered: dict[tuple[str, str], str] = {}
     found = []
     for sight in heard:
         history = histories[sight.name]
@@ -423,6 +425,7 @@ def house_updates(
             whole = house_page(event) if whole is None else whole
             seen = whole.seen_by(sight)
             cut = house_cut(seen)
+        cut = _rendered_once(cut, rendered)
         snapshot, changed = targeted(
             event,
             groups[sight.name],
@@ -444,6 +447,23 @@ def house_updates(
         ]
         found.append(replace(snapshot, data={"players": players}))
     return found + silent
+
+
+def _rendered_once(cut: Cut, rendered: dict[tuple[str, str], str]) -> Cut:
+    """The cut whose pieces render once for every sight: a piece's key is a digest of all it
+    shows, so two sights' pieces with the same id and key (a checklist item, a note, a section
+    with no action nor money in it) show the same HTML."""
+
+    def shared(piece: Piece) -> Piece:
+        def render() -> str:
+            key = (piece.id, piece.key)
+            if key not in rendered:
+                rendered[key] = piece.render()
+            return rendered[key]
+
+        return Piece(piece.id, piece.key, render)
+
+    return replace(cut, pieces=tuple(shared(piece) for piece in cut.pieces))
 
 
 def _house_memo(page: HousePage, stamps: dict[int, str]) -> dict[str, Any]:
