@@ -51,6 +51,7 @@ from django.template.loader import render_to_string
 from events import services
 from events.models import Event, Registration
 from helpers.forms import fresh_key
+from house.read_model import sight
 from live.fragments import board_html
 
 try:
@@ -93,6 +94,13 @@ def board_with_standings(event: Event) -> tuple[Any, Any]:
 
 
 THROTTLE_SECONDS = 1.5  # the old player page's refetch throttle
+
+# The House page open: the owner's (House's part is rendered per sight: bench/live_roles.py).
+OWNER = sight({"owner"})
+
+
+def owner_group(event_id: int) -> str:
+    return protocol.house_group(event_id, OWNER.name)
 
 
 def seed(players: int) -> tuple[int, list[tuple[int, Any]]]:
@@ -155,7 +163,7 @@ def pushed(event_id: int, rid: int, phones: int) -> tuple[float, dict[str, float
     sizes["phone_own_change"] = player_frame + statistics.mean(phone_frames)
     sizes["phone_other_change"] = statistics.mean(phone_frames)
     sizes["board"] = len(json.dumps(by_stream["board"].frame()))
-    house_frame = by_stream["house"].frame()
+    house_frame = next(s for s in snapshots if s.group == owner_group(event_id)).frame()
     sizes["house_alone"] = len(json.dumps(house_frame))
     sizes["house_parts"] = len(house_frame.get("parts") or {})
     sizes["house"] = sizes["house_alone"] + sizes["board"]
@@ -185,14 +193,14 @@ def house_page_html(event: Event) -> str:
         from house import selectors
 
         return house_html(event, selectors.dashboard(event))  # type: ignore[call-arg,attr-defined]
-    return house_html(house_page(event))
+    return house_html(house_page(event).seen_by(OWNER))
 
 
 def whole_house(event: Event) -> Any:
     """House's whole fragment and table, as sent before targeted updates."""
     table = house_table(event)
     return protocol.Snapshot(
-        protocol.house_group(event.pk), "house", event.version, table, html=house_page_html(event)
+        owner_group(event.pk), "house", event.version, table, html=house_page_html(event)
     )
 
 
@@ -299,12 +307,13 @@ def main() -> None:
             services.starting_selection_confirm(
                 registration_id=rid, by=user, slots=list(range(keep))
             )
-        targeting.house_listening(event_id)  # a House page is open: its fragment is rendered
+        # A House page is open (the owner's): its fragment is rendered.
+        targeting.house_listening(event_id, OWNER.name)
         # The pages open: each starts from the whole board and House (what later updates build on).
         with targeting.consistent_read():
             opened = Event.objects.get(pk=event_id)
             targeting.board(opened)
-            targeting.house(opened)
+            targeting.house(opened, OWNER)
         # A throttled phone refetches on one change in (rate x throttle), at most every change.
         share = min(1.0, 1.0 / (args.rate * THROTTLE_SECONDS))
         new_ms, whole_ms, old_ms, old_all_ms = [], [], [], []
@@ -315,7 +324,7 @@ def main() -> None:
             rid = act(rng, seated)
             if rid is None:
                 break
-            targeting.house_listening(event_id)
+            targeting.house_listening(event_id, OWNER.name)
             if args.publisher_only:
                 if profile:
                     profile.enable()

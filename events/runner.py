@@ -238,7 +238,7 @@ def may(user: User | None, event: Event, action: str) -> bool:
 def is_house(user: User | None, event: Event) -> bool:
     """Staff of this event in any role (its own or its series'), or a superuser: House's pages
     open to them; what each may change is the rule table's (staff/roles.py)."""
-    return bool(roles_of(user, event.pk))
+    return staff.may_see(roles_of(user, event.pk), "house")
 
 
 @dataclass

@@ -10,6 +10,11 @@ A pushed update may read only some players: `house_page(event, rows=...)` builds
 registrations, and everything event-wide (counts, the pool, the checklist, the sections) from
 set-wide queries, never from every row.
 
+A page is read once, then seen by one viewer's sight (`HousePage.seen_by`, staff/roles.py): each
+section holds the House actions that viewer may do (`does`, which its template asks before
+rendering a form or a dialog's button) and none of the night's money a role may not see, so a
+page, first rendered or pushed, holds only what its viewer may see and do.
+
 No face-down card identity is read here. Win choices are dealt face up; reviews show the face-up
 cards the reviewed game dealt; starting selections are slots only.
 """
@@ -54,6 +59,8 @@ from events.reads.common import (
 from events.registration_switch import why_registration_cannot_open
 from house import selectors
 from ledger.cash_box import CashBox, cash_box
+from ledger.forms import LEDGER_FORMS
+from staff import roles as staff
 
 OVERDUE_SECONDS = 180  # a pending selection is highlighted past three minutes
 RESOLVED_SHOWN = 10
@@ -71,6 +78,52 @@ CHECK_IN_STATUSES = (
     RegistrationStatus.CHECKED_IN,
     RegistrationStatus.NO_SHOW,
 )
+
+
+# --- who sees what: House's forms and the viewer's sight -------------------------------------
+
+# Each form House's pages offer, by its URL's name, and the House action it performs: a page
+# renders a form only for a viewer whose roles may do its action (staff/roles.py).
+HOUSE_FORMS: dict[str, str] = {
+    "house:registration_open": "registration_open",
+    "house:registration_close": "registration_close",
+    "house:event_start": "event_start",
+    "house:participant_add": "participant_add",
+    "house:self_check_in_switch": "self_check_in_switch",
+    "house:check_in_all": "check_in_all",
+    "house:announcement_send": "announcement_send",
+    "house:pool_confirm": "pool_confirm",
+    "house:event_finalize": "event_finalize",
+    "house:scoreholio_upload": "result_submit",
+    "house:scoreholio_clear": "result_submit",
+    "house:review_resolve": "review_resolve",
+    "house:display_link_create": "display_link_create",
+    "house:display_link_revoke": "display_link_revoke",
+    "house:check_in": "player_check_in",
+    "house:check_in_undo": "check_in_undo",
+    "house:registration_cancel": "registration_cancel",
+    "house:payment_mark": "payment_mark",
+    "house:result_submit": "result_submit",
+    "house:win_choice": "win_choice_confirm",
+    "house:starting_selection": "starting_selection_confirm",
+    "house:result_correct": "result_correct",
+    "house:review_open": "review_open",
+    "house:withdraw": "player_withdraw",
+    "house:access_reset": "access_reset",
+    "house:wild_reveal": "wild_reveal",
+    **LEDGER_FORMS,
+}
+OFFERED = frozenset(HOUSE_FORMS.values())
+
+
+def sight(roles: Iterable[str]) -> staff.Sight:
+    """What a viewer holding `roles` (`events.runner.roles_of`) may see and do on House's pages."""
+    return staff.sight_of(roles, OFFERED)
+
+
+def sights() -> tuple[staff.Sight, ...]:
+    """Every sight a House member can have: one live group and one render each."""
+    return staff.sights(OFFERED)
 
 
 # --- House's table (the API's answer and the House socket's data) -------------------------------
@@ -349,6 +402,8 @@ class RowFacts:
     # The check-in button stands out while late entry is open (or before the start).
     check_in_primary: bool
     live_socket: bool
+    # The House actions the viewer may do (`HousePage.seen_by`): a row offers only those.
+    does: tuple[str, ...] = ()
 
 
 # --- House's page: its sections -----------------------------------------------------------------
@@ -379,10 +434,15 @@ class HousePool:
     free: bool
     sponsored: int
     # Entries settled with money; comps apart, with the dollars they waived (never collected).
-    paid: int
-    collected: int
-    comped: int = 0
-    waived: int = 0
+    # None for a viewer who may not see the night's money (`HousePage.seen_by`).
+    paid: int | None
+    collected: int | None
+    comped: int | None = 0
+    waived: int | None = 0
+
+    def unseen(self) -> HousePool:
+        """Without the ledger's figures (the night's money)."""
+        return dataclasses.replace(self, paid=None, collected=None, comped=None, waived=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -501,6 +561,7 @@ class StatusHeader:
     pending_count: int
     paused_count: int
     live_socket: bool
+    does: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -508,6 +569,7 @@ class ToolsSection:
     event: EventFacts
     tools: Tools
     live_socket: bool
+    does: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,6 +590,7 @@ class CheckInAdd:
     event: EventFacts
     finalized: bool
     live_socket: bool
+    does: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -535,6 +598,7 @@ class StartSection:
     event: EventFacts
     start: StartPreview | None
     live_socket: bool
+    does: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -548,6 +612,7 @@ class ReviewsSection:
     event: EventFacts
     reviews: Reviews
     finalized: bool
+    does: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -559,6 +624,7 @@ class PoolSection:
     live_socket: bool
     # The ledger's figure beside the pool, with the difference named (ledger/cash_box.py).
     cash_box: CashBox | None
+    does: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -567,6 +633,8 @@ class CashBoxSection:
 
     event: EventFacts
     cash_box: CashBox | None
+    # Why a viewer who may not see the night's money sees none (their role named).
+    unseen: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -584,6 +652,7 @@ class FinalizeForm:
     event: EventFacts
     ready_to_finalize: bool
     live_socket: bool
+    does: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -634,6 +703,40 @@ class HousePage:
     start_slots: tuple[int, ...]
     table: HouseTable
     whole: bool
+    # Whose page this is (`seen_by`); a page read for nobody offers no action and no money.
+    sight: staff.Sight = staff.NO_SIGHT
+
+    def seen_by(self, sight: staff.Sight) -> HousePage:
+        """This page as a viewer of `sight` is shown it: each section with the actions the
+        viewer may do, and without the night's money unless the viewer may see it."""
+        does = sight.does
+        s = self.sections
+        pool, cash = s.pool.pool, s.cash_box
+        if not sight.may_see("money"):
+            pool = pool.unseen()
+            cash = dataclasses.replace(
+                cash, cash_box=None, unseen=sight.unseen("money").message if cash.cash_box else ""
+            )
+        sections = dataclasses.replace(
+            s,
+            registration=dataclasses.replace(s.registration, pool=pool, does=does),
+            tools=dataclasses.replace(s.tools, does=does),
+            banner=dataclasses.replace(s.banner, pool=pool),
+            checkin_add=dataclasses.replace(s.checkin_add, does=does),
+            start=dataclasses.replace(s.start, does=does),
+            reviews=dataclasses.replace(s.reviews, does=does),
+            pool=dataclasses.replace(
+                s.pool, pool=pool, cash_box=cash.cash_box and s.pool.cash_box, does=does
+            ),
+            cash_box=cash,
+            finalize_form=dataclasses.replace(s.finalize_form, does=does),
+        )
+        return dataclasses.replace(
+            self,
+            sections=sections,
+            row_facts=dataclasses.replace(self.row_facts, does=does),
+            sight=sight,
+        )
 
     def context(self) -> dict[str, Any]:
         """The live part's template context: every part's names, and the lists' rows."""

@@ -15,12 +15,16 @@ from cards.models import Offer, pending_offer
 from events.models import Event, Phase, RegistrationStatus, Review
 from events.reads.common import event_summary, pool_summary
 from events.reads.final import final_results
+from events.runner import roles_of
 from house.selectors import house_events
 from ledger.cash_box import cash_box
+from staff import roles as staff
 
 
-def results(event: Event) -> dict[str, Any]:
-    """What the printed sheet shows: standings, awards, the pool's arithmetic, the proofs.
+def results(event: Event, *, money: bool) -> dict[str, Any]:
+    """What the printed sheet shows: standings, awards, the pool's arithmetic, the proofs; the
+    entry money collected only for a viewer who may see the night's money (`money`,
+    staff/roles.py `SIGHTS`).
 
     Once the event is final, the final results page's own results (`events.reads.final`).
     """
@@ -29,7 +33,7 @@ def results(event: Event) -> dict[str, Any]:
         "event": event,
         "summary": event_summary(event),
         "pool": pool_summary(event) if final is None else final.pool,
-        "collected": cash_box(event).collected,
+        "collected": cash_box(event).collected if money else None,
         "final": final is not None,
         "commitment": event.commitment,
         "seed": None if final is None else final.seed,
@@ -53,8 +57,9 @@ def results(event: Event) -> dict[str, Any]:
     return sheet
 
 
-def tonight_events(events: list[Event]) -> list[dict[str, Any]]:
-    """Each event's phase, players, pending choices, open reviews and pool, in a few queries."""
+def tonight_events(events: list[Event], money: set[int]) -> list[dict[str, Any]]:
+    """Each event's phase, players, pending choices, open reviews and pool, in a few queries;
+    the entry money collected for the events in `money` (whose money the viewer may see)."""
     ids = [e.pk for e in events]
     pending = dict(
         Offer.objects.filter(pending_offer(), registration__event_id__in=ids)
@@ -99,7 +104,9 @@ def tonight_events(events: list[Event]) -> list[dict[str, Any]]:
                 "pool": pool.pool,
                 "pool_confirmed": pool.confirmed,
                 # The entry money the ledger holds, as the dashboard shows it.
-                "collected": cash_box(event).collected if event.contribution else 0,
+                "collected": (cash_box(event).collected if event.contribution else 0)
+                if event.pk in money
+                else None,
             }
         )
     return rows
@@ -123,4 +130,6 @@ def tonight(user: User, now: datetime.datetime) -> list[dict[str, Any]]:
     in_play = Q(phase=Phase.STARTED)
     near = house_events(user).filter(Q(date__range=window) | in_play)
     events = [e for e in near if is_today(e, now) or e.phase == Phase.STARTED]
-    return tonight_events(events)
+    # The night's money of the events whose money the user's roles may see (staff/roles.py).
+    money = {e.pk for e in events if staff.may_see(roles_of(user, e.pk), "money")}
+    return tonight_events(events, money)

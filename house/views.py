@@ -35,7 +35,7 @@ from helpers.forms import COMMON_ZONES, checked, form_key, fresh_key, refuse
 from house import selectors, sheets, staff_pages
 from house.copies import standby_panel
 from house.forms import EmailForm, EventForm, parse_adjustments
-from house.read_model import house_page
+from house.read_model import house_page, sight
 from staff import roles as staff
 
 SCOREHOLIO_SESSION = "house:scoreholio:{event_id}"
@@ -125,15 +125,11 @@ def _after(request: HttpRequest, event: Event, anchor: str) -> HttpResponse:
 
 
 def _dashboard_context(request: HttpRequest, event: Event, *, inline: bool = False) -> dict:
-    # The live part's context is House's page (house.read_model), as pushed fragments render it.
-    context: dict[str, Any] = {**house_page(event).context(), "inline_messages": inline}
-    # The night's money only for a role that may see it (staff/roles.py `SIGHTS`): a scorer's
-    # page names the role instead. The fragments pushed live are not per role (docs/decisions.md,
-    # "What a role may see").
-    roles = roles_of(_user(request), event.pk)
-    if not staff.may_see(roles, "money"):
-        context["cash_box"] = None
-        context["money_unseen"] = staff.unseen(roles, "money").message
+    # The live part's context is House's page (house.read_model) as the viewer's roles see it,
+    # as the fragments pushed to their socket render it (docs/decisions.md, "What a role may
+    # see"): only the actions they may do, the night's money only if they may see it.
+    seen = house_page(event).seen_by(sight(roles_of(_user(request), event.pk)))
+    context: dict[str, Any] = {**seen.context(), "inline_messages": inline}
     log = request.session.get(SCOREHOLIO_SESSION.format(event_id=event.pk))
     if isinstance(log, dict) and isinstance(log.get("text"), str):
         context["scoreholio"] = {
@@ -255,7 +251,7 @@ def dashboard(request: HttpRequest, event_id: int) -> HttpResponse:
     context = {
         **_dashboard_context(request, event),
         "standby": standby_panel(dashboard=True),
-        "my_roles": roles_of(_user(request), event.pk),
+        "my_roles": staff.labels(roles_of(_user(request), event.pk)),
         **staff_pages.displays(request, event),
         # The withdrawal dialog states the event's refund policy (events/money.py).
         "withdrawal_terms": money.withdrawal_terms(event),
@@ -297,7 +293,8 @@ def audit_csv_download(request: HttpRequest, event_id: int) -> HttpResponse:
 def results_sheet(request: HttpRequest, event_id: int) -> HttpResponse:
     """The results and payout sheet, laid out for print (File > Print, or save as PDF)."""
     event = _house_event(request, event_id)
-    return render(request, "house/sheet.html", sheets.results(event))
+    seen = sight(roles_of(_user(request), event.pk))
+    return render(request, "house/sheet.html", sheets.results(event, money=seen.may_see("money")))
 
 
 @login_required

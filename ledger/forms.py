@@ -7,6 +7,15 @@ from django.http import HttpRequest
 from events.errors import Invalid
 from events.limits import ID_MAX
 
+# Each form of the night page, by its URL's name, and the House action it performs: the page
+# renders a form only for a viewer whose roles may do it (staff/roles.py).
+LEDGER_FORMS: dict[str, str] = {
+    "ledger:entry": "entry_paid",
+    "ledger:refund": "entry_refunded",
+    "ledger:payout": "payout_made",
+    "ledger:sponsor": "sponsor_paid",
+}
+
 
 def posted_id(request: HttpRequest, name: str = "registration") -> int:
     text = str(request.POST.get(name, ""))

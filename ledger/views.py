@@ -20,7 +20,7 @@ from events.money import dollars
 from events.runner import is_house, roles_of
 from helpers.forms import form_key, refuse
 from ledger import services
-from ledger.forms import posted_dollars, posted_id, posted_text
+from ledger.forms import LEDGER_FORMS, posted_dollars, posted_id, posted_text
 from ledger.lines import (
     ENTRY_METHODS,
     PAYOUT_METHODS,
@@ -96,7 +96,9 @@ def night(request: HttpRequest, event_id: int) -> HttpResponse:
             "payout_methods": PAYOUT_METHODS,
             "sponsor_methods": SPONSOR_METHODS,
             "sponsor_left": max(report.box.sponsored - report.box.sponsor_in, 0),
-            "my_roles": roles,
+            "my_roles": staff.labels(roles),
+            # The forms of the lines the viewer's roles may write (staff/roles.py).
+            "does": staff.sight_of(roles, LEDGER_FORMS.values()).does,
         },
     )
 

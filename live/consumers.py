@@ -61,10 +61,12 @@ from accounts import revocation
 from events import display
 from events.models import Event, Phase, Registration
 from events.reads.player import player_state
-from events.runner import is_house
+from events.runner import is_house, roles_of
 from events.venue import VenueCheckIn, display_grant, venue_check_in
 from house.copies import StandbyPanel, standby_panel
+from house.read_model import sight
 from live import announcement_frames, protocol, targeting
+from staff.roles import Sight
 from standby import state as standby
 from web.follow import follow
 
@@ -103,6 +105,9 @@ class Access:
     # House member's session).
     venue: bool = False
     grant: str | None = None
+    # A House socket: what its viewer's roles may see and do (staff/roles.py), the House group
+    # it hears.
+    sight: Sight | None = None
 
 
 class LiveConsumer(AsyncJsonWebsocketConsumer):
@@ -517,8 +522,10 @@ class StandbyFrames(AsyncJsonWebsocketConsumer):
 class HouseConsumer(LiveConsumer, StandbyFrames):
     """`ws/events/<id>/house/`: House of this event only; the board and House's table.
 
-    While it is open it keeps the event marked as having a House page (`targeting.house_listening`),
-    so the publisher renders House's fragment only then.
+    The socket hears the House group of its viewer's sight (what their roles may see and do,
+    staff/roles.py): that group's part is rendered for that sight alone. While it is open it
+    keeps the event and sight marked as having a House page (`targeting.house_listening`), so
+    the publisher renders that sight's fragment only then.
     """
 
     private = True
@@ -531,9 +538,13 @@ class HouseConsumer(LiveConsumer, StandbyFrames):
         ):
             self.marked_at = time.monotonic()
             await sync_to_async(targeting.house_listening, thread_sensitive=False)(
-                self.access.event_id
+                self.access.event_id, self.sight_name()
             )
         await super().live_snapshot(message)
+
+    def sight_name(self) -> str:
+        assert self.access is not None and self.access.sight is not None
+        return self.access.sight.name
 
     def authorize(self, event_id: int, user: Any) -> Access | int:
         if user is None or not user.is_authenticated:
@@ -541,10 +552,24 @@ class HouseConsumer(LiveConsumer, StandbyFrames):
         event = _public_event(event_id)
         if event is None:
             return CLOSE_NOT_FOUND
-        if not is_house(user, event):
+        roles = roles_of(user, event.pk)
+        if not roles:
             return CLOSE_NOT_ALLOWED
-        groups = (protocol.event_group(event_id), protocol.house_group(event_id), standby.GROUP)
-        return Access(event_id, groups)
+        seen = sight(roles)
+        groups = (
+            protocol.event_group(event_id),
+            protocol.house_group(event_id, seen.name),
+            standby.GROUP,
+        )
+        return Access(event_id, groups, sight=seen)
+
+    async def regroup(self, granted: Access) -> None:
+        """As any socket; when the viewer's roles changed what they see, the page starts again
+        from their new sight's snapshot."""
+        was = self.access
+        await super().regroup(granted)
+        if was is not None and self.access is not None and was.sight != granted.sight:
+            await self.send_snapshots()
 
     async def send_snapshots(self) -> None:
         await super().send_snapshots()
@@ -558,11 +583,12 @@ class HouseConsumer(LiveConsumer, StandbyFrames):
         return self.access is not None
 
     def current(self, access: Access) -> list[protocol.Snapshot]:
-        targeting.house_listening(access.event_id)
+        assert access.sight is not None
+        targeting.house_listening(access.event_id, access.sight.name)
         self.marked_at = time.monotonic()
         with targeting.consistent_read():
             event = Event.objects.get(pk=access.event_id)
-            return [targeting.board(event), targeting.house(event)]
+            return [targeting.board(event), targeting.house(event, access.sight)]
 
 
 class StandbyConsumer(StandbyFrames):

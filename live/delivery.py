@@ -47,7 +47,7 @@ from django.urls import get_resolver
 from events.changes import Committed
 from live import protocol, targeting
 from live.fragments import compile_templates
-from live.protocol import Snapshot, event_group, house_group, places_group, player_group
+from live.protocol import Snapshot, event_group, places_group, player_group
 from scoring import evaluator
 
 logger = logging.getLogger(__name__)
@@ -398,12 +398,15 @@ class _Worker:
         committed: dict[str, int | None] = {}  # per event group, the version its change made
         for job in batch:  # dicts keep first-seen order, so events stay in arrival order
             merged.setdefault(job.event_id, set()).update(job.registration_ids)
-            changes.update(
-                [event_group(job.event_id), house_group(job.event_id), places_group(job.event_id)]
-            )
+            groups = [
+                event_group(job.event_id),
+                places_group(job.event_id),
+                *targeting.house_groups(job.event_id),
+            ]
+            changes.update(groups)
             changes.update(player_group(pk) for pk in set(job.registration_ids))
-            for group in (event_group, house_group, places_group):
-                committed[group(job.event_id)] = job.version
+            for group in groups:
+                committed[group] = job.version
         for event_id, registration_ids in merged.items():
 
             def send_now(snapshots: list[Snapshot], event_id: int = event_id) -> None:

@@ -1,10 +1,11 @@
 """The HTML a live page swaps in: rendered once per audience, for the first page and for pushes.
 
 Each audience's live part is rendered from its read model (`events.reads.board.BoardView`, the
-player's `PlayerState`, House's `house.read_model.HousePage`), the same one the page's first
-render uses. The board's and House's parts are also cut into pieces (`Cut`): elements with an id
-(a board row, a House row, a section) that a pushed update replaces one by one, and the lists
-whose order it keeps. Each piece carries a key, a digest of what it shows, so the publisher can
+player's `PlayerState`, House's `house.read_model.HousePage` as one sight sees it: House's
+audiences are its viewers' sights, staff/roles.py), the same one the page's first render uses.
+The board's and House's parts are also cut into pieces (`Cut`): elements with an id (a board
+row, a House row, a section) that a pushed update replaces one by one, and the lists whose order
+it keeps. Each piece carries a key, a digest of what it shows, so the publisher can
 tell which pieces changed since the version a page holds (`live.targeting`) and render only
 those: a row's key is a digest of the row's data, so an unchanged row is not even rendered. A
 board row's place is not in its piece: it follows from the other rows, so the cut gives the
@@ -249,7 +250,8 @@ def check_in_row_id(registration_id: int) -> str:
 
 
 def house_html(page: HousePage, *, inline_messages: bool = False) -> str:
-    """House's live part of the dashboard (`house/_live.html`), for every House page of the event.
+    """House's live part of the dashboard (`house/_live.html`), as `page` is seen by one sight
+    (`HousePage.seen_by`): for every House page of the event whose viewer has that sight.
 
     What one House member's session holds (a Scoreholio comparison) is not in it: the page keeps
     its own ([data-live-keep], live.js).

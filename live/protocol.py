@@ -10,8 +10,9 @@ sockets to them and relay what arrives):
 - `places.<id>`: every player's High and Low place (stream "places", version `Event.version`);
   each player socket passes on only its own few bytes, so a phone's place line stays current
   without a render per phone;
-- `house.<id>`: House's table (stream "house", version `Event.version`), with the pieces of its
-  live part that changed, rendered only while a House page listens;
+- `house.<id>.<sight>`: House's table (stream "house", version `Event.version`), with the pieces
+  of its live part that changed, rendered once per sight (what a viewer's roles may see and do:
+  "owner-director", "cashier", "scorer", ...) and only while a House page of that sight listens;
 - `player.<registration id>`: one player's own state and panel HTML (stream "player", version
   `Registration.version`), only for the players the change touched.
 
@@ -36,8 +37,10 @@ def event_group(event_id: int) -> str:
     return f"event.{event_id}"
 
 
-def house_group(event_id: int) -> str:
-    return f"house.{event_id}"
+def house_group(event_id: int, sight: str) -> str:
+    """The House sockets of the event whose viewers share one sight (staff/roles.py `Sight`):
+    each sight's part is rendered once, for every socket of its group."""
+    return f"house.{event_id}.{sight}"
 
 
 def player_group(registration_id: int) -> str:

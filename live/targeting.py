@@ -3,8 +3,9 @@
 `change_snapshots` reads, from one database snapshot, the board, the venue's part, the places,
 each touched player and House, and renders each audience's fragment once. Board and House updates
 are targeted: they carry only the pieces that changed since the version a page holds, which the
-shown cache (below) remembers per group. House's part is rendered only while a House page
-listens (the House marks, below).
+shown cache (below) remembers per group. House's part is read once and rendered per sight (what
+a viewer's roles may see and do), only for the sights a House page listens for (the House
+marks, below).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import logging
 import pickle
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -28,9 +29,11 @@ from events.reads.board import BoardView, board_view, kept_board_view
 from events.reads.common import to_json
 from events.reads.player import PlayerState, player_state, player_states
 from events.venue import venue_check_in
+from house import read_model
 from house.read_model import HousePage, house_page, row_stamps
 from live.fragments import (
     Cut,
+    Piece,
     board_cut,
     board_html,
     check_in_row_id,
@@ -50,6 +53,7 @@ from live.protocol import (
     venue_group,
 )
 from scoring.standings import Standings
+from staff.roles import Sight
 
 logger = logging.getLogger(__name__)
 
@@ -335,76 +339,131 @@ def own_places(registration: Registration, me: PlayerState) -> Snapshot:
     return Snapshot(places_group(event.pk), "places", event.version, places_of(me), kind="snapshot")
 
 
-# House's live part is the costliest fragment: it is rendered only while a House page listens.
-# Its socket marks the event (`house_listening`) on connect and again, at most every
-# HOUSE_MARK_EVERY seconds, while frames reach it; a mark lasts HOUSE_MARK_SECONDS. A change after
-# a mark ran out sends House's data without HTML: an open page then refetches its part once, and
-# its socket marks the event again.
+# House's live part is the costliest fragment: it is rendered only while a House page listens,
+# once per sight (staff/roles.py `Sight`: what a viewer's roles may see and do), for every
+# socket of that sight's group. A socket marks its event and sight (`house_listening`) on
+# connect and again, at most every HOUSE_MARK_EVERY seconds, while frames reach it; a mark lasts
+# HOUSE_MARK_SECONDS. A change after a sight's mark ran out sends its group House's version
+# without HTML: an open page then refetches its part once, and its socket marks it again.
 HOUSE_MARK_SECONDS = 300
 HOUSE_MARK_EVERY = 60
 
 
-def _house_mark(event_id: int) -> str:
-    return f"live:house-listening:{event_id}"
+def _house_mark(event_id: int, sight: str) -> str:
+    return f"live:house-listening:{event_id}:{sight}"
 
 
-def house_listening(event_id: int) -> None:
-    """A House page of the event is open (called by its socket)."""
+def house_groups(event_id: int) -> list[str]:
+    """The event's House groups, one per sight."""
+    return [house_group(event_id, sight.name) for sight in read_model.sights()]
+
+
+def house_listening(event_id: int, sight: str) -> None:
+    """A House page of the event is open for a viewer of this sight (called by its socket)."""
     try:
-        cache.set(_house_mark(event_id), 1, timeout=HOUSE_MARK_SECONDS)
+        cache.set(_house_mark(event_id, sight), 1, timeout=HOUSE_MARK_SECONDS)
     except Exception:
         logger.warning("Could not mark House listening on event %s.", event_id)
 
 
-def house_listens(event_id: int) -> bool:
+def house_listeners(event_id: int) -> dict[str, bool]:
+    """Per sight, whether a House page of the event listens for it (in one cache read)."""
+    names = [sight.name for sight in read_model.sights()]
     try:
-        return cache.get(_house_mark(event_id)) is not None
+        marked = cache.get_many([_house_mark(event_id, name) for name in names])
     except Exception:
-        return True  # unknown: render, as a page may be waiting
+        return dict.fromkeys(names, True)  # unknown: render, as a page may be waiting
+    return {name: _house_mark(event_id, name) in marked for name in names}
 
 
-def house(event: Event) -> Snapshot:
-    """House's whole snapshot, as a House socket starts from it: the table and the live part."""
-    page = house_page(event)
-    group = house_group(event.pk)
+def house(event: Event, sight: Sight) -> Snapshot:
+    """House's whole snapshot as a viewer of `sight` starts from it: the table and the live part."""
+    page = house_page(event).seen_by(sight)
+    group = house_group(event.pk, sight.name)
     remember(event, group, house_cut(page), _house_memo(page, row_stamps(event)))
     fragment = house_html(page)
     return Snapshot(group, "house", event.version, page.table.data(), html=fragment)
 
 
-def house_update(
-    event: Event, touched: Collection[int] = (), *, listening: bool = True
-) -> Snapshot:
-    """House after a change: the rows and sections that changed, and as data the players whose
-    row changed (the whole table when the frame carries the whole fragment).
+def house_updates(
+    event: Event, touched: Collection[int] = (), listening: Mapping[str, bool] | None = None
+) -> list[Snapshot]:
+    """House after a change, for each sight: the rows and sections that changed, and as data
+    the players whose row changed (the whole table when the frame carries the whole fragment).
 
-    Only the rows of the players `touched` (and of any other whose registration moved since the
-    version the update builds on) are read; the others' pieces keep the keys they were sent with.
-    While no House page listens nothing is read: the frame carries the version alone, and a page
-    that hears it asks for the whole snapshot.
+    House's page is read once for every sight, and only the rows of the players `touched` (and
+    of any other whose registration moved since the version a sight's update builds on); each
+    sight's update renders, from that one read, the pieces its own pages hold that changed. A
+    sight no House page listens for reads nothing: its frame carries the version alone, and a
+    page that hears it asks for the whole snapshot.
     """
-    group = house_group(event.pk)
-    if not listening:
-        return Snapshot(group, "house", event.version, None)
-    history = _last_shown(group, event)
-    stamps = row_stamps(event)
-    page, known, base = _house_read(event, history, stamps, touched)
-    cut = house_cut(page, known)
-    if not page.whole and _base(history, event.version, cut.layout) != base:
-        # The layout moved (a section came or went): the update builds on another version, or
-        # carries the whole fragment, so every row is read.
-        page = house_page(event)
-        cut = house_cut(page)
-    snapshot, changed = targeted(
-        event, group, "house", cut, None, _house_memo(page, stamps), history=history
-    )
-    if snapshot.base is None:
-        return replace(snapshot, data=page.table.data())
-    # The rest of the table shows in the parts: the data carries the players whose row changed.
-    players = [
-        to_json(row) for row in page.table.players if player_row_id(row.registration_id) in changed
+    listening = house_listeners(event.pk) if listening is None else listening
+    every = read_model.sights()
+    heard = [sight for sight in every if listening.get(sight.name, True)]
+    silent = [
+        Snapshot(house_group(event.pk, sight.name), "house", event.version, None)
+        for sight in every
+        if sight not in heard
     ]
-    return replace(snapshot, data={"players": players})
+    if not heard:
+        return silent
+    groups = {sight.name: house_group(event.pk, sight.name) for sight in heard}
+    histories = {name: _last_shown(group, event) for name, group in groups.items()}
+    stamps = row_stamps(event)
+    page, reads = _house_read(event, histories, heard, stamps, touched)
+    whole = page if page.whole else None
+    rendered: dict[tuple[str, str], str] = {}
+    found = []
+    for sight in heard:
+        history = histories[sight.name]
+        known, base = reads.get(sight.name, ({}, None))
+        seen = page.seen_by(sight)
+        cut = house_cut(seen, known)
+        if not seen.whole and _base(history, event.version, cut.layout) != base:
+            # The layout moved (a section came or went): the update builds on another version,
+            # or carries the whole fragment, so every row is read (once for every sight).
+            whole = house_page(event) if whole is None else whole
+            seen = whole.seen_by(sight)
+            cut = house_cut(seen)
+        cut = _rendered_once(cut, rendered)
+        snapshot, changed = targeted(
+            event,
+            groups[sight.name],
+            "house",
+            cut,
+            None,
+            _house_memo(seen, stamps),
+            history=history,
+        )
+        if snapshot.base is None:
+            found.append(replace(snapshot, data=seen.table.data()))
+            continue
+        # The rest of the table shows in the parts: the data carries the players whose row
+        # changed.
+        players = [
+            to_json(row)
+            for row in seen.table.players
+            if player_row_id(row.registration_id) in changed
+        ]
+        found.append(replace(snapshot, data={"players": players}))
+    return found + silent
+
+
+def _rendered_once(cut: Cut, rendered: dict[tuple[str, str], str]) -> Cut:
+    """The cut whose pieces render once for every sight: a piece's key is a digest of all it
+    shows, so two sights' pieces with the same id and key (a checklist item, a note, a section
+    with no action nor money in it) show the same HTML."""
+
+    def shared(piece: Piece) -> Piece:
+        def render() -> str:
+            key = (piece.id, piece.key)
+            if key not in rendered:
+                rendered[key] = piece.render()
+            return rendered[key]
+
+        return Piece(piece.id, piece.key, render)
+
+    return replace(cut, pieces=tuple(shared(piece) for piece in cut.pieces))
 
 
 def _house_memo(page: HousePage, stamps: dict[int, str]) -> dict[str, Any]:
@@ -415,44 +474,61 @@ def _house_memo(page: HousePage, stamps: dict[int, str]) -> dict[str, Any]:
 
 def _house_read(
     event: Event,
-    history: dict[int, dict[str, Any]],
+    histories: dict[str, dict[int, dict[str, Any]]],
+    sights: list[Sight],
     stamps: dict[int, str],
     touched: Collection[int],
-) -> tuple[HousePage, dict[str, str], int | None]:
-    """House's page for an update: the rows that moved since the version the update builds on,
-    the keys of the other rows' pieces as that version has them, and that version. Every row
-    when that version is not known well enough to build on."""
-    base = _base(history, event.version)
-    was = history.get(base, {}) if base is not None else {}
-    memo = was.get("memo") or {}
-    rows_was = memo.get("rows")
-    keys = was.get("keys") or {}
-    lists = was.get("lists") or {}
-    if not isinstance(rows_was, dict):
-        return house_page(event), {}, None
-    moved = set(touched) | {pk for pk, stamp in stamps.items() if rows_was.get(pk) != stamp}
-    # Each player's checklist items as that version listed them (none: nothing blocked them).
-    items: dict[int, list[str]] = {}
-    for id in [*lists.get("checklist", ()), *lists.get("checklist-more", ())]:
-        if id.startswith("check-player-"):
-            items.setdefault(int(id.split("-")[2]), []).append(id)
-    page = house_page(event, rows=moved, item_ids={pk: tuple(ids) for pk, ids in items.items()})
-    if memo.get("facts") != digest(page.row_facts):
-        return house_page(event), {}, None  # what every row shows changed: read them all
-    known: dict[str, str] = {}
-    listed = set(page.check_in_order)
+) -> tuple[HousePage, dict[str, tuple[dict[str, str], int | None]]]:
+    """House's page for an update, read once for every sight: the rows that moved since the
+    version any sight's update builds on; and per sight, the keys of the other rows' pieces as
+    that version has them, and that version. Every row when a sight's version is not known well
+    enough to build on."""
+    bases: dict[str, tuple[int | None, dict[str, Any]]] = {}
+    moved = set(touched)
+    # Each player's checklist items as each sight's version listed them (none: nothing blocked
+    # them).
+    items: dict[str, dict[int, list[str]]] = {}
+    for sight in sights:
+        history = histories[sight.name]
+        base = _base(history, event.version)
+        was = history.get(base, {}) if base is not None else {}
+        rows_was = (was.get("memo") or {}).get("rows")
+        if not isinstance(rows_was, dict):
+            return house_page(event), {}
+        moved |= {pk for pk, stamp in stamps.items() if rows_was.get(pk) != stamp}
+        bases[sight.name] = (base, was)
+        lists = was.get("lists") or {}
+        listed: dict[int, list[str]] = {}
+        for id in [*lists.get("checklist", ()), *lists.get("checklist-more", ())]:
+            if id.startswith("check-player-"):
+                listed.setdefault(int(id.split("-")[2]), []).append(id)
+        items[sight.name] = listed
+    first = items[sights[0].name]
+    for listed in items.values():
+        if any(listed.get(pk) != first.get(pk) for pk in {*listed, *first} - moved):
+            return house_page(event), {}  # the sights' pages list unread items apart
+    page = house_page(event, rows=moved, item_ids={pk: tuple(ids) for pk, ids in first.items()})
+    listed_in = set(page.check_in_order)
     unread = [pk for pk in page.players_order if pk not in moved]
-    for pk in unread:
-        ids = [
-            player_row_id(pk),
-            *([check_in_row_id(pk)] if pk in listed else []),
-            *items.get(pk, ()),
-        ]
-        for id in ids:
-            if id not in keys:
-                return house_page(event), {}, None
-            known[id] = keys[id]
-    return page, known, base
+    reads: dict[str, tuple[dict[str, str], int | None]] = {}
+    for sight in sights:
+        base, was = bases[sight.name]
+        if (was.get("memo") or {}).get("facts") != digest(page.seen_by(sight).row_facts):
+            return house_page(event), {}  # what every row shows changed: read them all
+        keys = was.get("keys") or {}
+        known: dict[str, str] = {}
+        for pk in unread:
+            ids = [
+                player_row_id(pk),
+                *([check_in_row_id(pk)] if pk in listed_in else []),
+                *first.get(pk, ()),
+            ]
+            for id in ids:
+                if id not in keys:
+                    return house_page(event), {}
+                known[id] = keys[id]
+        reads[sight.name] = (known, base)
+    return page, reads
 
 
 def player(registration: Registration, data: PlayerState | None = None) -> Snapshot:
@@ -529,5 +605,5 @@ def change_snapshots(
             first(found)
             found = []
         if public:
-            found.append(house_update(event, touched, listening=house_listens(event.pk)))
+            found += house_updates(event, touched)
         return found

@@ -24,6 +24,9 @@ display sees the board alone.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from itertools import combinations
 
 from django.db import models
 
@@ -161,6 +164,80 @@ def order(role: str) -> int:
     return _ORDER.get(role, 99)
 
 
+def labels(roles: Iterable[str]) -> list[str]:
+    """A member's roles as a page names them, strongest first."""
+    return [Role(role).label for role in sorted(roles, key=order) if role in Role.values]
+
+
 def strongest(roles: Iterable[str]) -> str | None:
     ordered = sorted(roles, key=lambda role: _ORDER.get(role, 99))
     return ordered[0] if ordered else None
+
+
+# --- what one viewer is shown -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Sight:
+    """What the holder of some roles may see (`SIGHTS`) and do among the actions a page offers:
+    a page is rendered once per sight, for every viewer whose roles give the same table rows.
+
+    `name` names the class in a live group's name ("owner-director", "cashier", "scorer",
+    "cashier-scorer"); `roles` are the fewest roles that give it, for the refusal's words.
+    """
+
+    name: str
+    roles: tuple[str, ...]
+    sees: tuple[str, ...]
+    does: tuple[str, ...]
+
+    def may_see(self, sight: str) -> bool:
+        return sight in self.sees
+
+    def may(self, action: str) -> bool:
+        return action in self.does
+
+    def unseen(self, sight: str) -> NotAllowed:
+        return unseen(self.roles, sight)
+
+
+# A viewer who holds no role: nothing to see or do.
+NO_SIGHT = Sight("none", (), (), ())
+
+
+def _rows(roles: frozenset[str], offered: frozenset[str]) -> tuple[tuple[str, ...], ...]:
+    sees = sorted({seen for role in roles for seen in SIGHTS.get(role, frozenset())})
+    does = sorted(action for action in offered if acting_role(roles, action) is not None)
+    return tuple(sees), tuple(does)
+
+
+@cache
+def sights(offered: frozenset[str]) -> tuple[Sight, ...]:
+    """Every sight a member's roles can give among the `offered` actions, one per class of
+    roles with the same table rows (owner and director share one while no staff change is
+    offered)."""
+    held = [
+        frozenset(combo)
+        for size in range(1, len(MEMBER_ROLES) + 1)
+        for combo in combinations([role.value for role in MEMBER_ROLES], size)
+    ]
+    classes: dict[tuple[tuple[str, ...], ...], list[frozenset[str]]] = {}
+    for roles in held:
+        classes.setdefault(_rows(roles, offered), []).append(roles)
+    found = []
+    for (sees, does), members in classes.items():
+        alone = [next(iter(roles)) for roles in members if len(roles) == 1]
+        fewest = sorted(sorted(members, key=len)[0], key=order)
+        name = "-".join(sorted(alone, key=order) or fewest)
+        found.append(Sight(name, tuple(fewest), sees, does))
+    return tuple(found)
+
+
+def sight_of(roles: Iterable[str], offered: Iterable[str]) -> Sight:
+    """The sight of a viewer holding `roles` (`roles_of`), among the `offered` actions."""
+    offered = frozenset(offered)
+    rows = _rows(frozenset(roles), offered)
+    for sight in sights(offered):
+        if (sight.sees, sight.does) == rows:
+            return sight
+    return NO_SIGHT

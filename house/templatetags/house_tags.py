@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from django import template
@@ -10,8 +9,6 @@ from django.utils.safestring import SafeString, mark_safe
 
 from events import money
 from helpers.forms import fresh_key as new_key
-from house import buttons
-from staff import roles as staff
 
 register = template.Library()
 
@@ -62,15 +59,3 @@ def dollars(amount: int | None) -> str:
 def negated_dollars(amount: int | None) -> str:
     """Dollars that went out, written as taken away: $5 out reads \u2212$5, $0 reads $0."""
     return "" if amount is None else money.dollars(-int(amount))
-
-
-@register.inclusion_tag("house/_role.html", takes_context=True)
-def role_buttons(context: dict[str, Any], roles: Iterable[str]) -> dict[str, Any]:
-    """The member's roles (`events.runner.roles_of`), and the style that hides the buttons they
-    do not use (house/buttons.py)."""
-    held = sorted(roles, key=staff.order)
-    return {
-        "roles": [staff.Role(role).label for role in held],
-        "style": buttons.style(held),
-        "csp_nonce": context.get("csp_nonce", ""),
-    }

@@ -15,7 +15,7 @@ import pytest
 from django.template.loader import render_to_string
 
 from events import services
-from house.read_model import HousePage, house_page, part_context
+from house.read_model import HousePage, house_page, part_context, sight
 from live import protocol, targeting
 from live.fragments import (
     CHECK_IN_ROW,
@@ -116,10 +116,11 @@ def test_after_each_change_house_is_sent_what_a_page_read_now_shows(
     table = make_table(players=4, start=True)
     first, second, third, fourth = table.players
     event = table.refresh()
-    group = protocol.house_group(event.pk)
-    targeting.house_listening(event.pk)
+    owner = sight(["owner"])
+    group = protocol.house_group(event.pk, owner.name)
+    targeting.house_listening(event.pk, owner.name)
     with targeting.consistent_read():
-        targeting.house(table.refresh())
+        targeting.house(table.refresh(), owner)
     read: list[Any] = []  # the rows each House read asked for (None: every row)
 
     def reading(event: Any, **kwargs: Any) -> HousePage:
@@ -131,13 +132,11 @@ def test_after_each_change_house_is_sent_what_a_page_read_now_shows(
     def deliver(player: Any) -> dict[str, Any]:
         read.clear()
         (house,) = [
-            s
-            for s in targeting.change_snapshots(event.pk, [table.rid(player)])
-            if s.stream == "house"
+            s for s in targeting.change_snapshots(event.pk, [table.rid(player)]) if s.group == group
         ]
         frame = house.frame()
         assert read == [{table.rid(player)}]
-        fresh = house_cut(house_page(table.refresh()))
+        fresh = house_cut(house_page(table.refresh()).seen_by(owner))
         record = targeting._last_shown(group, table.refresh())[frame["version"]]
         assert record["keys"] == {piece.id: piece.key for piece in fresh.pieces}
         assert record["lists"] == {id: list(ids) for id, ids in fresh.lists.items()}

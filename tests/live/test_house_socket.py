@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 from django.core.cache import cache
 
 from events import services
-from house.read_model import house_table
+from house.read_model import house_table, sight, sights
 from live import protocol, targeting
 from tests.factories import make_table, make_user
 from tests.live.sockets import (
@@ -121,13 +121,15 @@ def _timeless(house: Any) -> Any:
 def test_houses_fragment_is_rendered_only_while_a_house_page_listens() -> None:
     table = make_table(players=2, start=True)
     event_id = table.event.pk
-    cache.delete(f"live:house-listening:{event_id}")  # event ids repeat across tests
+    for each in sights():  # event ids repeat across tests
+        cache.delete(targeting._house_mark(event_id, each.name))
+    owner = protocol.house_group(event_id, sight(["owner"]).name)
     cookie = session_cookie(table.house)
     second = table.rid(table.players[1])
     label = table.registration(table.players[1]).label
 
     def house_frame() -> protocol.Snapshot:
-        (house,) = [s for s in targeting.change_snapshots(event_id, []) if s.stream == "house"]
+        (house,) = [s for s in targeting.change_snapshots(event_id, []) if s.group == owner]
         return house
 
     assert not house_frame().fragment  # nobody listens: nothing rendered

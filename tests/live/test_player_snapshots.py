@@ -8,6 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from events.reads.board import forget_kept_boards
 from events.reads.player import player_state, player_states
+from house.read_model import sight, sights
 from live import targeting
 from tests.factories import Table, make_table
 
@@ -58,7 +59,7 @@ def test_a_change_touching_more_players_costs_no_more_queries() -> None:
 
     assert len(four) == len(one)
     streams = [s.stream for s in snapshots]
-    assert streams == ["board", "venue", "places"] + ["player"] * 4 + ["house"]
+    assert streams == ["board", "venue", "places"] + ["player"] * 4 + ["house"] * len(sights())
 
 
 @pytest.mark.parametrize("listening", [True, False])
@@ -67,10 +68,11 @@ def test_what_phones_and_boards_follow_is_handed_over_before_house_is_read(
 ) -> None:
     table = varied()
     ids = [table.rid(player) for player in table.players]
+    owner = sight(["owner"])
+    for each in sights():
+        targeting.cache.delete(targeting._house_mark(table.event.pk, each.name))
     if listening:
-        targeting.house_listening(table.event.pk)
-    else:
-        targeting.cache.delete(targeting._house_mark(table.event.pk))
+        targeting.house_listening(table.event.pk, owner.name)
     handed: list[tuple[list[str], int]] = []
 
     with CaptureQueriesContext(connection) as queries:
@@ -84,8 +86,10 @@ def test_what_phones_and_boards_follow_is_handed_over_before_house_is_read(
 
     ((streams, read_before),) = handed
     assert streams == ["board", "venue", "places"] + ["player"] * 4
-    assert [s.stream for s in rest] == ["house"]
-    assert [s.fragment for s in rest] == [listening]
+    # One House frame per sight; only the sight a page listens for carries its fragment.
+    assert [s.stream for s in rest] == ["house"] * len(sights())
+    assert [s.fragment for s in rest if s.group.endswith(owner.name)] == [listening]
+    assert not any(s.fragment for s in rest if not s.group.endswith(owner.name))
     # House's table is read after the hand-over, and only while a House page listens.
     read_after = len(queries.captured_queries) - read_before
     assert read_after > 0 if listening else read_after == 0

@@ -21,7 +21,7 @@ from events import services
 from events.models import Event
 from events.reads.board import board_view
 from events.reads.common import to_json
-from house.read_model import house_page
+from house.read_model import house_page, sights
 from live import protocol, targeting
 from live.fragments import HOUSE_SECTIONS, board_html, compact, house_cut, house_html
 from tests.factories import make_table, make_user
@@ -64,9 +64,10 @@ def fresh_page(event: Event) -> BoardPage:
 
 def forget_what_was_sent(event_id: int) -> None:
     """Event ids repeat across tests: no record of another test's event may serve as a base."""
-    for group in (protocol.event_group(event_id), protocol.house_group(event_id)):
+    for group in (protocol.event_group(event_id), *targeting.house_groups(event_id)):
         cache.delete(targeting._shown_key(group))
-    cache.delete(f"live:house-listening:{event_id}")
+    for sight in sights():
+        cache.delete(targeting._house_mark(event_id, sight.name))
 
 
 def shown_cards(frame: dict[str, Any]) -> set[str]:
@@ -372,9 +373,11 @@ def test_while_no_house_page_listens_house_is_not_even_read() -> None:
     table = make_table(players=2, start=True)
     forget_what_was_sent(table.event.pk)
     table.choose_start(table.players[0])
-    (house,) = [s for s in targeting.change_snapshots(table.event.pk, []) if s.stream == "house"]
-    assert (house.data, house.html, house.parts) == (None, None, None)
-    assert house.frame() == {"type": "update", "stream": "house", "version": house.version}
+    houses = [s for s in targeting.change_snapshots(table.event.pk, []) if s.stream == "house"]
+    assert len(houses) == len(sights())  # one per sight, none of them read
+    for house in houses:
+        assert (house.data, house.html, house.parts) == (None, None, None)
+        assert house.frame() == {"type": "update", "stream": "house", "version": house.version}
 
 
 def test_a_page_that_started_while_a_change_was_on_its_way_applies_the_next_update(
