@@ -60,7 +60,7 @@ STAFF_ACTIONS = frozenset(
     }
 )
 
-# Display links (events/display.py, and a series' in seasons/services.py): the owner's and a
+# Display links (events/staffing.py, for an event and a series alike): the owner's and a
 # director's, neither a cashier's nor a scorer's.
 DISPLAY_LINK_ACTIONS = frozenset({"display_link_create", "display_link_revoke"})
 
