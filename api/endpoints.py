@@ -165,9 +165,9 @@ def write(
     description: str | None = None,
     arguments: Callable[[dict[str, Any]], Mapping[str, Any]] | None = None,
 ) -> Method:
-    """A write (`post = write(...)`): the body checked against `body` (none: an empty body), then
-    `service` called with the URL's ids, the body's fields (or what `arguments` makes of them),
-    the actor and the Idempotency-Key, its answer sent with `status`."""
+    """A write method (`post = HOUSE.write(...)`): the body checked against `body` (none: an
+    empty body), then `service` called with the URL's ids, the body's fields (or what `arguments`
+    makes of them), the actor and the Idempotency-Key, its answer sent with `status`."""
     checked = Empty if body is None else body
 
     def method(view: ApiView, request: Request, **ids: Any) -> Response:
@@ -195,8 +195,9 @@ def read(
     public: bool = False,
     description: str | None = None,
 ) -> Method:
-    """A read (`get = read(...)`): `answering(viewer, **the URL's ids)` gives the read model, sent
-    as JSON. The viewer is the signed-in account; on a public read, None for a visitor."""
+    """A read method (`get = HOUSE.read(...)`): `answering(viewer, **the URL's ids)` gives the
+    read model, sent as JSON. The viewer is the signed-in account; on a public read, None for a
+    visitor."""
 
     def method(view: ApiView, request: Request, **ids: Any) -> Response:
         viewer = reads.account(request.user) if public else actor(request)
@@ -221,9 +222,9 @@ def download[T](
     tags: list[str],
     public: bool = False,
 ) -> Method:
-    """A download (`get = download(...)`): what `finding(viewer, **the URL's ids)` names, as one
-    JSON `document` or, with `?format=csv`, as a `csv` attachment named `filename`. `formats` and
-    `rows` document the two."""
+    """A download method (`get = HOUSE.download(...)`): what `finding(viewer, **the URL's ids)`
+    names, as one JSON `document` or, with `?format=csv`, as a `csv` attachment named `filename`.
+    `formats` and `rows` document the two."""
 
     def method(view: ApiView, request: Request, **ids: Any) -> Response | HttpResponse:
         found = finding(reads.account(request.user) if public else actor(request), **ids)
@@ -272,3 +273,22 @@ class Section:
 
     def download(self, finding: Callable[..., Any], **declared: Any) -> Method:
         return download(finding, tags=self.tags, **declared)
+
+    # An endpoint with one method, declared as that method alone.
+
+    def post(self, service: Callable[..., Answer], **declared: Any) -> type[ApiView]:
+        """An endpoint whose one method is a `write` posted to it."""
+        return endpoint(post=self.write(service, **declared))
+
+    def get(
+        self, answering: Callable[..., Any], *, public: bool = False, **declared: Any
+    ) -> type[ApiView]:
+        """An endpoint whose one method is a `read`; anyone may read a public one."""
+        return endpoint(get=self.read(answering, public=public, **declared), public=public)
+
+
+def endpoint(*, public: bool = False, **methods: Method) -> type[ApiView]:
+    """A view serving `methods` (`get`, `post`, ...): to signed-in users, or anyone who reads a
+    public one."""
+    base = PublicReadView if public else ApiView
+    return type(f"{base.__name__}Endpoint", (base,), methods)

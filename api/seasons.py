@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from accounts.models import User
 from api import schema
-from api.endpoints import ApiView, PublicReadView, Section
+from api.endpoints import PublicReadView, Section
 from events.errors import NotFound
 from seasons import request_bodies as body
 from seasons import services
@@ -83,36 +83,32 @@ class SeriesDetail(PublicReadView):
     )
 
 
-class NextEvent(ApiView):
-    post = SEASONS.write(
-        services.series_next_event,
-        summary="Create the series' next event (its House, site staff)",
-        description="A draft with the last event's settings, named with its date, a week later "
-        "unless a date is given; a series with no event yet gets its first from the series' "
-        "settings and defaults, dated today in its time zone.",
-        body=body.NextEvent,
-        status=201,
-    )
+NextEvent = SEASONS.post(
+    services.series_next_event,
+    summary="Create the series' next event (its House, site staff)",
+    description="A draft with the last event's settings, named with its date, a week later "
+    "unless a date is given; a series with no event yet gets its first from the series' "
+    "settings and defaults, dated today in its time zone.",
+    body=body.NextEvent,
+    status=201,
+)
 
 
-class EventSeries(ApiView):
-    post = SEASONS.write(
-        services.event_series_set,
-        summary="Put an event in a series, or take it out (House of both)",
-        description="Only before the event starts; a started event stays in its series.",
-        body=body.EventSeries,
-    )
+EventSeries = SEASONS.post(
+    services.event_series_set,
+    summary="Put an event in a series, or take it out (House of both)",
+    description="Only before the event starts; a started event stays in its series.",
+    body=body.EventSeries,
+)
 
 
-class Seasons(ApiView):
-    post = SEASONS.write(
-        services.season_create,
-        summary="Open a season of a series (its House)",
-        description="Its points rules (defaults for keys left out) lock at its first finalized "
-        "event.",
-        body=body.SeasonCreate,
-        status=201,
-    )
+Seasons = SEASONS.post(
+    services.season_create,
+    summary="Open a season of a series (its House)",
+    description="Its points rules (defaults for keys left out) lock at its first finalized event.",
+    body=body.SeasonCreate,
+    status=201,
+)
 
 
 class SeasonDetail(PublicReadView):
@@ -154,34 +150,31 @@ class SeasonDownload(PublicReadView):
     )
 
 
-class Championship(ApiView):
-    post = SEASONS.write(
-        services.championship_create,
-        summary="Create the season's championship (its series' House)",
-        description="At the season's end: an event with registration open, the qualified "
-        "players invited first.",
-        body=body.Championship,
-        status=201,
-    )
+Championship = SEASONS.post(
+    services.championship_create,
+    summary="Create the season's championship (its series' House)",
+    description="At the season's end: an event with registration open, the qualified "
+    "players invited first.",
+    body=body.Championship,
+    status=201,
+)
 
 
-class PlayerHistoryView(PublicReadView):
-    get = SEASONS.read(
-        lambda viewer, player_id: player_history(_player(player_id), viewer),
-        summary="A player's history",
-        description="Every finalized event they played. Their own history shows every hand they "
-        "held; anyone else sees what the public final results show (a withdrawn player only as "
-        "withdrawn).",
-        answer=schema.read_model(PlayerHistory),
-        public=True,
-    )
+PlayerHistoryView = SEASONS.get(
+    lambda viewer, player_id: player_history(_player(player_id), viewer),
+    summary="A player's history",
+    description="Every finalized event they played. Their own history shows every hand they "
+    "held; anyone else sees what the public final results show (a withdrawn player only as "
+    "withdrawn).",
+    answer=schema.read_model(PlayerHistory),
+    public=True,
+)
 
 
-class MyHistory(ApiView):
-    get = SEASONS.read(
-        lambda viewer: player_history(viewer, viewer),
-        summary="My history",
-        description="Every finalized event I played, my hands included, and my championship "
-        "invitations.",
-        answer=schema.read_model(PlayerHistory),
-    )
+MyHistory = SEASONS.get(
+    lambda viewer: player_history(viewer, viewer),
+    summary="My history",
+    description="Every finalized event I played, my hands included, and my championship "
+    "invitations.",
+    answer=schema.read_model(PlayerHistory),
+)

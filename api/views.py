@@ -66,144 +66,129 @@ class EventDetail(PublicReadView):
     )
 
 
-class EventBoard(PublicReadView):
-    get = EVENTS.read(
-        lambda viewer, event_id: board_view(reads.visible_event(viewer, event_id)).data,
-        summary="The public board",
-        description="Live High and Low standings, progress and the pool; public state only.",
-        answer=schema.Board,
-        public=True,
-    )
+EventBoard = EVENTS.get(
+    lambda viewer, event_id: board_view(reads.visible_event(viewer, event_id)).data,
+    summary="The public board",
+    description="Live High and Low standings, progress and the pool; public state only.",
+    answer=schema.Board,
+    public=True,
+)
 
 
-class FormatList(PublicReadView):
-    get = EVENTS.read(
-        lambda viewer: formats_summary(),
-        summary="The event formats",
-        answer=schema.FormatDoc(many=True),
-        public=True,
-    )
+FormatList = EVENTS.get(
+    lambda viewer: formats_summary(),
+    summary="The event formats",
+    answer=schema.FormatDoc(many=True),
+    public=True,
+)
 
 
 # --- a player's own registration ------------------------------------------------------------
 
 
-class Register(ApiView):
-    post = PLAYING.write(
-        services.player_register,
-        summary="Register for an event",
-        description="An event that asks players to confirm their age (`minimum_age` above 0) "
-        "needs `age_confirmed: true` (409 age_not_confirmed).",
-        body=body.Registering,
-        status=201,
-    )
+Register = PLAYING.post(
+    services.player_register,
+    summary="Register for an event",
+    description="An event that asks players to confirm their age (`minimum_age` above 0) "
+    "needs `age_confirmed: true` (409 age_not_confirmed).",
+    body=body.Registering,
+    status=201,
+)
 
 
-class MyRegistration(ApiView):
-    get = PLAYING.read(
-        lambda viewer, event_id: player_state(
-            reads.own_registration(viewer, reads.visible_event(viewer, event_id))
-        ),
-        summary="My state in an event",
-        description="Next step, hand, pending choice (face-down cards are only slots), games "
-        "and places.",
-        answer=schema.PlayerSnapshot,
-    )
+MyRegistration = PLAYING.get(
+    lambda viewer, event_id: player_state(
+        reads.own_registration(viewer, reads.visible_event(viewer, event_id))
+    ),
+    summary="My state in an event",
+    description="Next step, hand, pending choice (face-down cards are only slots), games "
+    "and places.",
+    answer=schema.PlayerSnapshot,
+)
 
 
-class RegistrationDetail(ApiView):
-    get = PLAYING.read(
-        lambda viewer, registration_id: player_state(
-            reads.readable_registration(viewer, registration_id)
-        ),
-        summary="A registration's player state (its player, or House)",
-        answer=schema.PlayerSnapshot,
-    )
+RegistrationDetail = PLAYING.get(
+    lambda viewer, registration_id: player_state(
+        reads.readable_registration(viewer, registration_id)
+    ),
+    summary="A registration's player state (its player, or House)",
+    answer=schema.PlayerSnapshot,
+)
 
 
-class RegistrationCancel(ApiView):
-    post = PLAYING.write(
-        services.registration_cancel,
-        summary="Cancel a registration not yet checked in",
-    )
+RegistrationCancel = PLAYING.post(
+    services.registration_cancel,
+    summary="Cancel a registration not yet checked in",
+)
 
 
-class StartingSelection(ApiView):
-    post = PLAYING.write(
-        services.starting_selection_confirm,
-        summary="Confirm the starting selection",
-        description="Keeps exactly the required number of the face-down offer and reveals every "
-        "offered card. House may select for a player, with a reason.",
-        body=body.StartingSelection,
-    )
+StartingSelection = PLAYING.post(
+    services.starting_selection_confirm,
+    summary="Confirm the starting selection",
+    description="Keeps exactly the required number of the face-down offer and reveals every "
+    "offered card. House may select for a player, with a reason.",
+    body=body.StartingSelection,
+)
 
 
-class Results(ApiView):
-    post = PLAYING.write(
-        services.result_submit,
-        summary="Report the next game's result",
-        description="A loss deals its card into the hand; a win deals the face-up cards the "
-        "event's format offers (`offered`) to choose from. House may report for a player, with a "
-        "reason.",
-        body=body.ResultReport,
-        status=201,
-    )
+Results = PLAYING.post(
+    services.result_submit,
+    summary="Report the next game's result",
+    description="A loss deals its card into the hand; a win deals the face-up cards the "
+    "event's format offers (`offered`) to choose from. House may report for a player, with a "
+    "reason.",
+    body=body.ResultReport,
+    status=201,
+)
 
 
-class WinChoice(ApiView):
-    post = PLAYING.write(
-        services.win_choice_confirm,
-        summary="Keep one of a win's face-up cards",
-        description="House may choose for a player (an abandoned choice), with a reason.",
-        body=body.WinChoice,
-    )
+WinChoice = PLAYING.post(
+    services.win_choice_confirm,
+    summary="Keep one of a win's face-up cards",
+    description="House may choose for a player (an abandoned choice), with a reason.",
+    body=body.WinChoice,
+)
 
 
-class Withdraw(ApiView):
-    post = PLAYING.write(
-        services.player_withdraw,
-        summary="Withdraw (leave early, or House withdraws a player with a reason)",
-        description="Final. Voids a pending offer or choice.",
-        body=body.Withdrawal,
-    )
+Withdraw = PLAYING.post(
+    services.player_withdraw,
+    summary="Withdraw (leave early, or House withdraws a player with a reason)",
+    description="Final. Voids a pending offer or choice.",
+    body=body.Withdrawal,
+)
 
 
 # --- House ----------------------------------------------------------------------------------
 
 
-class RegistrationOpen(ApiView):
-    post = HOUSE.write(
-        services.registration_open,
-        summary="Open registration (opens a draft event)",
-    )
+RegistrationOpen = HOUSE.post(
+    services.registration_open,
+    summary="Open registration (opens a draft event)",
+)
 
 
-class RegistrationClose(ApiView):
-    post = HOUSE.write(
-        services.registration_close,
-        summary="Close registration",
-        description="Registrations never checked in become no-shows.",
-    )
+RegistrationClose = HOUSE.post(
+    services.registration_close,
+    summary="Close registration",
+    description="Registrations never checked in become no-shows.",
+)
 
 
-class Start(ApiView):
-    post = HOUSE.write(
-        services.event_start,
-        summary="Start the event",
-        description="Sizes and locks the stock from the checked-in players and deals the "
-        "face-down starting offers.",
-    )
+Start = HOUSE.post(
+    services.event_start,
+    summary="Start the event",
+    description="Sizes and locks the stock from the checked-in players and deals the "
+    "face-down starting offers.",
+)
 
 
-class CheckIn(ApiView):
-    post = HOUSE.write(
-        services.player_check_in,
-        summary="Check a player in (after the start: a late entry)",
-    )
+CheckIn = HOUSE.post(
+    services.player_check_in,
+    summary="Check a player in (after the start: a late entry)",
+)
 
 
-class CheckInUndo(ApiView):
-    post = HOUSE.write(services.check_in_undo, summary="Undo a check-in (before the start)")
+CheckInUndo = HOUSE.post(services.check_in_undo, summary="Undo a check-in (before the start)")
 
 
 class Participants(ApiView):
@@ -225,99 +210,89 @@ class Participants(ApiView):
         return answered(answer, status=201)
 
 
-class SelfCheckInSwitch(ApiView):
-    post = HOUSE.write(
-        services.self_check_in_switch,
-        summary="Switch self check-in on or off",
-        description="On, registered players check in from their phones with the code shown on "
-        "the board; switching on again makes a new code.",
-        body=body.SelfCheckInSwitch,
-    )
+SelfCheckInSwitch = HOUSE.post(
+    services.self_check_in_switch,
+    summary="Switch self check-in on or off",
+    description="On, registered players check in from their phones with the code shown on "
+    "the board; switching on again makes a new code.",
+    body=body.SelfCheckInSwitch,
+)
 
 
-class SelfCheckIn(ApiView):
-    post = PLAYING.write(
-        services.self_check_in,
-        summary="Check myself in with the event's code",
-        description="While House has self check-in on, before the start: after it a late "
-        "entry needs House (409 late_entry_needs_house). Wrong codes are limited per account "
-        "(403 too_many_guesses). With `register`, a player not yet registered registers in the "
-        "same step; an event that asks players to confirm their age then needs "
-        "`age_confirmed: true` (409 age_not_confirmed).",
-        body=body.SelfCheckIn,
-    )
+SelfCheckIn = PLAYING.post(
+    services.self_check_in,
+    summary="Check myself in with the event's code",
+    description="While House has self check-in on, before the start: after it a late "
+    "entry needs House (409 late_entry_needs_house). Wrong codes are limited per account "
+    "(403 too_many_guesses). With `register`, a player not yet registered registers in the "
+    "same step; an event that asks players to confirm their age then needs "
+    "`age_confirmed: true` (409 age_not_confirmed).",
+    body=body.SelfCheckIn,
+)
 
 
-class CheckInAll(ApiView):
-    post = HOUSE.write(
-        services.check_in_all,
-        summary="Check in every registered player (before the start)",
-    )
+CheckInAll = HOUSE.post(
+    services.check_in_all,
+    summary="Check in every registered player (before the start)",
+)
 
 
-class Payment(ApiView):
-    post = HOUSE.write(
-        services.payment_mark,
-        summary="Mark a player's contribution paid or not paid",
-        description="A paid entry needs the event's remainder policy first (409 "
-        "remainder_policy_required). Once any entry is paid, the contribution and the remainder "
-        "policy are locked (409 paid_entries_exist).",
-        body=body.Payment,
-    )
+Payment = HOUSE.post(
+    services.payment_mark,
+    summary="Mark a player's contribution paid or not paid",
+    description="A paid entry needs the event's remainder policy first (409 "
+    "remainder_policy_required). Once any entry is paid, the contribution and the remainder "
+    "policy are locked (409 paid_entries_exist).",
+    body=body.Payment,
+)
 
 
-class Announcements(ApiView):
-    post = HOUSE.write(
-        services.announcement_send,
-        summary="Send an announcement to every player",
-        description="Shown at once on open player pages and sent by Poker push to players who "
-        "turned it on.",
-        body=body.AnnouncementText,
-        status=201,
-    )
+Announcements = HOUSE.post(
+    services.announcement_send,
+    summary="Send an announcement to every player",
+    description="Shown at once on open player pages and sent by Poker push to players who "
+    "turned it on.",
+    body=body.AnnouncementText,
+    status=201,
+)
 
 
-class Corrections(ApiView):
-    post = HOUSE.write(
-        services.result_correct,
-        summary="Correct a result (Win <-> Loss)",
-        description="No card moves; the player is paused for review.",
-        body=body.Correction,
-    )
+Corrections = HOUSE.post(
+    services.result_correct,
+    summary="Correct a result (Win <-> Loss)",
+    description="No card moves; the player is paused for review.",
+    body=body.Correction,
+)
 
 
-class Reviews(ApiView):
-    post = HOUSE.write(
-        services.review_open,
-        summary="Pause a player for review",
-        body=body.Reason,
-        status=201,
-    )
+Reviews = HOUSE.post(
+    services.review_open,
+    summary="Pause a player for review",
+    body=body.Reason,
+    status=201,
+)
 
 
-class ReviewResolve(ApiView):
-    post = HOUSE.write(
-        services.review_resolve,
-        summary="Resolve a review",
-        description="The player resumes when no review is left open.",
-        body=body.Reason,
-    )
+ReviewResolve = HOUSE.post(
+    services.review_resolve,
+    summary="Resolve a review",
+    description="The player resumes when no review is left open.",
+    body=body.Reason,
+)
 
 
-class WildReveal(ApiView):
-    post = HOUSE.write(
-        services.wild_reveal,
-        summary="Reveal a complete player's wild (Standard v1)",
-    )
+WildReveal = HOUSE.post(
+    services.wild_reveal,
+    summary="Reveal a complete player's wild (Standard v1)",
+)
 
 
-class AccessReset(ApiView):
-    post = HOUSE.write(
-        services.access_reset,
-        summary="Reset a player's access",
-        description="Ends their sessions and emails a password reset; cards stay as they are.",
-        body=body.Reason,
-    )
+AccessReset = HOUSE.post(
+    services.access_reset,
+    summary="Reset a player's access",
+    description="Ends their sessions and emails a password reset; cards stay as they are.",
+    body=body.Reason,
+)
 
 
 def _adjustments(data: dict[str, Any]) -> dict[str, Any]:
@@ -325,97 +300,88 @@ def _adjustments(data: dict[str, Any]) -> dict[str, Any]:
     return {"adjustments": [(a["amount"], a["explanation"]) for a in data["adjustments"]]}
 
 
-class PoolConfirm(ApiView):
-    post = HOUSE.write(
-        services.pool_confirm,
-        summary="Confirm the pool",
-        description="Base plus every adjustment in force; registration must be closed.",
-        body=body.PoolConfirmation,
-        arguments=_adjustments,
-    )
+PoolConfirm = HOUSE.post(
+    services.pool_confirm,
+    summary="Confirm the pool",
+    description="Base plus every adjustment in force; registration must be closed.",
+    body=body.PoolConfirmation,
+    arguments=_adjustments,
+)
 
 
-class Finalize(ApiView):
-    post = HOUSE.write(
-        services.event_finalize,
-        summary="Finalize the event",
-        description="Computes places and awards, locks the event and reveals the seed.",
-    )
+Finalize = HOUSE.post(
+    services.event_finalize,
+    summary="Finalize the event",
+    description="Computes places and awards, locks the event and reveals the seed.",
+)
 
 
-class HouseDashboard(ApiView):
-    get = HOUSE.read(
-        lambda viewer, event_id: house_table(reads.house_event(viewer, event_id)),
-        summary="House's players table",
-        description="House sees no face-down card either.",
-        answer=schema.HouseSnapshot,
-    )
+HouseDashboard = HOUSE.get(
+    lambda viewer, event_id: house_table(reads.house_event(viewer, event_id)),
+    summary="House's players table",
+    description="House sees no face-down card either.",
+    answer=schema.HouseSnapshot,
+)
 
 
-class CashBox(ApiView):
-    get = HOUSE.read(
-        lambda viewer, event_id: cash_box_model.cash_box(reads.money_event(viewer, event_id)),
-        summary="The cash box",
-        description="The night's money as the ledger's lines add it up: cash expected in the box, "
-        "card, online, comps, refunds, payouts, and the difference with the pool, named.",
-        answer=schema.read_model(cash_box_model.CashBox),
-    )
+CashBox = HOUSE.get(
+    lambda viewer, event_id: cash_box_model.cash_box(reads.money_event(viewer, event_id)),
+    summary="The cash box",
+    description="The night's money as the ledger's lines add it up: cash expected in the box, "
+    "card, online, comps, refunds, payouts, and the difference with the pool, named.",
+    answer=schema.read_model(cash_box_model.CashBox),
+)
 
 
-class LedgerEntries(ApiView):
-    post = HOUSE.write(
-        ledger.entry_payment,
-        summary="Record a player's entry: cash, card, online or comp",
-        description="An online payment needs its reference, a comp its reason. The line is an "
-        "audit entry (`entry_paid`).",
-        body=ledger_body.EntryPayment,
-        status=201,
-    )
+LedgerEntries = HOUSE.post(
+    ledger.entry_payment,
+    summary="Record a player's entry: cash, card, online or comp",
+    description="An online payment needs its reference, a comp its reason. The line is an "
+    "audit entry (`entry_paid`).",
+    body=ledger_body.EntryPayment,
+    status=201,
+)
 
 
-class LedgerRefunds(ApiView):
-    post = HOUSE.write(
-        ledger.entry_refund,
-        summary="Record a refund",
-        description="For a cancelled entry or a withdrawal, as the event's refund policy allows "
-        "(409 refund_not_in_policy), never more than the player paid in and has not had back "
-        "(409 refund_exceeds_payment).",
-        body=ledger_body.Refund,
-        status=201,
-    )
+LedgerRefunds = HOUSE.post(
+    ledger.entry_refund,
+    summary="Record a refund",
+    description="For a cancelled entry or a withdrawal, as the event's refund policy allows "
+    "(409 refund_not_in_policy), never more than the player paid in and has not had back "
+    "(409 refund_exceeds_payment).",
+    body=ledger_body.Refund,
+    status=201,
+)
 
 
-class LedgerPayouts(ApiView):
-    post = HOUSE.write(
-        ledger.payout_record,
-        summary="Record a payout of an award",
-        description="Once the event is finalized, never more than what is left of the award "
-        "(409 payout_exceeds_award). Winnings net of the entry above the reporting threshold are "
-        "flagged `reportable`.",
-        body=ledger_body.Payout,
-        status=201,
-    )
+LedgerPayouts = HOUSE.post(
+    ledger.payout_record,
+    summary="Record a payout of an award",
+    description="Once the event is finalized, never more than what is left of the award "
+    "(409 payout_exceeds_award). Winnings net of the entry above the reporting threshold are "
+    "flagged `reportable`.",
+    body=ledger_body.Payout,
+    status=201,
+)
 
 
-class LedgerSponsor(ApiView):
-    post = HOUSE.write(
-        ledger.sponsor_payment,
-        summary="Record a sponsor's money",
-        description="In a free-entry event: money the sponsor handed over (cash, into the box) or "
-        "transferred, never more than the sponsored pool not yet recorded (409 "
-        "sponsor_exceeds_pool). The line is an audit entry (`sponsor_paid`).",
-        body=ledger_body.SponsorPayment,
-        status=201,
-    )
+LedgerSponsor = HOUSE.post(
+    ledger.sponsor_payment,
+    summary="Record a sponsor's money",
+    description="In a free-entry event: money the sponsor handed over (cash, into the box) or "
+    "transferred, never more than the sponsored pool not yet recorded (409 "
+    "sponsor_exceeds_pool). The line is an audit entry (`sponsor_paid`).",
+    body=ledger_body.SponsorPayment,
+    status=201,
+)
 
 
-class Checklist(ApiView):
-    get = HOUSE.read(
-        lambda viewer, event_id: reads.checklist(reads.house_event(viewer, event_id)),
-        summary="The finalization checklist",
-        description="Everything that blocks finalization, naming each player concerned.",
-        answer=schema.Checklist,
-    )
+Checklist = HOUSE.get(
+    lambda viewer, event_id: reads.checklist(reads.house_event(viewer, event_id)),
+    summary="The finalization checklist",
+    description="Everything that blocks finalization, naming each player concerned.",
+    answer=schema.Checklist,
+)
 
 
 class AuditExport(ApiView):
