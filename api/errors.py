@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 # and the server failed. Listed in the schema next to the domain codes.
 METHOD_NOT_ALLOWED = "method_not_allowed"
 SERVER_ERROR = "server_error"
-TOO_LARGE = "too_large"  # a body over DATA_UPLOAD_MAX_MEMORY_SIZE (api/views.py JsonBody)
+TOO_LARGE = "too_large"  # a body over DATA_UPLOAD_MAX_MEMORY_SIZE (api/endpoints.py JsonBody)
 THROTTLED = "throttled"  # too many requests from one account or address (api/throttles.py)
 
 

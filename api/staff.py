@@ -18,8 +18,9 @@ from rest_framework.serializers import Serializer
 
 from accounts.models import User
 from api import reads, schema
+from api.endpoints import ApiView, actor, answered, valid
 from api.seasons import SEASONS, known_series
-from api.views import HOUSE, ApiView, actor, answered, valid
+from api.views import HOUSE
 from events import display
 from events import request_bodies as event_body
 from events import services as event_services
@@ -113,7 +114,7 @@ EVENT = StaffScope(
     id_name="event_id",
     # The event's owner route was named before a series had one.
     url_names=lambda name: "event-owner" if name == "owner" else name,
-    tags=HOUSE,
+    tags=HOUSE.tags,
     a="an event",
     its="the event's",
     owners="its owner or site staff",
@@ -142,7 +143,7 @@ SERIES = StaffScope(
     prefix="series/<int:series_id>/",
     id_name="series_id",
     url_names=lambda name: f"series-{name}",
-    tags=SEASONS,
+    tags=SEASONS.tags,
     a="a series",
     its="the series'",
     owners="its owner",

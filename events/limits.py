@@ -61,7 +61,7 @@ _SURROGATE = re.compile(f"[{_SURROGATES}]")
 
 # The same, as JSON Schema `pattern`s (ECMA 262, Rust and Python read these escapes alike). Lone
 # surrogates are left out: a Rust regex cannot name them, and the API refuses a body holding one
-# before any field is read (`api.views.JsonBody`).
+# before any field is read (`api.endpoints.JsonBody`).
 _FORBIDDEN_ESCAPED = r"\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 _FORBIDDEN_MULTI_ESCAPED = (
     r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
