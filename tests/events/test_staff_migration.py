@@ -24,6 +24,7 @@ from events import services
 from seasons import services as seasons
 from seasons.models import Series
 from staff.models import DisplayLink, Invitation, Membership
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 
 pytestmark = pytest.mark.django_db
@@ -86,7 +87,7 @@ def test_the_creator_becomes_owner_and_every_other_member_a_director() -> None:
     table = make_table()
     event = table.event
     first = make_user("First")
-    services.house_member_add(event_id=event.pk, by=make_user("Site", staff=True), member=first)
+    services.house_member_add(scope=Scope.of(event), by=make_user("Site", staff=True), member=first)
     another = make_table()
     old = before_the_staff_layer()
     staff = model(old, "events.EventStaff")
@@ -280,8 +281,8 @@ def test_the_staff_their_invitations_and_display_links_move_to_the_staff_layer()
     assert door.revoked_at == sent
     assert "events_displaylink" not in connection.introspection.table_names()
     # What is made next takes an id after the kept ones.
-    made = services.display_link_create(event_id=event.pk, by=table.house, label="Stage")
+    made = services.display_link_create(scope=Scope.of(event), by=table.house, label="Stage")
     invited = services.staff_invite(
-        event_id=event.pk, by=table.house, email=casey.email, role="scorer"
+        scope=Scope.of(event), by=table.house, email=casey.email, role="scorer"
     )
     assert made.link_id > 5152 and invited.invitation_id > 4242
