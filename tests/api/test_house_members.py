@@ -17,7 +17,7 @@ def test_it_lets_staff_appoint_a_house_member_who_can_then_act() -> None:
         f"/api/events/{table.event.pk}/house-members/", {"user_id": member.pk}
     )
     assert response.status_code == 201
-    assert response.json() == {"event_id": table.event.pk, "member": member.pk}
+    assert response.json() == {"scope": "event", "scope_id": table.event.pk, "member": member.pk}
     assert Api(member).get(f"/api/events/{table.event.pk}/house/").status_code == 200
 
 
@@ -28,7 +28,7 @@ def test_it_lets_staff_remove_a_house_member() -> None:
     api.post(f"/api/events/{table.event.pk}/house-members/", {"user_id": member.pk})
     response = api.delete(f"/api/events/{table.event.pk}/house-members/{member.pk}/")
     assert response.status_code == 200
-    assert response.json() == {"event_id": table.event.pk, "member": member.pk}
+    assert response.json() == {"scope": "event", "scope_id": table.event.pk, "member": member.pk}
     assert error(Api(member).get(f"/api/events/{table.event.pk}/house/")) == (403, "not_allowed")
 
 

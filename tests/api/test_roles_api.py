@@ -11,9 +11,11 @@ import pytest
 
 from accounts.models import User
 from events import services
+from events.models import Event
 from events.venue import display_path
-from seasons.services import series_house_add, series_house_remove, series_ownership_transfer
+from seasons.models import Series
 from staff import roles as staff
+from staff.scopes import Scope
 from tests.api.support import Api, error
 from tests.api.test_security_sweep import HOUSE, STAFF, Scene, _send
 from tests.events.test_roles import allowed
@@ -82,11 +84,15 @@ def _staffed(scene: Scene) -> dict[str, User]:
     event_id, creator = scene.table.event.pk, scene.table.house
     people = {role: make_user(role.capitalize()) for role in ROLES}
     for role in ("director", "cashier", "scorer"):
-        services.house_member_add(event_id=event_id, by=creator, member=people[role], role=role)
-    series_house_add(series_id=scene.series, by=creator, member=people["owner"])
-    series_ownership_transfer(series_id=scene.series, by=creator, member=people["owner"])
+        services.house_member_add(
+            scope=Scope(Event, event_id), by=creator, member=people[role], role=role
+        )
+    services.house_member_add(scope=Scope(Series, scene.series), by=creator, member=people["owner"])
+    services.ownership_transfer(
+        scope=Scope(Series, scene.series), by=creator, member=people["owner"]
+    )
     # Leaving the series, the creator leaves its events' staff too.
-    series_house_remove(series_id=scene.series, by=creator, member=creator)
+    services.house_member_remove(scope=Scope(Series, scene.series), by=creator, member=creator)
     return people
 
 

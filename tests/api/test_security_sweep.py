@@ -17,16 +17,15 @@ import pytest
 from django.urls import URLPattern
 
 from api import urls
-from events.display import display_link_create
-from events.services import staff_invite
+from events.services import display_link_create, staff_invite
+from seasons.models import Series
 from seasons.reads import public_id
 from seasons.services import (
     event_series_set,
     season_create,
     series_create,
-    series_display_link_create,
-    series_staff_invite,
 )
+from staff.scopes import Scope
 from tests.api.support import Api, error
 from tests.factories import make_table, make_user
 from tests.refusals import unchanged
@@ -239,17 +238,17 @@ class Scene:
         )
         self.outsider = make_user("Outsider")
         self.invitation = staff_invite(
-            event_id=self.table.event.pk, by=self.table.house, email="invited@example.com"
+            scope=Scope.of(self.table.event), by=self.table.house, email="invited@example.com"
         ).invitation_id
-        self.series_invitation = series_staff_invite(
-            series_id=self.series, by=self.table.house, email="invited@example.com"
+        self.series_invitation = staff_invite(
+            scope=Scope(Series, self.series), by=self.table.house, email="invited@example.com"
         ).invitation_id
         # The series' projector link, and the one House made for the night.
-        self.series_link = series_display_link_create(
-            series_id=self.series, by=self.table.house, label="Bar screen"
+        self.series_link = display_link_create(
+            scope=Scope(Series, self.series), by=self.table.house, label="Bar screen"
         ).link_id
         self.link = display_link_create(
-            event_id=self.table.event.pk, by=self.table.house, label="Projector"
+            scope=Scope.of(self.table.event), by=self.table.house, label="Projector"
         ).link_id
 
     def ids(self, target: int) -> dict[str, int | str]:

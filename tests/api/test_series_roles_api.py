@@ -11,6 +11,7 @@ import pytest
 
 from seasons.models import Series
 from staff.models import Invitation, Membership
+from staff.reads import members
 from tests.api.support import Api, error
 from tests.seasons.test_series_staff import (
     CONTROLS,
@@ -31,14 +32,14 @@ def _roles(crew: Crew) -> dict[int, str]:
 # Each series write of the API, by the series action it performs.
 WRITES: dict[str, tuple[str, str, dict[str, Any]]] = {
     "series_defaults_set": ("PATCH", "/api/series/{s}/", {"minimum_age": 21}),
-    "series_house_add": (
+    "house_member_add": (
         "POST",
         "/api/series/{s}/house-members/",
         {"user_id": "{newcomer}", "role": "scorer"},
     ),
-    "series_house_remove": ("DELETE", "/api/series/{s}/house-members/{spare}/", {}),
-    "series_ownership_transfer": ("POST", "/api/series/{s}/owner/", {"user_id": "{spare}"}),
-    "series_staff_invite": (
+    "house_member_remove": ("DELETE", "/api/series/{s}/house-members/{spare}/", {}),
+    "ownership_transfer": ("POST", "/api/series/{s}/owner/", {"user_id": "{spare}"}),
+    "staff_invite": (
         "POST",
         "/api/series/{s}/staff-invitations/",
         {"email": "someone@example.com", "role": "cashier"},
@@ -51,12 +52,12 @@ WRITES: dict[str, tuple[str, str, dict[str, Any]]] = {
     ),
     "season_update": ("PATCH", "/api/seasons/{season}/", {"name": "Autumn 2026"}),
     "championship_create": ("POST", "/api/seasons/{season}/championship/", {"date": "2026-12-10"}),
-    "series_display_link_create": (
+    "display_link_create": (
         "POST",
         "/api/series/{s}/display-links/",
         {"label": "Door screen"},
     ),
-    "series_display_link_revoke": ("POST", "/api/series/{s}/display-links/{link}/revoke/", {}),
+    "display_link_revoke": ("POST", "/api/series/{s}/display-links/{link}/revoke/", {}),
 }
 
 
@@ -101,7 +102,9 @@ def test_the_owner_appoints_with_a_role_and_changes_it_by_posting_again() -> Non
     owner = Api(crew.people["owner"])
     path = f"/api/series/{crew.series_id}/house-members/"
     answer = owner.post(path, {"user_id": crew.newcomer.pk})
-    assert answer.status_code == 201 and "Newcomer" in answer.json()["house"]
+    assert answer.status_code == 201 and answer.json()["member"] == crew.newcomer.pk
+    series = Series.objects.get(pk=crew.series_id)
+    assert "Newcomer" in [m.user.display_name for m in members(series)]
     assert _roles(crew)[crew.newcomer.pk] == "director"
     assert owner.post(path, {"user_id": crew.newcomer.pk, "role": "cashier"}).status_code == 201
     assert _roles(crew)[crew.newcomer.pk] == "cashier"
@@ -139,7 +142,7 @@ def test_ownership_is_handed_over_and_the_former_owner_stays_as_director() -> No
     assert error(response) == (403, "not_allowed")
     answer = Api(owner).post(path, {"user_id": crew.spare.pk})
     assert answer.status_code == 200
-    assert answer.json() == {"series_id": crew.series_id, "owner": crew.spare.pk}
+    assert answer.json() == {"scope": "series", "scope_id": crew.series_id, "owner": crew.spare.pk}
     roles = _roles(crew)
     assert roles[crew.spare.pk] == "owner" and roles[owner.pk] == "director"
     assert list(roles.values()).count("owner") == 1
@@ -156,7 +159,7 @@ def test_an_invitation_answers_with_its_token_and_its_invitee_accepts_it_once() 
         wrong = Api(crew.people["outsider"]).post(f"{path}accept/", {"token": token})
     assert error(wrong) == (403, "not_allowed")
     accepted = Api(crew.newcomer).post(f"{path}accept/", {"token": token})
-    assert accepted.json() == {"series_id": crew.series_id, "role": "scorer"}
+    assert accepted.json() == {"scope": "series", "scope_id": crew.series_id, "role": "scorer"}
     assert _roles(crew)[crew.newcomer.pk] == "scorer"
     with nothing_changes(crew):
         again = Api(crew.newcomer).post(f"{path}accept/", {"token": token})

@@ -13,6 +13,7 @@ import pytest
 
 from audit.verify import CSV_COLUMNS_WITHOUT_ROLES, CSV_HEAD_COLUMNS, verify, verify_csv
 from events import services
+from staff.scopes import Scope
 from tests.api.support import Api
 from tests.audit.test_actor_kind import rechain
 from tests.factories import make_table, make_user
@@ -24,7 +25,7 @@ def _night() -> tuple[Any, dict[str, Any]]:
     table = make_table(players=2)
     cashier = make_user("Cash")
     services.house_member_add(
-        event_id=table.event.pk, by=table.house, member=cashier, role="cashier"
+        scope=Scope.of(table.event), by=table.house, member=cashier, role="cashier"
     )
     services.payment_mark(registration_id=table.rid(table.players[0]), by=cashier, paid=True)
     document = Api(table.house).get(f"/api/events/{table.event.pk}/audit/").json()

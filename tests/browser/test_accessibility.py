@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 
 from events import services
 from events.models import Event
+from staff.scopes import Scope
 from standby import snapshots, state
 from standby.state import Copy
 from tests.browser.test_event_flow import PHONE, WAIT, sign_in
@@ -265,7 +266,7 @@ def test_a_display_links_pages_and_the_error_page_have_no_axe_violation(
     server: str, browser: Any
 ) -> None:
     table = make_table(players=2, start=True)
-    made = services.display_link_create(event_id=table.event.pk, by=table.house, label="Bar")
+    made = services.display_link_create(scope=Scope.of(table.event), by=table.house, label="Bar")
     audit = Audit()
     for scheme in ("light", "dark"):
         context = browser.new_context(viewport={"width": 1920, "height": 1080}, color_scheme=scheme)
@@ -280,7 +281,7 @@ def test_a_display_links_pages_and_the_error_page_have_no_axe_violation(
         live(page)
         audit.check(page, f"display link's board ({scheme})")
         context.close()
-    services.display_link_revoke(event_id=table.event.pk, by=table.house, link_id=made.link_id)
+    services.display_link_revoke(scope=Scope.of(table.event), by=table.house, link_id=made.link_id)
     for scheme in ("light", "dark"):
         context = browser.new_context(viewport={"width": 1920, "height": 1080}, color_scheme=scheme)
         page = context.new_page()

@@ -11,7 +11,8 @@ from django.utils import timezone
 from events import services
 from events.models import Event
 from ledger import services as ledger
-from seasons import services as seasons
+from seasons.models import Series
+from staff.scopes import Scope
 from tests.browser.test_accessibility import Audit
 from tests.browser.test_event_flow import PHONE, WAIT, shot, sign_in
 from tests.factories import Table, make_table
@@ -84,17 +85,17 @@ def test_every_house_page_fits_a_390_px_phone(server: str, browser: Any) -> None
     services.self_check_in_switch(event_id=waiting.event.pk, by=waiting.house, enabled=True)
     played(table)
     invited = services.staff_invite(
-        event_id=table.event.pk, by=table.house, email="cashier@example.com", role="cashier"
+        scope=Scope.of(table.event), by=table.house, email="cashier@example.com", role="cashier"
     )
-    series_invited = seasons.series_staff_invite(
-        series_id=league.series_id, by=house, email="scorer@example.com", role="scorer"
+    series_invited = services.staff_invite(
+        scope=Scope(Series, league.series_id), by=house, email="scorer@example.com", role="scorer"
     )
     # Display links listed, with their maker's name and a Revoke button each.
     house.display_name = "Olive Featherstonehaugh"
     house.save(update_fields=["display_name"])
     for label in ("Projector by the bar", "Screen at the door"):
-        seasons.series_display_link_create(series_id=league.series_id, by=house, label=label)
-        services.display_link_create(event_id=table.event.pk, by=table.house, label=label)
+        services.display_link_create(scope=Scope(Series, league.series_id), by=house, label=label)
+        services.display_link_create(scope=Scope.of(table.event), by=table.house, label=label)
     pages = {
         "House's events": "/house/",
         "Tonight": "/house/tonight",

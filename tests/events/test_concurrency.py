@@ -25,6 +25,7 @@ from events import services
 from events.answers import Answer, PoolConfirmed, ResultSubmitted, WinChoiceConfirmed
 from events.errors import DomainError, NothingPending, OutOfOrder, PendingChoice, PoolLocked
 from events.models import Event, GameResult, IdempotencyRecord
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -319,7 +320,7 @@ def test_a_double_click_on_the_starting_selection_keeps_one_selection() -> None:
 def test_two_house_members_confirming_the_pool_at_once_confirm_it_once() -> None:
     table = make_table("league", players=3, start=True)
     second = make_user("Second House")
-    services.house_member_add(event_id=table.event.pk, by=table.house, member=second)
+    services.house_member_add(scope=Scope.of(table.event), by=table.house, member=second)
     services.registration_close(event_id=table.event.pk, by=table.house)
 
     outcomes = at_once(

@@ -19,6 +19,7 @@ from events.models import Event
 from seasons import services as seasons
 from seasons.models import Series
 from staff.models import DisplayLink, Membership, scope_type
+from staff.scopes import Scope
 from tests.events.test_roles import _scene
 from tests.factories import make_table, make_user
 from tests.refusals import refused
@@ -33,7 +34,7 @@ def _token(path: str) -> str:
 def test_it_makes_a_link_kept_only_as_the_hash_of_its_token() -> None:
     table = make_table(players=1)
     made = services.display_link_create(
-        event_id=table.event.pk, by=table.house, label="  Projector by the bar "
+        scope=Scope.of(table.event), by=table.house, label="  Projector by the bar "
     )
     token = _token(made.path)
     assert made.path == f"/display/{token}/" and len(token) >= 43
@@ -52,10 +53,10 @@ def test_it_makes_a_link_kept_only_as_the_hash_of_its_token() -> None:
 def test_a_retry_with_the_same_key_gets_the_same_link() -> None:
     table = make_table()
     first = services.display_link_create(
-        event_id=table.event.pk, by=table.house, label="Bar", idempotency_key="k1"
+        scope=Scope.of(table.event), by=table.house, label="Bar", idempotency_key="k1"
     )
     again = services.display_link_create(
-        event_id=table.event.pk, by=table.house, label="Bar", idempotency_key="k1"
+        scope=Scope.of(table.event), by=table.house, label="Bar", idempotency_key="k1"
     )
     assert again == first
     assert DisplayLink.objects.filter(event=table.event).count() == 1
@@ -63,8 +64,8 @@ def test_a_retry_with_the_same_key_gets_the_same_link() -> None:
 
 def test_it_revokes_a_link_once_and_tells_its_audit() -> None:
     table = make_table()
-    made = services.display_link_create(event_id=table.event.pk, by=table.house, label="Bar")
-    services.display_link_revoke(event_id=table.event.pk, by=table.house, link_id=made.link_id)
+    made = services.display_link_create(scope=Scope.of(table.event), by=table.house, label="Bar")
+    services.display_link_revoke(scope=Scope.of(table.event), by=table.house, link_id=made.link_id)
     link = DisplayLink.objects.get(pk=made.link_id)
     assert link.revoked_at is not None and link.revoked_by == table.house
     entry = AuditEntry.objects.filter(event=table.event).order_by("-seq")[0]
@@ -72,7 +73,7 @@ def test_it_revokes_a_link_once_and_tells_its_audit() -> None:
     assert entry.details == {"link": link.pk, "label": "Bar"}
     # Again: nothing changes, nothing more is written.
     count = AuditEntry.objects.filter(event=table.event).count()
-    services.display_link_revoke(event_id=table.event.pk, by=table.house, link_id=made.link_id)
+    services.display_link_revoke(scope=Scope.of(table.event), by=table.house, link_id=made.link_id)
     assert DisplayLink.objects.get(pk=made.link_id).revoked_at == link.revoked_at
     assert AuditEntry.objects.filter(event=table.event).count() == count
 
@@ -84,7 +85,7 @@ def test_a_cashier_and_a_scorer_are_told_their_role_and_nothing_changes(role: st
     error = refused(
         NotAllowed,
         event,
-        lambda: services.display_link_create(event_id=event.pk, by=by, label="Mine"),
+        lambda: services.display_link_create(scope=Scope.of(event), by=by, label="Mine"),
     )
     assert error.message == (
         f"Your role in this event ({role}) does not include that (display link create)."
@@ -92,7 +93,7 @@ def test_a_cashier_and_a_scorer_are_told_their_role_and_nothing_changes(role: st
     refused(
         NotAllowed,
         event,
-        lambda: services.display_link_revoke(event_id=event.pk, by=by, link_id=scene.link_id),
+        lambda: services.display_link_revoke(scope=Scope.of(event), by=by, link_id=scene.link_id),
     )
     assert DisplayLink.objects.get(pk=scene.link_id).revoked_at is None
 
@@ -104,21 +105,21 @@ def test_a_player_and_an_outsider_are_refused_and_nothing_changes(who: str) -> N
     error = refused(
         NotAllowed,
         event,
-        lambda: services.display_link_create(event_id=event.pk, by=by, label="Mine"),
+        lambda: services.display_link_create(scope=Scope.of(event), by=by, label="Mine"),
     )
     assert error.message == "Only House can do that for this event."
     refused(
         NotAllowed,
         event,
-        lambda: services.display_link_revoke(event_id=event.pk, by=by, link_id=scene.link_id),
+        lambda: services.display_link_revoke(scope=Scope.of(event), by=by, link_id=scene.link_id),
     )
 
 
 def test_a_director_makes_and_revokes_and_the_audit_names_the_role() -> None:
     scene = _scene()
     event, by = scene.table.event, scene.people["director"]
-    made = services.display_link_create(event_id=event.pk, by=by, label="Door screen")
-    services.display_link_revoke(event_id=event.pk, by=by, link_id=made.link_id)
+    made = services.display_link_create(scope=Scope.of(event), by=by, label="Door screen")
+    services.display_link_revoke(scope=Scope.of(event), by=by, link_id=made.link_id)
     entries = AuditEntry.objects.filter(event=event).order_by("-seq")[:2]
     assert [(e.action, e.actor_role) for e in entries] == [
         ("display_link_revoked", "director"),
@@ -132,7 +133,9 @@ def test_a_label_that_is_empty_too_long_or_not_plain_is_refused(label: str) -> N
     refused(
         Invalid,
         table.event,
-        lambda: services.display_link_create(event_id=table.event.pk, by=table.house, label=label),
+        lambda: services.display_link_create(
+            scope=Scope.of(table.event), by=table.house, label=label
+        ),
     )
     assert not DisplayLink.objects.exists()
 
@@ -140,12 +143,12 @@ def test_a_label_that_is_empty_too_long_or_not_plain_is_refused(label: str) -> N
 @pytest.mark.parametrize("link_id", [0, -1, 2**63, 987_654_321])
 def test_revoking_a_link_that_is_not_the_events_is_refused(link_id: int) -> None:
     table, other = make_table(), make_table()
-    theirs = services.display_link_create(event_id=other.event.pk, by=other.house, label="Bar")
+    theirs = services.display_link_create(scope=Scope.of(other.event), by=other.house, label="Bar")
     refused(
         NotFound,
         table.event,
         lambda: services.display_link_revoke(
-            event_id=table.event.pk, by=table.house, link_id=link_id
+            scope=Scope.of(table.event), by=table.house, link_id=link_id
         ),
     )
     # Another event's link, named through this event: not found, and it stays.
@@ -153,7 +156,7 @@ def test_revoking_a_link_that_is_not_the_events_is_refused(link_id: int) -> None
         NotFound,
         table.event,
         lambda: services.display_link_revoke(
-            event_id=table.event.pk, by=table.house, link_id=theirs.link_id
+            scope=Scope.of(table.event), by=table.house, link_id=theirs.link_id
         ),
     )
     assert DisplayLink.objects.get(pk=theirs.link_id).revoked_at is None
@@ -185,21 +188,21 @@ def test_a_series_link_is_made_and_revoked_by_the_series_owner_or_director() -> 
     Membership.objects.create(
         scope_type=scope_type(Series), scope_id=series, user=cashier, role="cashier"
     )
-    made = seasons.series_display_link_create(series_id=series, by=director, label="Bar TV")
+    made = services.display_link_create(scope=Scope(Series, series), by=director, label="Bar TV")
     link = DisplayLink.objects.get(pk=made.link_id)
     assert (link.scope_type, link.scope_id) == (scope_type(Series), series)
     assert display.find(_token(made.path)) == link
     with pytest.raises(NotAllowed, match=r"\(cashier\) does not include that"):
-        seasons.series_display_link_create(series_id=series, by=cashier, label="Mine")
+        services.display_link_create(scope=Scope(Series, series), by=cashier, label="Mine")
     with pytest.raises(NotAllowed, match=r"\(cashier\) does not include that"):
-        seasons.series_display_link_revoke(series_id=series, by=cashier, link_id=link.pk)
+        services.display_link_revoke(scope=Scope(Series, series), by=cashier, link_id=link.pk)
     with pytest.raises(NotAllowed, match="Only House of this series"):
-        seasons.series_display_link_revoke(
-            series_id=series, by=make_user("Outsider"), link_id=link.pk
+        services.display_link_revoke(
+            scope=Scope(Series, series), by=make_user("Outsider"), link_id=link.pk
         )
     assert DisplayLink.objects.filter(series=series).count() == 1
     assert DisplayLink.objects.get(pk=link.pk).revoked_at is None
-    seasons.series_display_link_revoke(series_id=series, by=owner, link_id=link.pk)
+    services.display_link_revoke(scope=Scope(Series, series), by=owner, link_id=link.pk)
     assert DisplayLink.objects.get(pk=link.pk).revoked_by == owner
 
 
@@ -209,7 +212,7 @@ def test_a_series_link_shows_the_series_current_event() -> None:
     first, later = make_table(), make_table()
     house = first.house
     series = seasons.series_create(by=house, name="Thursday League").series_id
-    made = seasons.series_display_link_create(series_id=series, by=house, label="Bar TV")
+    made = services.display_link_create(scope=Scope(Series, series), by=house, label="Bar TV")
     link = DisplayLink.objects.get(pk=made.link_id)
     assert display.shown_event(link) is None  # no event in the series yet
     Membership.objects.create(

@@ -12,9 +12,10 @@ import pytest
 from cards.models import Shoe
 from events import answers, services
 from events.errors import DomainError, FinalizationBlocked, NotAllowed
-from events.models import Registration
+from events.models import Event, Registration
 from payouts.allocation import allocate
 from scoring.evaluator import evaluate_high, evaluate_low
+from staff.scopes import Scope
 from tests.events.support import REASON, complete_table, entries, last, play, reference_shoe
 from tests.factories import make_table, make_user
 from tests.refusals import refused, snapshot
@@ -59,9 +60,9 @@ def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], o
     review = services.review_open(registration_id=table.rid(bob), by=table.house, reason=REASON)
     services.review_resolve(review_id=review.review_id, by=table.house, reason="Fine.")
     services.pool_confirm(event_id=table.event.pk, by=table.house)
-    link = services.display_link_create(event_id=table.event.pk, by=table.house, label="Bar")
+    link = services.display_link_create(scope=Scope.of(table.event), by=table.house, label="Bar")
     invited = services.staff_invite(
-        event_id=table.event.pk, by=table.house, email="invited@example.com"
+        scope=Scope.of(table.event), by=table.house, email="invited@example.com"
     )
     _finalize(table)
     event_id, house, a = table.event.pk, table.house, table.rid(ann)
@@ -72,22 +73,22 @@ def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], o
             event_id=event_id, by=house, changes={"name": "Renamed"}
         ),
         "house_member_add": lambda: services.house_member_add(
-            event_id=event_id, by=staff, member=newcomer
+            scope=Scope(Event, event_id), by=staff, member=newcomer
         ),
         "house_member_remove": lambda: services.house_member_remove(
-            event_id=event_id, by=staff, member=house
+            scope=Scope(Event, event_id), by=staff, member=house
         ),
         "ownership_transfer": lambda: services.ownership_transfer(
-            event_id=event_id, by=staff, member=house
+            scope=Scope(Event, event_id), by=staff, member=house
         ),
         "staff_invite": lambda: services.staff_invite(
-            event_id=event_id, by=staff, email="newcomer@example.com"
+            scope=Scope(Event, event_id), by=staff, email="newcomer@example.com"
         ),
         "staff_invitation_accept": lambda: services.staff_invitation_accept(
-            event_id=event_id, by=newcomer, token="anything"
+            scope=Scope(Event, event_id), by=newcomer, token="anything"
         ),
         "staff_invitation_cancel": lambda: services.staff_invitation_cancel(
-            event_id=event_id, by=staff, invitation_id=invited.invitation_id
+            scope=Scope(Event, event_id), by=staff, invitation_id=invited.invitation_id
         ),
         "registration_open": lambda: services.registration_open(event_id=event_id, by=house),
         "registration_close": lambda: services.registration_close(event_id=event_id, by=house),
@@ -136,10 +137,10 @@ def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], o
             event_id=event_id, by=house, text="Thanks for playing"
         ),
         "display_link_create": lambda: services.display_link_create(
-            event_id=event_id, by=house, label="Door"
+            scope=Scope(Event, event_id), by=house, label="Door"
         ),
         "display_link_revoke": lambda: services.display_link_revoke(
-            event_id=event_id, by=house, link_id=link.link_id
+            scope=Scope(Event, event_id), by=house, link_id=link.link_id
         ),
     }
     assert set(calls) == set(services.__all__) - {"event_create"}

@@ -13,6 +13,7 @@ from audit.verify import check_chain
 from events import services
 from events.errors import NotAllowed
 from staff.models import Membership
+from staff.scopes import Scope
 from tests.events.support import entries, last
 from tests.factories import make_table, make_user
 from tests.refusals import refused
@@ -37,14 +38,14 @@ def test_an_event_always_has_one_owner_whom_nobody_removes() -> None:
         refused(
             NotAllowed,
             event,
-            partial(services.house_member_remove, event_id=event.pk, by=by, member=owner),
+            partial(services.house_member_remove, scope=Scope.of(event), by=by, member=owner),
         )
     assert owners(event.pk) == [owner.pk]
     # Ownership is handed over first; then the former owner, a director now, may be removed.
     heir = make_user("Heir")
-    services.house_member_add(event_id=event.pk, by=site_staff, member=heir)
-    services.ownership_transfer(event_id=event.pk, by=site_staff, member=heir)
-    services.house_member_remove(event_id=event.pk, by=site_staff, member=owner)
+    services.house_member_add(scope=Scope.of(event), by=site_staff, member=heir)
+    services.ownership_transfer(scope=Scope.of(event), by=site_staff, member=heir)
+    services.house_member_remove(scope=Scope.of(event), by=site_staff, member=owner)
     assert owners(event.pk) == [heir.pk]
 
 
@@ -53,26 +54,27 @@ def test_every_house_entry_names_the_acting_role() -> None:
     event = table.event
     site_staff = make_user("Sam", staff=True)
     cashier, director = make_user("Cass"), make_user("Dir")
-    services.house_member_add(event_id=event.pk, by=site_staff, member=cashier, role="cashier")
+    services.house_member_add(scope=Scope.of(event), by=site_staff, member=cashier, role="cashier")
     added = last(event, "house_member_added")
     assert (added.actor, added.actor_kind, added.actor_role) == ("House: Sam", "house", "site")
     # A member leaving acts in their own role, though leaving is not in the role's table.
-    services.house_member_remove(event_id=event.pk, by=cashier, member=cashier)
+    services.house_member_remove(scope=Scope.of(event), by=cashier, member=cashier)
     left = last(event, "house_member_removed")
     assert (left.actor, left.actor_kind, left.actor_role) == ("House: Cass", "house", "cashier")
+    assert left.details == {"member": "Cass", "left": True}  # of their own accord, as in a series
     # An invitation accepted: the new member is named in the role they joined in.
     invited = services.staff_invite(
-        event_id=event.pk, by=site_staff, email=cashier.email, role="scorer"
+        scope=Scope.of(event), by=site_staff, email=cashier.email, role="scorer"
     )
-    services.staff_invitation_accept(event_id=event.pk, by=cashier, token=invited.token)
+    services.staff_invitation_accept(scope=Scope.of(event), by=cashier, token=invited.token)
     joined = last(event, "house_member_added")
     assert (joined.actor_kind, joined.actor_role) == ("house", "scorer")
-    services.house_member_add(event_id=event.pk, by=site_staff, member=director)
-    services.ownership_transfer(event_id=event.pk, by=site_staff, member=director)
+    services.house_member_add(scope=Scope.of(event), by=site_staff, member=director)
+    services.ownership_transfer(scope=Scope.of(event), by=site_staff, member=director)
     assert last(event, "ownership_transferred").actor_role == "site"
-    cancelled = services.staff_invite(event_id=event.pk, by=director, email="x@example.com")
+    cancelled = services.staff_invite(scope=Scope.of(event), by=director, email="x@example.com")
     services.staff_invitation_cancel(
-        event_id=event.pk, by=site_staff, invitation_id=cancelled.invitation_id
+        scope=Scope.of(event), by=site_staff, invitation_id=cancelled.invitation_id
     )
     assert last(event, "staff_invitation_cancelled").actor_role == "site"
     # No House entry without its role; no staff change recorded as a player's.

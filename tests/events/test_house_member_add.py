@@ -9,6 +9,7 @@ from events import services
 from events.errors import (
     NotAllowed,
 )
+from staff.scopes import Scope
 from tests.events.support import last
 from tests.factories import make_table, make_user
 from tests.refusals import refused
@@ -23,19 +24,19 @@ def test_it_lets_site_staff_appoint_house_members():
         NotAllowed,
         table.event,
         lambda: services.house_member_add(
-            event_id=table.event.pk, by=table.players[0], member=member
+            scope=Scope.of(table.event), by=table.players[0], member=member
         ),
     )
     staff = make_user("Sam", staff=True)
-    services.house_member_add(event_id=table.event.pk, by=staff, member=member)
+    services.house_member_add(scope=Scope.of(table.event), by=staff, member=member)
     assert last(table.event, "house_member_added").details == {"member": "Max", "role": "director"}
-    services.house_member_remove(event_id=table.event.pk, by=staff, member=member)
+    services.house_member_remove(scope=Scope.of(table.event), by=staff, member=member)
     assert last(table.event, "house_member_removed").details == {"member": "Max"}
     refused(
         NotAllowed,
         table.event,
         lambda: services.event_start(event_id=table.event.pk, by=member),
     )
-    services.house_member_add(event_id=table.event.pk, by=staff, member=member)
+    services.house_member_add(scope=Scope.of(table.event), by=staff, member=member)
     services.event_start(event_id=table.event.pk, by=member)  # House for this event again
     assert table.refresh().phase == "started"

@@ -23,6 +23,7 @@ from events.models import (
     GameResult,
     IdempotencyRecord,
 )
+from staff.scopes import Scope
 from tests.events.support import REASON, play
 from tests.factories import Table, make_table, make_user
 from tests.refusals import refused, unchanged
@@ -300,7 +301,9 @@ def test_it_treats_a_house_action_on_another_event_as_different_content():
     first_event = make_table("league", players=2, start=True)
     second_event = make_table("league", players=2, start=True)
     house = first_event.house
-    services.house_member_add(event_id=second_event.event.pk, by=second_event.house, member=house)
+    services.house_member_add(
+        scope=Scope.of(second_event.event), by=second_event.house, member=house
+    )
     services.registration_close(event_id=first_event.event.pk, by=house, idempotency_key="close")
     refused(
         IdempotencyConflict,

@@ -56,7 +56,7 @@ def test_an_event_and_a_series_invitation_link_are_both_on_the_site_address(
     event_token = Invitation.objects.of_kind(Event).get().token
     series_token = Invitation.objects.of_kind(Series).get().token
     event_link = LAN + reverse("house:invitation", args=[event_token])
-    series_link = LAN + reverse("seasons:series_invitation", args=[series_token])
+    series_link = LAN + reverse("staff_invitation", args=[series_token])
     assert f'value="{event_link}"' in event_page
     assert f'value="{series_link}"' in series_page
     assert "testserver" not in event_page.split("invitation-link", 1)[1][:300]

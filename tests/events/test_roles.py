@@ -16,10 +16,12 @@ from accounts.models import User
 from audit.models import AuditEntry
 from events import services
 from events.errors import DomainError, NotAllowed, NotFound
+from events.models import Event
 from ledger import services as ledger
 from seasons import services as seasons
 from seasons.models import Series
 from staff.models import Membership, scope_type
+from staff.scopes import Scope
 from tests.events.support import REASON
 from tests.factories import Table, make_table, make_user
 from tests.refusals import refused
@@ -85,16 +87,22 @@ def _scene() -> Scene:
     people = {role: make_user(role.capitalize()) for role in (*STAFF_ROLES, "outsider")}
     people["player"] = ann
     for role in ("director", "cashier", "scorer"):
-        services.house_member_add(event_id=event_id, by=table.house, member=people[role], role=role)
-    services.house_member_add(event_id=event_id, by=table.house, member=people["owner"])
-    services.ownership_transfer(event_id=event_id, by=table.house, member=people["owner"])
+        services.house_member_add(
+            scope=Scope(Event, event_id), by=table.house, member=people[role], role=role
+        )
+    services.house_member_add(scope=Scope(Event, event_id), by=table.house, member=people["owner"])
+    services.ownership_transfer(
+        scope=Scope(Event, event_id), by=table.house, member=people["owner"]
+    )
     spare = make_user("Spare")
-    services.house_member_add(event_id=event_id, by=table.house, member=spare)
-    link = services.display_link_create(event_id=event_id, by=table.house, label="Projector")
+    services.house_member_add(scope=Scope(Event, event_id), by=table.house, member=spare)
+    link = services.display_link_create(
+        scope=Scope(Event, event_id), by=table.house, label="Projector"
+    )
     # The creator (site staff) leaves the staff: only the role holders remain.
-    services.house_member_remove(event_id=event_id, by=table.house, member=table.house)
+    services.house_member_remove(scope=Scope(Event, event_id), by=table.house, member=table.house)
     invited = services.staff_invite(
-        event_id=event_id, by=people["owner"], email="invited@example.com", role="scorer"
+        scope=Scope(Event, event_id), by=people["owner"], email="invited@example.com", role="scorer"
     )
     return Scene(
         table,
@@ -123,19 +131,19 @@ def _calls(scene: Scene) -> dict[str, Callable[[User], object]]:
             event_id=e, by=by, changes={"venue": "Hall"}
         ),
         "house_member_add": lambda by: services.house_member_add(
-            event_id=e, by=by, member=newcomer, role="scorer"
+            scope=Scope(Event, e), by=by, member=newcomer, role="scorer"
         ),
         "house_member_remove": lambda by: services.house_member_remove(
-            event_id=e, by=by, member=scene.spare
+            scope=Scope(Event, e), by=by, member=scene.spare
         ),
         "ownership_transfer": lambda by: services.ownership_transfer(
-            event_id=e, by=by, member=scene.spare
+            scope=Scope(Event, e), by=by, member=scene.spare
         ),
         "staff_invite": lambda by: services.staff_invite(
-            event_id=e, by=by, email="newcomer@example.com", role="cashier"
+            scope=Scope(Event, e), by=by, email="newcomer@example.com", role="cashier"
         ),
         "staff_invitation_cancel": lambda by: services.staff_invitation_cancel(
-            event_id=e, by=by, invitation_id=scene.invitation_id
+            scope=Scope(Event, e), by=by, invitation_id=scene.invitation_id
         ),
         "registration_open": lambda by: services.registration_open(event_id=e, by=by),
         "registration_close": lambda by: services.registration_close(event_id=e, by=by),
@@ -188,10 +196,10 @@ def _calls(scene: Scene) -> dict[str, Callable[[User], object]]:
             event_id=e, by=by, amount=5, method="cash"
         ),
         "display_link_create": lambda by: services.display_link_create(
-            event_id=e, by=by, label="Projector by the bar"
+            scope=Scope(Event, e), by=by, label="Projector by the bar"
         ),
         "display_link_revoke": lambda by: services.display_link_revoke(
-            event_id=e, by=by, link_id=scene.link_id
+            scope=Scope(Event, e), by=by, link_id=scene.link_id
         ),
     }
 
@@ -381,13 +389,13 @@ def test_an_event_keeps_one_owner() -> None:
     refused(
         NotAllowed,
         event,
-        lambda: services.house_member_remove(event_id=event.pk, by=owner, member=owner),
+        lambda: services.house_member_remove(scope=Scope.of(event), by=owner, member=owner),
     )
     # A director may leave of their own accord.
     services.house_member_remove(
-        event_id=event.pk, by=scene.people["director"], member=scene.people["director"]
+        scope=Scope.of(event), by=scene.people["director"], member=scene.people["director"]
     )
-    services.ownership_transfer(event_id=event.pk, by=owner, member=scene.spare)
+    services.ownership_transfer(scope=Scope.of(event), by=owner, member=scene.spare)
     assert list(
         Membership.objects.filter(event=event, role="owner").values_list("user", flat=True)
     ) == [scene.spare.pk]
@@ -395,5 +403,5 @@ def test_an_event_keeps_one_owner() -> None:
     refused(
         NotAllowed,
         event,
-        lambda: services.ownership_transfer(event_id=event.pk, by=owner, member=scene.spare),
+        lambda: services.ownership_transfer(scope=Scope.of(event), by=owner, member=scene.spare),
     )

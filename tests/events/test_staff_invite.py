@@ -14,6 +14,7 @@ from events import services
 from events.errors import Invalid, NotAllowed, NotFound, WrongState
 from events.models import Event
 from staff.models import Invitation, Membership
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 from tests.refusals import refused
 
@@ -31,28 +32,32 @@ def test_the_invitee_joins_in_the_role_once_and_the_audit_holds_no_email() -> No
     table = make_table()
     event = table.event
     invited = services.staff_invite(
-        event_id=event.pk, by=table.house, email="casey@example.com", role="cashier"
+        scope=Scope.of(event), by=table.house, email="casey@example.com", role="cashier"
     )
     casey, stranger = _invitee("Casey@Example.com"), make_user("Stranger")
     refused(
         NotAllowed,
         event,
         lambda: services.staff_invitation_accept(
-            event_id=event.pk, by=stranger, token=invited.token
+            scope=Scope.of(event), by=stranger, token=invited.token
         ),
     )
     refused(
         NotFound,
         event,
-        lambda: services.staff_invitation_accept(event_id=event.pk, by=casey, token="forged"),
+        lambda: services.staff_invitation_accept(scope=Scope.of(event), by=casey, token="forged"),
     )
-    accepted = services.staff_invitation_accept(event_id=event.pk, by=casey, token=invited.token)
+    accepted = services.staff_invitation_accept(
+        scope=Scope.of(event), by=casey, token=invited.token
+    )
     assert accepted.role == "cashier"
     assert Membership.objects.get(event=event, user=casey).role == "cashier"
     refused(
         WrongState,
         event,
-        lambda: services.staff_invitation_accept(event_id=event.pk, by=casey, token=invited.token),
+        lambda: services.staff_invitation_accept(
+            scope=Scope.of(event), by=casey, token=invited.token
+        ),
     )
     written = AuditEntry.objects.filter(event=event, action__in=["staff_invited"]).get()
     assert written.details == {"invitation": invited.invitation_id, "role": "cashier"}
@@ -63,11 +68,11 @@ def test_only_the_owner_invites_and_only_to_a_role_below_owner() -> None:
     table = make_table()
     event = table.event
     director = make_user("Dee")
-    services.house_member_add(event_id=event.pk, by=table.house, member=director)
+    services.house_member_add(scope=Scope.of(event), by=table.house, member=director)
     error = refused(
         NotAllowed,
         event,
-        lambda: services.staff_invite(event_id=event.pk, by=director, email="x@example.com"),
+        lambda: services.staff_invite(scope=Scope.of(event), by=director, email="x@example.com"),
     )
     assert "(director)" in error.message
     for email, role in (("x@example.com", "owner"), ("not an email", "scorer")):
@@ -76,7 +81,7 @@ def test_only_the_owner_invites_and_only_to_a_role_below_owner() -> None:
 
 
 def _invite(event_id: int, by: User, email: str, role: str) -> object:
-    return services.staff_invite(event_id=event_id, by=by, email=email, role=role)
+    return services.staff_invite(scope=Scope(Event, event_id), by=by, email=email, role=role)
 
 
 def test_an_invitation_to_a_draft_event_can_be_accepted() -> None:
@@ -85,10 +90,12 @@ def test_an_invitation_to_a_draft_event_can_be_accepted() -> None:
     event_id = services.event_create(
         by=site, name="Friday", date=datetime.date(2026, 12, 5), format="league"
     ).event_id
-    token = services.staff_invite(event_id=event_id, by=site, email="s@example.com").token
+    token = services.staff_invite(
+        scope=Scope(Event, event_id), by=site, email="s@example.com"
+    ).token
     scorer = _invitee("s@example.com")
     assert (
-        services.staff_invitation_accept(event_id=event_id, by=scorer, token=token).role
+        services.staff_invitation_accept(scope=Scope(Event, event_id), by=scorer, token=token).role
         == "director"
     )
 
@@ -98,31 +105,31 @@ def test_a_withdrawn_invitation_cannot_be_accepted_and_an_accepted_one_cannot_be
 ):
     table = make_table()
     event = table.event
-    first = services.staff_invite(event_id=event.pk, by=table.house, email="one@example.com")
-    second = services.staff_invite(event_id=event.pk, by=table.house, email="two@example.com")
+    first = services.staff_invite(scope=Scope.of(event), by=table.house, email="one@example.com")
+    second = services.staff_invite(scope=Scope.of(event), by=table.house, email="two@example.com")
     services.staff_invitation_cancel(
-        event_id=event.pk, by=table.house, invitation_id=first.invitation_id
+        scope=Scope.of(event), by=table.house, invitation_id=first.invitation_id
     )
     one = _invitee("one@example.com")
     refused(
         NotFound,
         event,
-        lambda: services.staff_invitation_accept(event_id=event.pk, by=one, token=first.token),
+        lambda: services.staff_invitation_accept(scope=Scope.of(event), by=one, token=first.token),
     )
     two = _invitee("two@example.com")
-    services.staff_invitation_accept(event_id=event.pk, by=two, token=second.token)
+    services.staff_invitation_accept(scope=Scope.of(event), by=two, token=second.token)
     refused(
         WrongState,
         event,
         lambda: services.staff_invitation_cancel(
-            event_id=event.pk, by=table.house, invitation_id=second.invitation_id
+            scope=Scope.of(event), by=table.house, invitation_id=second.invitation_id
         ),
     )
     refused(
         NotFound,
         event,
         lambda: services.staff_invitation_cancel(
-            event_id=event.pk, by=table.house, invitation_id=first.invitation_id
+            scope=Scope.of(event), by=table.house, invitation_id=first.invitation_id
         ),
     )
     assert Invitation.objects.filter(event=event).count() == 1

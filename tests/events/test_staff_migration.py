@@ -24,6 +24,7 @@ from events import services
 from seasons import services as seasons
 from seasons.models import Series
 from staff.models import DisplayLink, Invitation, Membership
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 
 pytestmark = pytest.mark.django_db
@@ -86,7 +87,7 @@ def test_the_creator_becomes_owner_and_every_other_member_a_director() -> None:
     table = make_table()
     event = table.event
     first = make_user("First")
-    services.house_member_add(event_id=event.pk, by=make_user("Site", staff=True), member=first)
+    services.house_member_add(scope=Scope.of(event), by=make_user("Site", staff=True), member=first)
     another = make_table()
     old = before_the_staff_layer()
     staff = model(old, "events.EventStaff")
@@ -127,9 +128,6 @@ def _events_of_a_series() -> dict[str, Any]:
     own_owner = make_table()  # owned by its creator, who is not the series' owner
     by_series_owner = make_table()
     outside = make_table()  # in no series: keeps its owner
-    for table in (own_owner, by_series_owner):
-        table.event.series_id = series_id
-        table.event.save(update_fields=["series"])
     return {
         "site": site,
         "series": series_id,
@@ -139,9 +137,21 @@ def _events_of_a_series() -> dict[str, Any]:
     }
 
 
+def _in_the_series_as_before(scene: dict[str, Any]) -> None:
+    """Put two of the events in the series as a database migrated before the seasons layer kept
+    the link kept it: in a `series_id` column of the events' table (seasons 0009 moves it)."""
+    ids = [scene["own_owner"].event.pk, scene["by_series_owner"].event.pk]
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE events_event ADD COLUMN IF NOT EXISTS series_id bigint NULL")
+        cursor.execute(
+            "UPDATE events_event SET series_id = %s WHERE id = ANY(%s)", [scene["series"], ids]
+        )
+
+
 def test_an_event_of_a_series_is_left_owned_by_the_series_owner() -> None:
     scene = _events_of_a_series()
     old = before_the_staff_layer()
+    _in_the_series_as_before(scene)
     event_staff = model(old, "events.EventStaff")
     model(old, "seasons.SeriesStaff").objects.create(
         series_id=scene["series"], user_id=scene["site"].pk, role="owner"
@@ -170,6 +180,7 @@ def test_an_event_of_a_series_is_left_owned_by_the_series_owner_once_its_staff_m
     # the staff layer's table when seasons 0006 runs.
     scene = _events_of_a_series()
     old = before_the_staff_layer()
+    _in_the_series_as_before(scene)
     model(old, "seasons.SeriesStaff").objects.create(
         series_id=scene["series"], user_id=scene["site"].pk, role="owner"
     )
@@ -280,8 +291,8 @@ def test_the_staff_their_invitations_and_display_links_move_to_the_staff_layer()
     assert door.revoked_at == sent
     assert "events_displaylink" not in connection.introspection.table_names()
     # What is made next takes an id after the kept ones.
-    made = services.display_link_create(event_id=event.pk, by=table.house, label="Stage")
+    made = services.display_link_create(scope=Scope.of(event), by=table.house, label="Stage")
     invited = services.staff_invite(
-        event_id=event.pk, by=table.house, email=casey.email, role="scorer"
+        scope=Scope.of(event), by=table.house, email=casey.email, role="scorer"
     )
     assert made.link_id > 5152 and invited.invitation_id > 4242

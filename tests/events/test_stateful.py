@@ -40,6 +40,7 @@ from events import answers, services
 from events.answers import Answer
 from events.errors import DomainError
 from events.models import Event, GameResult, PoolAdjustment, Registration, Review
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 
 pytestmark = pytest.mark.django_db
@@ -562,7 +563,9 @@ class EventMachine(RuleBasedStateMachine):
             lambda: services.access_reset(registration_id=rid, **assisted),
             lambda: services.participant_add(event_id=event_id, by=house, player=make_user()),
             lambda: services.player_register(event_id=event_id, by=make_user()),
-            lambda: services.house_member_add(event_id=event_id, by=house, member=make_user()),
+            lambda: services.house_member_add(
+                scope=Scope(Event, event_id), by=house, member=make_user()
+            ),
             lambda: services.registration_open(event_id=event_id, by=house),
             lambda: services.registration_close(event_id=event_id, by=house),
             lambda: services.pool_confirm(event_id=event_id, by=house),

@@ -56,7 +56,9 @@ from schemathesis.specs.openapi.checks import (
 
 from events import services
 from seasons import services as seasons
+from seasons.models import Series
 from seasons.reads import public_id
+from staff.scopes import Scope
 from syndicate.wsgi import application
 from tests.factories import make_table, make_user
 
@@ -155,7 +157,7 @@ def scene(db: None, settings: Settings) -> None:
     SCENE["user_id"] = [league.house.pk, outsider.pk, league.players[1].pk]
     # A series with the open Standard v1 event and a season around the nights.
     series = seasons.series_create(by=league.house, name="Thursday League").series_id
-    seasons.series_house_add(series_id=series, by=league.house, member=standard.house)
+    services.house_member_add(scope=Scope(Series, series), by=league.house, member=standard.house)
     seasons.event_series_set(event_id=standard.event.pk, series_id=series, by=standard.house)
     season = seasons.season_create(
         series_id=series,

@@ -14,6 +14,7 @@ from events import services
 from house.read_model import HOUSE_FORMS
 from ledger import services as ledger
 from staff import roles as staff
+from staff.scopes import Scope
 from tests.factories import Table, make_table, make_user
 
 ROLES = ("owner", "director", "cashier", "scorer")
@@ -67,9 +68,11 @@ def night() -> Night:
     people = {"owner": house}
     for role in ("director", "cashier", "scorer"):
         people[role] = make_user(role.capitalize())
-        services.house_member_add(event_id=table.event.pk, by=house, member=people[role], role=role)
+        services.house_member_add(
+            scope=Scope.of(table.event), by=house, member=people[role], role=role
+        )
     people["player"] = second
-    link = services.display_link_create(event_id=table.event.pk, by=house, label="Bar")
+    link = services.display_link_create(scope=Scope.of(table.event), by=house, label="Bar")
     table.refresh()
     return Night(table, people, link.path, link.link_id, review.review_id)
 

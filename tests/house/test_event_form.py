@@ -6,6 +6,7 @@ import pytest
 
 from events import services
 from events.models import Event
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 from tests.house.support import house_client, post, refused_by_page, url
 from tests.refusals import said
@@ -248,12 +249,12 @@ def test_it_lets_only_site_staff_and_the_owner_appoint_house_members(client):
 def test_the_owner_appoints_a_member_with_a_role_and_sees_each_role(client):
     table = make_table("league")
     owner, cashier = make_user("Olive"), make_user("Cash")
-    services.house_member_add(event_id=table.event.pk, by=table.house, member=owner)
-    services.ownership_transfer(event_id=table.event.pk, by=table.house, member=owner)
+    services.house_member_add(scope=Scope.of(table.event), by=table.house, member=owner)
+    services.ownership_transfer(scope=Scope.of(table.event), by=table.house, member=owner)
     client.force_login(owner)
     response = post(client, "house_member_add", table.event.pk, email=cashier.email, role="cashier")
     assert f"{cashier.display_name} is House for this event (cashier)." in said(response)
     page = client.get(url("event_edit", table.event.pk)).content.decode()
-    assert '<span class="muted" data-role>cashier</span>' in page
-    assert '<span class="muted" data-role>owner</span>' in page
+    assert '<span class="chip muted" data-role>cashier</span>' in page
+    assert '<span class="chip muted" data-role>owner</span>' in page
     assert 'name="role"' in page

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from events import services
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 from tests.house.support import url
 
@@ -26,7 +27,7 @@ def test_it_lists_only_the_events_the_user_is_house_for(client):
 def test_it_shows_the_new_event_button_to_site_staff_only(client):
     table = make_table("league")
     member = make_user("Helper")
-    services.house_member_add(event_id=table.event.pk, by=table.house, member=member)
+    services.house_member_add(scope=Scope.of(table.event), by=table.house, member=member)
     client.force_login(member)
     page = client.get(url("events")).content.decode()
     assert url("dashboard", table.event.pk) in page

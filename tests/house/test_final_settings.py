@@ -7,6 +7,7 @@ import pytest
 from django.test import Client
 
 from events import services
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 from tests.house.support import url
 
@@ -37,10 +38,10 @@ def test_a_finalized_events_settings_offer_no_staff_form(client: Client) -> None
     table = make_table(players=2, start=True)
     director = make_user("Dana")
     services.house_member_add(
-        event_id=table.event.pk, by=table.house, member=director, role="director"
+        scope=Scope.of(table.event), by=table.house, member=director, role="director"
     )
     invited = services.staff_invite(
-        event_id=table.event.pk, by=table.house, email="sam@example.com", role="scorer"
+        scope=Scope.of(table.event), by=table.house, email="sam@example.com", role="scorer"
     )
     client.force_login(table.house)
     ids = (table.event.pk, director.pk, invited.invitation_id)

@@ -20,6 +20,7 @@ from house.read_model import HOUSE_FORMS
 from ledger import services as ledger
 from staff import roles as staff
 from staff.models import Invitation, Membership
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 from tests.house.support import post, url
 from tests.refusals import said
@@ -73,7 +74,9 @@ def test_the_owner_invites_by_email_and_the_invitee_accepts_on_the_invitation_pa
 
 def test_a_visitor_is_sent_to_sign_in_and_an_unknown_link_is_not_found(client: Client) -> None:
     table = make_table()
-    invited = services.staff_invite(event_id=table.event.pk, by=table.house, email="a@example.com")
+    invited = services.staff_invite(
+        scope=Scope.of(table.event), by=table.house, email="a@example.com"
+    )
     link = reverse("house:invitation", kwargs={"token": invited.token})
     assert client.get(link)["Location"].startswith(reverse("account_login"))
     client.force_login(make_user("Someone"))
@@ -83,7 +86,7 @@ def test_a_visitor_is_sent_to_sign_in_and_an_unknown_link_is_not_found(client: C
 def test_the_owner_withdraws_an_invitation_and_its_link_stops_working(client: Client) -> None:
     table = make_table()
     event = table.event
-    invited = services.staff_invite(event_id=event.pk, by=table.house, email="dee@example.com")
+    invited = services.staff_invite(scope=Scope.of(event), by=table.house, email="dee@example.com")
     client.force_login(table.house)
     done = post(client, "staff_invitation_cancel", event.pk, invited.invitation_id)
     assert "Invitation withdrawn" in said(done)[0]
@@ -101,9 +104,9 @@ def test_the_owner_hands_ownership_over_on_the_settings_page(client: Client) -> 
     table = make_table()
     event = table.event
     owner, helper = make_user("Olive"), make_user("Hal")
-    services.house_member_add(event_id=event.pk, by=table.house, member=owner)
-    services.ownership_transfer(event_id=event.pk, by=table.house, member=owner)
-    services.house_member_add(event_id=event.pk, by=table.house, member=helper, role="scorer")
+    services.house_member_add(scope=Scope.of(event), by=table.house, member=owner)
+    services.ownership_transfer(scope=Scope.of(event), by=table.house, member=owner)
+    services.house_member_add(scope=Scope.of(event), by=table.house, member=helper, role="scorer")
     client.force_login(owner)
     page = client.get(url("event_edit", event.pk)).content.decode()
     handover = url("ownership_transfer", event.pk, helper.pk)
@@ -120,9 +123,9 @@ def test_a_member_leaves_and_the_owner_cannot_before_handing_over(client: Client
     table = make_table()
     event = table.event
     owner, scorer = make_user("Olive"), make_user("Sam")
-    services.house_member_add(event_id=event.pk, by=table.house, member=owner)
-    services.ownership_transfer(event_id=event.pk, by=table.house, member=owner)
-    services.house_member_add(event_id=event.pk, by=table.house, member=scorer, role="scorer")
+    services.house_member_add(scope=Scope.of(event), by=table.house, member=owner)
+    services.ownership_transfer(scope=Scope.of(event), by=table.house, member=owner)
+    services.house_member_add(scope=Scope.of(event), by=table.house, member=scorer, role="scorer")
     client.force_login(scorer)
     assert url("house_leave", event.pk) in client.get(url("event_edit", event.pk)).content.decode()
     left = post(client, "house_leave", event.pk)
@@ -148,6 +151,7 @@ SETTINGS_FORMS = {
     "house:house_member_add",
     "house:house_member_remove",
     "house:staff_invite",
+    "house:staff_role",
     "house:staff_invitation_cancel",
     "house:ownership_transfer",
     "house:house_leave",
@@ -194,7 +198,7 @@ def test_each_role_dashboard_leaves_out_the_buttons_outside_its_role(client: Cli
     event = table.event
     people = {role: make_user(role.capitalize()) for role in ("director", "cashier", "scorer")}
     for role, person in people.items():
-        services.house_member_add(event_id=event.pk, by=table.house, member=person, role=role)
+        services.house_member_add(scope=Scope.of(event), by=table.house, member=person, role=role)
     people["owner"] = table.house
     for role, person in people.items():
         client.force_login(person)

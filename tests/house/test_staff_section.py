@@ -22,6 +22,7 @@ from events.models import Event
 from seasons import services as seasons
 from seasons.models import Series
 from staff.models import DisplayLink, Invitation, Membership
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 
 pytestmark = pytest.mark.django_db
@@ -51,17 +52,17 @@ def _scene() -> Scene:
     series = Series.objects.get(pk=series_id)
     event = table.event
     owner = people["owner"]
-    events.house_member_add(event_id=event.pk, by=site, member=owner)
-    events.ownership_transfer(event_id=event.pk, by=site, member=owner)
-    seasons.series_house_add(series_id=series.pk, by=site, member=owner)
-    seasons.series_ownership_transfer(series_id=series.pk, by=site, member=owner)
+    events.house_member_add(scope=Scope.of(event), by=site, member=owner)
+    events.ownership_transfer(scope=Scope.of(event), by=site, member=owner)
+    events.house_member_add(scope=Scope.of(series), by=site, member=owner)
+    events.ownership_transfer(scope=Scope.of(series), by=site, member=owner)
     for role, person in people.items():
         if role != "owner":
-            events.house_member_add(event_id=event.pk, by=owner, member=person, role=role)
-            seasons.series_house_add(series_id=series.pk, by=owner, member=person, role=role)
+            events.house_member_add(scope=Scope.of(event), by=owner, member=person, role=role)
+            events.house_member_add(scope=Scope.of(series), by=owner, member=person, role=role)
     # The site staff who made both, a director since, leave both staffs.
-    events.house_member_remove(event_id=event.pk, by=owner, member=site)
-    seasons.series_house_remove(series_id=series.pk, by=owner, member=site)
+    events.house_member_remove(scope=Scope.of(event), by=owner, member=site)
+    events.house_member_remove(scope=Scope.of(series), by=owner, member=site)
     return Scene(event, series, people, make_user("Newton"), make_user("Otto"))
 
 
@@ -279,10 +280,10 @@ REFUSALS = {
     },
     "series": {
         "cashier adds": (
-            "Your role in this series (cashier) does not include that (series house add)."
+            "Your role in this series (cashier) does not include that (house member add)."
         ),
         "director invites": (
-            "Your role in this series (director) does not include that (series staff invite)."
+            "Your role in this series (director) does not include that (staff invite)."
         ),
         "owner leaves": "The owner hands ownership over first: a series keeps an owner.",
         "no account": "No Syndicate Account uses that email: they sign up first.",
@@ -356,11 +357,11 @@ def test_one_invitation_page_accepts_both_kinds(kind: str) -> None:
     owner = scene.people["owner"]
     if kind == "event":
         token = events.staff_invite(
-            event_id=scope.pk, by=owner, email=scene.newcomer.email, role="cashier"
+            scope=Scope.of(scope), by=owner, email=scene.newcomer.email, role="cashier"
         ).token
     else:
-        token = seasons.series_staff_invite(
-            series_id=scope.pk, by=owner, email=scene.newcomer.email, role="cashier"
+        token = events.staff_invite(
+            scope=Scope.of(scope), by=owner, email=scene.newcomer.email, role="cashier"
         ).token
     link = reverse("house:invitation", args=[token])
     assert link == reverse("staff_invitation", args=[token]) == f"/house/invitations/{token}"

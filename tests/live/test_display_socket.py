@@ -18,6 +18,8 @@ from django.utils import timezone
 from events import services
 from events.models import Event
 from seasons import services as seasons
+from seasons.models import Series
+from staff.scopes import Scope
 from tests.factories import make_table
 from tests.live.sockets import TIMEOUT, communicator, open_socket, refusal
 
@@ -45,8 +47,8 @@ def test_revoking_a_link_closes_its_open_display_and_no_other_board() -> None:
     table = make_table("league", players=2)
     services.self_check_in_switch(event_id=table.event.pk, by=table.house, enabled=True)
     code = table.refresh().check_in_code
-    made = services.display_link_create(event_id=table.event.pk, by=table.house, label="Bar")
-    other = services.display_link_create(event_id=table.event.pk, by=table.house, label="Door")
+    made = services.display_link_create(scope=Scope.of(table.event), by=table.house, label="Bar")
+    other = services.display_link_create(scope=Scope.of(table.event), by=table.house, label="Door")
     display = socket_path(table.event.pk, made.path)
 
     async def scenario() -> None:
@@ -60,7 +62,7 @@ def test_revoking_a_link_closes_its_open_display_and_no_other_board() -> None:
         for kept in (door, public):
             await kept.receive_from(timeout=TIMEOUT)
         await database_sync_to_async(services.display_link_revoke)(
-            event_id=table.event.pk, by=table.house, link_id=made.link_id
+            scope=Scope.of(table.event), by=table.house, link_id=made.link_id
         )
         closed, before = await until_closed(socket)
         assert closed == GONE
@@ -86,7 +88,7 @@ def test_a_series_link_is_refused_on_an_event_its_series_no_longer_shows() -> No
     series = seasons.series_create(by=house, name="Thursday League").series_id
     seasons.event_series_set(event_id=tonight.event.pk, series_id=series, by=house)
     Event.objects.filter(pk=tonight.event.pk).update(date=timezone.now().date())
-    made = seasons.series_display_link_create(series_id=series, by=house, label="Bar TV")
+    made = services.display_link_create(scope=Scope(Series, series), by=house, label="Bar TV")
     display = socket_path(tonight.event.pk, made.path)
 
     async def scenario() -> None:

@@ -12,6 +12,7 @@ from django.core.cache import cache
 from events import services
 from house.read_model import house_table, sight, sights
 from live import protocol, targeting
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 from tests.live.sockets import (
     by_stream,
@@ -81,7 +82,7 @@ def test_it_refuses_a_user_who_is_not_house_of_this_event() -> None:
 def test_it_accepts_a_house_member_added_later() -> None:
     table = make_table(players=2)
     member = make_user("Second House")
-    services.house_member_add(event_id=table.event.pk, by=table.house, member=member)
+    services.house_member_add(scope=Scope.of(table.event), by=table.house, member=member)
     cookie = session_cookie(member)
 
     async def scenario() -> None:

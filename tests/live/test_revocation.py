@@ -9,6 +9,7 @@ from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 
 from events import services
+from staff.scopes import Scope
 from tests.api.support import Api
 from tests.factories import make_table, make_user
 from tests.live.sockets import (
@@ -85,7 +86,7 @@ def test_a_removed_house_member_loses_that_events_socket_and_keeps_the_others() 
     lost = make_table(players=2, start=True)
     member = make_user("Second House")
     for table in (kept, lost):
-        services.house_member_add(event_id=table.event.pk, by=table.house, member=member)
+        services.house_member_add(scope=Scope.of(table.event), by=table.house, member=member)
     cookie = session_cookie(member)
     staff = Api(lost.house)
     removal = f"/api/events/{lost.event.pk}/house-members/{member.pk}/"
@@ -116,7 +117,7 @@ def test_a_removed_house_member_loses_that_events_socket_and_keeps_the_others() 
 def test_a_removed_house_members_player_socket_in_the_same_event_stays_open() -> None:
     table = make_table(players=1, start=False)
     member = make_user("Door House")
-    services.house_member_add(event_id=table.event.pk, by=table.house, member=member)
+    services.house_member_add(scope=Scope.of(table.event), by=table.house, member=member)
     services.player_register(event_id=table.event.pk, by=member)  # also plays in the event
     cookie = session_cookie(member)
     staff = Api(table.house)

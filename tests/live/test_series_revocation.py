@@ -11,6 +11,8 @@ from channels.db import database_sync_to_async
 
 from events import services as events
 from seasons import services
+from seasons.models import Series
+from staff.scopes import Scope
 from tests.api.support import Api
 from tests.factories import make_table, make_user
 from tests.live.sockets import (
@@ -36,8 +38,8 @@ def test_removal_from_a_series_closes_the_members_house_sockets_of_its_events() 
     series_id = services.series_create(by=owner, name="Thursday League").series_id
     services.event_series_set(event_id=night.event.pk, series_id=series_id, by=owner)
     member = make_user("Series Director")
-    services.series_house_add(series_id=series_id, by=owner, member=member)
-    events.house_member_add(event_id=elsewhere.event.pk, by=elsewhere.house, member=member)
+    events.house_member_add(scope=Scope(Series, series_id), by=owner, member=member)
+    events.house_member_add(scope=Scope.of(elsewhere.event), by=elsewhere.house, member=member)
     cookie = session_cookie(member)
     api = Api(owner)
 

@@ -19,6 +19,7 @@ from channels.testing import WebsocketCommunicator
 
 from events import services
 from events.venue import display_path
+from staff.scopes import Scope
 from tests.events.support import complete_table
 from tests.factories import Table, make_table, make_user
 from tests.live.sockets import TIMEOUT, open_socket, session_cookie
@@ -195,7 +196,7 @@ def test_a_forged_display_link_is_a_plain_board() -> None:
 def test_a_removed_house_members_kiosk_loses_the_code() -> None:
     table = make_table("league", players=2)
     member = make_user("Helper")
-    services.house_member_add(event_id=table.event.pk, by=table.house, member=member)
+    services.house_member_add(scope=Scope.of(table.event), by=table.house, member=member)
     services.self_check_in_switch(event_id=table.event.pk, by=table.house, enabled=True)
     code = table.refresh().check_in_code
     cookie = session_cookie(member)
@@ -206,7 +207,7 @@ def test_a_removed_house_members_kiosk_loses_the_code() -> None:
         first = await until_venue(socket, seen)
         assert f"data-check-in-code>{code}</strong>" in first["html"]
         await database_sync_to_async(services.house_member_remove)(
-            event_id=table.event.pk, by=table.house, member=member
+            scope=Scope.of(table.event), by=table.house, member=member
         )
         gone = await until_venue(socket, seen)
         assert code not in gone["html"] and "check-in-code" not in gone["html"]

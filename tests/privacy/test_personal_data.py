@@ -16,9 +16,9 @@ from accounts.models import User
 from events import services
 from events.models import Event
 from privacy.services import delete_account, personal_data
-from seasons import services as seasons_services
 from seasons.models import FormerPlayer, PlayerKey, SeasonResult, SeasonStanding, Series
 from staff.models import DisplayLink, Invitation, Membership
+from staff.scopes import Scope
 from tests.seasons.support import make_league
 
 pytestmark = pytest.mark.django_db
@@ -44,13 +44,15 @@ def test_the_download_holds_everything_kept_about_the_person():
     own = services.event_create(
         by=ann, name="Ann's Friday", date=datetime.date(2026, 12, 4), format="league"
     ).event_id
-    services.staff_invite(event_id=own, by=ann, email="cashier@example.com", role="cashier")
-    services.display_link_create(event_id=own, by=ann, label="Bar TV")
-    invited = seasons_services.series_staff_invite(
-        series_id=league.series_id, by=league.house, email=ann.email, role="director"
+    services.staff_invite(
+        scope=Scope(Event, own), by=ann, email="cashier@example.com", role="cashier"
     )
-    seasons_services.series_staff_invitation_accept(
-        series_id=league.series_id, by=ann, token=invited.token
+    services.display_link_create(scope=Scope(Event, own), by=ann, label="Bar TV")
+    invited = services.staff_invite(
+        scope=Scope(Series, league.series_id), by=league.house, email=ann.email, role="director"
+    )
+    services.staff_invitation_accept(
+        scope=Scope(Series, league.series_id), by=ann, token=invited.token
     )
 
     data = download(ann)

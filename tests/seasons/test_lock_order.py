@@ -17,7 +17,8 @@ from events.errors import DomainError
 from events.models import Event
 from seasons import services
 from seasons.answers import EventSeriesSet
-from seasons.models import series_id_of
+from seasons.models import Series, series_id_of
+from staff.scopes import Scope
 from tests.events.test_concurrency import at_once
 from tests.factories import make_table, make_user
 
@@ -62,7 +63,7 @@ def test_moving_an_event_into_a_series_while_it_changes_never_deadlocks() -> Non
                 ),
                 partial(
                     events.house_member_add,
-                    event_id=event_id,
+                    scope=Scope(Event, event_id),
                     by=house,
                     member=make_user(),
                     idempotency_key=key(),
@@ -90,14 +91,16 @@ def test_removal_from_a_series_while_its_events_change_never_deadlocks() -> None
     problems: list[BaseException] = []
     for _ in range(ROUNDS):
         member = make_user()
-        services.series_house_add(series_id=series_id, by=house, member=member)
+        events.house_member_add(scope=Scope(Series, series_id), by=house, member=member)
         for event_id in night_ids:
-            events.house_member_add(event_id=event_id, by=house, member=member, role="cashier")
+            events.house_member_add(
+                scope=Scope(Event, event_id), by=house, member=member, role="cashier"
+            )
         outcomes = at_once(
             [
                 partial(
-                    services.series_house_remove,
-                    series_id=series_id,
+                    events.house_member_remove,
+                    scope=Scope(Series, series_id),
                     by=house,
                     member=member,
                     idempotency_key=key(),

@@ -14,11 +14,13 @@ from django.test import Client
 from django.urls import reverse
 
 from cards.names import card_name
+from events import services as staff_changes
 from events.models import Event, Registration, RegistrationStatus
 from events.progress import hands
 from seasons import services
-from seasons.models import Season, SeasonResult, SeasonStanding
+from seasons.models import Season, SeasonResult, SeasonStanding, Series
 from seasons.reads import if_tonight_ended, public_id, season_table
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 from tests.seasons.support import FIRST, WEEK, League, make_league, seasons_unchanged
 
@@ -183,7 +185,9 @@ def test_the_season_page_shows_if_tonight_ended_now_without_changing_the_table(
     table = make_table(players=0)
     table.event.date = FIRST + 2 * WEEK
     table.event.save(update_fields=["date"])
-    services.series_house_add(series_id=league.series_id, by=league.house, member=table.house)
+    staff_changes.house_member_add(
+        scope=Scope(Series, league.series_id), by=league.house, member=table.house
+    )
     services.event_series_set(event_id=table.event.pk, series_id=league.series_id, by=table.house)
     for player in league.players[:3]:
         table.players.append(player)

@@ -17,6 +17,7 @@ from events.runner import is_house
 from house.selectors import house_events
 from seasons import services
 from seasons.models import Series, SeriesEvent, series_id_of
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 from tests.refusals import refused
 from tests.seasons.support import make_league, refused_season
@@ -43,16 +44,20 @@ def test_series_house_is_house_for_every_event_of_the_series() -> None:
     league = make_league()
     table = make_table(players=2)
     deputy = make_user("Deputy")
-    services.series_house_add(series_id=league.series_id, by=league.house, member=deputy)
+    events.house_member_add(scope=Scope(Series, league.series_id), by=league.house, member=deputy)
     assert not is_house(deputy, table.event)
     # The event's House puts it in the series, as House of both.
-    services.series_house_add(series_id=league.series_id, by=league.house, member=table.house)
+    events.house_member_add(
+        scope=Scope(Series, league.series_id), by=league.house, member=table.house
+    )
     services.event_series_set(event_id=table.event.pk, series_id=league.series_id, by=table.house)
     table.refresh()
     assert is_house(deputy, table.event)
     assert table.event.pk in house_events(deputy).values_list("pk", flat=True)
     events.event_start(event_id=table.event.pk, by=deputy)  # House of the series starts it
-    services.series_house_remove(series_id=league.series_id, by=league.house, member=deputy)
+    events.house_member_remove(
+        scope=Scope(Series, league.series_id), by=league.house, member=deputy
+    )
     assert not is_house(deputy, Event.objects.get(pk=table.event.pk))
 
 
@@ -61,22 +66,30 @@ def test_someone_outside_the_series_house_changes_nothing() -> None:
     stranger = make_user("Stranger")
     refused_season(
         NotAllowed,
-        lambda: services.series_house_add(series_id=league.series_id, by=stranger, member=stranger),
+        lambda: events.house_member_add(
+            scope=Scope(Series, league.series_id), by=stranger, member=stranger
+        ),
     )
     refused_season(
         WrongState,
-        lambda: services.series_house_remove(
-            series_id=league.series_id, by=league.house, member=league.house
+        lambda: events.house_member_remove(
+            scope=Scope(Series, league.series_id), by=league.house, member=league.house
         ),
     )
 
 
 def test_a_started_event_is_never_moved_between_series() -> None:
     league, other = make_league(), make_league()
-    services.series_house_add(series_id=other.series_id, by=other.house, member=league.house)
+    events.house_member_add(
+        scope=Scope(Series, other.series_id), by=other.house, member=league.house
+    )
     table = make_table(players=2)
-    services.series_house_add(series_id=league.series_id, by=league.house, member=table.house)
-    services.series_house_add(series_id=other.series_id, by=other.house, member=table.house)
+    events.house_member_add(
+        scope=Scope(Series, league.series_id), by=league.house, member=table.house
+    )
+    events.house_member_add(
+        scope=Scope(Series, other.series_id), by=other.house, member=table.house
+    )
     services.event_series_set(event_id=table.event.pk, series_id=league.series_id, by=table.house)
     table.start()
     targets: list[int | None] = [other.series_id, None]
@@ -102,7 +115,9 @@ def test_a_started_event_is_never_moved_between_series() -> None:
 def test_next_event_copies_the_last_ones_settings_a_week_later_named_with_its_date() -> None:
     league = make_league()
     table = make_table("switch", players=0, contribution=15)
-    services.series_house_add(series_id=league.series_id, by=league.house, member=table.house)
+    events.house_member_add(
+        scope=Scope(Series, league.series_id), by=league.house, member=table.house
+    )
     services.event_series_set(event_id=table.event.pk, series_id=league.series_id, by=table.house)
     answer = services.series_next_event(
         series_id=league.series_id, by=league.house, idempotency_key="next-1"
@@ -135,8 +150,8 @@ def test_a_players_write_in_a_series_event_costs_no_extra_query() -> None:
     for in_series in (False, True):
         table = make_table(players=0)
         if in_series:
-            services.series_house_add(
-                series_id=league.series_id, by=league.house, member=table.house
+            events.house_member_add(
+                scope=Scope(Series, league.series_id), by=league.house, member=table.house
             )
             services.event_series_set(
                 event_id=table.event.pk, series_id=league.series_id, by=table.house

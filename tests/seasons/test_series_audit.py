@@ -24,12 +24,14 @@ from django.urls import reverse
 from audit.anchor import public_key_document
 from audit.signing import signing_key
 from audit.verify import verify
+from events import services as staff_changes
 from events.errors import DomainError, IdempotencyConflict, NotAllowed
 from events.models import Event
 from seasons import services
 from seasons.answers import SeriesDefaultsSaved
 from seasons.audit import series_audit_document
 from seasons.models import Series, SeriesAuditEntry
+from staff.scopes import Scope
 from tests.audit.test_database_roles import app_role, connect
 from tests.events.test_concurrency import at_once
 from tests.factories import make_table, make_user
@@ -78,14 +80,14 @@ def test_every_series_change_writes_its_entry_naming_the_acting_role() -> None:
     s, owner, director = crew.series_id, crew.people["owner"], crew.people["director"]
     steps: list[tuple[Any, list[tuple[str, str | None]]]] = [
         (
-            lambda: services.series_house_add(
-                series_id=s, by=owner, member=crew.newcomer, role="scorer"
+            lambda: staff_changes.house_member_add(
+                scope=Scope(Series, s), by=owner, member=crew.newcomer, role="scorer"
             ),
             [("house_member_added", "owner")],
         ),
         (
-            lambda: services.series_house_add(
-                series_id=s, by=owner, member=crew.newcomer, role="cashier"
+            lambda: staff_changes.house_member_add(
+                scope=Scope(Series, s), by=owner, member=crew.newcomer, role="cashier"
             ),
             [("staff_role_set", "owner")],
         ),
@@ -120,25 +122,33 @@ def test_every_series_change_writes_its_entry_naming_the_acting_role() -> None:
             [("championship_created", "owner")],
         ),
         (
-            lambda: services.series_display_link_create(series_id=s, by=director, label="Door"),
+            lambda: staff_changes.display_link_create(
+                scope=Scope(Series, s), by=director, label="Door"
+            ),
             [("display_link_created", "director")],
         ),
         (
-            lambda: services.series_display_link_revoke(
-                series_id=s, by=director, link_id=crew.link_id
+            lambda: staff_changes.display_link_revoke(
+                scope=Scope(Series, s), by=director, link_id=crew.link_id
             ),
             [("display_link_revoked", "director")],
         ),
         (
-            lambda: services.series_ownership_transfer(series_id=s, by=owner, member=crew.spare),
+            lambda: staff_changes.ownership_transfer(
+                scope=Scope(Series, s), by=owner, member=crew.spare
+            ),
             [("ownership_transferred", "owner")],
         ),
         (
-            lambda: services.series_house_remove(series_id=s, by=crew.spare, member=owner),
+            lambda: staff_changes.house_member_remove(
+                scope=Scope(Series, s), by=crew.spare, member=owner
+            ),
             [("house_member_removed", "owner")],
         ),
         (
-            lambda: services.series_house_remove(series_id=s, by=director, member=director),
+            lambda: staff_changes.house_member_remove(
+                scope=Scope(Series, s), by=director, member=director
+            ),
             [("house_member_removed", "director")],  # leaving, in their own role
         ),
         (
@@ -166,12 +176,14 @@ def test_an_invitation_is_recorded_without_its_address() -> None:
     s, owner = crew.series_id, crew.people["owner"]
     newcomer = crew.newcomer
     before = len(chain(s))
-    first = services.series_staff_invite(series_id=s, by=owner, email=newcomer.email, role="scorer")
-    services.series_staff_invitation_cancel(
-        series_id=s, by=owner, invitation_id=first.invitation_id
+    first = staff_changes.staff_invite(
+        scope=Scope(Series, s), by=owner, email=newcomer.email, role="scorer"
     )
-    second = services.series_staff_invite(series_id=s, by=owner, email=newcomer.email)
-    services.series_staff_invitation_accept(series_id=s, by=newcomer, token=second.token)
+    staff_changes.staff_invitation_cancel(
+        scope=Scope(Series, s), by=owner, invitation_id=first.invitation_id
+    )
+    second = staff_changes.staff_invite(scope=Scope(Series, s), by=owner, email=newcomer.email)
+    staff_changes.staff_invitation_accept(scope=Scope(Series, s), by=newcomer, token=second.token)
     assert added(s, before) == [
         ("staff_invited", "owner"),
         ("staff_invitation_cancelled", "owner"),
@@ -192,9 +204,13 @@ def test_a_refused_change_writes_nothing() -> None:
         with pytest.raises(NotAllowed):
             services.series_defaults_set(series_id=s, by=crew.people[role], minimum_age=18)
     with pytest.raises(NotAllowed, match=r"^Your role in this series \(director\) does not"):
-        services.series_house_add(series_id=s, by=crew.people["director"], member=crew.newcomer)
+        staff_changes.house_member_add(
+            scope=Scope(Series, s), by=crew.people["director"], member=crew.newcomer
+        )
     with pytest.raises(NotAllowed, match=r"^Only House of this series can do that\.$"):
-        services.series_house_add(series_id=s, by=crew.people["outsider"], member=crew.newcomer)
+        staff_changes.house_member_add(
+            scope=Scope(Series, s), by=crew.people["outsider"], member=crew.newcomer
+        )
     with pytest.raises(NotAllowed, match=r"^Only House of this season's series can do that\.$"):
         services.season_update(season_id=crew.season_id, by=crew.people["player"], name="X")
     with pytest.raises(DomainError):
@@ -212,17 +228,21 @@ def test_a_retry_with_the_same_key_replays_and_other_content_is_refused() -> Non
     crew = make_crew()
     s, owner = crew.series_id, crew.people["owner"]
     before = len(chain(s))
-    first = services.series_house_add(
-        series_id=s, by=owner, member=crew.newcomer, role="scorer", idempotency_key="k1"
+    first = staff_changes.house_member_add(
+        scope=Scope(Series, s), by=owner, member=crew.newcomer, role="scorer", idempotency_key="k1"
     )
-    again = services.series_house_add(
-        series_id=s, by=owner, member=crew.newcomer, role="scorer", idempotency_key="k1"
+    again = staff_changes.house_member_add(
+        scope=Scope(Series, s), by=owner, member=crew.newcomer, role="scorer", idempotency_key="k1"
     )
     assert again == first
     assert added(s, before) == [("house_member_added", "owner")]
     with pytest.raises(IdempotencyConflict):
-        services.series_house_add(
-            series_id=s, by=owner, member=crew.newcomer, role="cashier", idempotency_key="k1"
+        staff_changes.house_member_add(
+            scope=Scope(Series, s),
+            by=owner,
+            member=crew.newcomer,
+            role="cashier",
+            idempotency_key="k1",
         )
     assert len(chain(s)) == before + 1
 
@@ -230,7 +250,9 @@ def test_a_retry_with_the_same_key_replays_and_other_content_is_refused() -> Non
     cashier = crew.people["cashier"]
     with pytest.raises(NotAllowed) as refused:
         services.series_defaults_set(series_id=s, by=cashier, minimum_age=18, idempotency_key="k2")
-    services.series_house_add(series_id=s, by=owner, member=cashier, role="director")
+    staff_changes.house_member_add(
+        scope=Scope(Series, s), by=owner, member=cashier, role="director"
+    )
     with pytest.raises(NotAllowed) as replayed:
         services.series_defaults_set(series_id=s, by=cashier, minimum_age=18, idempotency_key="k2")
     assert replayed.value.message == refused.value.message
@@ -333,8 +355,8 @@ def test_changes_at_the_same_moment_keep_the_chain_unbroken(settings: Any) -> No
         [
             *[
                 partial(
-                    services.series_house_add,
-                    series_id=s,
+                    staff_changes.house_member_add,
+                    scope=Scope(Series, s),
                     by=house,
                     member=member,
                     idempotency_key=uuid.uuid4().hex,

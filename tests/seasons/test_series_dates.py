@@ -11,10 +11,12 @@ import pytest
 from django.utils import timezone
 
 from events import limits
+from events import services as events
 from events.errors import Invalid, NotAllowed, WrongState
 from events.models import Event
 from seasons import services
-from seasons.models import SeasonResult
+from seasons.models import SeasonResult, Series
+from staff.scopes import Scope
 from tests.factories import make_user
 from tests.seasons.support import FIRST, WEEK, make_league, refused_season
 
@@ -65,8 +67,8 @@ def test_a_series_first_event_takes_the_series_settings_and_today_at_its_venue()
 def test_a_series_first_event_is_refused_to_whoever_may_not_make_its_events() -> None:
     league = make_league(0)
     scorer = make_user("Scorer")
-    services.series_house_add(
-        series_id=league.series_id, by=league.house, member=scorer, role="scorer"
+    events.house_member_add(
+        scope=Scope(Series, league.series_id), by=league.house, member=scorer, role="scorer"
     )
     before = Event.objects.count()
     refused_season(

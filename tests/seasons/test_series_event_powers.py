@@ -16,7 +16,9 @@ from events.errors import NotAllowed, NotFound, WrongState
 from events.models import Event
 from events.runner import is_house, roles_of
 from seasons import services
+from seasons.models import Series
 from staff.models import Membership
+from staff.scopes import Scope
 from tests.api.support import Api
 from tests.events.support import last
 from tests.factories import make_table, make_user
@@ -39,13 +41,13 @@ def handed_over() -> Handover:
     series_id = services.series_create(by=founder, name="Thursday League").series_id
     services.event_series_set(event_id=table.event.pk, series_id=series_id, by=founder)
     ada, bea = make_user("Ada"), make_user("Bea")
-    services.series_house_add(series_id=series_id, by=founder, member=ada)
-    services.series_ownership_transfer(series_id=series_id, by=founder, member=ada)
-    services.series_house_remove(series_id=series_id, by=founder, member=founder)
+    events.house_member_add(scope=Scope(Series, series_id), by=founder, member=ada)
+    events.ownership_transfer(scope=Scope(Series, series_id), by=founder, member=ada)
+    events.house_member_remove(scope=Scope(Series, series_id), by=founder, member=founder)
     event_id = services.series_next_event(series_id=series_id, by=ada).event_id
-    services.series_house_add(series_id=series_id, by=ada, member=bea)
-    services.series_ownership_transfer(series_id=series_id, by=ada, member=bea)
-    services.series_house_remove(series_id=series_id, by=bea, member=ada)
+    events.house_member_add(scope=Scope(Series, series_id), by=ada, member=bea)
+    events.ownership_transfer(scope=Scope(Series, series_id), by=ada, member=bea)
+    events.house_member_remove(scope=Scope(Series, series_id), by=bea, member=ada)
     return Handover(series_id, event_id, ada, bea)
 
 
@@ -59,7 +61,7 @@ def test_a_former_series_owner_keeps_no_power_in_its_events() -> None:
         NotFound,  # a draft answers to a stranger as a missing event
         event,
         lambda: events.house_member_add(
-            event_id=event.pk, by=case.former, member=make_user("Pal"), role="director"
+            scope=Scope.of(event), by=case.former, member=make_user("Pal"), role="director"
         ),
     )
     # Over the API and the pages as well: nothing to open, appoint, announce or read.
@@ -74,7 +76,7 @@ def test_a_former_series_owner_keeps_no_power_in_its_events() -> None:
     assert api.client.get(f"/house/events/{event.pk}/").status_code == 404
     assert Membership.objects.filter(event=event).count() == before
     # The new owner owns the event: staff changes in it are theirs.
-    events.house_member_add(event_id=event.pk, by=case.owner, member=pal, role="cashier")
+    events.house_member_add(scope=Scope.of(event), by=case.owner, member=pal, role="cashier")
     assert last(event, "house_member_added").actor_role == "owner"
 
 
@@ -82,19 +84,23 @@ def test_removal_from_a_series_removes_the_member_from_each_of_its_events() -> N
     case = handed_over()
     event = Event.objects.get(pk=case.event_id)
     carl = make_user("Carl")
-    services.series_house_add(series_id=case.series_id, by=case.owner, member=carl, role="scorer")
-    events.house_member_add(event_id=event.pk, by=case.owner, member=carl, role="cashier")
+    events.house_member_add(
+        scope=Scope(Series, case.series_id), by=case.owner, member=carl, role="scorer"
+    )
+    events.house_member_add(scope=Scope.of(event), by=case.owner, member=carl, role="cashier")
     assert roles_of(carl, event.pk) == {"scorer", "cashier"}
-    services.series_house_remove(series_id=case.series_id, by=case.owner, member=carl)
+    events.house_member_remove(scope=Scope(Series, case.series_id), by=case.owner, member=carl)
     assert roles_of(carl, event.pk) == frozenset()
     removed = last(event, "house_member_removed")
     assert removed.details == {"member": "Carl", "series": case.series_id}
     assert (removed.actor, removed.actor_role) == ("House: Bea", "owner")
     # A member who leaves the series leaves its events too, in their own role.
     dora = make_user("Dora")
-    services.series_house_add(series_id=case.series_id, by=case.owner, member=dora, role="scorer")
-    events.house_member_add(event_id=event.pk, by=case.owner, member=dora, role="director")
-    services.series_house_remove(series_id=case.series_id, by=dora, member=dora)
+    events.house_member_add(
+        scope=Scope(Series, case.series_id), by=case.owner, member=dora, role="scorer"
+    )
+    events.house_member_add(scope=Scope.of(event), by=case.owner, member=dora, role="director")
+    events.house_member_remove(scope=Scope(Series, case.series_id), by=dora, member=dora)
     assert not Membership.objects.filter(event=event, user=dora).exists()
     left = last(event, "house_member_removed")
     assert (left.actor, left.actor_kind, left.actor_role) == ("House: Dora", "house", "scorer")
@@ -106,7 +112,7 @@ def test_an_event_of_a_series_is_owned_by_the_series_owner_and_keeps_an_owner_wh
     case = handed_over()
     table = make_table(players=0)  # an event of its own, owned by its creator
     creator = table.house
-    services.series_house_add(series_id=case.series_id, by=case.owner, member=creator)
+    events.house_member_add(scope=Scope(Series, case.series_id), by=case.owner, member=creator)
     services.event_series_set(event_id=table.event.pk, series_id=case.series_id, by=creator)
     staff = dict(Membership.objects.filter(event=table.event).values_list("user_id", "role"))
     assert staff == {creator.pk: "director"}  # the series' owner owns it now
@@ -117,7 +123,9 @@ def test_an_event_of_a_series_is_owned_by_the_series_owner_and_keeps_an_owner_wh
     refused(
         WrongState,
         table.event,
-        lambda: events.ownership_transfer(event_id=table.event.pk, by=case.owner, member=creator),
+        lambda: events.ownership_transfer(
+            scope=Scope.of(table.event), by=case.owner, member=creator
+        ),
     )
     # Taken out of the series, the event keeps the owner it had: the series' owner, its own now.
     services.event_series_set(event_id=table.event.pk, series_id=None, by=case.owner)
@@ -130,11 +138,11 @@ def test_a_series_director_cannot_take_the_events_staff_in_hand() -> None:
     case = handed_over()
     event = Event.objects.get(pk=case.event_id)
     director = make_user("Dan")
-    services.series_house_add(series_id=case.series_id, by=case.owner, member=director)
+    events.house_member_add(scope=Scope(Series, case.series_id), by=case.owner, member=director)
     refused(
         NotAllowed,
         event,
-        lambda: events.house_member_remove(event_id=event.pk, by=director, member=case.owner),
+        lambda: events.house_member_remove(scope=Scope.of(event), by=director, member=case.owner),
     )
 
 
@@ -144,7 +152,7 @@ def test_the_settings_page_of_a_series_event_names_the_series_owner_and_offers_n
     case = handed_over()
     event = Event.objects.get(pk=case.event_id)
     cashier = make_user("Cass")
-    events.house_member_add(event_id=event.pk, by=case.owner, member=cashier, role="cashier")
+    events.house_member_add(scope=Scope.of(event), by=case.owner, member=cashier, role="cashier")
     page = Client()
     page.force_login(case.owner)
     html = page.get(reverse("house:event_edit", args=[event.pk])).content.decode()

@@ -14,8 +14,9 @@ from events.errors import NotAllowed
 from events.models import Event
 from events.runner import roles_of
 from seasons import services
-from seasons.models import series_id_of
+from seasons.models import Series, series_id_of
 from staff.models import Membership
+from staff.scopes import Scope
 from tests.factories import make_user
 from tests.refusals import refused
 from tests.seasons.test_series_staff import make_crew
@@ -26,8 +27,11 @@ pytestmark = pytest.mark.django_db
 def test_a_director_of_the_series_who_is_not_site_staff_makes_the_next_event() -> None:
     crew = make_crew()
     director = make_user("Dana")  # not site staff
-    services.series_house_add(
-        series_id=crew.series_id, by=crew.people["owner"], member=director, role="director"
+    events.house_member_add(
+        scope=Scope(Series, crew.series_id),
+        by=crew.people["owner"],
+        member=director,
+        role="director",
     )
     made = services.series_next_event(series_id=crew.series_id, by=director)
     event = Event.objects.get(pk=made.event_id)
@@ -42,7 +46,7 @@ def test_a_director_of_the_series_who_is_not_site_staff_makes_the_next_event() -
         NotAllowed,
         event,
         lambda: events.house_member_add(
-            event_id=event.pk, by=director, member=make_user("Friend"), role="scorer"
+            scope=Scope.of(event), by=director, member=make_user("Friend"), role="scorer"
         ),
     )
     # Everything else a director does: the settings until it starts.

@@ -17,6 +17,7 @@ from events.models import Event
 from seasons import services
 from seasons.models import Season, SeasonResult, Series, series_id_of
 from staff.models import Membership
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 from tests.refusals import said, unchanged
 from tests.seasons.support import FIRST, WEEK, make_league, seasons_unchanged
@@ -157,7 +158,9 @@ def test_a_started_event_stays_in_its_series_and_the_page_offers_no_take_out() -
 def test_a_cashier_or_scorer_of_the_series_moves_no_event(role: str) -> None:
     league = make_league(0)
     member = make_user(role.title(), staff=True)
-    services.series_house_add(series_id=league.series_id, by=league.house, member=member, role=role)
+    events.house_member_add(
+        scope=Scope(Series, league.series_id), by=league.house, member=member, role=role
+    )
     mine = _draft(member, "Mine")
     theirs = services.series_next_event(series_id=league.series_id, by=league.house).event_id
     client = _client(member)

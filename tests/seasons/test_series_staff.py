@@ -23,6 +23,7 @@ from events.models import Event
 from seasons import services
 from seasons.models import Series
 from staff.models import DisplayLink, Invitation, Membership
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 from tests.refusals import every_field
 from tests.seasons.support import seasons_snapshot
@@ -34,10 +35,10 @@ CONTROLS = ("player", "outsider")
 
 # What each role may do in a series, written out here rather than read from the rule table.
 SERIES_OWNER_ONLY = {
-    "series_house_add",
-    "series_house_remove",
-    "series_ownership_transfer",
-    "series_staff_invite",
+    "house_member_add",
+    "house_member_remove",
+    "ownership_transfer",
+    "staff_invite",
 }
 SERIES_ACTIONS = (
     *sorted(SERIES_OWNER_ONLY),
@@ -46,8 +47,8 @@ SERIES_ACTIONS = (
     "season_create",
     "season_update",
     "championship_create",
-    "series_display_link_create",
-    "series_display_link_revoke",
+    "display_link_create",
+    "display_link_revoke",
 )
 
 
@@ -96,14 +97,16 @@ def make_crew() -> Crew:
     }
     table.register(people["player"])
     for role in ("director", "cashier", "scorer"):
-        services.series_house_add(series_id=series_id, by=founder, member=people[role], role=role)
+        events.house_member_add(
+            scope=Scope(Series, series_id), by=founder, member=people[role], role=role
+        )
     spare = make_user("Spare")
-    services.series_house_add(series_id=series_id, by=founder, member=spare)
-    services.series_house_add(series_id=series_id, by=founder, member=people["owner"])
-    services.series_ownership_transfer(series_id=series_id, by=founder, member=people["owner"])
-    services.series_house_remove(series_id=series_id, by=founder, member=founder)
-    link = services.series_display_link_create(
-        series_id=series_id, by=people["owner"], label="Bar screen"
+    events.house_member_add(scope=Scope(Series, series_id), by=founder, member=spare)
+    events.house_member_add(scope=Scope(Series, series_id), by=founder, member=people["owner"])
+    events.ownership_transfer(scope=Scope(Series, series_id), by=founder, member=people["owner"])
+    events.house_member_remove(scope=Scope(Series, series_id), by=founder, member=founder)
+    link = events.display_link_create(
+        scope=Scope(Series, series_id), by=people["owner"], label="Bar screen"
     )
     newcomer = make_user("Newcomer")
     return Crew(series_id, season_id, table.event.pk, people, spare, newcomer, link.link_id)
@@ -114,17 +117,17 @@ def series_calls(crew: Crew) -> dict[str, Callable[[User], object]]:
     s, season = crew.series_id, crew.season_id
     newcomer = crew.newcomer
     return {
-        "series_house_add": lambda by: services.series_house_add(
-            series_id=s, by=by, member=newcomer, role="scorer"
+        "house_member_add": lambda by: events.house_member_add(
+            scope=Scope(Series, s), by=by, member=newcomer, role="scorer"
         ),
-        "series_house_remove": lambda by: services.series_house_remove(
-            series_id=s, by=by, member=crew.spare
+        "house_member_remove": lambda by: events.house_member_remove(
+            scope=Scope(Series, s), by=by, member=crew.spare
         ),
-        "series_ownership_transfer": lambda by: services.series_ownership_transfer(
-            series_id=s, by=by, member=crew.spare
+        "ownership_transfer": lambda by: events.ownership_transfer(
+            scope=Scope(Series, s), by=by, member=crew.spare
         ),
-        "series_staff_invite": lambda by: services.series_staff_invite(
-            series_id=s, by=by, email=newcomer.email, role="cashier"
+        "staff_invite": lambda by: events.staff_invite(
+            scope=Scope(Series, s), by=by, email=newcomer.email, role="cashier"
         ),
         "series_defaults_set": lambda by: services.series_defaults_set(
             series_id=s, by=by, entry_mode="sponsored", minimum_age=21
@@ -143,11 +146,11 @@ def series_calls(crew: Crew) -> dict[str, Callable[[User], object]]:
         "championship_create": lambda by: services.championship_create(
             season_id=season, by=by, date=datetime.date(2026, 12, 10)
         ),
-        "series_display_link_create": lambda by: services.series_display_link_create(
-            series_id=s, by=by, label="Door screen"
+        "display_link_create": lambda by: events.display_link_create(
+            scope=Scope(Series, s), by=by, label="Door screen"
         ),
-        "series_display_link_revoke": lambda by: services.series_display_link_revoke(
-            series_id=s, by=by, link_id=crew.link_id
+        "display_link_revoke": lambda by: events.display_link_revoke(
+            scope=Scope(Series, s), by=by, link_id=crew.link_id
         ),
     }
 
@@ -237,9 +240,11 @@ def test_the_owner_appoints_with_a_role_and_changes_it_by_appointing_again() -> 
     crew = make_crew()
     owner = crew.people["owner"]
     newcomer = crew.newcomer
-    services.series_house_add(series_id=crew.series_id, by=owner, member=newcomer)
+    events.house_member_add(scope=Scope(Series, crew.series_id), by=owner, member=newcomer)
     assert _role(crew, newcomer) == "director"  # the default
-    services.series_house_add(series_id=crew.series_id, by=owner, member=newcomer, role="cashier")
+    events.house_member_add(
+        scope=Scope(Series, crew.series_id), by=owner, member=newcomer, role="cashier"
+    )
     assert _role(crew, newcomer) == "cashier"
     # The new role holds in the series' events: a cashier checks players in, nothing more.
     refused_in_series(
@@ -255,23 +260,23 @@ def test_owner_is_not_a_role_to_give_and_the_owner_keeps_theirs() -> None:
     error = refused_in_series(
         crew,
         Invalid,
-        lambda: services.series_house_add(
-            series_id=crew.series_id, by=owner, member=crew.spare, role="owner"
+        lambda: events.house_member_add(
+            scope=Scope(Series, crew.series_id), by=owner, member=crew.spare, role="owner"
         ),
     )
     assert "handed over" in error.message
     refused_in_series(
         crew,
         Invalid,
-        lambda: services.series_house_add(
-            series_id=crew.series_id, by=owner, member=crew.spare, role="display"
+        lambda: events.house_member_add(
+            scope=Scope(Series, crew.series_id), by=owner, member=crew.spare, role="display"
         ),
     )
     refused_in_series(
         crew,
         NotAllowed,
-        lambda: services.series_house_add(
-            series_id=crew.series_id, by=owner, member=owner, role="scorer"
+        lambda: events.house_member_add(
+            scope=Scope(Series, crew.series_id), by=owner, member=owner, role="scorer"
         ),
     )
 
@@ -280,13 +285,15 @@ def test_a_member_leaves_and_the_owner_does_not() -> None:
     crew = make_crew()
     for role in ("director", "cashier", "scorer"):
         person = crew.people[role]
-        services.series_house_remove(series_id=crew.series_id, by=person, member=person)
+        events.house_member_remove(scope=Scope(Series, crew.series_id), by=person, member=person)
         assert _role(crew, person) is None
     owner = crew.people["owner"]
     error = refused_in_series(
         crew,
         NotAllowed,
-        lambda: services.series_house_remove(series_id=crew.series_id, by=owner, member=owner),
+        lambda: events.house_member_remove(
+            scope=Scope(Series, crew.series_id), by=owner, member=owner
+        ),
     )
     assert "hands ownership over first" in error.message
     # Someone who is not on the staff cannot "leave" it.
@@ -294,8 +301,8 @@ def test_a_member_leaves_and_the_owner_does_not() -> None:
     refused_in_series(
         crew,
         NotAllowed,
-        lambda: services.series_house_remove(
-            series_id=crew.series_id, by=outsider, member=outsider
+        lambda: events.house_member_remove(
+            scope=Scope(Series, crew.series_id), by=outsider, member=outsider
         ),
     )
 
@@ -306,12 +313,12 @@ def test_ownership_is_handed_to_a_member_and_the_series_keeps_one_owner() -> Non
     refused_in_series(
         crew,
         NotAllowed,
-        lambda: services.series_ownership_transfer(
-            series_id=crew.series_id, by=owner, member=crew.people["outsider"]
+        lambda: events.ownership_transfer(
+            scope=Scope(Series, crew.series_id), by=owner, member=crew.people["outsider"]
         ),
     )
-    answer = services.series_ownership_transfer(
-        series_id=crew.series_id, by=owner, member=crew.spare
+    answer = events.ownership_transfer(
+        scope=Scope(Series, crew.series_id), by=owner, member=crew.spare
     )
     assert answer.owner == crew.spare.pk
     owners = Membership.objects.filter(series=crew.series_id, role="owner")
@@ -321,13 +328,13 @@ def test_ownership_is_handed_to_a_member_and_the_series_keeps_one_owner() -> Non
     refused_in_series(
         crew,
         NotAllowed,
-        lambda: services.series_ownership_transfer(
-            series_id=crew.series_id, by=owner, member=owner
+        lambda: events.ownership_transfer(
+            scope=Scope(Series, crew.series_id), by=owner, member=owner
         ),
     )
     # Handing it to the owner again changes nothing.
-    again = services.series_ownership_transfer(
-        series_id=crew.series_id, by=crew.spare, member=crew.spare
+    again = events.ownership_transfer(
+        scope=Scope(Series, crew.series_id), by=crew.spare, member=crew.spare
     )
     assert again.owner == crew.spare.pk
     assert owners.count() == 1
@@ -338,8 +345,8 @@ def test_ownership_is_handed_to_a_member_and_the_series_keeps_one_owner() -> Non
 
 def test_an_invitation_is_accepted_once_by_the_account_with_its_email() -> None:
     crew = make_crew()
-    invited = services.series_staff_invite(
-        series_id=crew.series_id,
+    invited = events.staff_invite(
+        scope=Scope(Series, crew.series_id),
         by=crew.people["owner"],
         email=f" {crew.newcomer.email.upper()} ",
         role="scorer",
@@ -351,28 +358,28 @@ def test_an_invitation_is_accepted_once_by_the_account_with_its_email() -> None:
     error = refused_in_series(
         crew,
         NotAllowed,
-        lambda: services.series_staff_invitation_accept(
-            series_id=crew.series_id, by=crew.people["outsider"], token=invited.token
+        lambda: events.staff_invitation_accept(
+            scope=Scope(Series, crew.series_id), by=crew.people["outsider"], token=invited.token
         ),
     )
     assert "another email address" in error.message
     refused_in_series(
         crew,
         NotFound,
-        lambda: services.series_staff_invitation_accept(
-            series_id=crew.series_id, by=crew.people["outsider"], token="not-a-token"
+        lambda: events.staff_invitation_accept(
+            scope=Scope(Series, crew.series_id), by=crew.people["outsider"], token="not-a-token"
         ),
     )
     newcomer = crew.newcomer
-    accepted = services.series_staff_invitation_accept(
-        series_id=crew.series_id, by=newcomer, token=invited.token
+    accepted = events.staff_invitation_accept(
+        scope=Scope(Series, crew.series_id), by=newcomer, token=invited.token
     )
     assert accepted.role == "scorer" and _role(crew, newcomer) == "scorer"
     refused_in_series(
         crew,
         WrongState,
-        lambda: services.series_staff_invitation_accept(
-            series_id=crew.series_id, by=newcomer, token=invited.token
+        lambda: events.staff_invitation_accept(
+            scope=Scope(Series, crew.series_id), by=newcomer, token=invited.token
         ),
     )
 
@@ -381,16 +388,16 @@ def test_an_invitation_for_a_member_changes_their_role_but_never_the_owners() ->
     crew = make_crew()
     owner = crew.people["owner"]
     cashier = crew.people["cashier"]
-    token = services.series_staff_invite(
-        series_id=crew.series_id, by=owner, email=cashier.email, role="director"
+    token = events.staff_invite(
+        scope=Scope(Series, crew.series_id), by=owner, email=cashier.email, role="director"
     ).token
-    services.series_staff_invitation_accept(series_id=crew.series_id, by=cashier, token=token)
+    events.staff_invitation_accept(scope=Scope(Series, crew.series_id), by=cashier, token=token)
     assert _role(crew, cashier) == "director"
-    token = services.series_staff_invite(
-        series_id=crew.series_id, by=owner, email=owner.email, role="scorer"
+    token = events.staff_invite(
+        scope=Scope(Series, crew.series_id), by=owner, email=owner.email, role="scorer"
     ).token
-    answer = services.series_staff_invitation_accept(
-        series_id=crew.series_id, by=owner, token=token
+    answer = events.staff_invitation_accept(
+        scope=Scope(Series, crew.series_id), by=owner, token=token
     )
     assert answer.role == "owner" and _role(crew, owner) == "owner"
 
@@ -402,8 +409,8 @@ def test_bad_invitations_change_nothing() -> None:
     for email, role in (("not an email", "cashier"), (address, "owner"), (address, "boss")):
 
         def invite(email: str = email, role: str = role) -> object:
-            return services.series_staff_invite(
-                series_id=crew.series_id, by=owner, email=email, role=role
+            return events.staff_invite(
+                scope=Scope(Series, crew.series_id), by=owner, email=email, role=role
             )
 
         refused_in_series(crew, Invalid, invite)

@@ -40,20 +40,20 @@ def _forms(crew: Crew) -> dict[str, tuple[str, dict[str, str]]]:
     """Each form of the series' House pages: its action, its path and what it posts."""
     s, season = crew.series_id, crew.season_id
     return {
-        "series_house_add": (
+        "house_member_add": (
             reverse("seasons:staff_add", args=[s]),
             {"email": crew.newcomer.email, "role": "scorer"},
         ),
-        "series_house_add:role": (
+        "house_member_add:role": (
             reverse("seasons:staff_role", args=[s, crew.spare.pk]),
             {"role": "cashier"},
         ),
-        "series_house_remove": (reverse("seasons:staff_remove", args=[s, crew.spare.pk]), {}),
-        "series_ownership_transfer": (
+        "house_member_remove": (reverse("seasons:staff_remove", args=[s, crew.spare.pk]), {}),
+        "ownership_transfer": (
             reverse("seasons:owner", args=[s]),
             {"user_id": str(crew.spare.pk), "confirm": "1"},
         ),
-        "series_staff_invite": (
+        "staff_invite": (
             reverse("seasons:invite", args=[s]),
             {"email": "someone@example.com", "role": "cashier"},
         ),
@@ -71,11 +71,11 @@ def _forms(crew: Crew) -> dict[str, tuple[str, dict[str, str]]]:
             reverse("seasons:championship_new", args=[season]),
             {"date": "2026-12-10"},
         ),
-        "series_display_link_create": (
+        "display_link_create": (
             reverse("seasons:display_link_create", args=[s]),
             {"label": "Door screen"},
         ),
-        "series_display_link_revoke": (
+        "display_link_revoke": (
             reverse("seasons:display_link_revoke", args=[s]),
             {"link": str(crew.link_id)},
         ),
@@ -135,18 +135,18 @@ def test_the_owner_appoints_changes_a_role_removes_and_hands_ownership_over() ->
     crew = make_crew()
     owner = _client(crew.people["owner"])
     forms = _forms(crew)
-    path, data = forms["series_house_add"]
+    path, data = forms["house_member_add"]
     response = _post(owner, path, data, key="add")
     assert response["Location"] == _page(crew) + "#staff"
     assert _role(crew, crew.newcomer) == "scorer"
-    _post(owner, *forms["series_house_add:role"], key="role")
+    _post(owner, *forms["house_member_add:role"], key="role")
     assert _role(crew, crew.spare) == "cashier"
     # No account with the email: said plainly, nothing changed.
     with nothing_changes(crew):
         missing = _post(owner, path, {"email": "nobody@example.com"}, key="missing")
     assert any("No Syndicate Account uses that email" in text for text in said(missing))
     # Handing ownership over needs the box ticked.
-    path, data = forms["series_ownership_transfer"]
+    path, data = forms["ownership_transfer"]
     with nothing_changes(crew):
         unticked = _post(owner, path, {"user_id": data["user_id"]}, key="unticked")
     assert any("Tick the box" in text for text in said(unticked))
@@ -177,7 +177,9 @@ def test_an_invitation_shows_its_link_and_its_page_accepts_it_once() -> None:
         {"email": crew.newcomer.email, "role": "cashier"},
     )
     invitation = Invitation.objects.get(series=crew.series_id)
-    link = reverse("seasons:series_invitation", args=[invitation.token])
+    link = reverse("staff_invitation", args=[invitation.token])  # the one invitation page
+    former = reverse("seasons:series_invitation", args=[invitation.token])
+    assert _client(crew.newcomer).get(former)["Location"] == link
     assert any("its link is listed below" in text for text in said(made))
     assert link in owner.get(_page(crew)).content.decode()  # pending, with its link
     # Someone else signed in sees whom it is for, and no Accept.
@@ -193,7 +195,7 @@ def test_an_invitation_shows_its_link_and_its_page_accepts_it_once() -> None:
     assert _role(crew, crew.newcomer) == "cashier"
     again = invitee.get(link).content.decode()
     assert "already been accepted" in again and ">Accept<" not in again
-    unknown = reverse("seasons:series_invitation", args=["nope"])
+    unknown = reverse("staff_invitation", args=["nope"])
     assert invitee.get(unknown).status_code == 404
     assert link not in owner.get(_page(crew)).content.decode()  # no longer pending
 
@@ -232,5 +234,5 @@ def test_an_invitation_is_emailed_with_its_link_after_the_commit(
         )
     invitation = Invitation.objects.get(series=crew.series_id)
     (message,) = [m for m in mail.outbox if m.to == [crew.newcomer.email]]
-    assert reverse("seasons:series_invitation", args=[invitation.token]) in message.body
+    assert reverse("staff_invitation", args=[invitation.token]) in message.body
     assert "Thursday League" in message.subject and "scorer" in message.subject

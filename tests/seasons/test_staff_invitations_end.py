@@ -14,9 +14,11 @@ from django.urls import reverse
 from accounts.models import User
 from events import services as events
 from events.errors import DomainError, NotAllowed, NotFound, WrongState
-from seasons import services
+from events.models import Event
+from seasons.models import Series
 from staff.invitations import LIFETIME
 from staff.models import Invitation, Membership
+from staff.scopes import Scope
 from tests.api.support import Api, error
 from tests.factories import make_table, make_user
 from tests.refusals import every_field, refused, said
@@ -38,15 +40,15 @@ def test_a_series_members_removal_voids_their_pending_invitations() -> None:
     crew = make_crew()
     owner, sid = crew.people["owner"], crew.series_id
     max_ = crew.newcomer
-    invited = services.series_staff_invite(series_id=sid, by=owner, email=max_.email)
-    services.series_house_add(series_id=sid, by=owner, member=max_, role="scorer")
-    services.series_house_remove(series_id=sid, by=owner, member=max_)
+    invited = events.staff_invite(scope=Scope(Series, sid), by=owner, email=max_.email)
+    events.house_member_add(scope=Scope(Series, sid), by=owner, member=max_, role="scorer")
+    events.house_member_remove(scope=Scope(Series, sid), by=owner, member=max_)
     assert not Invitation.objects.filter(pk=invited.invitation_id).exists()
     series_refused(
         NotFound,
         sid,
-        lambda: services.series_staff_invitation_accept(
-            series_id=sid, by=max_, token=invited.token
+        lambda: events.staff_invitation_accept(
+            scope=Scope(Series, sid), by=max_, token=invited.token
         ),
     )
     assert not Membership.objects.filter(series=sid, user=max_).exists()
@@ -55,39 +57,41 @@ def test_a_series_members_removal_voids_their_pending_invitations() -> None:
 def test_the_series_owner_withdraws_a_pending_invitation() -> None:
     crew = make_crew()
     owner, sid = crew.people["owner"], crew.series_id
-    invited = services.series_staff_invite(series_id=sid, by=owner, email=crew.newcomer.email)
+    invited = events.staff_invite(scope=Scope(Series, sid), by=owner, email=crew.newcomer.email)
     series_refused(
         NotAllowed,
         sid,
-        lambda: services.series_staff_invitation_cancel(
-            series_id=sid, by=crew.people["director"], invitation_id=invited.invitation_id
+        lambda: events.staff_invitation_cancel(
+            scope=Scope(Series, sid),
+            by=crew.people["director"],
+            invitation_id=invited.invitation_id,
         ),
     )
-    services.series_staff_invitation_cancel(
-        series_id=sid, by=owner, invitation_id=invited.invitation_id
+    events.staff_invitation_cancel(
+        scope=Scope(Series, sid), by=owner, invitation_id=invited.invitation_id
     )
     series_refused(
         NotFound,
         sid,
-        lambda: services.series_staff_invitation_accept(
-            series_id=sid, by=crew.newcomer, token=invited.token
+        lambda: events.staff_invitation_accept(
+            scope=Scope(Series, sid), by=crew.newcomer, token=invited.token
         ),
     )
     # One already accepted is not withdrawn: its member is removed instead.
-    again = services.series_staff_invite(series_id=sid, by=owner, email=crew.newcomer.email)
-    services.series_staff_invitation_accept(series_id=sid, by=crew.newcomer, token=again.token)
+    again = events.staff_invite(scope=Scope(Series, sid), by=owner, email=crew.newcomer.email)
+    events.staff_invitation_accept(scope=Scope(Series, sid), by=crew.newcomer, token=again.token)
     series_refused(
         WrongState,
         sid,
-        lambda: services.series_staff_invitation_cancel(
-            series_id=sid, by=owner, invitation_id=again.invitation_id
+        lambda: events.staff_invitation_cancel(
+            scope=Scope(Series, sid), by=owner, invitation_id=again.invitation_id
         ),
     )
     series_refused(
         NotFound,
         sid,
-        lambda: services.series_staff_invitation_cancel(
-            series_id=sid, by=owner, invitation_id=2**63
+        lambda: events.staff_invitation_cancel(
+            scope=Scope(Series, sid), by=owner, invitation_id=2**63
         ),
     )
 
@@ -101,19 +105,19 @@ def _age(pk: int) -> None:
 def test_a_series_invitation_expires() -> None:
     crew = make_crew()
     owner, sid = crew.people["owner"], crew.series_id
-    invited = services.series_staff_invite(series_id=sid, by=owner, email=crew.newcomer.email)
+    invited = events.staff_invite(scope=Scope(Series, sid), by=owner, email=crew.newcomer.email)
     _age(invited.invitation_id)
     series_refused(
         WrongState,
         sid,
-        lambda: services.series_staff_invitation_accept(
-            series_id=sid, by=crew.newcomer, token=invited.token
+        lambda: events.staff_invitation_accept(
+            scope=Scope(Series, sid), by=crew.newcomer, token=invited.token
         ),
     )
 
 
 def _invited(by: User, event_id: int, email: str) -> tuple[int, str]:
-    answer = events.staff_invite(event_id=event_id, by=by, email=email)
+    answer = events.staff_invite(scope=Scope(Event, event_id), by=by, email=email)
     return answer.invitation_id, answer.token
 
 
@@ -122,13 +126,13 @@ def test_an_event_members_removal_voids_their_pending_invitations_and_invitation
     event, owner = table.event, table.house
     max_ = make_user("Max")
     pk, token = _invited(owner, event.pk, max_.email.upper())  # compared without case
-    events.house_member_add(event_id=event.pk, by=owner, member=max_, role="cashier")
-    events.house_member_remove(event_id=event.pk, by=owner, member=max_)
+    events.house_member_add(scope=Scope.of(event), by=owner, member=max_, role="cashier")
+    events.house_member_remove(scope=Scope.of(event), by=owner, member=max_)
     assert not Invitation.objects.filter(pk=pk).exists()
     refused(
         NotFound,
         event,
-        lambda: events.staff_invitation_accept(event_id=event.pk, by=max_, token=token),
+        lambda: events.staff_invitation_accept(scope=Scope.of(event), by=max_, token=token),
     )
     assert not Membership.objects.filter(event=event, user=max_).exists()
     # An invitation past its lifetime appoints nobody.
@@ -137,14 +141,14 @@ def test_an_event_members_removal_voids_their_pending_invitations_and_invitation
     refused(
         WrongState,
         event,
-        lambda: events.staff_invitation_accept(event_id=event.pk, by=max_, token=token),
+        lambda: events.staff_invitation_accept(scope=Scope.of(event), by=max_, token=token),
     )
 
 
 def test_the_series_page_withdraws_a_pending_invitation_for_the_owner_only() -> None:
     crew = make_crew()
     owner, sid = crew.people["owner"], crew.series_id
-    invited = services.series_staff_invite(series_id=sid, by=owner, email=crew.newcomer.email)
+    invited = events.staff_invite(scope=Scope(Series, sid), by=owner, email=crew.newcomer.email)
     withdraw = reverse("seasons:invitation_withdraw", args=[sid, invited.invitation_id])
     owner_page, director_page = Client(), Client()
     owner_page.force_login(owner)
@@ -175,14 +179,14 @@ def test_the_events_settings_page_lists_no_expired_invitation() -> None:
 def test_only_the_series_owner_withdraws_an_invitation(role: str) -> None:
     crew = make_crew()
     sid = crew.series_id
-    invited = services.series_staff_invite(
-        series_id=sid, by=crew.people["owner"], email=crew.newcomer.email
+    invited = events.staff_invite(
+        scope=Scope(Series, sid), by=crew.people["owner"], email=crew.newcomer.email
     )
     series_refused(
         NotAllowed,
         sid,
-        lambda: services.series_staff_invitation_cancel(
-            series_id=sid, by=crew.people[role], invitation_id=invited.invitation_id
+        lambda: events.staff_invitation_cancel(
+            scope=Scope(Series, sid), by=crew.people[role], invitation_id=invited.invitation_id
         ),
     )
     # Over the API too: 403, the role named to a member of the staff.
@@ -199,19 +203,19 @@ def test_only_the_series_owner_withdraws_an_invitation(role: str) -> None:
 
 def test_an_expired_invitations_page_says_so_and_offers_no_accept() -> None:
     crew = make_crew()
-    series_invited = services.series_staff_invite(
-        series_id=crew.series_id, by=crew.people["owner"], email=crew.newcomer.email
+    series_invited = events.staff_invite(
+        scope=Scope(Series, crew.series_id), by=crew.people["owner"], email=crew.newcomer.email
     )
     _age(series_invited.invitation_id)
     table = make_table(players=0)
     event_invited = events.staff_invite(
-        event_id=table.event.pk, by=table.house, email=crew.newcomer.email
+        scope=Scope.of(table.event), by=table.house, email=crew.newcomer.email
     )
     _age(event_invited.invitation_id)
     invitee = Client()
     invitee.force_login(crew.newcomer)
     for path in (
-        reverse("seasons:series_invitation", args=[series_invited.token]),
+        reverse("staff_invitation", args=[series_invited.token]),
         reverse("house:invitation", args=[event_invited.token]),
     ):
         html = invitee.get(path).content.decode()

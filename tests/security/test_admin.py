@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from events import services
+from staff.scopes import Scope
 from tests.factories import make_table, make_user
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +35,7 @@ def test_it_sends_a_visitor_to_the_allauth_sign_in() -> None:
 def test_it_refuses_a_house_member_who_is_not_staff(caplog: pytest.LogCaptureFixture) -> None:
     table = make_table()
     member = make_user("Door House")
-    services.house_member_add(event_id=table.event.pk, by=table.house, member=member)
+    services.house_member_add(scope=Scope.of(table.event), by=table.house, member=member)
     assert table.event.staff.filter(user=member).exists()
     client = signed_in(member)
     caplog.set_level(logging.INFO, logger="syndicate.security")

@@ -29,7 +29,7 @@ from staff.models import DisplayLink, Invitation, scope_type
 from tests.factories import make_table, make_user
 from tests.refusals import unchanged
 
-ID_NAMES = ("event_id", "registration_id", "review_id", "user_id")
+ID_NAMES = ("event_id", "scope_id", "registration_id", "review_id", "user_id")
 MISSING = 987_654_321
 # A plausible body for each API write, so the request reaches the event rather than stopping at
 # the body's checks (which answer alike for every id anyway).
@@ -83,6 +83,10 @@ ROUTES = sorted(patterns(), key=lambda item: item[0])
 
 
 def fill(route: str, ids: dict[str, int]) -> str:
+    # The staff pages name their scope's id `scope_id`: an event's under events/, a series' under
+    # series/.
+    scope = "series_id" if "series/<int:scope_id>" in route else "event_id"
+    ids = {**ids, "scope_id": ids[scope]}
     path = re.sub(r"<int:(\w+)>", lambda m: str(ids[m.group(1)]), route)
     return "/" + path.lstrip("^").rstrip("$")
 

@@ -15,6 +15,7 @@ from django.test import Client
 from django.urls import URLPattern, get_resolver, reverse
 
 from events.models import Event
+from staff.scopes import Scope
 from tests.factories import make_table
 from tests.refusals import unchanged
 
@@ -111,6 +112,8 @@ def test_a_form_without_its_key_is_refused(client: Client, table, name: str, key
     kwargs: dict[str, int | str] = {}
     if "event_id" in route:
         kwargs["event_id"] = table.event.pk
+    if "scope_id" in route and name.startswith("house:"):  # the staff pages of an event
+        kwargs["scope_id"] = table.event.pk
     if "registration_id" in route:
         kwargs["registration_id"] = registration
     if "review_id" in route:
@@ -127,7 +130,7 @@ def test_a_form_without_its_key_is_refused(client: Client, table, name: str, key
         from events import services
 
         invited = services.staff_invite(
-            event_id=table.event.pk, by=table.house, email="invited@example.com"
+            scope=Scope.of(table.event), by=table.house, email="invited@example.com"
         )
         if "invitation_id" in route:
             kwargs["invitation_id"] = invited.invitation_id

@@ -22,6 +22,7 @@ from django.urls.resolvers import RoutePattern
 
 from events import services
 from helpers.redaction import SECRET_URL_ARGUMENTS, RedactSecrets, redact
+from staff.scopes import Scope
 from syndicate.routing import websocket_urlpatterns
 from tests.factories import make_table, make_user
 from tests.faults.processes import Processes, app_env
@@ -186,8 +187,10 @@ def test_daphne_logs_no_display_token_and_no_invitation_token(
     tmp_path: Path, settings: object
 ) -> None:
     table = make_table()
-    display = services.display_link_create(event_id=table.event.pk, by=table.house, label="Bar")
-    invited = services.staff_invite(event_id=table.event.pk, by=table.house, email="a@example.com")
+    display = services.display_link_create(scope=Scope.of(table.event), by=table.house, label="Bar")
+    invited = services.staff_invite(
+        scope=Scope.of(table.event), by=table.house, email="a@example.com"
+    )
     token = display.path.rstrip("/").rsplit("/", 1)[-1]
     processes = Processes(folder=tmp_path)
     try:

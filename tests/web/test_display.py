@@ -18,6 +18,7 @@ from events.models import Event
 from seasons import services as seasons
 from seasons.models import Series
 from staff.models import DisplayLink, Membership, scope_type
+from staff.scopes import Scope
 from tests.factories import Table, make_table, make_user
 from tests.house.support import post, refused_by_page
 from web.follow import qr_svg
@@ -33,7 +34,7 @@ def switch_on(table: Table) -> str:
 
 
 def make_link(table: Table, label: str = "Projector by the bar") -> tuple[int, str]:
-    made = services.display_link_create(event_id=table.event.pk, by=table.house, label=label)
+    made = services.display_link_create(scope=Scope.of(table.event), by=table.house, label=label)
     return made.link_id, made.path
 
 
@@ -71,7 +72,7 @@ def test_a_revoked_link_answers_410_with_no_board_and_no_code(client: Client) ->
     table = make_table("league", players=2)
     code = switch_on(table)
     link_id, path = make_link(table)
-    services.display_link_revoke(event_id=table.event.pk, by=table.house, link_id=link_id)
+    services.display_link_revoke(scope=Scope.of(table.event), by=table.house, link_id=link_id)
     response = client.get(path)
     assert response.status_code == 410
     page = response.content.decode()
@@ -94,7 +95,7 @@ def test_a_link_of_a_draft_shows_no_board_until_the_event_opens(client: Client) 
     event_id = services.event_create(
         by=house, name="Secret", date=datetime.date(2026, 12, 10), format="league"
     ).event_id
-    path = services.display_link_create(event_id=event_id, by=house, label="Bar").path
+    path = services.display_link_create(scope=Scope(Event, event_id), by=house, label="Bar").path
     page = client.get(path).content.decode()
     assert "The board opens when the event does." in page and "Secret" not in page
     assert f'data-display-showing="draft:{event_id}"' in page
@@ -108,7 +109,7 @@ def test_a_series_link_follows_the_series_to_its_next_event(client: Client) -> N
     Membership.objects.create(
         scope_type=scope_type(Series), scope_id=series, user=next_week.house, role="director"
     )
-    path = seasons.series_display_link_create(series_id=series, by=house, label="Bar TV").path
+    path = services.display_link_create(scope=Scope(Series, series), by=house, label="Bar TV").path
     empty = client.get(path)
     assert empty.status_code == 200 and "No event tonight." in empty.content.decode()
     assert client.get(path + "now").json() == {"showing": "none"}
@@ -156,7 +157,7 @@ def test_a_cashier_or_scorer_sees_no_displays_and_is_refused_them(
     table = make_table("league", players=2)
     link_id, _ = make_link(table)
     member = make_user(role.capitalize())
-    services.house_member_add(event_id=table.event.pk, by=table.house, member=member, role=role)
+    services.house_member_add(scope=Scope.of(table.event), by=table.house, member=member, role=role)
     client.force_login(member)
     page = client.get(reverse("house:dashboard", args=[table.event.pk])).content.decode()
     assert 'id="displays"' not in page
