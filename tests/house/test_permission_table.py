@@ -65,6 +65,8 @@ def address(name: str, scene: Night) -> str:
     for kwargs in (
         {},
         {"event_id": scene.event_id},
+        # The staff and display links sections' forms name their scope (house/staff_pages.py).
+        {"scope_id": scene.event_id},
         {"event_id": scene.event_id, "registration_id": scene.rid(1)},
         {"event_id": scene.event_id, "review_id": scene.review_id},
     ):
