@@ -44,6 +44,7 @@ os.environ["CHANNELS_PREFIX"] = f"bench-roles-{os.getpid()}"
 os.environ["CACHE_PREFIX"] = f"bench-roles-{os.getpid()}"
 os.environ["LIVE_UPDATES"] = "background"
 import event as engine  # sets up Django and the scratch database helpers
+import live_pages  # one change by a random player, as the live pages bench makes it
 import load_seed
 import redis
 from channels.testing import WebsocketCommunicator
@@ -53,8 +54,8 @@ from django.db import close_old_connections, connections
 from accounts.models import User
 from events import services
 from events.models import Event, Registration
-from events.reads.player import player_state
 from live import delivery
+from staff.scopes import Scope
 from syndicate.asgi import application
 
 ROLES = ("owner", "director", "cashier", "scorer")
@@ -111,37 +112,11 @@ class Page:
                 await self.socket.send_to(text_data=json.dumps({"type": "reload"}))
 
 
-def act(rng: random.Random, seated: list[tuple[int, User]]) -> bool:
-    """One change by a random player who can still make one."""
-    for _ in range(50):
-        rid, user = rng.choice(seated)
-        me = player_state(Registration.objects.select_related("event").get(pk=rid))
-        step = me.next_step
-        if step.code == "choose_start" and me.pending is not None:
-            keep = me.pending.keep
-            services.starting_selection_confirm(
-                registration_id=rid, by=user, slots=list(range(keep))
-            )
-        elif step.code == "choose_win":
-            services.win_choice_confirm(registration_id=rid, by=user, slot=rng.randint(0, 1))
-        elif step.code == "report" and step.game is not None:
-            services.result_submit(
-                registration_id=rid,
-                by=user,
-                game=int(step.game),
-                outcome=rng.choice(["win", "loss"]),
-            )
-        else:
-            continue
-        return True
-    return False
-
-
 def night(players: int, tag: str) -> tuple[int, list[tuple[int, User]], dict[str, str]]:
     """A started event, every starting card chosen, and a signed-in session per role."""
     (plan,) = load_seed.seed(events=1, players=players, tag=tag)
     event = Event.objects.get(pk=plan.event_id)
-    owner = event.house.get()
+    owner = event.staff.select_related("user").get().user
     seated = []
     for p in [*plan.players, plan.marker]:
         registration = Registration.objects.select_related("player").get(pk=p.registration_id)
@@ -158,7 +133,7 @@ def night(players: int, tag: str) -> tuple[int, list[tuple[int, User]], dict[str
         member = User.objects.create_user(
             email=f"{role}-{tag}@bench.invalid", display_name=role.capitalize()
         )
-        services.house_member_add(event_id=event.pk, by=owner, member=member, role=role)
+        services.house_member_add(scope=Scope.of(event), by=owner, member=member, role=role)
         sessions[role] = load_seed.sign_in(member)[0]
     delivery.wait_until_idle(timeout=60)
     return event.pk, seated, sessions
@@ -186,7 +161,7 @@ def run(way: str, args: argparse.Namespace, tag: str) -> dict[str, float]:
             for gap in gaps:
                 due += gap
                 time.sleep(max(0.0, due - time.perf_counter()))
-                made += act(rng, seated)
+                made += live_pages.act(rng, seated) is not None
         finally:
             spent["writes_cpu"] = time.thread_time() - cpu
             spent["made"] = made
