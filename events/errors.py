@@ -47,6 +47,21 @@ class AlreadyRegistered(WrongState):
     default_message = "You are already registered for this event."
 
 
+class OfferLapsed(WrongState):
+    code = "offer_lapsed"
+    default_message = "The hold on this place has ended: it has passed to the next player."
+
+
+class NoPlaceOffered(WrongState):
+    code = "no_place_offered"
+    default_message = "No place is offered to this registration."
+
+
+class CapacityBelowField(WrongState):
+    code = "capacity_below_field"
+    default_message = "More players already hold a place than that capacity."
+
+
 class NotCheckedIn(WrongState):
     code = "not_checked_in"
     default_message = "Check in with House before playing."

@@ -90,6 +90,19 @@ class Event(models.Model):
     )
     # 0: no age asked; otherwise players confirm they are at least this old before registering.
     minimum_age = models.PositiveSmallIntegerField(default=0)
+    # Registration ahead (events/waitlist.py): players register from the event's page between
+    # these moments (either empty: no bound on that side) while House has registration open.
+    registration_opens_at = models.DateTimeField(null=True, blank=True)
+    registration_closes_at = models.DateTimeField(null=True, blank=True)
+    # The most players who hold a place (empty: no cap); past it a registration is waitlisted.
+    capacity = models.PositiveIntegerField(null=True, blank=True)
+    # How long an offered place (or an unpaid place, where the entry is paid ahead) is held:
+    # `hold_minutes` before the event's day, `day_hold_minutes` on it.
+    hold_minutes = models.PositiveSmallIntegerField(default=30)
+    day_hold_minutes = models.PositiveSmallIntegerField(default=10)
+    # The entry is paid online when registering, where the deployment has Stripe configured
+    # (payments/); otherwise at the door, as always.
+    pay_ahead = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-date", "-id"]
@@ -132,6 +145,10 @@ class RegistrationStatus(models.TextChoices):
     WITHDRAWN = "withdrawn", "Withdrawn"
     CANCELLED = "cancelled", "Cancelled"
     NO_SHOW = "no_show", "No-show"
+    # Past the event's capacity: in line for a place, by `waitlist_seq` (events/waitlist.py).
+    WAITLISTED = "waitlisted", "Waitlisted"
+    # A place freed and is held for this player until `hold_until`; claimed in one tap.
+    OFFERED = "offered", "Offered a place"
 
 
 class Registration(models.Model):
@@ -171,6 +188,11 @@ class Registration(models.Model):
     # Private: the salt of the commitment to the person `player_registered` records
     # (events/person.py); erased, with the account's link, when the account is deleted.
     person_salt = models.CharField(max_length=32, blank=True)
+    # The order of the waitlist: 1, 2, 3 ... per event as players join it (never renumbered; a
+    # player's position is their rank among those still waiting).
+    waitlist_seq = models.PositiveIntegerField(null=True, blank=True)
+    # An offered place is held until then; so is an unpaid place where the entry is paid ahead.
+    hold_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["event_id", "id"]
@@ -180,8 +202,11 @@ class Registration(models.Model):
             models.UniqueConstraint(
                 fields=["event", "check_in_order"], name="unique_check_in_order"
             ),
+            models.UniqueConstraint(fields=["event", "waitlist_seq"], name="unique_waitlist_seq"),
             models.CheckConstraint(
-                condition=Q(status__in=["registered", "cancelled", "no_show"])
+                condition=Q(
+                    status__in=["registered", "cancelled", "no_show", "waitlisted", "offered"]
+                )
                 | Q(checked_in_at__isnull=False, check_in_order__isnull=False),
                 name="players_in_play_are_checked_in",
             ),
