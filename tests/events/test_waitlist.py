@@ -725,3 +725,29 @@ def test_holds_end_by_the_system_alone_and_never_in_a_finalized_event() -> None:
     from events import tasks
 
     tasks.lapse_offers(final.event.pk)  # told nothing to end, not failing
+
+
+@pytest.mark.django_db
+def test_an_event_with_a_waitlist_verifies_once_finalized() -> None:
+    from audit.export import audit_document
+    from audit.verify import verify
+
+    table = capped(2, players=2)
+    waiting = [make_user() for _ in range(3)]
+    for player in waiting:
+        table.register(player)
+    services.waitlist_promote(registration_id=table.rid(waiting[0]), by=table.house, reason="Reg")
+    services.registration_remove(
+        registration_id=table.rid(waiting[1]), by=table.house, reason="Asked"
+    )
+    services.registration_cancel(registration_id=table.rid(waiting[0]), by=waiting[0])
+    table.start()
+    for player in table.players:
+        table.play_out(player)
+    services.pool_confirm(event_id=table.event.pk, by=table.house)
+    services.event_finalize(event_id=table.event.pk, by=table.house)
+    verdict = verify(audit_document(table.refresh()))
+    assert verdict.ok, verdict.problem
+    assert {"player_waitlisted", "waitlist_promoted", "registration_removed"} <= set(
+        actions(table.event)
+    )
