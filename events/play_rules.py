@@ -256,7 +256,8 @@ def house_actions(
         mark_paid=facts.phase != Phase.FINALIZED
         and contribution > 0
         and (paid or facts.status in PARTICIPANTS),
-        check_in=facts.status == RegistrationStatus.REGISTERED and running,
+        # A player in line is given a place by House's check-in (events/waitlist.py).
+        check_in=facts.status in NOT_CHECKED_IN and running,
         add_back=facts.status == RegistrationStatus.NO_SHOW and has_account and running,
         undo=may_undo_check_in(facts),
         choose_start=may_choose_start(facts),
