@@ -359,6 +359,8 @@ CELERY_BEAT_SCHEDULE = {
         "task": "events.tasks.expire_idempotency_records",
         "schedule": 3600.0,
     },
+    # Holds on offered and unpaid places whose scheduled end was lost (events/waitlist.py).
+    "sweep-holds": {"task": "events.tasks.sweep_holds", "schedule": 60.0},
 }
 
 LANGUAGE_CODE = "en-us"
