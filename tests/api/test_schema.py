@@ -31,7 +31,6 @@ from seasons.answers import ALL_SEASON_ANSWERS
 from tests.api.support import Api
 from tests.factories import make_table, make_user
 from tests.payments.stripe_server import stripe_running
-from tests.payments.support import paying_table
 
 pytestmark = pytest.mark.django_db
 
@@ -351,9 +350,10 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
 def _walk_paying_ahead(seen: list[tuple[str, str, int, Any]]) -> None:
     """An event that asks for the entry ahead, with Stripe configured (the local Stripe server):
     a player registers and starts paying through Stripe Checkout."""
-    table = paying_table()
-    player = Recorder(seen, make_user("Fay"))
+    table = make_table("league", contribution=10)
     e = f"/api/events/{table.event.pk}"
+    Recorder(seen, table.house).patch(f"{e}/", {"pay_ahead": True})
+    player = Recorder(seen, make_user("Jo"))
     rid = player.post(f"{e}/register/").json()["registration_id"]
     player.get(f"/api/registrations/{rid}/")
     started = player.post(f"/api/registrations/{rid}/checkout/")
