@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import zoneinfo
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -31,6 +32,39 @@ class ReportLine:
 
 
 @dataclass(frozen=True, slots=True)
+class OnlinePayment:
+    """One payment Stripe recorded for the event, beside the ledger's lines for it: its entry
+    line and refund line (their seq), and what does not match, in plain words ("" when all do)."""
+
+    session: str
+    payment: str
+    player: str
+    cents: int
+    currency: str
+    state: str
+    why: str
+    entry_line: int | None
+    refund_line: int | None
+    problem: str
+
+    @property
+    def amount_shown(self) -> str:
+        """What Stripe says was paid: "$10.00 USD" (cents are Stripe's unit; the ledger's
+        dollars are whole)."""
+        whole, cents = divmod(self.cents, 100)
+        return f"${whole}.{cents:02d} {self.currency.upper()}"
+
+
+# The reader of the event's online payments, installed by the layer that takes them (payments/):
+# the ledger names none of it. None installed: the report has no such section.
+_online_readers: list[Callable[[Event, list[Line]], tuple[OnlinePayment, ...]]] = []
+
+
+def use_online_payments(reader: Callable[[Event, list[Line]], tuple[OnlinePayment, ...]]) -> None:
+    _online_readers[:] = [reader]
+
+
+@dataclass(frozen=True, slots=True)
 class NightReport:
     event: Event
     lines: tuple[ReportLine, ...]
@@ -38,6 +72,8 @@ class NightReport:
     # The lines' signed dollars added up, by method: what each way of paying holds at the end.
     held_by_method: tuple[tuple[str, int], ...]
     net: int
+    # The online payments beside Stripe's records (empty without any).
+    online: tuple[OnlinePayment, ...] = ()
 
     @property
     def balanced(self) -> bool:
@@ -77,6 +113,7 @@ def night_report(event: Event) -> NightReport:
         box=cash_box(event, lines),
         held_by_method=tuple(sorted(held.items())),
         net=sum(line.signed for line in lines),
+        online=_online_readers[0](event, lines) if _online_readers else (),
     )
 
 
@@ -92,12 +129,22 @@ CSV_HEADER = (
     "handed_by",
     "acknowledged",
     "reportable",
+    # The online payments' rows (`line` "online payment"), as the page's section shows them.
+    "stripe_payment",
+    "stripe_paid",
+    "stripe_state",
+    "entry_line",
+    "refund_line",
+    "check",
 )
+# A ledger line's or a total's row leaves the online payments' columns empty.
+_NO_PAYMENT = ["", "", "", "", "", ""]
 
 
 def night_csv(report: NightReport) -> str:
     """The report as CSV: one row per line (dollars signed: in positive, out negative), then the
-    totals; the dollars column adds up to the net row."""
+    totals; the dollars column adds up to the net row. Then one row per online payment beside
+    Stripe's records (no dollars of its own: its money is in the lines it names)."""
     out = io.StringIO()
     writer = SpreadsheetWriter(out, lineterminator="\r\n")
     writer.writerow(CSV_HEADER)
@@ -115,6 +162,7 @@ def night_csv(report: NightReport) -> str:
                 line.handed_by,
                 "yes" if line.acknowledged else "",
                 "yes" if line.reportable else "",
+                *_NO_PAYMENT,
             ]
         )
     box = report.box
@@ -133,5 +181,27 @@ def night_csv(report: NightReport) -> str:
         ("difference", box.difference),
     ]
     for name, amount in totals:
-        writer.writerow(["", "", "", "total", name, amount, "", "", "", "", ""])
+        writer.writerow(["", "", "", "total", name, amount, "", "", "", "", "", *_NO_PAYMENT])
+    for payment in report.online:
+        writer.writerow(
+            [
+                "",
+                "",
+                payment.player or "(no such registration)",
+                "online payment",
+                "online",
+                "",
+                payment.why,
+                "Stripe",
+                "",
+                "",
+                "",
+                payment.payment or payment.session,
+                payment.amount_shown,
+                payment.state,
+                payment.entry_line or "",
+                payment.refund_line or "",
+                payment.problem or "matches",
+            ]
+        )
     return out.getvalue()

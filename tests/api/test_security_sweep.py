@@ -55,6 +55,7 @@ PLAYER = [
     Call("win-choice", "POST", "/api/registrations/{target}/win-choice/", {"slot": 0}),
     Call("withdraw", "POST", "/api/registrations/{target}/withdraw/", {"reason": "bye"}),
     Call("claim", "POST", "/api/registrations/{target}/claim/"),
+    Call("checkout", "POST", "/api/registrations/{target}/checkout/"),
 ]
 
 # House endpoints (site staff for the House members and for creating events).
