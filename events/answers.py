@@ -196,12 +196,31 @@ class EventFinalized(Answer):
 Label = Annotated[str, Described("The player's public label in this event.")]
 
 
+# Where a registration stands (events/waitlist.py): a place, or in line for one.
+Position = Annotated[
+    int | None, Described("While `waitlisted`: the place in line, from 1 (first to be offered).")
+]
+OfferedUntil = Annotated[
+    str | None,
+    Described("While `offered`: until when the place is held for the player (ISO 8601, UTC)."),
+]
+HoldUntil = Annotated[
+    str | None,
+    Described(
+        "Where the entry is paid ahead: until when the place is held unpaid (ISO 8601, UTC)."
+    ),
+]
+
+
 @dataclass(frozen=True)
 class PlayerRegistered(Answer):
-    """The new registration."""
+    """The new registration: `registered` (a place), or `waitlisted` past the capacity."""
 
     registration_id: int
     label: Label
+    status: RegistrationStatus = RegistrationStatus.REGISTERED
+    position: Position = None
+    offered_until: OfferedUntil = None
 
 
 @dataclass(frozen=True)
@@ -242,6 +261,41 @@ class PlayerWithdrawn(Answer):
 
     registration_id: int
     status: RegistrationStatus
+
+
+@dataclass(frozen=True)
+class PlaceClaimed(Answer):
+    """The offered place, claimed: registered (where the entry is paid ahead, held unpaid until
+    `hold_until`)."""
+
+    registration_id: int
+    status: RegistrationStatus
+    hold_until: HoldUntil = None
+
+
+@dataclass(frozen=True)
+class WaitlistPromoted(Answer):
+    """The player House gave a place to, registered."""
+
+    registration_id: int
+    status: RegistrationStatus
+
+
+@dataclass(frozen=True)
+class RegistrationRemoved(Answer):
+    """The registration House removed, cancelled."""
+
+    registration_id: int
+    status: RegistrationStatus
+
+
+@dataclass(frozen=True)
+class OffersLapsed(Answer):
+    """The holds that ended (their registrations cancelled) and the places offered on."""
+
+    event_id: int
+    lapsed: list[int]
+    offered: list[int]
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,9 @@ from typing import Any
 from accounts.models import User
 from audit.heads import finalizing_head
 from cards.stock import build_shoes, seed_hex, stock_size
-from events import answers, limits
+from events import answers, limits, waitlist
 from events.errors import (
+    CapacityBelowField,
     FinalizationBlocked,
     Invalid,
     NotAllowed,
@@ -60,6 +61,13 @@ EDITABLE = (
     "sponsored_pool",
     "refund_policy",
     "minimum_age",
+    # Registration ahead and the waitlist (events/waitlist.py).
+    "registration_opens_at",
+    "registration_closes_at",
+    "capacity",
+    "hold_minutes",
+    "day_hold_minutes",
+    "pay_ahead",
 )
 
 _WORDS = {
@@ -74,6 +82,12 @@ _DEFAULTS: dict[str, Any] = {
     "sponsored_pool": 0,
     "refund_policy": RefundPolicy.CANCELLATIONS.value,
     "minimum_age": 0,
+    "registration_opens_at": None,
+    "registration_closes_at": None,
+    "capacity": None,
+    "hold_minutes": 30,
+    "day_hold_minutes": 10,
+    "pay_ahead": False,
 }
 
 
@@ -94,6 +108,12 @@ def event_create(
     sponsored_pool: int = 0,
     refund_policy: str = RefundPolicy.CANCELLATIONS.value,
     minimum_age: int = 0,
+    registration_opens_at: datetime.datetime | None = None,
+    registration_closes_at: datetime.datetime | None = None,
+    capacity: int | None = None,
+    hold_minutes: int = 30,
+    day_hold_minutes: int = 10,
+    pay_ahead: bool = False,
     scope_above_id: int | None = None,
     idempotency_key: str | None = None,
 ) -> answers.EventCreated:
@@ -117,6 +137,12 @@ def event_create(
         "sponsored_pool": sponsored_pool,
         "refund_policy": refund_policy,
         "minimum_age": minimum_age,
+        "registration_opens_at": registration_opens_at,
+        "registration_closes_at": registration_closes_at,
+        "capacity": capacity,
+        "hold_minutes": hold_minutes,
+        "day_hold_minutes": day_hold_minutes,
+        "pay_ahead": pay_ahead,
     }
     if scope_above_id is None and not by.is_staff:
         raise NotAllowed("Only site staff create events.")
@@ -139,7 +165,7 @@ def event_create(
             "date": event.date.isoformat(),
             "time_zone": event.time_zone,
             **{
-                key: getattr(event, key)
+                key: _plain(getattr(event, key))
                 for key, default in _DEFAULTS.items()
                 if getattr(event, key) != default
             },
@@ -218,6 +244,16 @@ def event_update(
         )
     if cleaned["contribution"] != event.contribution:
         check_pool(cleaned["contribution"] * participants(event), what="That contribution")
+    capacity = cleaned["capacity"]
+    if capacity is not None and capacity != event.capacity:
+        held = waitlist.places_held(event)
+        if capacity < held:
+            # Refused rather than sending players back to the waitlist (docs/decisions.md,
+            # "Capacity and the waitlist").
+            raise CapacityBelowField(
+                f"{held} players already hold a place: the capacity cannot go below {held}. "
+                "Remove registrations first if the field must be smaller."
+            )
     diff = {
         field: [_plain(current[field]), _plain(value)]
         for field, value in cleaned.items()
@@ -228,6 +264,9 @@ def event_update(
     if diff:
         event.save(update_fields=list(diff))
         change.audit("event_updated", details={"changes": diff})
+    if "capacity" in diff:
+        # A capacity raised (or lifted) offers the places it adds, in this change.
+        waitlist.fill(change)
     return answers.EventUpdated(event_id=event.pk, changed=sorted(diff))
 
 
@@ -253,6 +292,8 @@ def registration_open(
         fields.append("phase")
     event.save(update_fields=fields)
     change.audit("registration_opened", details={"remainder_policy": event.remainder_policy})
+    # Places freed while registration was closed go to the players in line.
+    waitlist.fill(change)
     return answers.RegistrationOpened(event_id=event.pk, registration_open=True)
 
 
@@ -481,7 +522,62 @@ def _clean_settings(values: dict[str, Any]) -> dict[str, Any]:
             multiline=True,
         ),
         **_clean_entry_settings(values, contribution),
+        **_clean_registration_settings(values),
     }
+
+
+def _clean_registration_settings(values: dict[str, Any]) -> dict[str, Any]:
+    """The registration window, the capacity and the holds (events/waitlist.py)."""
+    opens = _moment(values.get("registration_opens_at"), "The registration's opening")
+    closes = _moment(values.get("registration_closes_at"), "The registration's closing")
+    if opens is not None and closes is not None and closes <= opens:
+        raise Invalid("Registration closes after it opens.")
+    capacity = values.get("capacity")
+    if capacity is not None and (
+        isinstance(capacity, bool)
+        or not isinstance(capacity, int)
+        or not 1 <= capacity <= limits.MAX_CAPACITY
+    ):
+        raise Invalid(
+            f"The capacity is a whole number of players from 1 to {limits.MAX_CAPACITY:,}, or "
+            "empty for no cap."
+        )
+    holds = {}
+    for name, words in (("hold_minutes", "The hold"), ("day_hold_minutes", "The day's hold")):
+        minutes = values.get(name, _DEFAULTS[name])
+        if (
+            isinstance(minutes, bool)
+            or not isinstance(minutes, int)
+            or not 1 <= minutes <= limits.MAX_HOLD_MINUTES
+        ):
+            raise Invalid(
+                f"{words} is a whole number of minutes from 1 to {limits.MAX_HOLD_MINUTES}."
+            )
+        holds[name] = minutes
+    pay_ahead = values.get("pay_ahead", False)
+    if not isinstance(pay_ahead, bool):
+        raise Invalid("Paying ahead is true or false.")
+    return {
+        "registration_opens_at": opens,
+        "registration_closes_at": closes,
+        "capacity": capacity,
+        **holds,
+        "pay_ahead": pay_ahead,
+    }
+
+
+def _moment(value: object, words: str) -> datetime.datetime | None:
+    """A moment with its time zone (ISO 8601 text, or a datetime), or None."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        try:
+            value = datetime.datetime.fromisoformat(value)
+        except ValueError:
+            raise Invalid(f"{words} is not a moment (ISO 8601, with its time zone).") from None
+    if not isinstance(value, datetime.datetime) or value.utcoffset() is None:
+        raise Invalid(f"{words} is a moment with its time zone (ISO 8601).")
+    return value
 
 
 def _clean_entry_settings(values: dict[str, Any], contribution: int) -> dict[str, Any]:

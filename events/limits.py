@@ -26,6 +26,10 @@ MAX_ADJUSTMENTS = 50
 # The largest sponsored pool of a free-entry event.
 MAX_SPONSORED_POOL = 10_000_000
 MAX_EXTRA_DECKS = 50
+# The most players an event's capacity names (events are designed for up to 1,000).
+MAX_CAPACITY = 100_000
+# How long an offered or unpaid place is held, in minutes (events/waitlist.py): a day at most.
+MAX_HOLD_MINUTES = 24 * 60
 MAX_GAME = 99
 # A card's number within an offer: a bound on the request only; the service refuses a number
 # past the offer it answers (formats say how many cards they offer).

@@ -9,8 +9,9 @@ from typing import Any
 from accounts.models import User
 from accounts.registry import Erasure, Handler, Stage, nothing, register
 from audit.models import AuditEntry
-from events.models import IdempotencyRecord, Phase, Registration, RegistrationStatus
+from events.models import IdempotencyRecord, Phase, Registration
 from events.person import commitment
+from events.play_rules import NOT_CHECKED_IN
 from events.progress import kept_cards
 from events.registration import RELABELLED, player_relabel, registration_cancel
 
@@ -89,7 +90,7 @@ def relabel_registrations(erasure: Erasure) -> None:
         .order_by("event_id")
         .values_list("pk", "event_id", "status", "event__phase")
     ):
-        if status == RegistrationStatus.REGISTERED and phase != Phase.FINALIZED:
+        if status in NOT_CHECKED_IN and phase != Phase.FINALIZED:
             registration_cancel(registration_id=registration_id, by=erasure.user)
         answer = player_relabel(registration_id=registration_id, by=erasure.user)
         erasure.labels[registration_id] = answer.label

@@ -226,9 +226,17 @@ class HouseActions:
     reset: bool
 
 
+# A registration not yet checked in: a place, or one in line for a place (events/waitlist.py).
+NOT_CHECKED_IN = (
+    RegistrationStatus.REGISTERED,
+    RegistrationStatus.WAITLISTED,
+    RegistrationStatus.OFFERED,
+)
+
+
 def may_cancel(facts: PlayerFacts) -> bool:
-    """A registration not yet checked in (section 9)."""
-    return facts.status == RegistrationStatus.REGISTERED and facts.phase != Phase.FINALIZED
+    """A registration not yet checked in (section 9), in line for a place or holding one."""
+    return facts.status in NOT_CHECKED_IN and facts.phase != Phase.FINALIZED
 
 
 def may_undo_check_in(facts: PlayerFacts) -> bool:

@@ -15,7 +15,7 @@ from accounts.recovery import send_password_reset
 from audit.models import AuditEntry
 from cards.models import CardState, Offer, OfferKind, ShoeKind
 from cards.stock import audit_card
-from events import answers, store
+from events import answers, store, waitlist
 from events.answers import Answer
 from events.dealing import deal, reminder_due
 from events.errors import (
@@ -53,17 +53,27 @@ def player_register(
     after confirming they are of it."""
     change.refuse_if_finalized()
     registration = register(change, by, age_confirmed=age_confirmed)
-    return answers.PlayerRegistered(registration_id=registration.pk, label=registration.label)
+    where = waitlist.standing(registration)
+    return answers.PlayerRegistered(
+        registration_id=registration.pk,
+        label=registration.label,
+        status=where.status,
+        position=where.position,
+        offered_until=None if where.offered_until is None else where.offered_until.isoformat(),
+    )
 
 
 def register(change: Change, player: User, *, age_confirmed: bool = False) -> Registration:
-    """Register `player` themself, within a change, while registration is open (a cancelled
-    registration registers again)."""
+    """Register `player` themself, within a change, while registration is open and inside the
+    event's registration window (a cancelled registration registers again): a place, or past
+    the capacity the waitlist (events/waitlist.py)."""
     event = change.event
     if event.phase == Phase.DRAFT:
         raise NotFound("No such event.")
     if not event.registration_open:
         raise RegistrationIsClosed()
+    if (outside := waitlist.window_refusal(event, change.now)) is not None:
+        raise outside
     if event.minimum_age and age_confirmed is not True:
         raise AgeNotConfirmed(
             f"This event is for players aged {event.minimum_age} or over: confirm your age to "
@@ -77,22 +87,26 @@ def register(change: Change, player: User, *, age_confirmed: bool = False) -> Re
     _refuse_pool_overflow(event, "Another participant")
     confirmed = bool(event.minimum_age)
     if existing is not None:
-        existing.status = RegistrationStatus.REGISTERED
-        existing.age_confirmed = existing.age_confirmed or confirmed
-        existing.save(update_fields=["status", "age_confirmed"])
         registration = existing
+        registration.age_confirmed = existing.age_confirmed or confirmed
+        held = waitlist.take_place(change, registration)
+        registration.save(update_fields=["status", "age_confirmed", "waitlist_seq", "hold_until"])
     else:
-        registration = Registration.objects.create(
+        registration = Registration(
             event=event,
             player=player,
             label=unique_label(event, player.display_name),
             age_confirmed=confirmed,
             person_salt=new_salt(),
         )
+        held = waitlist.take_place(change, registration)
+        registration.save()
     details: dict[str, object] = {"person": commitment(registration.person_salt, player.pk)}
     if confirmed:
         details["age_confirmed"] = event.minimum_age
+    details.update(held)
     change.audit("player_registered", player=registration.label, details=details)
+    waitlist.after_joining(change, registration)
     return registration
 
 
@@ -104,14 +118,18 @@ def registration_cancel(
     by: User,
     idempotency_key: str | None = None,
 ) -> answers.RegistrationCancelled:
-    """A registration not yet checked in is cancelled (by the player or House)."""
+    """A registration not yet checked in (a place, or one in line for a place) is cancelled by
+    the player or House; a place it held is offered on (events/waitlist.py)."""
     change.refuse_if_finalized()
     registration = registration_for(change, registration_id, by)
     if not may_cancel(facts_of(change, registration)):
         raise WrongPhase("Only a registration not yet checked in can be cancelled.")
+    was = registration.status
     registration.status = RegistrationStatus.CANCELLED
-    registration.save(update_fields=["status"])
+    registration.hold_until = None
+    registration.save(update_fields=["status", "hold_until"])
     change.audit("registration_cancelled", player=registration.label)
+    waitlist.gave_up(change, registration, was, "cancelled")
     return answers.RegistrationCancelled(
         registration_id=registration.pk, status=RegistrationStatus(registration.status)
     )
@@ -125,14 +143,18 @@ def player_check_in(
     by: User,
     idempotency_key: str | None = None,
 ) -> answers.PlayerCheckedIn:
-    """House checks a registered player in; after the start that is a late entry."""
+    """House checks a registered player in; after the start that is a late entry. A player in
+    line for a place (waitlisted, or offered one) is given a place by it, past the capacity if
+    need be, as a promotion does (docs/decisions.md, "Capacity and the waitlist")."""
     change.refuse_if_finalized()
     registration = registration_for(change, registration_id, by)
     change.require_house()
     refuse_return(registration)
-    if registration.status != RegistrationStatus.REGISTERED:
+    was = registration.status
+    if was != RegistrationStatus.REGISTERED and was not in waitlist.IN_LINE:
         raise WrongPhase(f"{registration.label} is {registration.get_status_display()}.")
-    check_in(change, registration, added_by_house=False)
+    check_in(change, registration, added_by_house=False, from_line=was in waitlist.IN_LINE)
+    waitlist.gave_up(change, registration, was, "checked_in")
     return answers.PlayerCheckedIn(
         registration_id=registration.pk, status=RegistrationStatus(registration.status)
     )
@@ -193,9 +215,12 @@ def participant_add(
             raise AlreadyRegistered(f"{registration.label} is already checked in.")
     if registration.pk is None or registration.status != RegistrationStatus.REGISTERED:
         _refuse_pool_overflow(event, "Another participant")
+    was = registration.status
     registration.added_by_house = True
     registration.status = RegistrationStatus.REGISTERED
+    registration.hold_until = None
     registration.save()
+    waitlist.gave_up(change, registration, was, "checked_in")
     change.audit(
         "player_registered",
         player=registration.label,
@@ -226,8 +251,10 @@ def check_in(
     *,
     added_by_house: bool,
     self_check_in: bool = False,
+    from_line: bool = False,
 ) -> None:
-    """Check in; after the start this is a late entry under the section 3 conditions."""
+    """Check in; after the start this is a late entry under the section 3 conditions. A player
+    `from_line` (waitlisted or offered a place) is given a place by it."""
     refuse_return(registration)
     event = change.event
     late = event.phase == Phase.STARTED
@@ -246,8 +273,16 @@ def check_in(
     registration.checked_in_at = change.now
     registration.check_in_order = order + 1
     registration.late = late
+    registration.hold_until = None
     registration.save(
-        update_fields=["status", "checked_in_at", "check_in_order", "late", "added_by_house"]
+        update_fields=[
+            "status",
+            "checked_in_at",
+            "check_in_order",
+            "late",
+            "added_by_house",
+            "hold_until",
+        ]
     )
     pool_reopened = False
     if event.pool_confirmed:
@@ -258,6 +293,8 @@ def check_in(
     details = {"late": late, "added_by_house": added_by_house, "pool_unconfirmed": pool_reopened}
     if self_check_in:
         details["self_check_in"] = True
+    if from_line:
+        details["from_waitlist"] = True
     change.audit("player_checked_in", player=registration.label, details=details)
     if late:
         deal_starting_offer(change, registration)
@@ -323,6 +360,8 @@ def player_withdraw(
         details={"by": "self" if own else "house", "voided": voided},
         reason=reason.strip() or None,
     )
+    # Before the start, the place the player leaves is offered on (events/waitlist.py).
+    waitlist.gave_up(change, registration, RegistrationStatus.CHECKED_IN, "withdrawn")
     close_if_nobody_waits(change)
     return answers.PlayerWithdrawn(
         registration_id=registration.pk, status=RegistrationStatus(registration.status)

@@ -42,6 +42,7 @@ from events.staffing import (
     staff_invitation_cancel,
     staff_invite,
 )
+from events.waitlist import offers_lapse, place_claim, registration_remove, waitlist_promote
 
 __all__ = [
     "access_reset",
@@ -56,9 +57,11 @@ __all__ = [
     "event_update",
     "house_member_add",
     "house_member_remove",
+    "offers_lapse",
     "ownership_transfer",
     "participant_add",
     "payment_mark",
+    "place_claim",
     "player_check_in",
     "player_register",
     "player_withdraw",
@@ -66,6 +69,7 @@ __all__ = [
     "registration_cancel",
     "registration_close",
     "registration_open",
+    "registration_remove",
     "result_correct",
     "result_submit",
     "review_open",
@@ -76,6 +80,7 @@ __all__ = [
     "staff_invitation_cancel",
     "staff_invite",
     "starting_selection_confirm",
+    "waitlist_promote",
     "wild_reveal",
     "win_choice_confirm",
 ]

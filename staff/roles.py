@@ -67,6 +67,9 @@ DISPLAY_LINK_ACTIONS = frozenset({"display_link_create", "display_link_revoke"})
 CASHIER_ACTIONS = frozenset(
     {
         "player_check_in",
+        # Who checks players in gives a player in line a place (events/waitlist.py), with a
+        # reason; removing a registration is the owner's and a director's, as cancelling one is.
+        "waitlist_promote",
         "check_in_undo",
         "check_in_all",
         "participant_add",
