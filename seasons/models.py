@@ -11,12 +11,14 @@ from django.db.models import F, Q
 
 from audit.chain import GENESIS
 from audit.models import ChainedEntry, SignedHeadRow
+from events import limits
 from events.models import EntryMode
 from staff.models import scope_relation
 
-# The bounds of a series' registration defaults (seasons/services.py `series_defaults_set`).
-MAX_CAPACITY = 10_000
-MAX_HOLD_MINUTES = 24 * 60
+# The bounds of a series' registration defaults (seasons/services.py `series_defaults_set`): an
+# event's own (events/limits.py), and a window opening at most a year ahead.
+MAX_CAPACITY = limits.MAX_CAPACITY
+MAX_HOLD_MINUTES = limits.MAX_HOLD_MINUTES
 MAX_OPENS_DAYS_BEFORE = 365
 
 

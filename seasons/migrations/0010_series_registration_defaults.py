@@ -46,6 +46,6 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='series',
-            constraint=models.CheckConstraint(condition=models.Q(('day_hold_minutes__gte', 1), ('day_hold_minutes__lte', 1440), ('hold_minutes__gte', 1), ('hold_minutes__lte', 1440), models.Q(('capacity__isnull', True), models.Q(('capacity__gte', 1), ('capacity__lte', 10000)), _connector='OR'), models.Q(('registration_opens_days_before__isnull', True), ('registration_opens_days_before__lte', 365), _connector='OR')), name='series_registration_defaults_known'),
+            constraint=models.CheckConstraint(condition=models.Q(('day_hold_minutes__gte', 1), ('day_hold_minutes__lte', 1440), ('hold_minutes__gte', 1), ('hold_minutes__lte', 1440), models.Q(('capacity__isnull', True), models.Q(('capacity__gte', 1), ('capacity__lte', 100000)), _connector='OR'), models.Q(('registration_opens_days_before__isnull', True), ('registration_opens_days_before__lte', 365), _connector='OR')), name='series_registration_defaults_known'),
         ),
     ]
