@@ -213,8 +213,10 @@ OFFERED_AGE = 21  # what the age field offers when a series first asks players' 
 
 
 def stripe_configured() -> bool:
-    """Whether entries can be paid ahead online here; without Stripe they are paid at the door."""
-    return bool(getattr(settings, "STRIPE_SECRET_KEY", ""))
+    """Whether entries can be paid ahead online here (both Stripe secrets set, as
+    payments/checkout.py `configured` reads them; the seasons' floor names no payments);
+    without Stripe they are paid at the door."""
+    return bool(settings.STRIPE_SECRET_KEY and settings.STRIPE_WEBHOOK_SECRET)
 
 
 @login_required
