@@ -18,6 +18,7 @@ from accounts.models import User
 from events.errors import EventIsFinalized, NotFound, OnlinePaymentUnavailable, WrongState
 from events.limits import ID_MAX
 from events.models import Event, Phase, Registration, RegistrationStatus
+from events.waitlist import pays_ahead
 from payments.answers import CheckoutStarted
 from payments.models import CheckoutSession, PaymentState
 
@@ -32,17 +33,6 @@ STILL_OPEN = timedelta(minutes=5)
 def configured() -> bool:
     """Whether the deployment takes entries online: both Stripe secrets are set."""
     return bool(settings.STRIPE_SECRET_KEY and settings.STRIPE_WEBHOOK_SECRET)
-
-
-def pays_ahead(event: Event) -> bool:
-    """Whether this event asks for the entry ahead, online (the waitlist's rule, events/waitlist.py,
-    read the same way: the event asks it, there is an entry to pay, and Stripe is configured)."""
-    return bool(
-        event.pay_ahead
-        and event.contribution > 0
-        and not event.sponsored
-        and configured()
-    )
 
 
 def client() -> stripe.StripeClient:
@@ -81,7 +71,7 @@ def checkout_start(
         raise NotFound("No such registration.")
     if event.phase == Phase.FINALIZED:
         raise EventIsFinalized()
-    if not pays_ahead(event):
+    if not pays_ahead(event) or not configured():
         raise OnlinePaymentUnavailable(
             "This event takes the entry at the door: there is nothing to pay online."
         )

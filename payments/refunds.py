@@ -46,9 +46,7 @@ def owed_unsent(older_than: timedelta = timedelta(minutes=2)) -> list[int]:
     )
 
 
-def on_place_given_up(
-    sender: Any, *, registration_id: int, why: str = "", **kwargs: Any
-) -> None:
+def on_place_given_up(sender: Any, *, registration_id: int, why: str = "", **kwargs: Any) -> None:
     """A registration no longer holds a place (after the commit): its online entry, if any, is
     refunded where the event's refund policy allows, by a task (a slow Stripe holds no request)."""
     if not CheckoutSession.objects.filter(
@@ -62,8 +60,6 @@ def on_place_given_up(
 
 def listen() -> None:
     """Hear the waitlist's `place_given_up` (events/waitlist.py), which names no payments."""
-    try:
-        from events import waitlist
-    except ImportError:  # until the waitlist engine is merged in
-        return
+    from events import waitlist
+
     waitlist.place_given_up.connect(on_place_given_up, dispatch_uid="payments-refund-on-leaving")

@@ -43,7 +43,8 @@ def _refusal(change: Change, registration: Registration, amount: int, currency: 
     if event.phase == Phase.FINALIZED:
         return "The event is finalized."
     if registration.status not in HOLDS_A_PLACE:
-        return f"{registration.label} is {registration.get_status_display().lower()}: no place is held."
+        status = registration.get_status_display().lower()
+        return f"{registration.label} is {status}: no place is held."
     if registration.paid:
         return f"{registration.label}'s entry is already paid."
     return ""
@@ -70,9 +71,7 @@ def online_payment_receive(
     row = CheckoutSession.objects.select_for_update().filter(session_id=session_id).first()
     if row is None:
         # A session this app has no record of (made before a restore): kept from now on.
-        row = CheckoutSession(
-            session_id=session_id, event=change.event, registration=registration
-        )
+        row = CheckoutSession(session_id=session_id, event=change.event, registration=registration)
     if row.state != PaymentState.OPEN:
         return answers.PaymentReceived(
             registration_id=registration.pk, event_id=change.event.pk, outcome=answers.ALREADY
@@ -190,4 +189,7 @@ def online_refund_confirm(
 def _refund_after_commit(change: Change, session_pk: int) -> None:
     from payments import tasks
 
-    change.after_commit(lambda: tasks.send_refund.delay(session_pk))
+    def send() -> None:
+        tasks.send_refund.delay(session_pk)
+
+    change.after_commit(send)

@@ -96,16 +96,21 @@ def payment_received(session: Mapping[str, Any]) -> None:
     if registration_id is None or not Registration.objects.filter(pk=registration_id).exists():
         _stray(session_id, payment_intent, amount, currency, session)
         return
-    given = {
-        "registration_id": registration_id,
-        "session_id": session_id,
-        "payment_intent": payment_intent,
-        "amount": amount,
-        "currency": currency,
-    }
+
+    def receive(refused_because: str = "") -> answers.PaymentReceived:
+        return services.online_payment_receive(
+            registration_id=registration_id,
+            session_id=session_id,
+            payment_intent=payment_intent,
+            amount=amount,
+            currency=currency,
+            refused_because=refused_because,
+            by=None,
+        )
+
     try:
         with together():
-            received = services.online_payment_receive(**given, by=None)
+            received = receive()
             if received.outcome == answers.ACCEPTED:
                 entry_payment(
                     event_id=received.event_id,
@@ -116,7 +121,7 @@ def payment_received(session: Mapping[str, Any]) -> None:
                 )
     except DomainError as problem:
         # The ledger refused the line (every change of it rolled back): refused and refunded.
-        services.online_payment_receive(**given, refused_because=problem.message, by=None)
+        receive(problem.message)
 
 
 def _stray(
@@ -150,7 +155,11 @@ def _stray(
 def refund_confirmed(payment_intent: str, refund_id: str) -> None:
     """Stripe refunded a payment: the refund line for a paid entry, once; a refused payment's
     refund completes it. A refund of a payment not seen paid here changes nothing."""
-    row = CheckoutSession.objects.filter(payment_intent=payment_intent).first() if payment_intent else None
+    row = (
+        CheckoutSession.objects.filter(payment_intent=payment_intent).first()
+        if payment_intent
+        else None
+    )
     if row is None:
         return
     if row.state == PaymentState.REFUSED:

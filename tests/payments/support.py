@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from accounts.models import User
-from events.models import Event
+from events import services
 from ledger.lines import Line, lines_of
 from payments.checkout import checkout_start
 from payments.models import CheckoutSession
@@ -13,7 +13,11 @@ from tests.factories import Table, make_table, make_user
 def paying_table(*, refund_policy: str = "cancellations") -> Table:
     """A $10 event, registration open, that asks for the entry ahead."""
     table = make_table(contribution=10)
-    Event.objects.filter(pk=table.event.pk).update(pay_ahead=True, refund_policy=refund_policy)
+    services.event_update(
+        event_id=table.event.pk,
+        by=table.house,
+        changes={"pay_ahead": True, "refund_policy": refund_policy},
+    )
     table.refresh()
     return table
 

@@ -106,7 +106,9 @@ def test_two_deliveries_at_the_same_instant_make_one_line(stripe_server: StripeS
     event = stripe_server.pay(checkout(player, rid), deliver=False)
     stripe_server.later([event])
     stripe_server.later([event])
-    stripe_server.later([stripe_server.event("checkout.session.completed", event["data"]["object"])])
+    stripe_server.later(
+        [stripe_server.event("checkout.session.completed", event["data"]["object"])]
+    )
     wait_until(lambda: len(stripe_server.deliveries) == 3, "the three deliveries")
     assert {delivery.status for delivery in stripe_server.deliveries} == {200}
     assert len(entry_lines(table)) == 1
@@ -122,7 +124,12 @@ def test_a_refund_event_before_the_payment_changes_nothing_and_the_payment_still
     intent = completed["data"]["object"]["payment_intent"]
     early = stripe_server.event(
         "refund.updated",
-        {"id": "re_test_early", "object": "refund", "payment_intent": intent, "status": "succeeded"},
+        {
+            "id": "re_test_early",
+            "object": "refund",
+            "payment_intent": intent,
+            "status": "succeeded",
+        },
     )
     with unchanged(table.event, "a refund of a payment not seen yet"):
         assert stripe_server.deliver(early) == 200
@@ -132,7 +139,10 @@ def test_a_refund_event_before_the_payment_changes_nothing_and_the_payment_still
 
 @pytest.mark.parametrize(
     ("amount", "currency", "why"),
-    [(500, "usd", "Paid 5.00: the entry is 10.00."), (1000, "eur", "Paid in EUR: the entry is in USD.")],
+    [
+        (500, "usd", "Paid 5.00: the entry is 10.00."),
+        (1000, "eur", "Paid in EUR: the entry is in USD."),
+    ],
 )
 def test_a_payment_that_does_not_match_the_entry_is_refunded_and_shown(
     stripe_server: StripeServer, amount: int, currency: str, why: str
