@@ -77,8 +77,10 @@ class SeriesDetail(PublicReadView):
     patch = SEASONS.write(
         services.series_defaults_set,
         summary="Set the defaults the series' events take (its owner or a director)",
-        description="The entry mode and the age players confirm, taken by each event made in "
-        "the series or put in it as a draft; events already in it keep their own settings.",
+        description="The entry mode, the age players confirm, the capacity, hold times, paying "
+        "ahead and the registration window (as offsets from each event's date), taken by each "
+        "event made in the series or put in it as a draft; events already in it keep their own "
+        "settings.",
         body=body.SeriesDefaults,
     )
 

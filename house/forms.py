@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import zoneinfo
 from typing import Any
 
@@ -91,6 +92,75 @@ class EventForm(forms.Form):
         "where a venue requires it); 0 asks nothing.",
     )
 
+    capacity = forms.IntegerField(
+        min_value=1,
+        max_value=limits.MAX_CAPACITY,
+        required=False,
+        label="Places",
+        help_text="The most players who hold a place; past it, registrations join the waitlist "
+        "and each freed place is offered to the first in line. Empty: no cap.",
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
+    registration_opens_at = forms.DateTimeField(
+        required=False,
+        label="Registration opens",
+        help_text="In the venue's time zone; players register from the event's page from then "
+        "on, while registration is open. Empty: as soon as you open registration.",
+        widget=forms.DateTimeInput(format="%Y-%m-%dT%H:%M", attrs={"type": "datetime-local"}),
+        input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
+    )
+    registration_closes_at = forms.DateTimeField(
+        required=False,
+        label="Registration closes",
+        help_text="In the venue's time zone. Empty: when you close registration.",
+        widget=forms.DateTimeInput(format="%Y-%m-%dT%H:%M", attrs={"type": "datetime-local"}),
+        input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
+    )
+    hold_minutes = forms.IntegerField(
+        min_value=1,
+        max_value=limits.MAX_HOLD_MINUTES,
+        required=False,
+        initial=30,
+        label="A freed place is held (minutes)",
+        help_text="How long the player offered a freed place (or an unpaid one) has to claim or "
+        "pay it, before the event's day.",
+    )
+    day_hold_minutes = forms.IntegerField(
+        min_value=1,
+        max_value=limits.MAX_HOLD_MINUTES,
+        required=False,
+        initial=10,
+        label="On the event's day (minutes)",
+        help_text="The same, shorter, on the day itself.",
+    )
+    pay_ahead = forms.BooleanField(
+        required=False,
+        label="Players pay the entry online when they take a place",
+        help_text="Through Stripe Checkout; an unpaid place is held for the hold time above.",
+    )
+
+    def clean_capacity(self) -> int | None:
+        value = self.cleaned_data.get("capacity")
+        return None if value is None else int(value)
+
+    def clean_hold_minutes(self) -> int:
+        return int(self.cleaned_data.get("hold_minutes") or 30)
+
+    def clean_day_hold_minutes(self) -> int:
+        return int(self.cleaned_data.get("day_hold_minutes") or 10)
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        # The window is typed in the venue's time zone (the form's own field).
+        zone_name = cleaned.get("time_zone")
+        if zone_name:
+            zone = zoneinfo.ZoneInfo(str(zone_name))
+            for name in ("registration_opens_at", "registration_closes_at"):
+                moment = cleaned.get(name)
+                if isinstance(moment, datetime.datetime):
+                    cleaned[name] = moment.replace(tzinfo=None).replace(tzinfo=zone)
+        return cleaned
+
     def clean_entry_mode(self) -> str:
         return str(self.cleaned_data.get("entry_mode") or EntryMode.PAID.value)
 
@@ -104,9 +174,19 @@ class EventForm(forms.Form):
         return int(self.cleaned_data.get("minimum_age") or 0)
 
     def __init__(
-        self, *args: Any, locked: bool = False, paid_entries: bool = False, **kwargs: Any
+        self,
+        *args: Any,
+        locked: bool = False,
+        paid_entries: bool = False,
+        stripe: bool = True,
+        **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
+        if not stripe:
+            self.fields["pay_ahead"].help_text = (
+                "Stripe is not configured here (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET): "
+                "players pay at the door, whatever this says."
+            )
         if locked:
             for field in self.fields.values():
                 field.disabled = True
@@ -117,7 +197,14 @@ class EventForm(forms.Form):
 
     @staticmethod
     def initial_from(event: Event) -> dict[str, Any]:
-        return {name: getattr(event, name) for name in EventForm.base_fields}
+        initial = {name: getattr(event, name) for name in EventForm.base_fields}
+        zone = zoneinfo.ZoneInfo(event.time_zone)
+        for name in ("registration_opens_at", "registration_closes_at"):
+            moment = initial[name]
+            if moment is not None:
+                # Shown, and typed back, in the venue's time.
+                initial[name] = moment.astimezone(zone).replace(tzinfo=None)
+        return initial
 
     def clean_time_zone(self) -> str:
         value = str(self.cleaned_data["time_zone"]).strip()

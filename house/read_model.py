@@ -33,7 +33,7 @@ from django.utils import timezone
 from cards.models import Offer, OfferKind, Shoe, ShoeKind
 from cards.names import card_face
 from cards.stock import stock_size
-from events import store
+from events import store, waitlist
 from events.announcements import recent
 from events.answers import Described
 from events.check_in import board_check_in
@@ -67,9 +67,11 @@ RESOLVED_SHOWN = 10
 STATUS_ORDER: dict[str, int] = {  # RegistrationStatus values, in the page's order
     RegistrationStatus.CHECKED_IN: 0,
     RegistrationStatus.REGISTERED: 1,
-    RegistrationStatus.WITHDRAWN: 2,
-    RegistrationStatus.NO_SHOW: 3,
-    RegistrationStatus.CANCELLED: 4,
+    RegistrationStatus.OFFERED: 2,
+    RegistrationStatus.WAITLISTED: 3,
+    RegistrationStatus.WITHDRAWN: 4,
+    RegistrationStatus.NO_SHOW: 5,
+    RegistrationStatus.CANCELLED: 6,
 }
 STATUS_LABELS = dict(RegistrationStatus.choices)
 # Who shows in the check-in list.
@@ -111,6 +113,8 @@ HOUSE_FORMS: dict[str, str] = {
     "house:withdraw": "player_withdraw",
     "house:access_reset": "access_reset",
     "house:wild_reveal": "wild_reveal",
+    "house:waitlist_promote": "waitlist_promote",
+    "house:registration_remove": "registration_remove",
     **LEDGER_FORMS,
 }
 OFFERED = frozenset(HOUSE_FORMS.values())
@@ -656,6 +660,30 @@ class FinalizeForm:
 
 
 @dataclass(frozen=True, slots=True)
+class WaitlistRow:
+    """A player in line for a place: offered one (until when), or waitlisted (their place)."""
+
+    registration_id: int
+    label: str
+    status: str
+    position: int | None
+    offered_until: datetime.datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class WaitlistSection:
+    """The places and the line for them (events/waitlist.py): how many hold a place of the
+    capacity, and who waits, in order, with Promote and Remove for the roles that may."""
+
+    event: EventFacts
+    capacity: int | None
+    held: int
+    line: tuple[WaitlistRow, ...]
+    live_socket: bool
+    does: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class HouseSections:
     """The page's sections that change with the event, each a piece of the live part."""
 
@@ -672,6 +700,7 @@ class HouseSections:
     finalize_status: FinalizeStatus
     checklist_more: ChecklistMore
     finalize_form: FinalizeForm
+    waitlist: WaitlistSection
 
 
 @dataclass(frozen=True, slots=True)
@@ -730,6 +759,7 @@ class HousePage:
             ),
             cash_box=cash,
             finalize_form=dataclasses.replace(s.finalize_form, does=does),
+            waitlist=dataclasses.replace(s.waitlist, does=does),
         )
         return dataclasses.replace(
             self,
@@ -864,6 +894,7 @@ def house_page(
         finalize_form=FinalizeForm(
             event=facts, ready_to_finalize=not checklist_order, live_socket=live_socket
         ),
+        waitlist=_waitlist(event, facts, live_socket),
     )
     return HousePage(
         event=facts,
@@ -891,6 +922,28 @@ def house_page(
         start_slots=tuple(range(rules.offered)),
         table=table,
         whole=rows is None,
+    )
+
+
+def _waitlist(event: Event, facts: EventFacts, live_socket: bool) -> WaitlistSection:
+    """The places held of the capacity and the line for them, in its order."""
+    line = waitlist.waitlist_of(event)
+    places = waitlist.positions(event)
+    return WaitlistSection(
+        event=facts,
+        capacity=event.capacity,
+        held=waitlist.places_held(event),
+        line=tuple(
+            WaitlistRow(
+                registration_id=r.pk,
+                label=r.label,
+                status=r.status,
+                position=places.get(r.pk),
+                offered_until=r.hold_until if r.status == RegistrationStatus.OFFERED else None,
+            )
+            for r in line
+        ),
+        live_socket=live_socket,
     )
 
 

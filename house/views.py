@@ -36,6 +36,7 @@ from house import selectors, sheets, staff_pages
 from house.copies import standby_panel
 from house.forms import EmailForm, EventForm, parse_adjustments
 from house.read_model import house_page, sight
+from payments import checkout
 from staff import roles as staff
 
 SCOREHOLIO_SESSION = "house:scoreholio:{event_id}"
@@ -160,7 +161,7 @@ def event_new(request: HttpRequest) -> HttpResponse:
     user = _user(request)
     if not user.is_staff:
         raise Http404("No such page.")
-    form = EventForm(request.POST or None)
+    form = EventForm(request.POST or None, stripe=checkout.configured())
     if request.method == "POST" and form.is_valid():
         try:
             created = services.event_create(
@@ -196,6 +197,7 @@ def event_edit(request: HttpRequest, event_id: int) -> HttpResponse:
             locked=locked,
             paid_entries=paid_entries,
             initial=EventForm.initial_from(event),
+            stripe=checkout.configured(),
         )
         if form.is_valid():
             try:
@@ -216,7 +218,10 @@ def event_edit(request: HttpRequest, event_id: int) -> HttpResponse:
                 return redirect("house:dashboard", event_id=event.pk)
     else:
         form = EventForm(
-            initial=EventForm.initial_from(event), locked=locked, paid_entries=paid_entries
+            initial=EventForm.initial_from(event),
+            locked=locked,
+            paid_entries=paid_entries,
+            stripe=checkout.configured(),
         )
     return _event_form(request, form, event=event, locked=locked, paid_entries=paid_entries)
 
@@ -416,6 +421,28 @@ def registration_cancel(
     registration = _registration(event, registration_id)
     services.registration_cancel(registration_id=registration.pk, by=user, idempotency_key=key)
     return Done(f"{registration.label}'s registration is cancelled.", "checkin")
+
+
+@house_action
+def waitlist_promote(
+    request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
+) -> Done:
+    registration = _registration(event, registration_id)
+    services.waitlist_promote(
+        registration_id=registration.pk, by=user, reason=_reason(request), idempotency_key=key
+    )
+    return Done(f"{registration.label} has a place.", "waitlist")
+
+
+@house_action
+def registration_remove(
+    request: HttpRequest, event: Event, user: User, key: str | None, registration_id: int
+) -> Done:
+    registration = _registration(event, registration_id)
+    services.registration_remove(
+        registration_id=registration.pk, by=user, reason=_reason(request), idempotency_key=key
+    )
+    return Done(f"{registration.label}'s registration is removed.", "waitlist")
 
 
 @house_action

@@ -225,6 +225,7 @@ HOUSE_SECTIONS = (
     ("registration", "registration", "house/_registration.html"),
     ("house-tools", "tools", "house/_tools.html"),
     ("house-banner", "banner", "house/_banner.html"),
+    ("waitlist", "waitlist", "house/_waitlist.html"),
     ("checkin-note", "checkin_note", "house/_checkin_note.html"),
     ("checkin-add", "checkin_add", "house/_checkin_add.html"),
     ("start", "start", "house/_start.html"),

@@ -21,6 +21,22 @@ class SeriesDefaultsSaved(Answer):
     series_id: int
     entry_mode: Annotated[str, Described("`paid` or `sponsored` (free entry).")]
     minimum_age: Annotated[int, Described("The age players confirm; 0: none asked.")]
+    capacity: Annotated[int | None, Described("The most players who hold a place; null: no cap.")]
+    hold_minutes: Annotated[
+        int, Described("Minutes an offered or unpaid place is held before the event's day.")
+    ]
+    day_hold_minutes: Annotated[int, Described("The same on the event's day.")]
+    pay_ahead: Annotated[
+        bool, Described("The entry is paid online when registering, where Stripe is configured.")
+    ]
+    registration_opens_days_before: Annotated[
+        int | None,
+        Described("Registration opens at midnight this many days before; null: no bound."),
+    ]
+    registration_closes_time: Annotated[
+        str | None,
+        Described("Registration closes at this time (HH:MM) on the event's day; null: no bound."),
+    ]
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,15 @@ from django.db.models import F, Q
 
 from audit.chain import GENESIS
 from audit.models import ChainedEntry, SignedHeadRow
+from events import limits
 from events.models import EntryMode
 from staff.models import scope_relation
+
+# The bounds of a series' registration defaults (seasons/services.py `series_defaults_set`): an
+# event's own (events/limits.py), and a window opening at most a year ahead.
+MAX_CAPACITY = limits.MAX_CAPACITY
+MAX_HOLD_MINUTES = limits.MAX_HOLD_MINUTES
+MAX_OPENS_DAYS_BEFORE = 365
 
 
 class Series(models.Model):
@@ -26,6 +33,18 @@ class Series(models.Model):
     entry_mode = models.CharField(max_length=16, choices=EntryMode.choices, default=EntryMode.PAID)
     # 0: no age asked; otherwise players confirm they are at least this old before registering.
     minimum_age = models.PositiveSmallIntegerField(default=0)
+    # Registration ahead (docs/decisions.md, "Series defaults"): the most players who hold a
+    # place (empty: no cap), how long an offered or unpaid place is held before the event's day
+    # and on it, and whether the entry is paid online where Stripe is configured.
+    capacity = models.PositiveIntegerField(null=True, blank=True)
+    hold_minutes = models.PositiveSmallIntegerField(default=30)
+    day_hold_minutes = models.PositiveSmallIntegerField(default=10)
+    pay_ahead = models.BooleanField(default=False)
+    # The registration window, relative to each event's date at its venue: it opens at midnight
+    # this many days before the date, and closes at this time on the date (either empty: no
+    # bound on that side, as House's registration switch says).
+    registration_opens_days_before = models.PositiveSmallIntegerField(null=True, blank=True)
+    registration_closes_time = models.TimeField(null=True, blank=True)
     # Staff of every event of the series, each with a role, their invitations and the series'
     # display links (staff/models.py).
     staff = scope_relation("staff.Membership", "series")
@@ -47,6 +66,20 @@ class Series(models.Model):
             models.CheckConstraint(
                 condition=Q(entry_mode__in=["paid", "sponsored"], minimum_age__lte=99),
                 name="series_defaults_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    hold_minutes__gte=1,
+                    hold_minutes__lte=MAX_HOLD_MINUTES,
+                    day_hold_minutes__gte=1,
+                    day_hold_minutes__lte=MAX_HOLD_MINUTES,
+                )
+                & (Q(capacity__isnull=True) | Q(capacity__gte=1, capacity__lte=MAX_CAPACITY))
+                & (
+                    Q(registration_opens_days_before__isnull=True)
+                    | Q(registration_opens_days_before__lte=MAX_OPENS_DAYS_BEFORE)
+                ),
+                name="series_registration_defaults_known",
             ),
         ]
 

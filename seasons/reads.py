@@ -356,6 +356,13 @@ class SeriesView:
     # The defaults its events take (docs/decisions.md, "Series defaults").
     entry_mode: str
     minimum_age: int
+    capacity: int | None
+    hold_minutes: int
+    day_hold_minutes: int
+    pay_ahead: bool
+    registration_opens_days_before: int | None
+    # HH:MM at the venue on each event's date; None: no bound.
+    registration_closes_time: str | None
     house: bool
     seasons: list[SeriesSeason]
     events: list[SeriesEvent]
@@ -392,6 +399,16 @@ def series_view(series: Series, viewer: User | None) -> SeriesView:
         time_zone=series.time_zone,
         entry_mode=series.entry_mode,
         minimum_age=series.minimum_age,
+        capacity=series.capacity,
+        hold_minutes=series.hold_minutes,
+        day_hold_minutes=series.day_hold_minutes,
+        pay_ahead=series.pay_ahead,
+        registration_opens_days_before=series.registration_opens_days_before,
+        registration_closes_time=(
+            None
+            if series.registration_closes_time is None
+            else series.registration_closes_time.isoformat(timespec="minutes")
+        ),
         house=house,
         seasons=[
             SeriesSeason(

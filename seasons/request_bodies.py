@@ -10,6 +10,7 @@ from rest_framework import serializers
 from events import limits
 from events.models import EntryMode
 from events.request_bodies import Body, Day, Text
+from seasons.models import MAX_CAPACITY, MAX_HOLD_MINUTES, MAX_OPENS_DAYS_BEFORE
 from seasons.points import MOST_PLACES, MOST_POINTS
 
 
@@ -112,6 +113,45 @@ class SeriesDefaults(Body):
         max_value=99,
         required=False,
         help_text="The age players confirm before registering; 0: none asked.",
+    )
+    capacity = Whole(
+        min_value=1,
+        max_value=MAX_CAPACITY,
+        required=False,
+        allow_null=True,
+        help_text="The most players who hold a place in each event; null: no cap.",
+    )
+    hold_minutes = Whole(
+        min_value=1,
+        max_value=MAX_HOLD_MINUTES,
+        required=False,
+        help_text="Minutes an offered place (or an unpaid one) is held before the event's day.",
+    )
+    day_hold_minutes = Whole(
+        min_value=1,
+        max_value=MAX_HOLD_MINUTES,
+        required=False,
+        help_text="Minutes an offered place (or an unpaid one) is held on the event's day.",
+    )
+    pay_ahead = serializers.BooleanField(
+        required=False,
+        help_text="The entry is paid online when registering, where Stripe is configured.",
+    )
+    registration_opens_days_before = Whole(
+        min_value=0,
+        max_value=MAX_OPENS_DAYS_BEFORE,
+        required=False,
+        allow_null=True,
+        help_text="Registration opens at midnight (venue time) this many days before each "
+        "event's date; null: when House opens it.",
+    )
+    registration_closes_time = serializers.TimeField(
+        format="%H:%M",
+        input_formats=["%H:%M"],
+        required=False,
+        allow_null=True,
+        help_text="Registration closes at this time (HH:MM, venue time) on each event's date; "
+        "null: no bound.",
     )
 
 

@@ -30,6 +30,9 @@ from events.models import EntryMode, Event, Phase
 from events.runner import Change, Earlier, action
 from seasons import answers, standings
 from seasons.models import (
+    MAX_CAPACITY,
+    MAX_HOLD_MINUTES,
+    MAX_OPENS_DAYS_BEFORE,
     ChampionshipInvitation,
     PlayerKey,
     Season,
@@ -162,6 +165,16 @@ def series_create(
     return answers.SeriesCreated(series_id=series.pk)
 
 
+class Unchanged:
+    """A default `series_defaults_set` is not asked to change (None clears the clearable ones)."""
+
+    def __repr__(self) -> str:  # how it counts in the idempotency fingerprint
+        return "<unchanged>"
+
+
+UNCHANGED = Unchanged()
+
+
 @action("series_defaults_set", above_of=_the_series)
 def series_defaults_set(
     change: Change,
@@ -170,36 +183,109 @@ def series_defaults_set(
     by: User,
     entry_mode: str | None = None,
     minimum_age: int | None = None,
+    capacity: int | Unchanged | None = UNCHANGED,
+    hold_minutes: int | None = None,
+    day_hold_minutes: int | None = None,
+    pay_ahead: bool | None = None,
+    registration_opens_days_before: int | Unchanged | None = UNCHANGED,
+    registration_closes_time: datetime.time | Unchanged | None = UNCHANGED,
     idempotency_key: str | None = None,
 ) -> answers.SeriesDefaultsSaved:
     """The owner or a director sets the defaults the series' events take when they are made or
-    put in the series as drafts: the entry mode and the age players confirm (0: none). Events
-    already in the series keep their own settings."""
+    put in the series as drafts: the entry mode, the age players confirm (0: none), and
+    registration ahead: capacity (None: no cap), hold times, paying ahead and the window as
+    offsets from each event's date (None: no bound). Events already in the series keep their
+    own settings."""
     change.require_house()
     series: Series = change.scope
-    diff: dict[str, Any] = {}
+    wanted: dict[str, Any] = {}
     if entry_mode is not None:
         if entry_mode not in EntryMode.values:
             raise Invalid(f"The entry mode is {' or '.join(EntryMode.values)}.")
-        if series.entry_mode != entry_mode:
-            diff["entry_mode"] = entry_mode
-        series.entry_mode = entry_mode
+        wanted["entry_mode"] = entry_mode
     if minimum_age is not None:
-        if (
-            isinstance(minimum_age, bool)
-            or not isinstance(minimum_age, int)
-            or not 0 <= minimum_age <= 99
+        wanted["minimum_age"] = _whole_in(
+            minimum_age, 0, 99, "The minimum age is a whole number from 0 (none asked) to 99."
+        )
+    if not isinstance(capacity, Unchanged):
+        wanted["capacity"] = (
+            None
+            if capacity is None
+            else _whole_in(
+                capacity,
+                1,
+                MAX_CAPACITY,
+                f"The capacity is a whole number of players from 1 to {MAX_CAPACITY:,}, "
+                "or empty for no cap.",
+            )
+        )
+    for name, value, words in (
+        ("hold_minutes", hold_minutes, "The hold before the event's day"),
+        ("day_hold_minutes", day_hold_minutes, "The hold on the event's day"),
+    ):
+        if value is not None:
+            wanted[name] = _whole_in(
+                value, 1, MAX_HOLD_MINUTES, f"{words} is 1 to {MAX_HOLD_MINUTES} minutes."
+            )
+    if pay_ahead is not None:
+        if not isinstance(pay_ahead, bool):
+            raise Invalid("Paying ahead is true or false.")
+        wanted["pay_ahead"] = pay_ahead
+    if not isinstance(registration_opens_days_before, Unchanged):
+        wanted["registration_opens_days_before"] = (
+            None
+            if registration_opens_days_before is None
+            else _whole_in(
+                registration_opens_days_before,
+                0,
+                MAX_OPENS_DAYS_BEFORE,
+                f"Registration opens 0 to {MAX_OPENS_DAYS_BEFORE} days before the event, "
+                "or empty for when House opens it.",
+            )
+        )
+    if not isinstance(registration_closes_time, Unchanged):
+        if registration_closes_time is not None and not isinstance(
+            registration_closes_time, datetime.time
         ):
-            raise Invalid("The minimum age is a whole number from 0 (none asked) to 99.")
-        if series.minimum_age != minimum_age:
-            diff["minimum_age"] = minimum_age
-        series.minimum_age = minimum_age
+            raise Invalid("Registration closes at a time of day (HH:MM), or empty for no bound.")
+        wanted["registration_closes_time"] = registration_closes_time
+    diff = {name: value for name, value in wanted.items() if getattr(series, name) != value}
+    for name, value in diff.items():
+        setattr(series, name, value)
     if diff:
         series.save(update_fields=sorted(diff))
-        change.audit("series_defaults_set", details={"changes": diff})
+        change.audit(
+            "series_defaults_set",
+            details={
+                "changes": {
+                    name: value.isoformat(timespec="minutes")
+                    if isinstance(value, datetime.time)
+                    else value
+                    for name, value in diff.items()
+                }
+            },
+        )
     return answers.SeriesDefaultsSaved(
-        series_id=series.pk, entry_mode=series.entry_mode, minimum_age=series.minimum_age
+        series_id=series.pk,
+        entry_mode=series.entry_mode,
+        minimum_age=series.minimum_age,
+        capacity=series.capacity,
+        hold_minutes=series.hold_minutes,
+        day_hold_minutes=series.day_hold_minutes,
+        pay_ahead=series.pay_ahead,
+        registration_opens_days_before=series.registration_opens_days_before,
+        registration_closes_time=(
+            None
+            if series.registration_closes_time is None
+            else series.registration_closes_time.isoformat(timespec="minutes")
+        ),
     )
+
+
+def _whole_in(value: object, low: int, high: int, message: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise Invalid(message)
+    return value
 
 
 def series_defaults(series: Series, last: Event | None = None) -> dict[str, Any]:
@@ -219,6 +305,32 @@ def series_defaults(series: Series, last: Event | None = None) -> dict[str, Any]
     }
 
 
+def registration_defaults(series: Series, date: datetime.date, time_zone: str) -> dict[str, Any]:
+    """The registration settings an event of the series on `date` at a venue in `time_zone`
+    takes: capacity, hold times, paying ahead, and the window the series' offsets give: opening
+    at midnight `registration_opens_days_before` days before the date, closing at
+    `registration_closes_time` on it (docs/decisions.md, "Series defaults")."""
+    zone = zoneinfo.ZoneInfo(time_zone)
+    days = series.registration_opens_days_before
+    closes = series.registration_closes_time
+    return {
+        "capacity": series.capacity,
+        "hold_minutes": series.hold_minutes,
+        "day_hold_minutes": series.day_hold_minutes,
+        "pay_ahead": series.pay_ahead,
+        "registration_opens_at": (
+            None
+            if days is None
+            else datetime.datetime.combine(
+                date - datetime.timedelta(days=days), datetime.time(0), tzinfo=zone
+            )
+        ),
+        "registration_closes_at": (
+            None if closes is None else datetime.datetime.combine(date, closes, tzinfo=zone)
+        ),
+    }
+
+
 def _defaults_to_apply(series: Series, event: Event) -> dict[str, Any]:
     """What a draft put in the series changes to take its defaults (nothing when it has them)."""
     changes: dict[str, Any] = {}
@@ -230,6 +342,9 @@ def _defaults_to_apply(series: Series, event: Event) -> dict[str, Any]:
             changes["sponsored_pool"] = 0
     if event.minimum_age != series.minimum_age:
         changes["minimum_age"] = series.minimum_age
+    for name, value in registration_defaults(series, event.date, event.time_zone).items():
+        if getattr(event, name) != value:
+            changes[name] = value
     return changes
 
 
@@ -453,6 +568,7 @@ def next_event_settings(series: Series, last: Event | None, when: datetime.date)
             "venue": series.venue,
             "time_zone": series.time_zone,
             **series_defaults(series),
+            **registration_defaults(series, when, series.time_zone),
         }
     return {
         "name": night_name(last.name, when),
@@ -464,6 +580,7 @@ def next_event_settings(series: Series, last: Event | None, when: datetime.date)
         "time_zone": last.time_zone,
         "refund_policy": last.refund_policy,
         **series_defaults(series, last),
+        **registration_defaults(series, when, last.time_zone),
     }
 
 
@@ -698,6 +815,7 @@ def championship_create(
         time_zone=last.time_zone,
         refund_policy=last.refund_policy,
         **series_defaults(season.series, last),
+        **registration_defaults(season.series, when, last.time_zone),
         scope_above_id=season.series_id,
         idempotency_key=None if key is None else f"{key}:event",
     )

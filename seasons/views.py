@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -162,6 +163,7 @@ def series_page(request: HttpRequest, series_id: int) -> HttpResponse:
             "staff_section": staff_pages.staff_section(request, series),
             "entry_modes": EntryMode.choices,
             "age_offered": series.minimum_age or OFFERED_AGE,
+            "stripe_configured": stripe_configured(),
             "key": fresh_key(),
             "rule_keys": RULE_KEYS,
             **_season_form(request, series),
@@ -210,6 +212,13 @@ def _season_form(request: HttpRequest, series: Series) -> dict[str, Any]:
 OFFERED_AGE = 21  # what the age field offers when a series first asks players' age
 
 
+def stripe_configured() -> bool:
+    """Whether entries can be paid ahead online here (both Stripe secrets set, as
+    payments/checkout.py `configured` reads them; the seasons' floor names no payments);
+    without Stripe they are paid at the door."""
+    return bool(settings.STRIPE_SECRET_KEY and settings.STRIPE_WEBHOOK_SECRET)
+
+
 @login_required
 @require_POST
 def series_defaults(request: HttpRequest, series_id: int) -> HttpResponse:
@@ -227,6 +236,7 @@ def series_defaults(request: HttpRequest, series_id: int) -> HttpResponse:
             by=user,
             entry_mode=request.POST.get("entry_mode", ""),
             minimum_age=age,
+            **_registration_typed(request),
             idempotency_key=form_key(request),
         )
     except DomainError as error:
@@ -237,8 +247,14 @@ def series_defaults(request: HttpRequest, series_id: int) -> HttpResponse:
             if saved.minimum_age
             else ("no age asked")
         )
+        cap = (
+            "no cap"
+            if saved.capacity is None
+            else f"{saved.capacity} place{pluralize(saved.capacity)}"
+        )
         messages.success(
-            request, f"The series' defaults are saved: {saved.entry_mode} entry, {asked}."
+            request,
+            f"The series' defaults are saved: {saved.entry_mode} entry, {asked}, {cap}.",
         )
     return redirect(reverse("seasons:series", kwargs={"series_id": series.pk}) + "#defaults")
 
@@ -308,6 +324,37 @@ def _rules_from(request: HttpRequest) -> dict[str, Any]:
         elif text:
             rules[name] = _whole(text, name)
     return rules
+
+
+def _registration_typed(request: HttpRequest) -> dict[str, Any]:
+    """The registration defaults typed on the series page (each field empty: no bound)."""
+    capacity = request.POST.get("capacity", "").strip()
+    opens = request.POST.get("registration_opens_days_before", "").strip()
+    closes = request.POST.get("registration_closes_time", "").strip()
+    typed: dict[str, Any] = {
+        "capacity": _whole(capacity, "The capacity") if capacity else None,
+        "registration_opens_days_before": (
+            _whole(opens, "Registration opens (days before)") if opens else None
+        ),
+        "registration_closes_time": _time(closes, "Registration closes") if closes else None,
+        "pay_ahead": request.POST.get("pay_ahead") == "1",
+    }
+    for name, words in (
+        ("hold_minutes", "The hold before the event's day"),
+        ("day_hold_minutes", "The hold on the event's day"),
+    ):
+        text = request.POST.get(name, "").strip()
+        if text:
+            typed[name] = _whole(text, words)
+    return typed
+
+
+def _time(text: str, what: str) -> datetime.time:
+    try:
+        when = datetime.time.fromisoformat(text)
+    except ValueError:
+        raise Invalid(f"{what} at a time of day (HH:MM).") from None
+    return when.replace(second=0, microsecond=0)
 
 
 def _whole(text: str, name: str) -> int:

@@ -9,15 +9,17 @@ from django.contrib.auth.decorators import login_required
 from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
+from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.models import User
-from events import money, services
+from events import money, services, waitlist
 from events import request_bodies as body
 from events.check_in import self_check_in_open
 from events.errors import DomainError, Invalid, NothingPending, OutOfOrder
 from events.event_lists import event_list_public, events_of
-from events.models import Event, Phase, Registration
+from events.models import Event, Phase, Registration, RegistrationStatus
 from events.query import query_flag, query_int
 from events.reads.board import board_view
 from events.reads.common import event_summary, to_json
@@ -26,6 +28,7 @@ from events.reads.player import player_state
 from events.runner import is_house
 from events.venue import display_grant, venue_check_in
 from helpers.forms import OUT_OF_DATE, checked, form_key, fresh_key, log_refused, refuse
+from payments import checkout
 from web.follow import follow
 
 PAGE_SECONDS = 8  # how long the board shows each page of a long standings list
@@ -70,9 +73,26 @@ def event_page(request: HttpRequest, event_id: int) -> HttpResponse:
                 "summary": event_summary(event),
                 "key": fresh_key(),
                 "self_check_in": self_check_in_open(event),
+                **_registration_ahead(event),
             },
         )
-    return render(request, "web/event.html", _player_context(event, registration))
+    context = _player_context(event, registration)
+    # Back from Stripe: said until the signed webhook confirms it, never counted from here.
+    context["paid_return"] = request.GET.get("paid") == "1" and not registration.paid
+    return render(request, "web/event.html", context)
+
+
+def _registration_ahead(event: Event) -> dict[str, Any]:
+    """What the register page says of registering ahead: when the window opens or closed, and
+    the places left (past the capacity, registering joins the waitlist)."""
+    outside = waitlist.window_refusal(event, timezone.now())
+    held = waitlist.places_held(event) if event.capacity is not None else 0
+    return {
+        "window_words": None if outside is None else outside.message,
+        "capacity": event.capacity,
+        "places_left": None if event.capacity is None else max(event.capacity - held, 0),
+        "pays_ahead": checkout.pays_ahead(event),
+    }
 
 
 @login_required
@@ -214,6 +234,10 @@ def _act(request: HttpRequest, event_id: int, action: str) -> HttpResponse:
             messages.info(
                 request, "You have left the event. You are no longer eligible for a prize."
             )
+        elif action == "claim":
+            services.place_claim(
+                registration_id=registration.pk, by=request.user, idempotency_key=key
+            )
         elif action == "cancel":
             services.registration_cancel(
                 registration_id=registration.pk, by=request.user, idempotency_key=key
@@ -222,6 +246,34 @@ def _act(request: HttpRequest, event_id: int, action: str) -> HttpResponse:
     except DomainError as error:
         return _after(request, event, error)
     return _after(request, event)
+
+
+@login_required
+@require_POST
+def claim(request: HttpRequest, event_id: int) -> HttpResponse:
+    """Claim the place offered to the player, in one tap (events/waitlist.py `place_claim`)."""
+    return _act(request, event_id, "claim")
+
+
+@login_required
+@require_POST
+def pay(request: HttpRequest, event_id: int) -> HttpResponse:
+    """Send the player on to Stripe Checkout for their entry (payments/checkout.py). The page
+    they come back to never counts the payment: Stripe's signed webhook alone does."""
+    event = _event(event_id)
+    registration = _registration(request, event)
+    if registration is None:
+        raise Http404("Not registered.")
+    assert isinstance(request.user, User)
+    try:
+        started = checkout.checkout_start(
+            registration_id=registration.pk, by=request.user, idempotency_key=form_key(request)
+        )
+    except DomainError as error:
+        return _after(request, event, error)
+    if getattr(request, "htmx", False):
+        return HttpResponseClientRedirect(started.url)
+    return redirect(started.url)
 
 
 def _cancelled_words(event: Event) -> str:
@@ -269,6 +321,14 @@ def leave(request: HttpRequest, event_id: int) -> HttpResponse:
     )
 
 
+# A registration the player may still cancel: a place not yet checked in, or in line for one.
+CANCELLABLE = (
+    RegistrationStatus.REGISTERED,
+    RegistrationStatus.WAITLISTED,
+    RegistrationStatus.OFFERED,
+)
+
+
 @login_required
 def cancel(request: HttpRequest, event_id: int) -> HttpResponse:
     """Cancel one's own registration before check-in (the service the API's cancel uses)."""
@@ -276,7 +336,7 @@ def cancel(request: HttpRequest, event_id: int) -> HttpResponse:
         return _act(request, event_id, "cancel")
     event = _event(event_id)
     registration = _registration(request, event)
-    if registration is None or registration.status != "registered":
+    if registration is None or registration.status not in CANCELLABLE:
         return redirect("web:event", event_id=event.pk)
     return render(
         request,

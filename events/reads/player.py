@@ -7,6 +7,7 @@ in a few queries. Face-down cards are only slots here until the confirmation rev
 from __future__ import annotations
 
 import datetime
+import zoneinfo
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -15,10 +16,12 @@ from django.utils import timezone
 
 from cards.models import CardState, DealtCard, KeptSource, Offer, OfferKind, pending_offer
 from cards.names import card_face
+from events import waitlist
 from events.answers import Described
 from events.check_in import self_check_in_open
 from events.formats import Format
 from events.models import (
+    Event,
     GameResult,
     Outcome,
     Phase,
@@ -26,6 +29,7 @@ from events.models import (
     RegistrationStatus,
     Review,
 )
+from events.money import dollars
 from events.play_rules import (
     PlayerFacts,
     hand_complete,
@@ -116,6 +120,17 @@ class GameRow:
 
 
 @dataclass(frozen=True, slots=True)
+class PayAhead:
+    """The entry a player holding a place pays online before their hold ends."""
+
+    amount: Annotated[str, Described("The entry, written as dollars: `$20`.")]
+    held_until: Annotated[
+        str | None, Described("Until when the unpaid place is held (ISO 8601, UTC).")
+    ]
+    held_until_words: Annotated[str | None, Described("The same in the venue's time: `7:42 pm`.")]
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerState:
     """One player's own state: the player page's panel, the API's and the socket's snapshot."""
 
@@ -154,14 +169,19 @@ class PlayerState:
     winners: Annotated[
         FinalWinners | None, Described("Once the event is final: its High and Low winners.")
     ]
-    # Where a player in line for a place stands (events/waitlist.py).
-    position: Annotated[
-        int | None, Described("While `waitlisted`: the place in line, from 1 (next to be offered).")
-    ] = None
+    # Registration ahead (events/waitlist.py): the place in line, an offered place's hold, and
+    # the entry to pay online where the event asks for it ahead.
+    position: Annotated[int | None, Described("While waitlisted: the place in line, from 1.")] = (
+        None
+    )
     offered_until: Annotated[
-        datetime.datetime | None,
-        Described("While `offered`: until when the place is held for the player to claim."),
+        str | None, Described("While offered a place: until when it is held (ISO 8601, UTC).")
     ] = None
+    pay_ahead: Annotated[
+        PayAhead | None,
+        Described("Where the entry is paid ahead online and this place's is not yet paid."),
+    ] = None
+    entry_paid: Annotated[bool, Described("The entry is paid (at the door or online).")] = False
 
 
 def player_state(registration: Registration) -> PlayerState:
@@ -316,6 +336,7 @@ def _player(
     pending_outcome = reported[pending_game].outcome if pending_game in reported else None
     wild_rank = registration.wild_rank or None
     held = [c.card for c in kept]
+    paying = _pay_ahead(registration)
     step = next_step(
         registration,
         rules,
@@ -324,6 +345,7 @@ def _player(
         pending,
         pending_outcome=pending_outcome,
         position=position,
+        paying=paying,
     )
     return PlayerState(
         registration_id=registration.pk,
@@ -370,10 +392,45 @@ def _player(
         review=review_words(review) if registration.paused else None,
         winners=winners,
         position=position,
-        offered_until=registration.hold_until
-        if registration.status == RegistrationStatus.OFFERED
-        else None,
+        offered_until=(
+            registration.hold_until.isoformat()
+            if registration.status == RegistrationStatus.OFFERED and registration.hold_until
+            else None
+        ),
+        pay_ahead=paying,
+        entry_paid=registration.paid,
     )
+
+
+def _pay_ahead(registration: Registration) -> PayAhead | None:
+    """The entry to pay online: a place held, not paid, where the event asks for it ahead."""
+    event = registration.event
+    if (
+        registration.status != RegistrationStatus.REGISTERED
+        or registration.paid
+        or event.phase != Phase.OPEN
+        or not waitlist.pays_ahead(event)
+    ):
+        return None
+    until = registration.hold_until
+    return PayAhead(
+        amount=dollars(event.contribution),
+        held_until=None if until is None else until.isoformat(),
+        held_until_words=None if until is None else venue_clock(event, until),
+    )
+
+
+def venue_clock(event: Event, moment: datetime.datetime) -> str:
+    """A moment as a player reads it at the venue: `7:42 pm`, with the day when it is not today."""
+    try:
+        zone = zoneinfo.ZoneInfo(event.time_zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        zone = zoneinfo.ZoneInfo("UTC")
+    local = moment.astimezone(zone)
+    clock = f"{local.hour % 12 or 12}:{local.minute:02d} {'am' if local.hour < 12 else 'pm'}"
+    if local.date() == timezone.now().astimezone(zone).date():
+        return clock
+    return f"{clock} on {local:%a} {local.day} {local:%b}"
 
 
 def next_step(
@@ -385,6 +442,7 @@ def next_step(
     *,
     pending_outcome: str | None = None,
     position: int | None = None,
+    paying: PayAhead | None = None,
 ) -> NextStep:
     """The one thing to do now, in the rules' words (`pending_outcome`: the game result, as
     recorded now, that the pending win choice came from)."""
@@ -397,13 +455,28 @@ def next_step(
     if status in (RegistrationStatus.CANCELLED, RegistrationStatus.NO_SHOW):
         return NextStep("out", "You are not playing in this event.")
     if status == RegistrationStatus.WAITLISTED:
-        where = f"number {position} in line" if position else "in line"
         return NextStep(
-            "waitlisted", f"On the waitlist, {where}: a place that frees is offered to you."
+            "waitlisted",
+            f"You are #{position} on the waitlist." if position else "You are on the waitlist.",
         )
     if status == RegistrationStatus.OFFERED:
+        until = registration.hold_until
         return NextStep(
-            "claim", "A place is offered to you: claim it before the hold ends, or it passes on."
+            "offered",
+            "A place is yours"
+            + ("" if until is None else f" until {venue_clock(event, until)}")
+            + ": claim it.",
+        )
+    if status == RegistrationStatus.REGISTERED and paying is not None:
+        return NextStep(
+            "pay",
+            f"Pay the {paying.amount} entry online to keep your place"
+            + (
+                ""
+                if paying.held_until_words is None
+                else f" (held until {paying.held_until_words})"
+            )
+            + ".",
         )
     if status == RegistrationStatus.REGISTERED:
         if self_check_in_open(event):

@@ -174,10 +174,34 @@ def test_the_defaults_are_set_over_the_api_and_read_with_the_series() -> None:
         "series_id": crew.series_id,
         "entry_mode": "sponsored",
         "minimum_age": 21,
+        "capacity": None,
+        "hold_minutes": 30,
+        "day_hold_minutes": 10,
+        "pay_ahead": False,
+        "registration_opens_days_before": None,
+        "registration_closes_time": None,
     }
     shown = Api().get(path).json()
     assert (shown["entry_mode"], shown["minimum_age"]) == ("sponsored", 21)
+    window = {"capacity": 64, "registration_opens_days_before": 7}
+    saved = Api(crew.people["director"]).patch(
+        path, {**window, "registration_closes_time": "18:30", "pay_ahead": True}
+    )
+    assert saved.status_code == 200
+    assert {k: saved.json()[k] for k in window} == window
+    assert (saved.json()["registration_closes_time"], saved.json()["pay_ahead"]) == ("18:30", True)
+    shown = Api().get(path).json()
+    assert (shown["capacity"], shown["registration_closes_time"]) == (64, "18:30")
+    cleared = Api(crew.people["director"]).patch(path, {"capacity": None}).json()
+    assert (cleared["capacity"], cleared["registration_opens_days_before"]) == (None, 7)
     owner = Api(crew.people["owner"])
     with nothing_changes(crew):
-        for body in ({"minimum_age": 100}, {"entry_mode": "free"}, {"minimum_age": "21"}):
+        for body in (
+            {"minimum_age": 100},
+            {"entry_mode": "free"},
+            {"minimum_age": "21"},
+            {"capacity": 0},
+            {"hold_minutes": 0},
+            {"registration_closes_time": "6pm"},
+        ):
             assert error(owner.patch(path, body)) == (400, "invalid"), body

@@ -11,6 +11,7 @@ from django.urls import resolve
 
 from accounts.models import User
 from events import services
+from events.models import Event
 from house.read_model import HOUSE_FORMS
 from ledger import services as ledger
 from staff import roles as staff
@@ -49,7 +50,8 @@ class Night:
 
 def night() -> Night:
     """A started $10 event of five players: a Win to choose, a starting selection to make, a
-    game to report, a review to resolve, a complete hand, an entry paid in cash."""
+    game to report, a review to resolve, a complete hand, an entry paid in cash, and a sixth
+    player waitlisted past the event's capacity."""
     table = make_table(players=5, contribution=10, start=True)
     house = table.house
     first, second, third, fourth, fifth = table.players
@@ -65,6 +67,11 @@ def night() -> Night:
     ledger.entry_payment(
         event_id=table.event.pk, registration_id=table.rid(third), by=house, method="cash"
     )
+    # A player in line for a place (events/waitlist.py): the places are all held, so a late
+    # registration waits, and House's page offers to promote or remove them.
+    Event.objects.filter(pk=table.event.pk).update(capacity=len(table.players))
+    table.refresh()
+    services.player_register(event_id=table.event.pk, by=make_user("Waiting"))
     people = {"owner": house}
     for role in ("director", "cashier", "scorer"):
         people[role] = make_user(role.capitalize())

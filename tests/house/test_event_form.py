@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
+import zoneinfo
+
 import pytest
 
 from events import services
@@ -258,3 +261,47 @@ def test_the_owner_appoints_a_member_with_a_role_and_sees_each_role(client):
     assert '<span class="chip muted" data-role>cashier</span>' in page
     assert '<span class="chip muted" data-role>owner</span>' in page
     assert 'name="role"' in page
+
+
+@pytest.mark.django_db
+def test_it_sets_the_capacity_window_holds_and_paying_ahead_in_the_venues_time(client):
+    staff = make_user("Stella", staff=True)
+    client.force_login(staff)
+    page = client.get(url("event_new")).content.decode()
+    assert 'name="capacity"' in page and 'type="datetime-local"' in page
+    assert "Stripe is not configured here" in page  # players pay at the door then
+    ahead = {
+        "capacity": "64",
+        "registration_opens_at": "2026-11-27T09:00",
+        "registration_closes_at": "2026-12-04T18:30",
+        "hold_minutes": "45",
+        "day_hold_minutes": "5",
+        "pay_ahead": "on",
+    }
+    response = client.post(url("event_new"), {**SETTINGS, **ahead, "idempotency_key": "k1"})
+    assert response.status_code == 302
+    event = Event.objects.get(name="Friday Switch")
+    chicago = zoneinfo.ZoneInfo("America/Chicago")
+    assert event.capacity == 64
+    assert event.registration_opens_at == datetime.datetime(2026, 11, 27, 9, 0, tzinfo=chicago)
+    assert event.registration_closes_at == datetime.datetime(2026, 12, 4, 18, 30, tzinfo=chicago)
+    assert (event.hold_minutes, event.day_hold_minutes, event.pay_ahead) == (45, 5, True)
+    # Shown again as typed, in the venue's time; emptied, the cap and the window go.
+    edit = client.get(url("event_edit", event.pk)).content.decode()
+    assert 'value="2026-12-04T18:30"' in edit
+    cleared = {**ahead, "capacity": "", "registration_opens_at": "", "idempotency_key": "k2"}
+    client.post(url("event_edit", event.pk), {**SETTINGS, **cleared})
+    event.refresh_from_db()
+    assert (event.capacity, event.registration_opens_at) == (None, None)
+    refused = client.post(
+        url("event_edit", event.pk),
+        {
+            **SETTINGS,
+            **ahead,
+            "registration_closes_at": "2026-11-01T10:00",
+            "idempotency_key": "k3",
+        },
+    )
+    assert "Registration closes after it opens." in refused.content.decode()
+    event.refresh_from_db()
+    assert event.capacity is None

@@ -5,6 +5,7 @@ still change them before it opens; registration asks the age the event took."""
 from __future__ import annotations
 
 import datetime
+import zoneinfo
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from events import services as events
 from events.errors import AgeNotConfirmed, Invalid, NotAllowed
 from events.models import Event
 from seasons import services
-from seasons.models import Series
+from seasons.models import Series, SeriesAuditEntry
 from tests.factories import make_user
 from tests.refusals import refused
 from tests.seasons.test_series_staff import make_crew, refused_in_series
@@ -133,3 +134,115 @@ def test_an_open_event_put_in_the_series_keeps_its_own_settings() -> None:
     # Defaults changed later leave the series' events as they are.
     assert Event.objects.get(pk=crew.event_id).minimum_age == 0
     assert Series.objects.get(pk=crew.series_id).minimum_age == 21
+
+
+def test_the_registration_defaults_are_set_and_refused_out_of_bounds() -> None:
+    crew = make_crew()
+    owner = crew.people["owner"]
+    saved = services.series_defaults_set(
+        series_id=crew.series_id,
+        by=owner,
+        capacity=64,
+        hold_minutes=45,
+        day_hold_minutes=5,
+        pay_ahead=True,
+        registration_opens_days_before=7,
+        registration_closes_time=datetime.time(18, 30),
+    )
+    assert (saved.capacity, saved.hold_minutes, saved.day_hold_minutes, saved.pay_ahead) == (
+        64,
+        45,
+        5,
+        True,
+    )
+    assert (saved.registration_opens_days_before, saved.registration_closes_time) == (7, "18:30")
+    entry = SeriesAuditEntry.objects.filter(series_id=crew.series_id).order_by("-seq").first()
+    assert entry is not None and entry.action == "series_defaults_set"
+    assert entry.details["changes"]["registration_closes_time"] == "18:30"
+    # Left out: unchanged. None: no cap, no bound.
+    saved = services.series_defaults_set(series_id=crew.series_id, by=owner, minimum_age=18)
+    assert (saved.capacity, saved.registration_opens_days_before) == (64, 7)
+    saved = services.series_defaults_set(
+        series_id=crew.series_id,
+        by=owner,
+        capacity=None,
+        registration_opens_days_before=None,
+        registration_closes_time=None,
+    )
+    assert (saved.capacity, saved.registration_opens_days_before) == (None, None)
+    assert saved.registration_closes_time is None
+    bad: list[dict[str, Any]] = [
+        {"capacity": 0},
+        {"capacity": True},
+        {"hold_minutes": 0},
+        {"day_hold_minutes": 24 * 60 + 1},
+        {"registration_opens_days_before": -1},
+        {"registration_opens_days_before": 366},
+        {"registration_closes_time": "18:30"},
+        {"pay_ahead": "yes"},
+    ]
+    for values in bad:
+
+        def set_bad(values: dict[str, Any] = values) -> object:
+            return services.series_defaults_set(series_id=crew.series_id, by=owner, **values)
+
+        refused_in_series(crew, Invalid, set_bad)
+
+
+def test_the_next_event_takes_the_registration_window_from_its_date() -> None:
+    crew = make_crew()
+    owner = crew.people["owner"]
+    Series.objects.filter(pk=crew.series_id).update(time_zone="America/Chicago")
+    Event.objects.filter(pk=crew.event_id).update(time_zone="America/Chicago")
+    services.series_defaults_set(
+        series_id=crew.series_id,
+        by=owner,
+        capacity=64,
+        hold_minutes=45,
+        day_hold_minutes=5,
+        pay_ahead=True,
+        registration_opens_days_before=7,
+        registration_closes_time=datetime.time(18, 30),
+    )
+    when = datetime.date(2027, 3, 18)
+    created = services.series_next_event(series_id=crew.series_id, by=owner, date=when)
+    event = Event.objects.get(pk=created.event_id)
+    chicago = zoneinfo.ZoneInfo("America/Chicago")
+    assert (event.capacity, event.hold_minutes, event.day_hold_minutes, event.pay_ahead) == (
+        64,
+        45,
+        5,
+        True,
+    )
+    assert event.registration_opens_at == datetime.datetime(2027, 3, 11, 0, 0, tzinfo=chicago)
+    assert event.registration_closes_at == datetime.datetime(2027, 3, 18, 18, 30, tzinfo=chicago)
+
+
+def test_without_a_window_the_next_event_has_no_bounds_and_no_cap() -> None:
+    crew = make_crew()
+    created = services.series_next_event(series_id=crew.series_id, by=crew.people["owner"])
+    event = Event.objects.get(pk=created.event_id)
+    assert (event.capacity, event.registration_opens_at, event.registration_closes_at) == (
+        None,
+        None,
+        None,
+    )
+    assert (event.hold_minutes, event.day_hold_minutes, event.pay_ahead) == (30, 10, False)
+
+
+def test_a_draft_put_in_the_series_takes_the_registration_defaults() -> None:
+    crew = make_crew()
+    owner = crew.people["owner"]
+    services.series_defaults_set(
+        series_id=crew.series_id, by=owner, capacity=32, registration_opens_days_before=2
+    )
+    draft = events.event_create(
+        by=owner, name="Friday", date=datetime.date(2026, 12, 11), format="league"
+    ).event_id
+    services.event_series_set(event_id=draft, series_id=crew.series_id, by=owner)
+    event = Event.objects.get(pk=draft)
+    assert event.capacity == 32
+    assert event.registration_opens_at == datetime.datetime(2026, 12, 9, tzinfo=datetime.UTC)
+    entry = AuditEntry.objects.filter(event_id=draft).order_by("-seq").first()
+    assert entry is not None and entry.action == "event_updated"
+    assert entry.details["changes"]["capacity"] == [None, 32]

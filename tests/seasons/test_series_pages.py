@@ -385,3 +385,37 @@ def test_a_refused_season_form_is_shown_again_as_it_was_typed() -> None:
     # Shown once: the next visit offers the defaults again.
     again = client.get(reverse("seasons:series", args=[series.pk])).content.decode()
     assert 'value="Spring league"' not in again
+
+
+def test_house_sets_the_registration_defaults_from_the_series_page() -> None:
+    league = make_league(0)
+    client = _client(league.house)
+    page = client.get(reverse("seasons:series", args=[league.series_id])).content.decode()
+    assert 'name="capacity"' in page and 'name="registration_closes_time"' in page
+    assert "Stripe is not configured here: players pay at the door." in page
+    form = {
+        "idempotency_key": "d1",
+        "entry_mode": "paid",
+        "capacity": "64",
+        "registration_opens_days_before": "7",
+        "registration_closes_time": "18:30",
+        "hold_minutes": "45",
+        "day_hold_minutes": "5",
+        "pay_ahead": "1",
+    }
+    done = client.post(reverse("seasons:defaults", args=[league.series_id]), form)
+    assert done.status_code == 302
+    series = Series.objects.get(pk=league.series_id)
+    assert (series.capacity, series.registration_opens_days_before) == (64, 7)
+    assert series.registration_closes_time == datetime.time(18, 30)
+    assert (series.hold_minutes, series.day_hold_minutes, series.pay_ahead) == (45, 5, True)
+    page = client.get(done["Location"]).content.decode()
+    assert "7 days before" in page and "at 18:30 on the day" in page
+    with seasons_unchanged():
+        refused = client.post(
+            reverse("seasons:defaults", args=[league.series_id]),
+            {**form, "idempotency_key": "d2", "registration_closes_time": "half past six"},
+            follow=True,
+        )
+    assert "Registration closes at a time of day (HH:MM)." in refused.content.decode()
+    assert Series.objects.get(pk=league.series_id).capacity == 64
