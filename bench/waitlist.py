@@ -12,7 +12,8 @@ checks the VAPID signature and decrypts each message as a phone would). The app 
 `make run` runs it (syndicate/launcher.py): daphne, the live-updates publisher, and one Celery
 worker with beat on both queues, each a process of its own on the scratch database and
 REDIS_URL's Redis under key prefixes of their own (the worker's queues are named as `make run`
-names them: give REDIS_URL a database no other worker consumes).
+names them: REDIS_URL must name a database no worker uses; the run refuses one holding Celery's
+queues, and empties them at the end).
 
 Then `--cancels` registered players cancel through the API as their phones do (session cookie,
 CSRF header, an Idempotency-Key), open loop: arrivals at `--rate` a second with exponential gaps
@@ -187,6 +188,26 @@ def seed(capacity: int, waiting: int, devices: Any) -> tuple[int, list[tuple[int
     return event_id, registered, line
 
 
+# The queues (with their priority lists) and the messages a worker holds: not kombu's bindings.
+CELERY_KEYS = ("celery*", "announcements*", "unacked*")
+
+
+def celery_keys(redis_url: str) -> list[bytes]:
+    import redis
+
+    server = redis.Redis.from_url(redis_url)
+    return [key for pattern in CELERY_KEYS for key in server.scan_iter(match=pattern)]
+
+
+def forget_celery(redis_url: str) -> None:
+    """The run's queues, its tasks still waiting for their time (holds ending) among them."""
+    import redis
+
+    server = redis.Redis.from_url(redis_url)
+    for key in celery_keys(redis_url):
+        server.delete(key)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--capacity", type=int, default=64, help="the event's places")
@@ -205,6 +226,11 @@ def main() -> None:
         sys.exit("--cancels may not exceed --capacity or --waiting: each frees one offered place.")
 
     server_url, redis_url = scratch.servers_from_environment()
+    if celery_keys(redis_url):
+        sys.exit(
+            "REDIS_URL's database holds Celery queues: another worker may use it. Give the bench "
+            "a database of its own (redis://127.0.0.1:6379/<n>)."
+        )
     prefix = f"bench-waitlist-{os.getpid()}"
     folder = args.keep_logs or Path(tempfile.mkdtemp(prefix="bench-waitlist-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -218,6 +244,7 @@ def main() -> None:
 
             connections.close_all()
             scratch.delete_keys(redis_url, prefix)
+            forget_celery(redis_url)
     if not args.keep_logs:
         for log in folder.iterdir():
             log.unlink()

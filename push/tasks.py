@@ -8,13 +8,21 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from celery import shared_task
+from celery import shared_task, signals
 from django.conf import settings
 
 from events.changes import Announced, Committed
 from push import announcement_pushes, place_offers, reminders
 
 log = logging.getLogger(__name__)
+
+
+@signals.worker_init.connect
+def load_the_push_library(**kwargs: Any) -> None:
+    """The worker loads pywebpush before it forks its pool: imported on the first push instead,
+    it cost that push about 1.4 s (aiohttp with it), where a freed place should reach its
+    player within 2 s (docs/performance.md, "A freed place reaches the next player")."""
+    import pywebpush  # noqa: F401
 
 
 def on_change(change: Committed) -> None:
@@ -108,14 +116,20 @@ def on_place_offered(
 
 @shared_task(acks_late=True, ignore_result=True)
 def send_place_offer(registration_id: int, hold_until: str) -> int:
-    """Push the offer to each of the player's devices, then queue its email."""
+    """Push the offer to each of the player's devices at once, then queue its email; a device
+    whose push service asks us to come back gets a delivery task of its own, later."""
     until = datetime.fromisoformat(hold_until)
     registration = place_offers.standing_offer(registration_id, until)
     if registration is None:
         return 0
     devices = place_offers.subscriptions(registration)
     for subscription_id in devices:
-        deliver_place_offer.delay(registration_id, hold_until, subscription_id)
+        try:
+            place_offers.deliver(registration_id, until, subscription_id)
+        except place_offers.RetryLater:
+            deliver_place_offer.apply_async(
+                (registration_id, hold_until, subscription_id), countdown=2
+            )
     email_place_offer.delay(registration_id, hold_until)
     return len(devices)
 
@@ -129,7 +143,7 @@ def deliver_place_offer(self, registration_id: int, hold_until: str, subscriptio
     except place_offers.RetryLater as busy:
         if self.request.retries >= self.max_retries:
             return "failed"
-        raise self.retry(countdown=2 ** (self.request.retries + 1)) from busy
+        raise self.retry(countdown=2 ** (self.request.retries + 2)) from busy
 
 
 @shared_task(bind=True, acks_late=True, ignore_result=True, max_retries=3)

@@ -172,6 +172,24 @@ def test_a_device_the_push_service_says_is_gone_is_forgotten(
     assert len(mail.outbox) == 1  # the email still tells them
 
 
+@pytest.mark.django_db
+def test_a_busy_push_service_is_tried_again(
+    push_service: PushService, django_capture_on_commit_callbacks: Any
+) -> None:
+    table = capped_table()
+    bob = make_user("Bob")
+    table.register(bob)
+    subscribe(bob, push_service.device("bob-phone"))
+    push_service.answer("bob-phone", 503, 429)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        leave(table)
+
+    (received,) = push_service.wait_for(1)
+    assert received.payload["tag"] == f"place-offer-{offered(table, bob).pk}"
+    assert PushSubscription.objects.filter(user=bob).exists()
+
+
 def test_the_offer_goes_on_the_default_queue_ahead_of_announcements() -> None:
     for task in ("send_place_offer", "deliver_place_offer", "email_place_offer"):
         options = app.amqp.router.route({}, f"push.tasks.{task}")
