@@ -50,6 +50,9 @@ urlpatterns: list[URLPattern] = [
         name="cancel",
     ),
     path(
+        "registrations/<int:registration_id>/checkout/", views.Checkout.as_view(), name="checkout"
+    ),
+    path(
         "registrations/<int:registration_id>/starting-selection/",
         views.StartingSelection.as_view(),
         name="starting-selection",

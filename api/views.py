@@ -23,6 +23,7 @@ from house.read_model import house_table
 from ledger import cash_box as cash_box_model
 from ledger import request_bodies as ledger_body
 from ledger import services as ledger
+from payments import checkout
 
 EVENTS = Section(["Events"])
 PLAYING = Section(["Playing"])
@@ -147,6 +148,17 @@ WinChoice = PLAYING.post(
     summary="Keep one of a win's face-up cards",
     description="House may choose for a player (an abandoned choice), with a reason.",
     body=body.WinChoice,
+)
+
+
+Checkout = PLAYING.post(
+    checkout.checkout_start,
+    summary="Pay the entry ahead, online: a Stripe Checkout page",
+    description="Where the event asks for the entry ahead and Stripe is configured (else 409 "
+    "online_payment_unavailable): the player's own registration, holding a place whose entry is "
+    "unpaid, gets the page of a Stripe Checkout Session for the entry (an open one is given "
+    "again). The payment counts only when Stripe's signed webhook confirms it; an unpaid place "
+    "is held only for the event's hold time.",
 )
 
 

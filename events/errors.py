@@ -237,6 +237,11 @@ class PayoutExceedsAward(WrongState):
     default_message = "A payout cannot be larger than what is left of the player's award."
 
 
+class OnlinePaymentUnavailable(WrongState):
+    code = "online_payment_unavailable"
+    default_message = "This event takes the entry at the door: online payment is not set up."
+
+
 class AgeNotConfirmed(WrongState):
     code = "age_not_confirmed"
     default_message = "This event is for players of age: confirm your age to register."
@@ -296,6 +301,7 @@ ALL_ERRORS: tuple[type[DomainError], ...] = (
     RefundExceedsPayment,
     RefundNotInPolicy,
     PayoutExceedsAward,
+    OnlinePaymentUnavailable,
     AgeNotConfirmed,
     DeletionBlocked,
     IdempotencyConflict,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import zoneinfo
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -31,6 +32,39 @@ class ReportLine:
 
 
 @dataclass(frozen=True, slots=True)
+class OnlinePayment:
+    """One payment Stripe recorded for the event, beside the ledger's lines for it: its entry
+    line and refund line (their seq), and what does not match, in plain words ("" when all do)."""
+
+    session: str
+    payment: str
+    player: str
+    cents: int
+    currency: str
+    state: str
+    why: str
+    entry_line: int | None
+    refund_line: int | None
+    problem: str
+
+    @property
+    def amount_shown(self) -> str:
+        """What Stripe says was paid: "$10.00 USD" (cents are Stripe's unit; the ledger's
+        dollars are whole)."""
+        whole, cents = divmod(self.cents, 100)
+        return f"${whole}.{cents:02d} {self.currency.upper()}"
+
+
+# The reader of the event's online payments, installed by the layer that takes them (payments/):
+# the ledger names none of it. None installed: the report has no such section.
+_online_readers: list[Callable[[Event, list[Line]], tuple[OnlinePayment, ...]]] = []
+
+
+def use_online_payments(reader: Callable[[Event, list[Line]], tuple[OnlinePayment, ...]]) -> None:
+    _online_readers[:] = [reader]
+
+
+@dataclass(frozen=True, slots=True)
 class NightReport:
     event: Event
     lines: tuple[ReportLine, ...]
@@ -38,6 +72,8 @@ class NightReport:
     # The lines' signed dollars added up, by method: what each way of paying holds at the end.
     held_by_method: tuple[tuple[str, int], ...]
     net: int
+    # The online payments beside Stripe's records (empty without any).
+    online: tuple[OnlinePayment, ...] = ()
 
     @property
     def balanced(self) -> bool:
@@ -77,6 +113,7 @@ def night_report(event: Event) -> NightReport:
         box=cash_box(event, lines),
         held_by_method=tuple(sorted(held.items())),
         net=sum(line.signed for line in lines),
+        online=_online_readers[0](event, lines) if _online_readers else (),
     )
 
 

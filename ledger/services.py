@@ -60,9 +60,12 @@ def reporting_threshold() -> int:
     return int(getattr(settings, "PAYOUT_REPORTING_THRESHOLD", 5000))
 
 
-def _registration(change: Change, *, event_id: int, registration_id: int) -> Registration:
-    """House only; the registration, in the event whose cash box the line goes in."""
-    if not change.house:
+def _registration(
+    change: Change, *, event_id: int, registration_id: int, system: bool = False
+) -> Registration:
+    """House only (with `system`, the system too: an online payment or refund Stripe confirmed,
+    payments/webhooks.py); the registration, in the event whose cash box the line goes in."""
+    if not (change.house or (system and change.user is None)):
         if change.roles:
             raise change.refusal()  # staff whose role does not handle money
         raise NotFound("No such registration.")
@@ -90,15 +93,18 @@ def entry_payment(
     *,
     event_id: int,
     registration_id: int,
-    by: User,
+    by: User | None,
     method: str,
     reference: Trimmed = "",
     reason: Trimmed = "",
     idempotency_key: str | None = None,
 ) -> answers.EntryPaid:
     """House takes a player's entry: cash, card at the door, online (with the payment's
-    reference), or a comp (with the reason; no money moves)."""
-    registration = _registration(change, event_id=event_id, registration_id=registration_id)
+    reference), or a comp (with the reason; no money moves). An online payment Stripe confirmed
+    is recorded by the system (`by` None)."""
+    registration = _registration(
+        change, event_id=event_id, registration_id=registration_id, system=method == ONLINE
+    )
     change.refuse_if_finalized()
     event = change.event
     if method not in ENTRY_METHODS:
@@ -140,15 +146,18 @@ def entry_refund(
     *,
     event_id: int,
     registration_id: int,
-    by: User,
+    by: User | None,
     amount: int,
     method: str,
     reason: Trimmed,
     idempotency_key: str | None = None,
 ) -> answers.EntryRefunded:
     """House gives money back for a cancelled entry or a withdrawal, as the event's refund
-    policy allows, never more than the player has paid in and not had back."""
-    registration = _registration(change, event_id=event_id, registration_id=registration_id)
+    policy allows, never more than the player has paid in and not had back. A refund Stripe
+    confirmed is recorded by the system (`by` None)."""
+    registration = _registration(
+        change, event_id=event_id, registration_id=registration_id, system=method == ONLINE
+    )
     event = change.event
     _whole_dollars(amount, what="A refund")
     if method not in REFUND_METHODS:

@@ -88,6 +88,7 @@ INSTALLED_APPS = [
     "push",
     "standby",
     "seasons",
+    "payments",
     "syndicate",  # the refused-authorization log (syndicate/security.py)
 ]
 
@@ -344,8 +345,16 @@ PUSH_READ_TIMEOUT = 5.0
 IDEMPOTENCY_RECORD_HOURS = 24
 # Winnings net of the entry above this many dollars are flagged on a payout for tax paperwork.
 PAYOUT_REPORTING_THRESHOLD = int(os.environ.get("PAYOUT_REPORTING_THRESHOLD", "5000"))
+# Entries paid ahead online (payments/, docs/decisions.md "Paying online"): Stripe Checkout where
+# both secrets are set, else pay at the door as always. STRIPE_API_BASE points the library at
+# another server (the tests' local one); STRIPE_CURRENCY is the entries' currency.
+STRIPE_SECRET_KEY = os.environ.get("STRIPE_SECRET_KEY", "")
+STRIPE_WEBHOOK_SECRET = os.environ.get("STRIPE_WEBHOOK_SECRET", "")
+STRIPE_API_BASE = os.environ.get("STRIPE_API_BASE", "")
+STRIPE_CURRENCY = os.environ.get("STRIPE_CURRENCY", "usd").strip().lower() or "usd"
 CELERY_BEAT_SCHEDULE = {
     "sweep-reminders": {"task": "push.tasks.sweep_reminders", "schedule": 30.0},
+    "send-online-refunds": {"task": "payments.tasks.send_refunds", "schedule": 300.0},
     "expire-idempotency-records": {
         "task": "events.tasks.expire_idempotency_records",
         "schedule": 3600.0,

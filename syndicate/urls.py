@@ -35,6 +35,7 @@ urlpatterns = [
     path("house/invitations/<str:token>", staff_pages.invitation, name="staff_invitation"),
     path("house/", include("house.urls")),
     path("house/", include("ledger.urls")),
+    path("payments/", include("payments.urls")),
     path("", include("seasons.urls")),
     path("", include("privacy.urls")),
     path("", include("push.urls")),

@@ -26,6 +26,7 @@ from events.reads.common import PoolSummary
 from events.reads.final import FinalWinners, Winner
 from events.reads.player import PlayerState
 from ledger.answers import LEDGER_ANSWERS
+from payments.answers import PAYMENT_ANSWERS
 from seasons.answers import ALL_SEASON_ANSWERS
 from tests.api.support import Api
 from tests.factories import make_table, make_user
@@ -386,7 +387,7 @@ def test_it_serves_only_the_listed_swagger_files() -> None:
 def test_it_documents_each_service_answer_from_its_dataclass() -> None:
     spec = _spec()
     components = spec["components"]["schemas"]
-    for kind in (*ALL_ANSWERS, *ALL_SEASON_ANSWERS, *LEDGER_ANSWERS):
+    for kind in (*ALL_ANSWERS, *ALL_SEASON_ANSWERS, *LEDGER_ANSWERS, *PAYMENT_ANSWERS):
         component = components.get(kind.__name__)
         assert component is not None, kind
         fields = dataclasses.fields(kind)  # type: ignore[arg-type]
@@ -408,7 +409,8 @@ def test_it_documents_each_service_answer_from_its_dataclass() -> None:
         if int(status) < 300
     }
     assert answered == {
-        kind.__name__ for kind in (*ALL_ANSWERS, *ALL_SEASON_ANSWERS, *LEDGER_ANSWERS)
+        kind.__name__
+        for kind in (*ALL_ANSWERS, *ALL_SEASON_ANSWERS, *LEDGER_ANSWERS, *PAYMENT_ANSWERS)
     }
 
 
