@@ -69,6 +69,7 @@ class Timed:
     sent: float
     answered: float
     status: int
+    body: bytes = b""
 
     @property
     def seconds(self) -> float:
@@ -82,7 +83,7 @@ class Phone:
         self.port = port
         self.cookie = f"sessionid={sessionid}; csrftoken={CSRF}"
 
-    def request(self, method: str, path: str) -> Timed:
+    def request(self, method: str, path: str, body: bytes = b"{}") -> Timed:
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         headers = {"Cookie": self.cookie, "Accept": "application/json"}
         if method == "POST":
@@ -94,16 +95,16 @@ class Phone:
         sent = time.time()
         try:
             connection.request(
-                method, path, body=b"{}" if method == "POST" else None, headers=headers
+                method, path, body=body if method == "POST" else None, headers=headers
             )
             response = connection.getresponse()
-            response.read()
+            answer = response.read()
             status = response.status
         except (OSError, http.client.HTTPException):
-            status = 0
+            status, answer = 0, b""
         finally:
             connection.close()
-        return Timed(sent, time.time(), status)
+        return Timed(sent, time.time(), status, answer)
 
 
 def percentile(values: list[float], fraction: float) -> float:
