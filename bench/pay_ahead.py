@@ -15,10 +15,10 @@ library at the tests' local Stripe (tests/payments/stripe_server.py), run in thi
 creates the Checkout Sessions, takes each payment and posts `checkout.session.completed` to the
 app's webhook, signed as Stripe signs it.
 
-The players arrive open loop: `--players` arrivals spread over `--seconds` with exponential gaps
-(seeded), each in a thread of its own, doing what the phone does, through the API with its
-session cookie, the CSRF header and an Idempotency-Key: register (`POST
-/api/events/<id>/register/`); given a place, start paying (`POST
+The players arrive open loop: `--players` arrivals at random (a Poisson process holding that
+many, seeded) in the first 95% of `--seconds`, each in a thread of its own, doing what the phone
+does, through the API with its session cookie, the CSRF header and an Idempotency-Key: register
+(`POST /api/events/<id>/register/`); given a place, start paying (`POST
 /api/registrations/<id>/checkout/`, which answers Checkout's URL), pay on "Stripe's page", and
 Stripe's signed webhook reaches the app (`POST /payments/stripe/webhook`). Each step is timed;
 the reference is a bare `GET /healthz` sent halfway between arrivals.
@@ -64,6 +64,7 @@ class Arrival:
     register: served.Timed | None = None
     checkout: served.Timed | None = None
     webhook: float | None = None  # the webhook's round trip, seconds
+    done: float = 0.0  # when the last step's answer came (time.time())
     webhook_status: int = 0
     registration_id: int | None = None
     status: str = ""
@@ -184,9 +185,10 @@ def run(
                 f"daphne on {base}, logs in {folder}",
                 flush=True,
             )
-            began = time.monotonic()
+            began = time.time()
             arrivals, bare = arrive(args, event_id, sessions, stripe)
-            spent = time.monotonic() - began
+            last = max((a.done for a in arrivals), default=began)
+            spent = max([last, *(a.register.answered for a in arrivals if a.register)]) - began
         return report(args, event_id, arrivals, bare, stripe, spent)
     finally:
         stripe.stop()
@@ -196,7 +198,6 @@ def arrive(
     args: argparse.Namespace, event_id: int, sessions: list[str], stripe: Any
 ) -> tuple[list[Arrival], list[served.Timed]]:
     rng = random.Random(args.seed)
-    rate = args.players / args.seconds
     arrivals = [Arrival(n, sessionid) for n, sessionid in enumerate(sessions)]
     bare: list[served.Timed] = []
     lock = threading.Lock()
@@ -207,17 +208,19 @@ def arrive(
         with lock:
             bare.append(timed)
 
+    # A Poisson process holding `players` arrivals in the span: its times are sorted uniform
+    # draws. The last arrives with 5% of the span left, for its payment to land within it.
+    times = sorted(rng.uniform(0, args.seconds * 0.95) for _ in arrivals)
     began = time.monotonic()
-    at = 0.0
-    for arrival in arrivals:
-        gap = rng.expovariate(rate)
-        served.pause(began + at + gap / 2)
+    before = 0.0
+    for arrival, at in zip(arrivals, times, strict=True):
+        served.pause(began + (before + at) / 2)
         threads.append(threading.Thread(target=reference, args=(arrival.sessionid,)))
         threads[-1].start()
-        at += gap
         served.pause(began + at)
         threads.append(threading.Thread(target=play, args=(args, event_id, arrival, stripe)))
         threads[-1].start()
+        before = at
     for thread in threads:
         thread.join()
     return arrivals, bare
@@ -246,7 +249,8 @@ def play(args: argparse.Namespace, event_id: int, arrival: Arrival, stripe: Any)
     event = stripe.pay(session_id, deliver=False)  # the player pays on Checkout's page
     sent = time.time()
     arrival.webhook_status = stripe.deliver(event)  # Stripe tells the app, signed
-    arrival.webhook = time.time() - sent
+    arrival.done = time.time()
+    arrival.webhook = arrival.done - sent
     if arrival.webhook_status != 200:
         arrival.problems.append(f"the webhook answered {arrival.webhook_status}")
 
@@ -347,7 +351,8 @@ def report(
     ]
     print()
     print(
-        f"{len(arrivals)} arrivals in {spent:.1f} s; {len(holding)} registered ({len(paid)} paid), "
+        f"{len(arrivals)} arrivals, the last answer (a payment confirmed) {spent:.1f} s after the "
+        f"arrivals began; {len(holding)} registered ({len(paid)} paid), "
         f"{len(waiting)} waitlisted, {others} other; {len(stripe.charges)} charges, "
         f"{len(entry_lines)} entry lines, {len(webhooks)} webhook deliveries; pairs out of "
         f"arrival order {out_of_order}; load average {os.getloadavg()[0]:.1f}"
