@@ -10,6 +10,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from events import waitlist
+from events.errors import DomainError
 from events.models import IdempotencyRecord
 
 log = logging.getLogger(__name__)
@@ -32,7 +33,10 @@ def expire_idempotency_records() -> int:
 def lapse_offers(event_id: int) -> None:
     """When a hold ends (scheduled by events/waitlist.py at its end): its offer or unpaid place
     lapses and passes on. Safe to run twice: a hold already ended is not found again."""
-    waitlist.offers_lapse(event_id=event_id, by=None)
+    try:
+        waitlist.offers_lapse(event_id=event_id, by=None)
+    except DomainError as refused:  # finalized, or gone, since it was scheduled: nothing to end
+        log.info("Event %s's holds were not ended: %s", event_id, refused.message)
 
 
 @shared_task(ignore_result=True)

@@ -433,9 +433,11 @@ def offers_lapse(
     idempotency_key: str | None = None,
 ) -> answers.OffersLapsed:
     """The system ends the holds past their time, before the start: an unclaimed offer and an
-    unpaid place are cancelled and the place is offered on; a place paid meanwhile is kept."""
+    unpaid place are cancelled and the place is offered on; a place paid meanwhile is kept.
+    The system's alone (its tasks, events/tasks.py): House ends no hold by hand."""
+    change.refuse_if_finalized()
     if by is not None:
-        change.require_house()
+        raise NotAllowed("A hold ends by itself when its time is up.")
     event = change.event
     if event.phase != Phase.OPEN:
         # After the start places go by House's check-in alone; outstanding offers stay as they are.

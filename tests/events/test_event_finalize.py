@@ -143,6 +143,20 @@ def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], o
             scope=Scope(Event, event_id), by=house, link_id=link.link_id
         ),
     }
+    calls.update(
+        {
+            "place_claim": lambda: services.place_claim(
+                registration_id=table.rid(registered), by=registered
+            ),
+            "waitlist_promote": lambda: services.waitlist_promote(
+                registration_id=table.rid(registered), by=house, reason=REASON
+            ),
+            "registration_remove": lambda: services.registration_remove(
+                registration_id=table.rid(registered), by=house, reason=REASON
+            ),
+            "offers_lapse": lambda: services.offers_lapse(event_id=event_id),
+        }
+    )
     assert set(calls) == set(services.__all__) - {"event_create"}
     return event_id, calls
 

@@ -93,6 +93,12 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
                 "sponsored_pool": 0,
                 "refund_policy": "cancellations",
                 "minimum_age": 0,
+                "registration_opens_at": None,
+                "registration_closes_at": None,
+                "capacity": None,
+                "hold_minutes": 30,
+                "day_hold_minutes": 10,
+                "pay_ahead": False,
                 "scope_above_id": None,
             },
             {
@@ -108,6 +114,12 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
                 "sponsored_pool": 100,
                 "refund_policy": "withdrawals",
                 "minimum_age": 21,
+                "registration_opens_at": datetime.datetime(2026, 11, 20, tzinfo=datetime.UTC),
+                "registration_closes_at": datetime.datetime(2026, 12, 4, tzinfo=datetime.UTC),
+                "capacity": 64,
+                "hold_minutes": 45,
+                "day_hold_minutes": 5,
+                "pay_ahead": True,
                 "scope_above_id": 7,
             },
         ),
@@ -227,6 +239,16 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
             {"scope": Scope(Event, e), "link_id": 1},
             {"scope": Scope(Event, e2), "link_id": 2},
         ),
+        "place_claim": ({"registration_id": r}, {"registration_id": r2}),
+        "waitlist_promote": (
+            {"registration_id": r, "reason": "Regular"},
+            {"registration_id": r2, "reason": "Early"},
+        ),
+        "registration_remove": (
+            {"registration_id": r, "reason": "Duplicate"},
+            {"registration_id": r2, "reason": "Asked"},
+        ),
+        "offers_lapse": ({"event_id": e}, {"event_id": e2}),
     }
 
 
