@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from celery.contrib.testing.worker import start_worker
 from django.core import mail
+from django.utils import timezone
 
 from accounts.models import User
 from events import services, waitlist
@@ -152,6 +153,29 @@ def test_an_offer_claimed_before_its_task_runs_is_not_told(
     assert send_place_offer(registration.pk, registration.hold_until.isoformat()) == 0  # type: ignore[union-attr]
 
     assert len(push_service.received) == 1 and mail.outbox == []
+
+
+@pytest.mark.django_db
+def test_a_task_tells_only_of_its_own_offer(
+    push_service: PushService, django_capture_on_commit_callbacks: Any
+) -> None:
+    table = capped_table()
+    bob = make_user("Bob")
+    table.register(bob)
+    subscribe(bob, push_service.device("bob-phone"))
+    with django_capture_on_commit_callbacks(execute=False):
+        leave(table)  # offered, its task not run
+    registration = offered(table, bob)
+    assert registration.hold_until is not None
+
+    # An earlier offer's task, running late, and one whose hold has ended tell nothing.
+    earlier = registration.hold_until - timedelta(minutes=30)
+    assert send_place_offer(registration.pk, earlier.isoformat()) == 0
+    ended = timezone.now() - timedelta(seconds=1)
+    Registration.objects.filter(pk=registration.pk).update(hold_until=ended)
+    assert send_place_offer(registration.pk, ended.isoformat()) == 0
+
+    assert push_service.received == [] and mail.outbox == []
 
 
 @pytest.mark.django_db
