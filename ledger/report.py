@@ -129,12 +129,22 @@ CSV_HEADER = (
     "handed_by",
     "acknowledged",
     "reportable",
+    # The online payments' rows (`line` "online payment"), as the page's section shows them.
+    "stripe_payment",
+    "stripe_paid",
+    "stripe_state",
+    "entry_line",
+    "refund_line",
+    "check",
 )
+# A ledger line's or a total's row leaves the online payments' columns empty.
+_NO_PAYMENT = ["", "", "", "", "", ""]
 
 
 def night_csv(report: NightReport) -> str:
     """The report as CSV: one row per line (dollars signed: in positive, out negative), then the
-    totals; the dollars column adds up to the net row."""
+    totals; the dollars column adds up to the net row. Then one row per online payment beside
+    Stripe's records (no dollars of its own: its money is in the lines it names)."""
     out = io.StringIO()
     writer = SpreadsheetWriter(out, lineterminator="\r\n")
     writer.writerow(CSV_HEADER)
@@ -152,6 +162,7 @@ def night_csv(report: NightReport) -> str:
                 line.handed_by,
                 "yes" if line.acknowledged else "",
                 "yes" if line.reportable else "",
+                *_NO_PAYMENT,
             ]
         )
     box = report.box
@@ -170,5 +181,27 @@ def night_csv(report: NightReport) -> str:
         ("difference", box.difference),
     ]
     for name, amount in totals:
-        writer.writerow(["", "", "", "total", name, amount, "", "", "", "", ""])
+        writer.writerow(["", "", "", "total", name, amount, "", "", "", "", "", *_NO_PAYMENT])
+    for payment in report.online:
+        writer.writerow(
+            [
+                "",
+                "",
+                payment.player or "(no such registration)",
+                "online payment",
+                "online",
+                "",
+                payment.why,
+                "Stripe",
+                "",
+                "",
+                "",
+                payment.payment or payment.session,
+                payment.amount_shown,
+                payment.state,
+                payment.entry_line or "",
+                payment.refund_line or "",
+                payment.problem or "matches",
+            ]
+        )
     return out.getvalue()

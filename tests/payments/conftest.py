@@ -8,18 +8,10 @@ from typing import Any
 
 import pytest
 
-from tests.payments.stripe_server import StripeServer
+from tests.payments.stripe_server import StripeServer, stripe_running
 
 
 @pytest.fixture
 def stripe_server(live_server: Any, settings: Any) -> Iterator[StripeServer]:
-    server = StripeServer(api_key="sk_test_local", webhook_secret="whsec_test_local").start()
-    server.webhook_url = f"{live_server.url}/payments/stripe/webhook"
-    settings.STRIPE_SECRET_KEY = server.api_key
-    settings.STRIPE_WEBHOOK_SECRET = server.webhook_secret
-    settings.STRIPE_API_BASE = server.url
-    settings.STRIPE_CURRENCY = "usd"
-    try:
+    with stripe_running(settings, f"{live_server.url}/payments/stripe/webhook") as server:
         yield server
-    finally:
-        server.stop()

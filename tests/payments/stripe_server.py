@@ -17,6 +17,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -327,6 +329,23 @@ class StripeServer:
 
     def charged(self, intent: str) -> dict[str, Any]:
         return next(c for c in self.charges if c["payment_intent"] == intent)
+
+
+@contextmanager
+def stripe_running(settings: Any, webhook_url: str = "") -> Iterator[StripeServer]:
+    """A local Stripe server, the app's settings (pytest-django's `settings`) pointed at it, and
+    its webhook deliveries posted to `webhook_url` (the app's live server, when a test needs
+    Stripe's events; a test that only starts Checkout needs none)."""
+    server = StripeServer(api_key="sk_test_local", webhook_secret="whsec_test_local").start()
+    server.webhook_url = webhook_url
+    settings.STRIPE_SECRET_KEY = server.api_key
+    settings.STRIPE_WEBHOOK_SECRET = server.webhook_secret
+    settings.STRIPE_API_BASE = server.url
+    settings.STRIPE_CURRENCY = "usd"
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def _error(message: str, kind: str = "invalid_request_error") -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from typing import Any
 
 import pytest
@@ -9,12 +11,13 @@ from django.test import Client
 from django.urls import reverse
 
 from events import services
-from payments.models import CheckoutSession
+from payments.models import CheckoutSession, PaymentState
 from tests.api.support import Api
 from tests.factories import make_table, make_user
 from tests.payments.stripe_server import StripeServer
-from tests.payments.support import paying_table, registered
+from tests.payments.support import paying_table, registered, state
 from tests.refusals import api_error, unchanged
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -76,3 +79,62 @@ def test_the_night_report_lists_online_payments_beside_the_ledger(
     assert 'id="night-online"' in page
     assert "Paid Online" in page and "$10.00 USD" in page and "matches" in page
     assert "Paid Short" in page and "Paid 5.00: the entry is 10.00." in page
+
+
+def test_the_night_csv_has_a_row_per_online_payment_as_the_page_shows_it(
+    stripe_server: StripeServer,
+) -> None:
+    table = paying_table()
+    paid_player, paid = registered(table, "Paid Online")
+    short_player, short = registered(table, "Paid Short")
+    paid_session = _checkout(paid_player, paid).json()["session_id"]
+    short_session = _checkout(short_player, short).json()["session_id"]
+    intent = stripe_server.pay(paid_session)["data"]["object"]["payment_intent"]
+    short_intent = stripe_server.pay(short_session, amount=500)["data"]["object"]["payment_intent"]
+    wait_until(lambda: state(short_session) == PaymentState.REFUSED_REFUNDED, "the refund")
+    house = Client()
+    house.force_login(table.house)
+    text = house.get(reverse("ledger:night_csv", args=[table.event.pk])).content.decode()
+
+    rows = list(csv.DictReader(io.StringIO(text)))
+    [entry] = [row for row in rows if row["line"] == "entry"]
+    online = [row for row in rows if row["line"] == "online payment"]
+    assert [
+        (
+            row["player"],
+            row["stripe_payment"],
+            row["stripe_paid"],
+            row["stripe_state"],
+            row["note"],
+            row["entry_line"],
+            row["refund_line"],
+            row["check"],
+        )
+        for row in online
+    ] == [
+        (
+            "Paid Online",
+            intent,
+            "$10.00 USD",
+            "Paid: entry line written",
+            "",
+            entry["seq"],
+            "",
+            "matches",
+        ),
+        (
+            "Paid Short",
+            short_intent,
+            "$5.00 USD",
+            "Refused and refunded",
+            "Paid 5.00: the entry is 10.00.",
+            "",
+            "",
+            "matches",
+        ),
+    ]
+    assert {row["dollars"] for row in online} == {""}
+    # The ledger's lines still add up to the net row, the online rows adding nothing.
+    net = next(row for row in rows if row["line"] == "total" and row["method"] == "net")
+    counted = [row for row in rows if row["line"] not in ("total", "online payment")]
+    assert sum(int(row["dollars"]) for row in counted) == int(net["dollars"]) == 10

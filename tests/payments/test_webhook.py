@@ -7,11 +7,15 @@ import json
 import time
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 
 from audit.models import AuditEntry
 from events import services
-from events.models import Registration
+from events.errors import WrongState
+from events.models import Registration, RegistrationStatus
 from ledger.lines import ONLINE
+from payments.checkout import client
 from payments.models import CheckoutSession, PaymentState, StripeEvent
 from tests.payments.stripe_server import StripeServer, sign
 from tests.payments.support import (
@@ -22,7 +26,7 @@ from tests.payments.support import (
     registered,
     state,
 )
-from tests.refusals import unchanged
+from tests.refusals import refused, unchanged
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -208,3 +212,98 @@ def test_a_payment_for_no_registration_is_refunded_and_kept(stripe_server: Strip
         wait_until(lambda: state(session_id) == PaymentState.REFUSED_REFUNDED, "its refund")
     row = CheckoutSession.objects.get(session_id=session_id)
     assert row.why == "No such registration."
+
+
+def test_a_payment_for_a_waitlisted_registration_is_refunded_and_shown_to_house(
+    stripe_server: StripeServer,
+) -> None:
+    table = paying_table()
+    services.event_update(event_id=table.event.pk, by=table.house, changes={"capacity": 1})
+    registered(table, "Holds The Place")
+    waiting, rid = registered(table, "Still In Line")
+    assert Registration.objects.get(pk=rid).status == RegistrationStatus.WAITLISTED
+    refused(WrongState, table.event, lambda: checkout(waiting, rid))
+    # A session this app never made for them (an old link, Stripe's dashboard) is paid anyway.
+    made = client().v1.checkout.sessions.create(
+        {
+            "mode": "payment",
+            "line_items": [
+                {
+                    "quantity": 1,
+                    "price_data": {
+                        "currency": "usd",
+                        "unit_amount": 1000,
+                        "product_data": {"name": "Entry"},
+                    },
+                }
+            ],
+            "metadata": {"registration_id": str(rid), "event_id": str(table.event.pk)},
+            "success_url": "https://example.com/",
+        }
+    )
+    intent = stripe_server.pay(made.id)["data"]["object"]["payment_intent"]
+
+    wait_until(lambda: stripe_server.charged(intent)["refunded"], "Stripe's refund")
+    wait_until(lambda: state(made.id) == PaymentState.REFUSED_REFUNDED, "the refund confirmed")
+    row = CheckoutSession.objects.get(session_id=made.id)
+    why = "Still In Line is waitlisted: no place is held."
+    assert (row.registration_id, row.event_id, row.why) == (rid, table.event.pk, why)
+    assert entry_lines(table) == [] and refund_lines(table) == []
+    still = Registration.objects.get(pk=rid)
+    assert (still.status, still.paid, still.waitlist_seq) == (
+        RegistrationStatus.WAITLISTED,
+        False,
+        1,
+    )
+    audited = AuditEntry.objects.get(event=table.event, action="online_payment_refused")
+    assert (audited.player, audited.reason) == ("Still In Line", why)
+    assert len(stripe_server.refunds) == 1
+    house = Client()
+    house.force_login(table.house)
+    page = house.get(reverse("ledger:night", args=[table.event.pk])).content.decode()
+    assert "Still In Line" in page and why in page and "Refused and refunded" in page
+
+
+def test_refund_events_in_reverse_order_make_one_refund_line(stripe_server: StripeServer) -> None:
+    table = paying_table()
+    player, rid = registered(table)
+    session_id = checkout(player, rid)
+    stripe_server.pay(session_id)
+    stripe_server.confirm_refunds = False
+    services.registration_cancel(registration_id=rid, by=player)
+    wait_until(lambda: len(stripe_server.refunds) == 1, "the refund asked of Stripe")
+    [refund] = stripe_server.refunds.values()
+    charge_refunded, refund_updated = stripe_server.refund_events(refund)
+    assert state(session_id) == PaymentState.REFUND_PENDING and refund_lines(table) == []
+
+    assert stripe_server.deliver(refund_updated) == 200
+    assert state(session_id) == PaymentState.REFUNDED
+    with unchanged(table.event, "the refund's earlier event, delivered last"):
+        assert stripe_server.deliver(charge_refunded) == 200
+    assert len(refund_lines(table)) == 1 and len(entry_lines(table)) == 1
+
+
+def test_a_payment_event_delivered_after_its_refund_changes_nothing(
+    stripe_server: StripeServer,
+) -> None:
+    table = paying_table()
+    player, rid = registered(table)
+    session_id = checkout(player, rid)
+    completed = stripe_server.pay(session_id)
+    services.registration_cancel(registration_id=rid, by=player)
+    wait_until(lambda: state(session_id) == PaymentState.REFUNDED, "the refund confirmed")
+    wait_until(lambda: len(stripe_server.deliveries) == 3, "both refund events delivered")
+    # Stripe's retry of the payment, and its async success, arrive after the refund.
+    late = [
+        stripe_server.event("checkout.session.completed", completed["data"]["object"]),
+        stripe_server.event(
+            "checkout.session.async_payment_succeeded", completed["data"]["object"]
+        ),
+        completed,
+    ]
+    with unchanged(table.event, "a payment delivered after its refund"):
+        for event in late:
+            assert stripe_server.deliver(event) == 200
+    assert len(entry_lines(table)) == 1 and len(refund_lines(table)) == 1
+    assert state(session_id) == PaymentState.REFUNDED
+    assert len(stripe_server.refunds) == 1 and len(stripe_server.charges) == 1
