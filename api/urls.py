@@ -66,6 +66,7 @@ urlpatterns: list[URLPattern] = [
     path(
         "registrations/<int:registration_id>/withdraw/", views.Withdraw.as_view(), name="withdraw"
     ),
+    path("registrations/<int:registration_id>/claim/", views.PlaceClaim.as_view(), name="claim"),
     # House
     path(
         "events/<int:event_id>/registration/open/",
@@ -78,6 +79,17 @@ urlpatterns: list[URLPattern] = [
         name="registration-close",
     ),
     path("events/<int:event_id>/start/", views.Start.as_view(), name="start"),
+    path("events/<int:event_id>/waitlist/", views.Waitlist.as_view(), name="waitlist"),
+    path(
+        "registrations/<int:registration_id>/promote/",
+        views.WaitlistPromote.as_view(),
+        name="promote",
+    ),
+    path(
+        "registrations/<int:registration_id>/remove/",
+        views.RegistrationRemove.as_view(),
+        name="remove",
+    ),
     path("events/<int:event_id>/participants/", views.Participants.as_view(), name="participants"),
     path("events/<int:event_id>/pool/confirm/", views.PoolConfirm.as_view(), name="pool-confirm"),
     path("events/<int:event_id>/finalize/", views.Finalize.as_view(), name="finalize"),

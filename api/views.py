@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from api import reads, schema
 from api.endpoints import ApiView, PublicReadView, Section, actor, answered, valid
 from audit.export import audit_csv, audit_document
-from events import answers, services
+from events import answers, services, waitlist
 from events import request_bodies as body
 from events.lifecycle import formats_summary
 from events.reads.board import board_view
@@ -91,7 +91,10 @@ Register = PLAYING.post(
     services.player_register,
     summary="Register for an event",
     description="An event that asks players to confirm their age (`minimum_age` above 0) "
-    "needs `age_confirmed: true` (409 age_not_confirmed).",
+    "needs `age_confirmed: true` (409 age_not_confirmed). Outside the event's registration "
+    "window: 409 registration_closed, saying when it opens or closed. Past the event's "
+    "`capacity` (or while others wait in line) the registration is `waitlisted`, with its "
+    "`position` in line; a place that frees is offered to the first in line.",
     body=body.Registering,
     status=201,
 )
@@ -120,6 +123,16 @@ RegistrationDetail = PLAYING.get(
 RegistrationCancel = PLAYING.post(
     services.registration_cancel,
     summary="Cancel a registration not yet checked in",
+    description="Also leaves the waitlist; a place it held is offered to the first in line.",
+)
+
+
+PlaceClaim = PLAYING.post(
+    services.place_claim,
+    summary="Claim the place offered to me",
+    description="Before the hold ends (`offered_until`; after it: 409 offer_lapsed, the place "
+    "has passed on); not offered: 409 no_place_offered. Where the entry is paid ahead, the "
+    "place is then held unpaid until `hold_until`.",
 )
 
 
@@ -201,6 +214,33 @@ CheckIn = HOUSE.post(
 
 
 CheckInUndo = HOUSE.post(services.check_in_undo, summary="Undo a check-in (before the start)")
+
+
+WaitlistPromote = HOUSE.post(
+    services.waitlist_promote,
+    summary="Give a player in line a place now",
+    description="A waitlisted player, or one offered a place, is registered at once, past the "
+    "capacity if need be; with a reason.",
+    body=body.Reason,
+)
+
+
+RegistrationRemove = HOUSE.post(
+    services.registration_remove,
+    summary="Remove a registration not checked in",
+    description="Registered, waitlisted or offered a place; with a reason. A place it held is "
+    "offered to the first in line.",
+    body=body.Reason,
+)
+
+
+Waitlist = HOUSE.get(
+    lambda viewer, event_id: waitlist.waitlist_view(reads.house_event(viewer, event_id)),
+    summary="The waitlist (House)",
+    description="The capacity, the places held and the players in line, those offered a place "
+    "first.",
+    answer=schema.read_model(waitlist.Waitlist),
+)
 
 
 class Participants(ApiView):

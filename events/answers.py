@@ -218,7 +218,7 @@ class PlayerRegistered(Answer):
 
     registration_id: int
     label: Label
-    status: RegistrationStatus = RegistrationStatus.REGISTERED
+    status: RegistrationStatus
     position: Position = None
     offered_until: OfferedUntil = None
 
@@ -291,7 +291,8 @@ class RegistrationRemoved(Answer):
 
 @dataclass(frozen=True)
 class OffersLapsed(Answer):
-    """The holds that ended (their registrations cancelled) and the places offered on."""
+    """The holds that ended (their registrations cancelled) and the places offered on: the
+    system's (events/tasks.py), never an endpoint's."""
 
     event_id: int
     lapsed: list[int]
@@ -423,4 +424,9 @@ class AnnouncementSent(Answer):
     recipients: int
 
 
-ALL_ANSWERS: tuple[type[Answer], ...] = tuple(Answer.__subclasses__())
+# The system's own answers, which no page or endpoint gives: holds ending by themselves.
+SYSTEM_ANSWERS: tuple[type[Answer], ...] = (OffersLapsed,)
+# The answers of the services pages, the API and commands call (events/services.py).
+ALL_ANSWERS: tuple[type[Answer], ...] = tuple(
+    kind for kind in Answer.__subclasses__() if kind not in SYSTEM_ANSWERS
+)

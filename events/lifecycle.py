@@ -531,7 +531,8 @@ def _clean_registration_settings(values: dict[str, Any]) -> dict[str, Any]:
     opens = _moment(values.get("registration_opens_at"), "The registration's opening")
     closes = _moment(values.get("registration_closes_at"), "The registration's closing")
     if opens is not None and closes is not None and closes <= opens:
-        raise Invalid("Registration closes after it opens.")
+        # Each moment is valid alone; together they conflict (409, as other settings that do).
+        raise WrongState("Registration closes after it opens: set the closing after the opening.")
     capacity = values.get("capacity")
     if capacity is not None and (
         isinstance(capacity, bool)

@@ -146,6 +146,40 @@ class EventCreate(Body):
         default=0,
         help_text="Players confirm they are this old before registering; 0 asks nothing.",
     )
+    registration_opens_at = serializers.DateTimeField(
+        allow_null=True,
+        default=None,
+        help_text="Players register from then on (null: as soon as House opens registration).",
+    )
+    registration_closes_at = serializers.DateTimeField(
+        allow_null=True,
+        default=None,
+        help_text="Players register until then (null: until House closes registration); after "
+        "the opening (409 wrong_state).",
+    )
+    capacity = serializers.IntegerField(
+        min_value=1,
+        max_value=limits.MAX_CAPACITY,
+        allow_null=True,
+        default=None,
+        help_text="The most players who hold a place; past it they are waitlisted (null: no cap).",
+    )
+    hold_minutes = serializers.IntegerField(
+        min_value=1,
+        max_value=limits.MAX_HOLD_MINUTES,
+        default=30,
+        help_text="How long an offered (or unpaid) place is held before the event's day.",
+    )
+    day_hold_minutes = serializers.IntegerField(
+        min_value=1,
+        max_value=limits.MAX_HOLD_MINUTES,
+        default=10,
+        help_text="How long an offered (or unpaid) place is held on the event's day.",
+    )
+    pay_ahead = serializers.BooleanField(
+        default=False,
+        help_text="The entry is paid online when taking a place, where payments are set up.",
+    )
 
 
 class EventUpdate(Body):
@@ -171,6 +205,23 @@ class EventUpdate(Body):
     )
     refund_policy = serializers.ChoiceField(choices=RefundPolicy.values, required=False)
     minimum_age = serializers.IntegerField(min_value=0, max_value=99, required=False)
+    registration_opens_at = serializers.DateTimeField(allow_null=True, required=False)
+    registration_closes_at = serializers.DateTimeField(allow_null=True, required=False)
+    capacity = serializers.IntegerField(
+        min_value=1,
+        max_value=limits.MAX_CAPACITY,
+        allow_null=True,
+        required=False,
+        help_text="Not below the players who hold a place (409 capacity_below_field); raised, "
+        "the places it adds are offered to the waitlist at once.",
+    )
+    hold_minutes = serializers.IntegerField(
+        min_value=1, max_value=limits.MAX_HOLD_MINUTES, required=False
+    )
+    day_hold_minutes = serializers.IntegerField(
+        min_value=1, max_value=limits.MAX_HOLD_MINUTES, required=False
+    )
+    pay_ahead = serializers.BooleanField(required=False)
 
 
 class HouseMember(Body):

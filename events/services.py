@@ -42,7 +42,7 @@ from events.staffing import (
     staff_invitation_cancel,
     staff_invite,
 )
-from events.waitlist import offers_lapse, place_claim, registration_remove, waitlist_promote
+from events.waitlist import place_claim, registration_remove, waitlist_promote
 
 __all__ = [
     "access_reset",
@@ -57,7 +57,6 @@ __all__ = [
     "event_update",
     "house_member_add",
     "house_member_remove",
-    "offers_lapse",
     "ownership_transfer",
     "participant_add",
     "payment_mark",

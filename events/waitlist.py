@@ -18,6 +18,7 @@ import datetime
 import logging
 import zoneinfo
 from dataclasses import dataclass
+from typing import Annotated
 
 from django.conf import settings
 from django.db.models import Count, Max, Q
@@ -25,6 +26,7 @@ from django.dispatch import Signal
 
 from accounts.models import User
 from events import answers
+from events.answers import Described
 from events.errors import (
     NoPlaceOffered,
     NotAllowed,
@@ -498,4 +500,64 @@ def events_with_holds_due(now: datetime.datetime) -> list[int]:
         .order_by("event_id")
         .values_list("event_id", flat=True)
         .distinct()
+    )
+
+
+# --- House's read ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class InLine:
+    """A player in line for a place."""
+
+    registration_id: int
+    label: str
+    status: RegistrationStatus
+    position: Annotated[
+        int | None, Described("While `waitlisted`: the place in line, from 1 (next to be offered).")
+    ]
+    offered_until: Annotated[
+        datetime.datetime | None,
+        Described("While `offered`: until when the place is held for the player to claim."),
+    ]
+    joined: Annotated[int | None, Described("The order of joining the line (1, 2, 3 ...).")]
+
+
+@dataclass(frozen=True, slots=True)
+class Waitlist:
+    """The event's capacity, the places held and the players in line, in its order (those
+    offered a place first)."""
+
+    event_id: int
+    capacity: Annotated[int | None, Described("null: no cap.")]
+    places_held: Annotated[
+        int, Described("Registrations registered, checked in or offered a place.")
+    ]
+    offering: Annotated[
+        bool,
+        Described("Whether freed places are offered now (registration open, before the start)."),
+    ]
+    players: tuple[InLine, ...]
+
+
+def waitlist_view(event: Event) -> Waitlist:
+    """The waitlist as House sees it."""
+    line = waitlist_of(event)
+    places = positions(event)
+    return Waitlist(
+        event_id=event.pk,
+        capacity=event.capacity,
+        places_held=places_held(event),
+        offering=offering(event),
+        players=tuple(
+            InLine(
+                registration_id=r.pk,
+                label=r.label,
+                status=RegistrationStatus(r.status),
+                position=places.get(r.pk),
+                offered_until=r.hold_until if r.status == RegistrationStatus.OFFERED else None,
+                joined=r.waitlist_seq,
+            )
+            for r in line
+        ),
     )

@@ -99,6 +99,24 @@ class EventSummary:
         str | None, Described("sha256 of the secret shuffle seed, public from the start.")
     ]
     version: int
+    # Registration ahead and the waitlist (events/waitlist.py).
+    registration_opens_at: Annotated[
+        datetime.datetime | None, Described("Players register from then on (null: no bound).")
+    ]
+    registration_closes_at: Annotated[
+        datetime.datetime | None, Described("Players register until then (null: no bound).")
+    ]
+    capacity: Annotated[
+        int | None,
+        Described("The most players who hold a place; past it they are waitlisted (null: no cap)."),
+    ]
+    hold_minutes: Annotated[
+        int, Described("How long an offered (or unpaid) place is held before the event's day.")
+    ]
+    day_hold_minutes: Annotated[int, Described("The same hold, on the event's day.")]
+    pay_ahead: Annotated[
+        bool, Described("The entry is paid online when taking a place, where payments are set up.")
+    ]
 
 
 def event_summary(event: Event) -> EventSummary:
@@ -122,6 +140,12 @@ def event_summary(event: Event) -> EventSummary:
         registration_open=event.registration_open,
         commitment=event.commitment or None,
         version=event.version,
+        registration_opens_at=event.registration_opens_at,
+        registration_closes_at=event.registration_closes_at,
+        capacity=event.capacity,
+        hold_minutes=event.hold_minutes,
+        day_hold_minutes=event.day_hold_minutes,
+        pay_ahead=event.pay_ahead,
     )
 
 

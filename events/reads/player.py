@@ -38,6 +38,7 @@ from events.player_words import HandNames, ReviewWords, hand_names, review_words
 from events.progress import provisional_standings
 from events.reads.common import CardFace, face
 from events.reads.final import FinalWinners, final_winners
+from events.waitlist import positions
 from scoring.standings import Standings
 
 REVEAL_SECONDS = 10  # how long a page load still shows the revealed starting offer
@@ -153,6 +154,14 @@ class PlayerState:
     winners: Annotated[
         FinalWinners | None, Described("Once the event is final: its High and Low winners.")
     ]
+    # Where a player in line for a place stands (events/waitlist.py).
+    position: Annotated[
+        int | None, Described("While `waitlisted`: the place in line, from 1 (next to be offered).")
+    ] = None
+    offered_until: Annotated[
+        datetime.datetime | None,
+        Described("While `offered`: until when the place is held for the player to claim."),
+    ] = None
 
 
 def player_state(registration: Registration) -> PlayerState:
@@ -229,6 +238,12 @@ def player_states(
         else (provisional_standings(event) if event.phase == Phase.STARTED else None)
     )
     winners = final_winners(event)
+    # Only while someone of them waits in line: one query for every place in it.
+    in_line = (
+        positions(event)
+        if any(r.status == RegistrationStatus.WAITLISTED for r in registrations)
+        else {}
+    )
     return {
         r.pk: _player(
             r,
@@ -242,6 +257,7 @@ def player_states(
             table=table,
             review=reviews.get(r.pk),
             winners=winners,
+            position=in_line.get(r.pk),
         )
         for r in registrations
     }
@@ -278,6 +294,7 @@ def _player(
     table: Standings[int] | None,
     review: Review | None = None,
     winners: FinalWinners | None = None,
+    position: int | None = None,
 ) -> PlayerState:
     event = registration.event
     final = event.phase == Phase.FINALIZED
@@ -300,7 +317,13 @@ def _player(
     wild_rank = registration.wild_rank or None
     held = [c.card for c in kept]
     step = next_step(
-        registration, rules, len(kept), len(results), pending, pending_outcome=pending_outcome
+        registration,
+        rules,
+        len(kept),
+        len(results),
+        pending,
+        pending_outcome=pending_outcome,
+        position=position,
     )
     return PlayerState(
         registration_id=registration.pk,
@@ -346,6 +369,10 @@ def _player(
         wild_effect=wild_effect(held, wild_rank),
         review=review_words(review) if registration.paused else None,
         winners=winners,
+        position=position,
+        offered_until=registration.hold_until
+        if registration.status == RegistrationStatus.OFFERED
+        else None,
     )
 
 
@@ -357,6 +384,7 @@ def next_step(
     pending: Pending | None,
     *,
     pending_outcome: str | None = None,
+    position: int | None = None,
 ) -> NextStep:
     """The one thing to do now, in the rules' words (`pending_outcome`: the game result, as
     recorded now, that the pending win choice came from)."""
@@ -368,6 +396,15 @@ def next_step(
         return NextStep("withdrawn", "You have left this event.")
     if status in (RegistrationStatus.CANCELLED, RegistrationStatus.NO_SHOW):
         return NextStep("out", "You are not playing in this event.")
+    if status == RegistrationStatus.WAITLISTED:
+        where = f"number {position} in line" if position else "in line"
+        return NextStep(
+            "waitlisted", f"On the waitlist, {where}: a place that frees is offered to you."
+        )
+    if status == RegistrationStatus.OFFERED:
+        return NextStep(
+            "claim", "A place is offered to you: claim it before the hold ends, or it passes on."
+        )
     if status == RegistrationStatus.REGISTERED:
         if self_check_in_open(event):
             # The page offers the board's code right below (web/_self_check_in.html).

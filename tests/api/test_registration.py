@@ -18,7 +18,11 @@ def test_it_registers_a_player() -> None:
     response = Api(player).post(f"/api/events/{table.event.pk}/register/")
     assert response.status_code == 201
     registration = Registration.objects.get(player=player)
-    assert response.json() == {"registration_id": registration.pk, "label": "Ada"}
+    assert response.json() == {
+        "registration_id": registration.pk,
+        "label": "Ada",
+        "status": "registered",
+    }
     assert registration.status == "registered"
 
 

@@ -298,6 +298,28 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     staff.post(f"{t}/display-links/{link['link_id']}/revoke/")
     staff.get(f"{t}/display-links/")
 
+    # A capped event: the waitlist, an offer claimed, House's promotion and removal.
+    capped = make_table("league")
+    desk = Recorder(seen, capped.house)
+    c = f"/api/events/{capped.event.pk}"
+    desk.patch(
+        f"{c}/",
+        {"capacity": 1, "hold_minutes": 20, "registration_closes_at": "2030-01-01T18:00:00Z"},
+    )
+    fay, gus = Recorder(seen, make_user("Fay")), Recorder(seen, make_user("Gus"))
+    first = fay.post(f"{c}/register/").json()["registration_id"]
+    second = gus.post(f"{c}/register/").json()["registration_id"]  # waitlisted, position 1
+    third = Recorder(seen, make_user("Hal")).post(f"{c}/register/").json()["registration_id"]
+    fourth = Recorder(seen, make_user("Ivy")).post(f"{c}/register/").json()["registration_id"]
+    gus.get(f"/api/registrations/{second}/")
+    fay.post(f"/api/registrations/{first}/cancel/")  # Gus is offered the place
+    desk.get(f"{c}/waitlist/")
+    gus.get(f"/api/registrations/{second}/")
+    gus.post(f"/api/registrations/{second}/claim/")
+    desk.post(f"/api/registrations/{third}/promote/", {"reason": "Regular"})
+    desk.post(f"/api/registrations/{fourth}/remove/", {"reason": "Asked to"})
+    desk.get(f"{c}/")
+
     # A free-entry event's sponsor money, a line of its cash box.
     free = make_table("league", players=1, contribution=0)
     Event.objects.filter(pk=free.event.pk).update(entry_mode="sponsored", sponsored_pool=200)

@@ -54,6 +54,7 @@ PLAYER = [
     Call("results", "POST", "/api/registrations/{target}/results/", {"game": 2, "outcome": "loss"}),
     Call("win-choice", "POST", "/api/registrations/{target}/win-choice/", {"slot": 0}),
     Call("withdraw", "POST", "/api/registrations/{target}/withdraw/", {"reason": "bye"}),
+    Call("claim", "POST", "/api/registrations/{target}/claim/"),
 ]
 
 # House endpoints (site staff for the House members and for creating events).
@@ -83,6 +84,9 @@ HOUSE = [
     Call("access-reset", "POST", "/api/registrations/{target}/access-reset/", {"reason": "x"}),
     Call("self-check-in-switch", "POST", "/api/events/{event}/self-check-in/", {"enabled": True}),
     Call("check-in-all", "POST", "/api/events/{event}/check-in-all/"),
+    Call("waitlist", "GET", "/api/events/{event}/waitlist/"),
+    Call("promote", "POST", "/api/registrations/{waiting}/promote/", {"reason": "x"}),
+    Call("remove", "POST", "/api/registrations/{waiting}/remove/", {"reason": "x"}),
     Call("payment", "POST", "/api/registrations/{target}/payment/", {"paid": True}),
     Call("announcements", "POST", "/api/events/{event}/announcements/", {"text": "Mine now"}),
     Call("display-links", "GET", "/api/events/{event}/display-links/"),

@@ -154,7 +154,6 @@ def _every_service_on_a_finalized_event() -> tuple[int, dict[str, Callable[[], o
             "registration_remove": lambda: services.registration_remove(
                 registration_id=table.rid(registered), by=house, reason=REASON
             ),
-            "offers_lapse": lambda: services.offers_lapse(event_id=event_id),
         }
     )
     assert set(calls) == set(services.__all__) - {"event_create"}

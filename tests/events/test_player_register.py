@@ -14,6 +14,7 @@ from events.errors import (
     NotFound,
     RegistrationIsClosed,
 )
+from events.models import RegistrationStatus
 from events.person import commitment
 from tests.events.support import last
 from tests.factories import make_table, make_user
@@ -27,7 +28,9 @@ def test_it_lets_players_register_themselves_while_registration_is_open():
     ann = make_user("Ann")
     answer = services.player_register(event_id=table.event.pk, by=ann)
     registration = table.registration(ann)
-    assert answer == PlayerRegistered(registration_id=registration.pk, label="Ann")
+    assert answer == PlayerRegistered(
+        registration_id=registration.pk, label="Ann", status=RegistrationStatus.REGISTERED
+    )
     assert registration.status == "registered"
     entry = last(table.event, "player_registered")
     person = commitment(registration.person_salt, ann.pk)

@@ -222,14 +222,13 @@ def allowed(role: str, action: str) -> bool:
 def test_every_house_action_of_the_engine_and_the_ledger_is_in_the_matrix() -> None:
     """A new House action joins the matrix: the runner's actions a player cannot take alone."""
     # No House power in them (an invitation is accepted by its invitee, a place offered claimed
-    # by its player; holds end by themselves, the system's).
+    # by its player).
     own = {
         "event_create",
         "player_register",
         "self_check_in",
         "staff_invitation_accept",
         "place_claim",
-        "offers_lapse",
     }
     named = {getattr(services, name).name for name in services.__all__}
     ledger_names = {

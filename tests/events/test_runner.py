@@ -248,7 +248,6 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
             {"registration_id": r, "reason": "Duplicate"},
             {"registration_id": r2, "reason": "Asked"},
         ),
-        "offers_lapse": ({"event_id": e}, {"event_id": e2}),
     }
 
 

@@ -16,6 +16,7 @@ from django.utils import timezone
 from events import services, waitlist
 from events.errors import (
     CapacityBelowField,
+    EventIsFinalized,
     Invalid,
     NoPlaceOffered,
     NotAllowed,
@@ -24,6 +25,7 @@ from events.errors import (
     ReasonRequired,
     RegistrationIsClosed,
     WrongPhase,
+    WrongState,
 )
 from events.models import Event, Registration
 from staff.scopes import Scope
@@ -218,7 +220,7 @@ def test_an_unclaimed_offer_lapses_and_passes_to_the_next(sent: list) -> None:
     sent.clear()
     past_hold(table.rid(bob))
 
-    answer = services.offers_lapse(event_id=table.event.pk)
+    answer = waitlist.offers_lapse(event_id=table.event.pk)
 
     assert answer.lapsed == [table.rid(bob)] and answer.offered == [table.rid(cy)]
     assert status(table, bob) == "cancelled"
@@ -229,7 +231,7 @@ def test_an_unclaimed_offer_lapses_and_passes_to_the_next(sent: list) -> None:
     assert sent[0][1]["why"] == "lapsed"
     # Run again: nothing is due, nothing changes.
     before = len(actions(table.event))
-    assert services.offers_lapse(event_id=table.event.pk).lapsed == []
+    assert waitlist.offers_lapse(event_id=table.event.pk).lapsed == []
     assert len(actions(table.event)) == before
 
 
@@ -442,10 +444,6 @@ def test_the_window_refuses_before_it_opens_and_after_it_closes() -> None:
         {"pay_ahead": "yes"},
         {"registration_opens_at": "tomorrow"},
         {"registration_opens_at": datetime.datetime(2026, 12, 1, 12, 0)},  # no time zone
-        {
-            "registration_opens_at": datetime.datetime(2026, 12, 2, tzinfo=datetime.UTC),
-            "registration_closes_at": datetime.datetime(2026, 12, 1, tzinfo=datetime.UTC),
-        },
     ],
 )
 def test_bad_settings_are_refused_and_change_nothing(changes: dict[str, Any]) -> None:
@@ -455,6 +453,25 @@ def test_bad_settings_are_refused_and_change_nothing(changes: dict[str, Any]) ->
         table.event,
         lambda: services.event_update(event_id=table.event.pk, by=table.house, changes=changes),
     )
+
+
+@pytest.mark.django_db
+def test_a_window_closing_before_it_opens_is_refused() -> None:
+    table = make_table("league")
+    opens = datetime.datetime(2026, 12, 2, tzinfo=datetime.UTC)
+    services.event_update(
+        event_id=table.event.pk, by=table.house, changes={"registration_opens_at": opens}
+    )
+    error = refused(
+        WrongState,
+        table.event,
+        lambda: services.event_update(
+            event_id=table.event.pk,
+            by=table.house,
+            changes={"registration_closes_at": opens - datetime.timedelta(hours=1)},
+        ),
+    )
+    assert error.message.startswith("Registration closes after it opens")
 
 
 @pytest.mark.django_db
@@ -504,7 +521,7 @@ def test_an_unpaid_place_lapses_where_the_entry_is_paid_ahead() -> None:
     assert [("hold_until" in e.details) for e in registered] == [True, False]  # Bob waits
     past_hold(table.rid(ann))
 
-    answer_lapse = services.offers_lapse(event_id=table.event.pk)
+    answer_lapse = waitlist.offers_lapse(event_id=table.event.pk)
 
     assert answer_lapse.lapsed == [table.rid(ann)]
     assert status(table, ann) == "cancelled"
@@ -523,7 +540,7 @@ def test_a_paid_place_never_lapses() -> None:
     table.register(ann)
     Registration.objects.filter(pk=table.rid(ann)).update(paid=True)
     past_hold(table.rid(ann))
-    assert services.offers_lapse(event_id=table.event.pk).lapsed == []
+    assert waitlist.offers_lapse(event_id=table.event.pk).lapsed == []
     assert status(table, ann) == "registered"
 
 
@@ -546,7 +563,7 @@ def test_after_the_start_no_place_is_offered_and_house_checks_players_in() -> No
     withdrawn = table.players[0]
     services.player_withdraw(registration_id=table.rid(withdrawn), by=withdrawn)
     assert status(table, bob) == "waitlisted"
-    past = services.offers_lapse(event_id=table.event.pk)
+    past = waitlist.offers_lapse(event_id=table.event.pk)
     assert (past.lapsed, past.offered) == ([], [])
     # A late entry from the line, by House.
     services.player_check_in(registration_id=table.rid(bob), by=table.house)
@@ -691,3 +708,46 @@ def test_cancellations_and_claims_at_once_keep_the_field_within_capacity() -> No
     )
     assert waitlist.places_held(table.event) == 3
     assert table.event.registrations.filter(status="registered").count() == 3
+
+
+@pytest.mark.django_db
+def test_holds_end_by_the_system_alone_and_never_in_a_finalized_event() -> None:
+    from tests.events.support import finalized_table
+
+    table = capped(1)
+    refused(
+        NotAllowed,
+        table.event,
+        lambda: waitlist.offers_lapse(event_id=table.event.pk, by=table.house),
+    )
+    final = finalized_table()
+    refused(EventIsFinalized, final.event, lambda: waitlist.offers_lapse(event_id=final.event.pk))
+    from events import tasks
+
+    tasks.lapse_offers(final.event.pk)  # told nothing to end, not failing
+
+
+@pytest.mark.django_db
+def test_an_event_with_a_waitlist_verifies_once_finalized() -> None:
+    from audit.export import audit_document
+    from audit.verify import verify
+
+    table = capped(2, players=2)
+    waiting = [make_user() for _ in range(3)]
+    for player in waiting:
+        table.register(player)
+    services.waitlist_promote(registration_id=table.rid(waiting[0]), by=table.house, reason="Reg")
+    services.registration_remove(
+        registration_id=table.rid(waiting[1]), by=table.house, reason="Asked"
+    )
+    services.registration_cancel(registration_id=table.rid(waiting[0]), by=waiting[0])
+    table.start()
+    for player in table.players:
+        table.play_out(player)
+    services.pool_confirm(event_id=table.event.pk, by=table.house)
+    services.event_finalize(event_id=table.event.pk, by=table.house)
+    verdict = verify(audit_document(table.refresh()))
+    assert verdict.ok, verdict.problem
+    assert {"player_waitlisted", "waitlist_promoted", "registration_removed"} <= set(
+        actions(table.event)
+    )
