@@ -6,7 +6,7 @@ class PushConfig(AppConfig):
     verbose_name = "Poker push"
 
     def ready(self) -> None:
-        from events import changes
+        from events import changes, waitlist
         from push import (
             checks,  # noqa: F401 - registers the system check
             tasks,
@@ -14,3 +14,4 @@ class PushConfig(AppConfig):
 
         changes.subscribe(tasks.on_change)
         changes.subscribe_announcements(tasks.on_announced)
+        waitlist.place_offered.connect(tasks.on_place_offered, dispatch_uid="push.place_offers")
