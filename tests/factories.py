@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from django.db import connection
+from django.db import connection, transaction
 
 from accounts.models import User
 from cards.models import CardState, DealtCard, Offer
@@ -182,3 +182,18 @@ def format_registered(rules: Format) -> Iterator[Format]:
         yield rules
     finally:
         del FORMATS[rules.name]
+
+
+@contextmanager
+def rolled_back() -> Iterator[None]:
+    """What the block writes is undone when it ends (a savepoint rolled back, inside the test's
+    transaction): a scene built once meets each case as it was built, as a fresh one would, at
+    the cost of one savepoint instead of the services that build it again. The block is marked
+    as Django's TestCase marks its own (the one per test, and `setUpTestData`'s), so the
+    services' durable blocks run inside it as they do inside the test's."""
+    assert connection.in_atomic_block, "use django_db without transaction=True"
+    block = transaction.atomic()
+    block._from_testcase = True  # type: ignore[attr-defined]
+    with block:
+        yield
+        transaction.set_rollback(True)

@@ -19,7 +19,7 @@ from accounts.models import User
 from api import staff
 from events import services as events
 from seasons.services import series_create
-from tests.factories import make_user
+from tests.factories import make_user, rolled_back
 
 pytestmark = pytest.mark.django_db
 
@@ -146,19 +146,28 @@ def _send(scene: Scene, role: str, call: str, *, missing: bool = False) -> tuple
     return response.status_code, ("keys", sorted(SCOPE_KEYS.get(key, key) for key in answer))
 
 
+def _send_rolled_back(
+    scene: Scene, role: str, call: str, *, missing: bool = False
+) -> tuple[int, Any]:
+    """`_send`, with what it writes undone afterwards: the scene stays as it was built."""
+    with rolled_back():
+        return _send(scene, role, call, missing=missing)
+
+
 @pytest.mark.parametrize("call", list(CALLS))
 def test_the_event_and_the_series_answer_each_role_alike(call: str) -> None:
+    """Each role meets the scopes as they were built: what the one before made is rolled back."""
+    scenes = _scene("event"), _scene("series")
     for role in ROLES:
-        event = _send(_scene("event"), role, call)
-        series = _send(_scene("series"), role, call)
+        event, series = (_send_rolled_back(scene, role, call) for scene in scenes)
         assert event == series, (call, role, event, series)
 
 
 @pytest.mark.parametrize("call", list(CALLS))
 def test_a_scope_that_does_not_exist_is_not_found_under_either(call: str) -> None:
+    scenes = _scene("event"), _scene("series")
     for role in ("owner", "outsider"):
-        event = _send(_scene("event"), role, call, missing=True)
-        series = _send(_scene("series"), role, call, missing=True)
+        event, series = (_send_rolled_back(scene, role, call, missing=True) for scene in scenes)
         assert event == series, (call, role, event, series)
         if call not in REFUSED_BODIES:  # those are refused alike before any scope is looked up
             assert event == (404, ("error", "not_found")), (call, role, event)

@@ -23,7 +23,7 @@ from seasons.models import Series
 from staff.models import Membership, scope_type
 from staff.scopes import Scope
 from tests.events.support import REASON
-from tests.factories import Table, make_table, make_user
+from tests.factories import Table, make_table, make_user, rolled_back
 from tests.refusals import refused
 
 STAFF_ROLES = ("owner", "director", "cashier", "scorer")
@@ -302,29 +302,29 @@ def test_each_role_is_refused_what_it_may_not_do_and_nothing_changes(role: str) 
 @pytest.mark.django_db
 @pytest.mark.parametrize("role", STAFF_ROLES)
 def test_each_role_gets_past_the_guard_for_what_it_may_do(role: str) -> None:
-    """Each allowed case on a night of its own: the action is made, or refused for the night's
-    state (a started event does not open again), never for who asks; what it writes names the
-    role."""
+    """Each allowed case on the night as it was built (what the one before wrote is rolled
+    back): the action is made, or refused for the night's state (a started event does not open
+    again), never for who asks; what it writes names the role."""
     actions = [action for action in _calls_names() if allowed(role, action)]
     made = []
+    scene = _scene()
+    by = scene.people[role]
     for action in actions:
-        scene = _scene()
-        by = scene.people[role]
-        before = scene.table.event.audit_entries.count()
-        try:
-            _calls(scene)[action](by)
-        except DomainError as error:
-            # Refused for the night's state (a missing result is a NotFound of its own), never
-            # as someone who may not act on the registration.
-            assert not isinstance(error, NotAllowed), (role, action, error)
-            assert error.message != "No such registration.", (role, action)
-            continue
-        written = AuditEntry.objects.filter(event=scene.table.event).order_by("seq")[before:]
-        assert written, (role, action)
-        assert all(entry.actor_role == role for entry in written if entry.actor_kind == "house"), (
-            role,
-            action,
-        )
+        with rolled_back():
+            before = scene.table.event.audit_entries.count()
+            try:
+                _calls(scene)[action](by)
+            except DomainError as error:
+                # Refused for the night's state (a missing result is a NotFound of its own),
+                # never as someone who may not act on the registration.
+                assert not isinstance(error, NotAllowed), (role, action, error)
+                assert error.message != "No such registration.", (role, action)
+                continue
+            written = AuditEntry.objects.filter(event=scene.table.event).order_by("seq")[before:]
+            assert written, (role, action)
+            assert all(
+                entry.actor_role == role for entry in written if entry.actor_kind == "house"
+            ), (role, action)
         made.append(action)
     # The scene lets each role make at least its own kind of change.
     assert set(made) >= MADE_AT_LEAST[role], (role, made)
