@@ -4,6 +4,7 @@ ledger's lines for it, and what does not match (ledger/report.py installs it as 
 from __future__ import annotations
 
 from events.models import Event
+from events.runner import SYSTEM
 from ledger.lines import ENTRY, ONLINE, REFUND, Line
 from ledger.report import OnlinePayment
 from payments.models import CheckoutSession, PaymentState
@@ -14,7 +15,8 @@ TAKEN = (PaymentState.PAID, PaymentState.REFUND_PENDING, PaymentState.REFUNDED)
 
 def online_payments(event: Event, lines: list[Line]) -> tuple[OnlinePayment, ...]:
     """Every Checkout Session of the event that Stripe said was paid (and any online entry line
-    with no payment behind it), each with its lines and any mismatch."""
+    with no payment behind it: House's own, or a mismatch), each with its lines and any
+    mismatch."""
     sessions = list(
         CheckoutSession.objects.filter(event=event)
         .exclude(state=PaymentState.OPEN)
@@ -45,6 +47,9 @@ def online_payments(event: Event, lines: list[Line]) -> tuple[OnlinePayment, ...
             )
         )
     for reference, line in entry_lines.items():
+        # House may record an entry paid online some other way, with its reference: that is
+        # not Stripe's to confirm. A line the system wrote always has a Stripe payment behind it.
+        by_house = line.actor != SYSTEM
         found.append(
             OnlinePayment(
                 session="",
@@ -52,11 +57,15 @@ def online_payments(event: Event, lines: list[Line]) -> tuple[OnlinePayment, ...
                 player=line.player,
                 cents=line.amount * 100,
                 currency="",
-                state="No Stripe payment on record",
+                state="Recorded by House, not through Stripe"
+                if by_house
+                else "No Stripe payment on record",
                 why="",
                 entry_line=line.seq,
                 refund_line=None,
-                problem="An online entry line with no payment Stripe confirmed.",
+                problem=""
+                if by_house
+                else "An online entry line with no payment Stripe confirmed.",
             )
         )
     return tuple(found)

@@ -11,6 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from events import services
+from ledger.services import entry_payment
 from payments.models import CheckoutSession, PaymentState
 from tests.api.support import Api
 from tests.factories import make_table, make_user
@@ -138,3 +139,22 @@ def test_the_night_csv_has_a_row_per_online_payment_as_the_page_shows_it(
     net = next(row for row in rows if row["line"] == "total" and row["method"] == "net")
     counted = [row for row in rows if row["line"] not in ("total", "online payment")]
     assert sum(int(row["dollars"]) for row in counted) == int(net["dollars"]) == 10
+
+
+def test_an_online_entry_house_records_by_hand_is_shown_but_not_flagged(settings: Any) -> None:
+    settings.STRIPE_SECRET_KEY = settings.STRIPE_WEBHOOK_SECRET = ""
+    table = make_table(contribution=10)
+    player, rid = registered(table, "Paid By Transfer")
+    services.player_check_in(registration_id=rid, by=table.house)
+    entry_payment(
+        event_id=table.event.pk,
+        registration_id=rid,
+        by=table.house,
+        method="online",
+        reference="venmo-4411",
+    )
+    house = Client()
+    house.force_login(table.house)
+    page = house.get(reverse("ledger:night", args=[table.event.pk])).content.decode()
+    assert "Paid By Transfer" in page and "Recorded by House, not through Stripe" in page
+    assert "An online entry line with no payment Stripe confirmed." not in page
