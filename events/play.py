@@ -9,6 +9,7 @@ from accounts.models import User
 from cards.models import CardState, DealtCard, KeptSource, Offer, OfferKind, ShoeKind
 from cards.stock import audit_card
 from events import answers, limits, store
+from events.access import registration_for
 from events.dealing import deal, reminder_due, save_cards
 from events.errors import (
     DomainError,
@@ -33,7 +34,7 @@ from events.play_rules import (
     reveals_now,
 )
 from events.progress import Progress, progress_of
-from events.registration import facts_of, registration_for
+from events.registration import facts_of
 from events.registration_switch import close_if_nobody_waits
 from events.runner import Change, Trimmed, action
 

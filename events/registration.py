@@ -15,7 +15,8 @@ from accounts.recovery import send_password_reset
 from audit.models import AuditEntry
 from cards.models import CardState, Offer, OfferKind, ShoeKind
 from cards.stock import audit_card
-from events import answers, store, waitlist
+from events import answers, waitlist
+from events.access import registration_for
 from events.answers import Answer
 from events.dealing import deal, reminder_due
 from events.errors import (
@@ -35,7 +36,7 @@ from events.limits import check_pool
 from events.models import Event, GameResult, Phase, Registration, RegistrationStatus
 from events.person import commitment, new_salt
 from events.play_rules import PlayerFacts, may_cancel, may_undo_check_in
-from events.progress import Progress, participants
+from events.progress import participants
 from events.registration_switch import close_if_nobody_waits
 from events.runner import Change, Trimmed, action
 
@@ -490,23 +491,3 @@ def player_relabel(
 def facts_of(change: Change, registration: Registration) -> PlayerFacts:
     """What the rules ask about a player `registration_for` read, as the event is now."""
     return change.progress[registration.pk].facts(registration, phase=change.event.phase)
-
-
-def registration_for(change: Change, registration_id: int, by: User) -> Registration:
-    """The registration, if `by` is its player or House; otherwise not found (no leak)."""
-    # The player and their progress in one statement: the hot paths need both.
-    found = store.player_with_progress(event_id=change.event.pk, registration_id=registration_id)
-    if found is None:
-        raise NotFound("No such registration.")
-    registration = found.registration
-    change.progress[registration.pk] = Progress.of(found.progress, change.event.rules)
-    registration.event = change.event
-    change.know(registration)
-    if registration.player_id == by.pk:
-        change.house = False  # acting on their own place, even when also House
-        return registration
-    if not change.house:
-        if change.roles:
-            raise change.refusal()  # staff, whose role does not include this action
-        raise NotFound("No such registration.")
-    return registration

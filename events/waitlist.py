@@ -20,12 +20,14 @@ import zoneinfo
 from dataclasses import dataclass
 from typing import Annotated
 
+from celery import current_app
 from django.conf import settings
 from django.db.models import Count, Max, Q
 from django.dispatch import Signal
 
 from accounts.models import User
 from events import answers
+from events.access import registration_for
 from events.answers import Described
 from events.errors import (
     NoPlaceOffered,
@@ -288,16 +290,19 @@ def _send(signal: Signal, **kwargs: object) -> None:
             )
 
 
+# The task that ends the holds due (events/tasks.py `lapse_offers`).
+LAPSE_TASK = "events.tasks.lapse_offers"
+
+
 def _schedule_lapse(change: Change, at: datetime.datetime) -> None:
     """Ask for `offers_lapse` when a hold ends (after the commit); the beat's sweep every minute
     catches a schedule that was lost."""
     event_id = change.event.pk
 
     def schedule() -> None:
-        from events import tasks  # the tasks call the services of this module
-
+        # By name: the task (events/tasks.py) calls this module's services.
         try:
-            tasks.lapse_offers.apply_async(kwargs={"event_id": event_id}, eta=at)
+            current_app.send_task(LAPSE_TASK, kwargs={"event_id": event_id}, eta=at)
         except Exception:
             log.exception("Could not schedule event %s's holds ending; the sweep will.", event_id)
 
@@ -316,7 +321,6 @@ def place_claim(
     idempotency_key: str | None = None,
 ) -> answers.PlaceClaimed:
     """The player claims the place offered to them, before its hold ends."""
-    from events.registration import registration_for
 
     change.refuse_if_finalized()
     registration = registration_for(change, registration_id, by)
@@ -353,7 +357,6 @@ def waitlist_promote(
     idempotency_key: str | None = None,
 ) -> answers.WaitlistPromoted:
     """House gives a player in line a place now, past the capacity if need be, with a reason."""
-    from events.registration import registration_for
 
     if not reason.strip():
         raise ReasonRequired("House must give a reason for a promotion.")
@@ -398,7 +401,6 @@ def registration_remove(
 ) -> answers.RegistrationRemoved:
     """House removes a registration not checked in (registered, waitlisted or offered a place),
     with a reason; a place it held is offered on."""
-    from events.registration import registration_for
 
     if not reason.strip():
         raise ReasonRequired("House must give a reason for removing a registration.")

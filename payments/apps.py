@@ -8,8 +8,8 @@ class PaymentsConfig(AppConfig):
 
     def ready(self) -> None:
         from ledger import report
-        from payments import reconciliation, refunds
+        from payments import reconciliation, tasks
 
         # The night report's "Online payments" section: the ledger names none of payments.
         report.use_online_payments(reconciliation.online_payments)
-        refunds.listen()
+        tasks.listen()

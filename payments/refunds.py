@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from typing import Any
 
 import stripe
+from django.dispatch import Signal
 from django.utils import timezone
 
 from payments.checkout import client
@@ -46,20 +46,20 @@ def owed_unsent(older_than: timedelta = timedelta(minutes=2)) -> list[int]:
     )
 
 
-def on_place_given_up(sender: Any, *, registration_id: int, why: str = "", **kwargs: Any) -> None:
-    """A registration no longer holds a place (after the commit): its online entry, if any, is
-    refunded where the event's refund policy allows, by a task (a slow Stripe holds no request)."""
-    if not CheckoutSession.objects.filter(
+def paid_online(registration_id: int) -> bool:
+    """Whether the registration's entry was paid online and not refunded."""
+    return CheckoutSession.objects.filter(
         registration_id=registration_id, state=PaymentState.PAID
-    ).exists():
-        return
-    from payments import tasks
-
-    tasks.refund_leaving.delay(registration_id, why)
+    ).exists()
 
 
-def listen() -> None:
-    """Hear the waitlist's `place_given_up` (events/waitlist.py), which names no payments."""
-    from events import waitlist
+# A refund is owed and was not asked of Stripe yet (sent after the commit that owes it):
+# payments/tasks.py asks Stripe in a task, so a slow Stripe holds no request.
+refund_owed = Signal()
 
-    waitlist.place_given_up.connect(on_place_given_up, dispatch_uid="payments-refund-on-leaving")
+
+def owe(session_pk: int) -> None:
+    """Tell that the session's refund is owed (the sweep asks again if this is lost)."""
+    for _receiver, result in refund_owed.send_robust(sender=None, session_pk=session_pk):
+        if isinstance(result, Exception):
+            log.error("Could not ask for session %s's refund: %r", session_pk, result)

@@ -12,7 +12,7 @@ from django.conf import settings
 from accounts.models import User
 from events.models import Phase, RefundPolicy, Registration, RegistrationStatus
 from events.runner import Change, action
-from payments import answers
+from payments import answers, refunds
 from payments.checkout import cents
 from payments.models import CheckoutSession, PaymentState
 
@@ -187,9 +187,4 @@ def online_refund_confirm(
 
 
 def _refund_after_commit(change: Change, session_pk: int) -> None:
-    from payments import tasks
-
-    def send() -> None:
-        tasks.send_refund.delay(session_pk)
-
-    change.after_commit(send)
+    change.after_commit(lambda: refunds.owe(session_pk))

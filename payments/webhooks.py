@@ -21,7 +21,7 @@ from events.models import Event, Registration
 from events.runner import together
 from ledger.lines import ONLINE
 from ledger.services import entry_payment, entry_refund
-from payments import answers, services
+from payments import answers, refunds, services
 from payments.models import CheckoutSession, PaymentState, StripeEvent
 
 log = logging.getLogger(__name__)
@@ -129,8 +129,6 @@ def _stray(
 ) -> None:
     """A payment for a registration that does not exist: kept, refused and refunded (shown in
     the night report of the event its session names, when there is one)."""
-    from payments import tasks
-
     raw_event = str((session.get("metadata") or {}).get("event_id", ""))
     event = (
         Event.objects.filter(pk=int(raw_event)).first()
@@ -148,7 +146,7 @@ def _stray(
         row.state, row.why = PaymentState.REFUSED, "No such registration."
         row.save()
         pk = row.pk
-        transaction.on_commit(lambda: tasks.send_refund.delay(pk))
+        transaction.on_commit(lambda: refunds.owe(pk))
     log.warning("Refunding a payment for no registration (session %s).", session_id)
 
 

@@ -751,3 +751,10 @@ def test_an_event_with_a_waitlist_verifies_once_finalized() -> None:
     assert {"player_waitlisted", "waitlist_promoted", "registration_removed"} <= set(
         actions(table.event)
     )
+
+
+def test_a_hold_is_ended_by_the_task_it_names() -> None:
+    """The engine asks for the task by name (it calls the engine): that name is the task's."""
+    from events import tasks
+
+    assert waitlist.LAPSE_TASK == tasks.lapse_offers.name

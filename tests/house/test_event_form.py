@@ -302,6 +302,9 @@ def test_it_sets_the_capacity_window_holds_and_paying_ahead_in_the_venues_time(c
             "idempotency_key": "k3",
         },
     )
-    assert "Registration closes after it opens." in refused.content.decode()
+    assert (
+        "Registration closes after it opens: set the closing after the opening."
+        in refused.content.decode()
+    )
     event.refresh_from_db()
     assert event.capacity is None
