@@ -757,4 +757,4 @@ def test_a_hold_is_ended_by_the_task_it_names() -> None:
     """The engine asks for the task by name (it calls the engine): that name is the task's."""
     from events import tasks
 
-    assert waitlist.LAPSE_TASK == tasks.lapse_offers.name
+    assert tasks.lapse_offers.name == waitlist.LAPSE_TASK

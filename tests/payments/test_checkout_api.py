@@ -144,7 +144,7 @@ def test_the_night_csv_has_a_row_per_online_payment_as_the_page_shows_it(
 def test_an_online_entry_house_records_by_hand_is_shown_but_not_flagged(settings: Any) -> None:
     settings.STRIPE_SECRET_KEY = settings.STRIPE_WEBHOOK_SECRET = ""
     table = make_table(contribution=10)
-    player, rid = registered(table, "Paid By Transfer")
+    _player, rid = registered(table, "Paid By Transfer")
     services.player_check_in(registration_id=rid, by=table.house)
     entry_payment(
         event_id=table.event.pk,
