@@ -3,6 +3,7 @@ for the pages, the API and the exports (docs/rules.md section 14)."""
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 
 from django.core.exceptions import ObjectDoesNotExist
@@ -11,7 +12,7 @@ from django.db.models.functions import Coalesce
 
 from accounts.models import User
 from cards.names import RANK_FACES, card_face
-from events import display
+from events import display, waitlist
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.progress import hands
 from events.reads.board import board_view
@@ -605,3 +606,53 @@ class SeriesDisplayLinks:
 
 def series_links(series: Series) -> SeriesDisplayLinks:
     return SeriesDisplayLinks(series_id=series.pk, links=display.rows(series))
+
+
+# The nights ahead -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ComingNight:
+    """A night of the series not started yet, that players register for ahead from the season's
+    page (events/waitlist.py): whether registering is open now, and the places left."""
+
+    event_id: int
+    name: str
+    date: datetime.date
+    venue: str
+    open_now: bool
+    # Why not, in the engine's words ("Registration opens on ..."), when registering is not open.
+    closed_because: str
+    capacity: int | None
+    places_left: int | None
+
+
+def coming_up(season: Season, now: datetime.datetime) -> list[ComingNight]:
+    """The series' nights that are open and not started, from the season's first day on, in date
+    order (a championship is reached through its invitations)."""
+    nights = Event.objects.filter(
+        series=season.series_id, phase=Phase.OPEN, date__gte=season.starts_on
+    ).exclude(championship_of__isnull=False)
+    found = []
+    for event in nights.order_by("date", "pk"):
+        refusal = waitlist.window_refusal(event, now)
+        if not event.registration_open:
+            why = "Registration is not open yet."
+        else:
+            why = "" if refusal is None else refusal.message
+        left = (
+            None if event.capacity is None else max(event.capacity - waitlist.places_held(event), 0)
+        )
+        found.append(
+            ComingNight(
+                event_id=event.pk,
+                name=event.name,
+                date=event.date,
+                venue=event.venue,
+                open_now=not why,
+                closed_because=why,
+                capacity=event.capacity,
+                places_left=left,
+            )
+        )
+    return found

@@ -14,6 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.models import User
@@ -29,6 +30,7 @@ from seasons.export import season_csv, season_document
 from seasons.models import ChampionshipInvitation, PlayerKey, Season, Series
 from seasons.points import RULE_KEYS, Rules
 from seasons.reads import (
+    coming_up,
     if_tonight_ended,
     invitations_of,
     player_history,
@@ -81,6 +83,7 @@ def season_page(request: HttpRequest, season_id: int) -> HttpResponse:
         {
             "view": view,
             "tonight": if_tonight_ended(season),
+            "coming": coming_up(season, timezone.now()),
             "mine": mine,
             "invited": invited,
             "house": services.is_series_house(user, season.series),

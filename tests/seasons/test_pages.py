@@ -235,3 +235,42 @@ def test_a_history_shows_each_hand_as_cards_with_their_names_and_the_wild_marked
     codes = {c for r in played for c in hands(r.event, [r])[r.pk].cards}
     text = re.sub(r"<[^>]+>", " ", page)
     assert not any(re.search(rf"\b{code}\b", text) for code in codes)
+
+
+def test_the_season_page_lists_the_nights_ahead_to_register_for() -> None:
+    league = make_league(3)
+    league.open_season()
+    house, now = league.house, datetime.datetime.now(datetime.UTC)
+
+    def night(name: str, week: int, **settings: Any) -> int:
+        event_id = staff_changes.event_create(
+            by=house, name=name, date=FIRST + WEEK * week, format="league"
+        ).event_id
+        # A draft put in the series takes its defaults; then its own settings.
+        services.event_series_set(event_id=event_id, series_id=league.series_id, by=house)
+        if settings:
+            staff_changes.event_update(event_id=event_id, by=house, changes=settings)
+        return event_id
+
+    full = night("Capped Night", 2, capacity=2)
+    later = night("Later Night", 3, registration_opens_at=now + datetime.timedelta(days=2))
+    roomy = night("Roomy Night", 4, capacity=10)
+    night("Draft Night", 5)  # not open: not listed
+    for event_id in (full, later, roomy):
+        staff_changes.registration_open(event_id=event_id, by=house)
+    for player in league.players[:2]:
+        staff_changes.player_register(event_id=full, by=player)
+    staff_changes.player_register(event_id=roomy, by=league.players[2])
+
+    text = _client(league.players[2]).get(reverse("seasons:season", args=[league.season_id]))
+    page = text.content.decode()
+    listed = re.findall(r'data-night="(\d+)"', page)
+    assert listed == [str(full), str(later), str(roomy)]
+    capped = page[page.index(f'data-night="{full}"') : page.index(f'data-night="{later}"')]
+    assert "Full: registering joins the waitlist." in capped and "Join the waitlist" in capped
+    waiting = page[page.index(f'data-night="{later}"') : page.index(f'data-night="{roomy}"')]
+    assert "Registration opens on" in waiting and "Register</a>" not in waiting
+    open_night = page[page.index(f'data-night="{roomy}"') :]
+    assert "9 of 10 places left." in open_night
+    assert f'href="{reverse("web:event", args=[roomy])}">Register</a>' in open_night
+    assert "Draft Night" not in page
