@@ -302,7 +302,7 @@ def _schedule_lapse(change: Change, at: datetime.datetime) -> None:
     def schedule() -> None:
         # By name: the task (events/tasks.py) calls this module's services.
         try:
-            current_app.send_task(LAPSE_TASK, kwargs={"event_id": event_id}, eta=at)
+            current_app.tasks[LAPSE_TASK].apply_async(kwargs={"event_id": event_id}, eta=at)
         except Exception:
             log.exception("Could not schedule event %s's holds ending; the sweep will.", event_id)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from events import limits
@@ -101,6 +102,17 @@ class SeriesInvitationAcceptance(Body):
     token = Text(max_length=64, help_text="The token at the end of the invitation's link.")
 
 
+@extend_schema_field(
+    {"type": "string", "pattern": r"^([01][0-9]|2[0-3]):[0-5][0-9]$", "example": "18:30"}
+)
+class ClockTime(serializers.TimeField):
+    """A time of day as HH:MM, in the venue's time zone (no seconds, no offset): the schema says
+    exactly what is taken."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(format="%H:%M", input_formats=["%H:%M"], **kwargs)
+
+
 class SeriesDefaults(Body):
     entry_mode = serializers.ChoiceField(
         choices=EntryMode.values,
@@ -145,9 +157,7 @@ class SeriesDefaults(Body):
         help_text="Registration opens at midnight (venue time) this many days before each "
         "event's date; null: when House opens it.",
     )
-    registration_closes_time = serializers.TimeField(
-        format="%H:%M",
-        input_formats=["%H:%M"],
+    registration_closes_time = ClockTime(
         required=False,
         allow_null=True,
         help_text="Registration closes at this time (HH:MM, venue time) on each event's date; "

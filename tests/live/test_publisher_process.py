@@ -168,7 +168,9 @@ def test_a_queued_entry_that_is_not_a_change_is_skipped(
         await socket.disconnect()
 
     async_to_sync(scenario)()
-    assert queued(process_mode) == []
+    # The unreadable entries were skipped, not left blocking the queue: it drains (a change the
+    # start queued after the frame, on a loaded machine, is taken on the publisher's next beat).
+    wait_until(lambda: queued(process_mode) == [], "the queue of changes drained")
 
 
 def test_the_command_serves_until_sigterm_and_then_clears_its_heartbeat(
