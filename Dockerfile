@@ -12,11 +12,18 @@ WORKDIR /app
 
 # Dependencies first (cached until requirements.lock changes), every file checked against the
 # lock's hashes.
+# gettext's msgfmt compiles the translations (locale/) below.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends gettext \
+ && rm -rf /var/lib/apt/lists/*
 RUN pip install --no-cache-dir uv
 COPY requirements.lock .
 RUN uv pip install --system --compile-bytecode --require-hashes -r requirements.lock
 
 COPY . .
+
+# The translations' .mo files (build output, not in git).
+RUN PYTHON_BIN=python ./scripts/compile-messages
 
 # Static files are collected into the image (whitenoise serves them, hashed and compressed).
 # Production settings refuse to load without these variables: throwaway values for this step only,

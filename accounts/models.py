@@ -50,11 +50,23 @@ class User(AbstractUser):
     email = models.EmailField("email address", unique=True)
     display_name = models.CharField(max_length=40)
     four_colour_deck = models.BooleanField(default=False)
+    # One of settings.LANGUAGES, chosen on the settings page; blank until then, when the
+    # browser's Accept-Language decides (accounts/language.py).
+    language = models.CharField(max_length=8, blank=True, default="")
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = ["display_name"]
 
     objects = AccountManager()  # type: ignore[misc]
+
+    class Meta(AbstractUser.Meta):
+        constraints: ClassVar[list[models.BaseConstraint]] = [
+            # The shipped languages (settings.LANGUAGES); a new one comes with a migration.
+            models.CheckConstraint(
+                condition=models.Q(language__in=["", "en", "es", "fr"]),
+                name="user_language_shipped",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.display_name or self.email

@@ -22,6 +22,7 @@ def export(user: User) -> dict[str, Any]:
         "date_joined": user.date_joined.isoformat(),
         "last_login": user.last_login.isoformat() if user.last_login else None,
         "four_colour_deck": user.four_colour_deck,
+        "language": user.language,
         "email_addresses": [
             {"email": address.email, "verified": address.verified, "primary": address.primary}
             for address in EmailAddress.objects.filter(user=user).order_by("pk")

@@ -10,9 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext, pgettext, pgettext_lazy
+
 from events.answers import Described
+from events.formats import Format
 from events.models import Outcome, Review
-from scoring.evaluator import evaluate_high, evaluate_low
+from scoring.evaluator import HighValue, LowValue, evaluate_high, evaluate_low
 
 RANK_WORDS = {
     "2": "2",
@@ -36,6 +40,108 @@ def rank_word(rank: str) -> str:
     return RANK_WORDS.get(rank.upper(), rank)
 
 
+# The words the page says, in the active language (docs/decisions.md, "Languages"). The audit and
+# everything stored keep scoring's English names; these are for reading only.
+_CARD_COUNTS = (
+    pgettext_lazy("a number of cards", "no"),
+    pgettext_lazy("a number of cards", "one"),
+    pgettext_lazy("a number of cards", "two"),
+    pgettext_lazy("a number of cards", "three"),
+    pgettext_lazy("a number of cards", "four"),
+    pgettext_lazy("a number of cards", "five"),
+)
+
+
+def cards_words(count: int) -> str:
+    """'one card', 'two cards', in the active language."""
+    number = str(_CARD_COUNTS[count]) if 0 <= count < len(_CARD_COUNTS) else str(count)
+    return ngettext("%(number)s card", "%(number)s cards", count) % {"number": number}
+
+
+def win_keep_words(rules: Format) -> str:
+    """'keep one card': what a Win's choice asks, in the active language."""
+    return _("keep %(cards)s") % {"cards": cards_words(rules.win_kept)}
+
+
+def win_offer_words(rules: Format) -> str:
+    """'two face-up cards': what a Win offers, in the active language."""
+    count = rules.win_offered
+    number = str(_CARD_COUNTS[count]) if 0 <= count < len(_CARD_COUNTS) else str(count)
+    return ngettext("%(number)s face-up card", "%(number)s face-up cards", count) % {
+        "number": number
+    }
+
+
+# Hand categories as players say them (scoring.evaluator.CATEGORIES spells them in English).
+_CATEGORY_WORDS = {
+    "High Card": gettext_lazy("High Card, %(rank)s"),
+    "Pair": gettext_lazy("Pair, %(ranks)s"),
+    "Two Pair": gettext_lazy("Two Pair, %(ranks)s and %(second)s"),
+    "Three of a Kind": gettext_lazy("Three of a Kind, %(ranks)s"),
+    "Straight": gettext_lazy("Straight, %(rank)s high"),
+    "Flush": gettext_lazy("Flush, %(rank)s high"),
+    "Full House": gettext_lazy("Full House, %(ranks)s over %(second)s"),
+    "Four of a Kind": gettext_lazy("Four of a Kind, %(ranks)s"),
+    "Straight Flush": gettext_lazy("Straight Flush, %(rank)s high"),
+    "Royal Flush": gettext_lazy("Royal Flush"),
+    "Five of a Kind": gettext_lazy("Five of a Kind, %(ranks)s"),
+}
+# A Two Pair or Full House that names one rank only.
+_ONE_RANK_WORDS = {
+    "Two Pair": gettext_lazy("Two Pair, %(ranks)s"),
+    "Full House": gettext_lazy("Full House, %(ranks)s"),
+}
+# Digits 2..14, as one card ("ace high") and as several ("aces").
+_RANK_NAMES = {
+    2: pgettext_lazy("one card", "two"),
+    3: pgettext_lazy("one card", "three"),
+    4: pgettext_lazy("one card", "four"),
+    5: pgettext_lazy("one card", "five"),
+    6: pgettext_lazy("one card", "six"),
+    7: pgettext_lazy("one card", "seven"),
+    8: pgettext_lazy("one card", "eight"),
+    9: pgettext_lazy("one card", "nine"),
+    10: pgettext_lazy("one card", "ten"),
+    11: pgettext_lazy("one card", "jack"),
+    12: pgettext_lazy("one card", "queen"),
+    13: pgettext_lazy("one card", "king"),
+    14: pgettext_lazy("one card", "ace"),
+}
+_RANK_PLURALS = {
+    2: pgettext_lazy("several cards", "twos"),
+    3: pgettext_lazy("several cards", "threes"),
+    4: pgettext_lazy("several cards", "fours"),
+    5: pgettext_lazy("several cards", "fives"),
+    6: pgettext_lazy("several cards", "sixes"),
+    7: pgettext_lazy("several cards", "sevens"),
+    8: pgettext_lazy("several cards", "eights"),
+    9: pgettext_lazy("several cards", "nines"),
+    10: pgettext_lazy("several cards", "tens"),
+    11: pgettext_lazy("several cards", "jacks"),
+    12: pgettext_lazy("several cards", "queens"),
+    13: pgettext_lazy("several cards", "kings"),
+    14: pgettext_lazy("several cards", "aces"),
+}
+
+
+def hand_words(value: HighValue | LowValue) -> str:
+    """A hand's name as the page says it: 'Full House, kings over fives (1 substitution)'."""
+    first, *rest = value.ranks or (0,)
+    second = rest[0] if rest else 0
+    words = str(_CATEGORY_WORDS[value.category]) % {
+        "rank": str(_RANK_NAMES.get(first, "")),
+        "ranks": str(_RANK_PLURALS.get(first, "")),
+        "second": str(_RANK_PLURALS.get(second, "")),
+    }
+    if value.category in _ONE_RANK_WORDS and not rest:
+        words = str(_ONE_RANK_WORDS[value.category]) % {"ranks": str(_RANK_PLURALS.get(first, ""))}
+    if value.substitutions:
+        words += " " + ngettext(
+            "(%(count)s substitution)", "(%(count)s substitutions)", value.substitutions
+        ) % {"count": value.substitutions}
+    return words
+
+
 @dataclass(frozen=True, slots=True)
 class HandNames:
     """The kept cards' High and Low names (null before any)."""
@@ -51,28 +157,49 @@ def hand_names(cards: Sequence[str], wild_rank: str | None) -> HandNames:
     if not cards:
         return HandNames(high=None, low=None)
     return HandNames(
-        high=evaluate_high(cards, wild_rank or None).description,
-        low=evaluate_low(cards).description,
+        high=hand_words(evaluate_high(cards, wild_rank or None)),
+        low=hand_words(evaluate_low(cards)),
     )
+
+
+def _wild_words(rank: str, held: int) -> str:
+    """The wild rank as the sentence names it: '7', 'queen'; several: '7s', 'queens'."""
+    digit = list(RANK_WORDS).index(rank.upper()) + 2
+    if digit <= 10:
+        word = rank_word(rank)
+        # Translators: a rank written as a digit, several of them ("7s").
+        return (
+            word
+            if held <= 1
+            else pgettext("several of a digit rank", "%(digit)ss") % {"digit": word}
+        )
+    return str((_RANK_NAMES if held <= 1 else _RANK_PLURALS)[digit])
 
 
 def wild_effect(cards: Sequence[str], wild_rank: str | None) -> str | None:
     """What the revealed wild does to the High hand, in a sentence; None before the reveal."""
     if not wild_rank or not cards:
         return None
-    word = rank_word(wild_rank)
     held = sum(1 for card in cards if card[0].upper() == wild_rank.upper())
     if held == 0:
-        return f"You hold no {word}, so the wild does not change your High hand."
-    plural = f"{word}s" if held > 1 else word
+        return _("You hold no %(rank)s, so the wild does not change your High hand.") % {
+            "rank": _wild_words(wild_rank, 1)
+        }
+    wilds = _wild_words(wild_rank, held)
     natural = evaluate_high(cards)
     wild = evaluate_high(cards, wild_rank)
     if wild.substitutions == 0:
-        return f"Your best High hand, {wild.description}, needs no wild {plural}."
-    return (
-        f"Your wild {plural} make{'' if held > 1 else 's'} your High hand {wild.description}; "
-        f"without the wild it would be {natural.description}."
-    )
+        return _("Your best High hand, %(hand)s, needs no wild %(wild)s.") % {
+            "hand": hand_words(wild),
+            "wild": wilds,
+        }
+    return ngettext(
+        "Your wild %(wild)s makes your High hand %(hand)s; "
+        "without the wild it would be %(natural)s.",
+        "Your wild %(wild)s make your High hand %(hand)s; "
+        "without the wild it would be %(natural)s.",
+        held,
+    ) % {"wild": wilds, "hand": hand_words(wild), "natural": hand_words(natural)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,11 +216,23 @@ def review_words(review: Review | None) -> ReviewWords | None:
         return None
     game = review.result.game if review.result is not None else None
     if game is not None and review.corrected_to:
-        was = "a win" if review.corrected_from == Outcome.WIN else "a loss"
-        now = "a win" if review.corrected_to == Outcome.WIN else "a loss"
-        what = f"House corrected game {game} from {was} to {now} and is reviewing it"
+        what = _("House corrected game %(game)s from %(was)s to %(now)s and is reviewing it") % {
+            "game": game,
+            "was": _result_word(review.corrected_from),
+            "now": _result_word(review.corrected_to),
+        }
     elif game is not None:
-        what = f"House is reviewing game {game}"
+        what = _("House is reviewing game %(game)s") % {"game": game}
     else:
-        what = "House paused your play for a review"
-    return ReviewWords(game=game, text=f"{what}. Reason: {review.reason}")
+        what = _("House paused your play for a review")
+    return ReviewWords(
+        game=game, text=_("%(what)s. Reason: %(reason)s") % {"what": what, "reason": review.reason}
+    )
+
+
+def _result_word(outcome: str) -> str:
+    return (
+        pgettext("a game's result", "a win")
+        if outcome == Outcome.WIN
+        else pgettext("a game's result", "a loss")
+    )

@@ -56,8 +56,10 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 from django.template.loader import render_to_string
+from django.utils import translation
 
 from accounts import revocation
+from accounts.language import reading_language
 from events import display
 from events.models import Event, Phase, Registration
 from events.reads.player import player_state
@@ -438,11 +440,15 @@ class PlayerConsumer(LiveConsumer):
     def current(self, access: Access) -> list[protocol.Snapshot]:
         assert access.registration_id is not None
         with targeting.consistent_read():
-            registration = Registration.objects.select_related("event").get(
+            registration = Registration.objects.select_related("event", "player").get(
                 pk=access.registration_id
             )
-            me = player_state(registration)
-            return [targeting.player(registration, me), targeting.own_places(registration, me)]
+            with translation.override(reading_language(registration.player)):
+                me = player_state(registration)
+                return [
+                    targeting.player(registration, me),
+                    targeting.own_places(registration, me),
+                ]
 
 
 def _standby_frame(dashboard: bool) -> tuple[StandbyPanel, dict[str, Any]]:

@@ -21,7 +21,9 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db import connection, transaction
+from django.utils import translation
 
+from accounts.language import reading_language
 from events import store
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.progress import provisional_standings
@@ -533,14 +535,16 @@ def _house_read(
 
 def player(registration: Registration, data: PlayerState | None = None) -> Snapshot:
     """A player's snapshot; `data`, when the caller has computed it, is `player_state`'s."""
-    own = player_state(registration) if data is None else data
-    return Snapshot(
-        player_group(registration.pk),
-        "player",
-        registration.version,
-        to_json(own),
-        html=player_html(registration.event, own),
-    )
+    # Pushed outside any request: in the language the player's account chose, English before.
+    with translation.override(reading_language(registration.player)):
+        own = player_state(registration) if data is None else data
+        return Snapshot(
+            player_group(registration.pk),
+            "player",
+            registration.version,
+            to_json(own),
+            html=player_html(registration.event, own),
+        )
 
 
 @contextlib.contextmanager
@@ -588,7 +592,9 @@ def change_snapshots(
                 found.append(places(event, table))
         registrations = [
             r
-            for r in Registration.objects.filter(event=event, pk__in=touched)
+            for r in Registration.objects.filter(event=event, pk__in=touched).select_related(
+                "player"
+            )
             if fresh(player_group(r.pk), r.version)
         ]
         # One standings table for the board and every player snapshot of this change.
@@ -599,8 +605,14 @@ def change_snapshots(
         registrations.sort(key=lambda r: r.pk)
         for registration in registrations:
             registration.event = event
-        own = player_states(registrations, table)
-        found += [player(r, own[r.pk]) for r in registrations]
+        # Each player's words in their own language: one read of the states per language.
+        by_language: dict[str, list[Registration]] = {}
+        for registration in registrations:
+            by_language.setdefault(reading_language(registration.player), []).append(registration)
+        for language, readers in by_language.items():
+            with translation.override(language):
+                own = player_states(readers, table)
+                found += [player(r, own[r.pk]) for r in readers]
         if first is not None:
             first(found)
             found = []

@@ -152,6 +152,11 @@ class _Value:
         return CATEGORIES[self._key >> self._LOW_BITS + CATEGORY_SHIFT]
 
     @property
+    def ranks(self) -> tuple[int, ...]:
+        """The rank digits (2..14, ace 14) the description names, in its order."""
+        return tuple(value_digits(self._key >> self._LOW_BITS))
+
+    @property
     def substitutions(self) -> int:
         """The fewest wild-card substitutions that reach this poker value (0 for Low)."""
         return 7 - (self._key & 7) if self._LOW_BITS else 0

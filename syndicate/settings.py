@@ -103,9 +103,14 @@ MIDDLEWARE = [
     "syndicate.security.RefusalLogMiddleware",
     "syndicate.error_pages.ControlCharactersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # After the session, before CommonMiddleware: the browser's Accept-Language (or the language
+    # cookie) picks among LANGUAGES, English when none fits (docs/decisions.md, "Languages").
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A signed-in account's own choice of language wins over the browser's (accounts/language.py).
+    "accounts.language.AccountLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
@@ -363,7 +368,11 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-holds": {"task": "events.tasks.sweep_holds", "schedule": 60.0},
 }
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+# The languages a person may read the pages in, each translated completely (locale/, checked by
+# tests/test_translations.py); anything else reads English.
+LANGUAGES = [("en", "English"), ("es", "Español"), ("fr", "Français")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 # Dates and times read the same on every page (syndicate/formats/en/formats.py).
 FORMAT_MODULE_PATH = ["syndicate.formats"]
 TIME_ZONE = "UTC"

@@ -9,10 +9,12 @@ from django.contrib.auth.decorators import login_required
 from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
+from accounts.language import CHOICES, chosen_language
 from accounts.models import User
 from events import money, services, waitlist
 from events import request_bodies as body
@@ -350,11 +352,19 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     user = request.user
     assert isinstance(user, User)
     if request.method == "POST":
+        try:
+            language = chosen_language(request.POST.get("language", user.language))
+        except Invalid as error:
+            refuse(request, error)
+            return redirect("web:settings")
         user.four_colour_deck = request.POST.get("four_colour_deck") == "on"
-        user.save(update_fields=["four_colour_deck"])
-        messages.success(request, "Settings saved.")
+        user.language = language
+        user.save(update_fields=["four_colour_deck", "language"])
+        # The confirmation reads in the language just chosen (blank: the browser's again).
+        translation.activate(language or translation.get_language_from_request(request))
+        messages.success(request, _("Settings saved."))
         return redirect("web:settings")
-    return render(request, "web/settings.html", {})
+    return render(request, "web/settings.html", {"languages": CHOICES})
 
 
 @require_safe

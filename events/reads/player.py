@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from django.db.models import Q
-from django.utils import timezone
+from django.utils import formats, timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from cards.models import CardState, DealtCard, KeptSource, Offer, OfferKind, pending_offer
 from cards.names import card_face
@@ -38,7 +40,14 @@ from events.play_rules import (
     may_submit_result,
     starting_confirmed,
 )
-from events.player_words import HandNames, ReviewWords, hand_names, review_words, wild_effect
+from events.player_words import (
+    HandNames,
+    ReviewWords,
+    hand_names,
+    review_words,
+    wild_effect,
+    win_keep_words,
+)
 from events.progress import provisional_standings
 from events.reads.common import CardFace, face
 from events.reads.final import FinalWinners, final_winners
@@ -427,10 +436,20 @@ def venue_clock(event: Event, moment: datetime.datetime) -> str:
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         zone = zoneinfo.ZoneInfo("UTC")
     local = moment.astimezone(zone)
-    clock = f"{local.hour % 12 or 12}:{local.minute:02d} {'am' if local.hour < 12 else 'pm'}"
+    # The venue's English reads "7:42 pm"; other languages write the time their own way (24-hour
+    # in Spanish and French).
+    clock = (
+        f"{local.hour % 12 or 12}:{local.minute:02d} {'am' if local.hour < 12 else 'pm'}"
+        if translation.get_language() in (None, "en")
+        else formats.time_format(local)
+    )
     if local.date() == timezone.now().astimezone(zone).date():
         return clock
-    return f"{clock} on {local:%a} {local.day} {local:%b}"
+    # "7:42 pm on Tue 5 May": the day and month in the active language's words.
+    return _("%(clock)s on %(day)s") % {
+        "clock": clock,
+        "day": formats.date_format(local, pgettext("a day, shortened", "D j M")),
+    }
 
 
 def next_step(
@@ -449,45 +468,45 @@ def next_step(
     event = registration.event
     status = registration.status
     if event.phase == Phase.FINALIZED:
-        return NextStep("final", "The event is final.")
+        return NextStep("final", _("The event is final."))
     if status == RegistrationStatus.WITHDRAWN:
-        return NextStep("withdrawn", "You have left this event.")
+        return NextStep("withdrawn", _("You have left this event."))
     if status in (RegistrationStatus.CANCELLED, RegistrationStatus.NO_SHOW):
-        return NextStep("out", "You are not playing in this event.")
+        return NextStep("out", _("You are not playing in this event."))
     if status == RegistrationStatus.WAITLISTED:
         return NextStep(
             "waitlisted",
-            f"You are #{position} on the waitlist." if position else "You are on the waitlist.",
+            _("You are #%(position)s on the waitlist.") % {"position": position}
+            if position
+            else _("You are on the waitlist."),
         )
     if status == RegistrationStatus.OFFERED:
         until = registration.hold_until
         return NextStep(
             "offered",
-            "A place is yours"
-            + ("" if until is None else f" until {venue_clock(event, until)}")
-            + ": claim it.",
+            _("A place is yours: claim it.")
+            if until is None
+            else _("A place is yours until %(time)s: claim it.")
+            % {"time": venue_clock(event, until)},
         )
     if status == RegistrationStatus.REGISTERED and paying is not None:
         return NextStep(
             "pay",
-            f"Pay the {paying.amount} entry online to keep your place"
-            + (
-                ""
-                if paying.held_until_words is None
-                else f" (held until {paying.held_until_words})"
-            )
-            + ".",
+            _("Pay the %(amount)s entry online to keep your place.") % {"amount": paying.amount}
+            if paying.held_until_words is None
+            else _("Pay the %(amount)s entry online to keep your place (held until %(time)s).")
+            % {"amount": paying.amount, "time": paying.held_until_words},
         )
     if status == RegistrationStatus.REGISTERED:
         if self_check_in_open(event):
             # The page offers the board's code right below (web/_self_check_in.html).
             return NextStep(
                 "self_check_in",
-                "Check in with the board's code or with House before playing.",
+                _("Check in with the board's code or with House before playing."),
             )
-        return NextStep("check_in", "Check in with House before playing.")
+        return NextStep("check_in", _("Check in with House before playing."))
     if event.phase != Phase.STARTED:
-        return NextStep("wait_start", "Checked in. Waiting for House to start the event.")
+        return NextStep("wait_start", _("Checked in. Waiting for House to start the event."))
     kind = pending.kind if pending else None
     facts = PlayerFacts(
         label=registration.label,
@@ -504,31 +523,36 @@ def next_step(
     if pending and may_choose_start(facts):
         return NextStep(
             "choose_start",
-            f"Choose {pending.keep} of {pending.offered} starting cards",
+            _("Choose %(keep)s of %(offered)s starting cards")
+            % {"keep": pending.keep, "offered": pending.offered},
         )
     if pending and may_choose_win(facts) and pending_outcome == Outcome.LOSS:
         # A Win -> Loss correction leaves the choice in place (docs/rules.md section 8.2).
         return NextStep(
             "choose_win",
-            f"Game {pending.game} is now a loss, but its choice stays: {rules.win_keep_words}",
+            _("Game %(game)s is now a loss, but its choice stays: %(choice)s")
+            % {"game": pending.game, "choice": win_keep_words(rules)},
         )
     if pending and may_choose_win(facts):
         return NextStep(
             "choose_win",
-            f"You won game {pending.game}: {rules.win_keep_words}",
+            _("You won game %(game)s: %(choice)s")
+            % {"game": pending.game, "choice": win_keep_words(rules)},
         )
     if registration.paused:
-        return NextStep("review", "Waiting for House review")
+        return NextStep("review", _("Waiting for House review"))
     if may_submit_result(facts, rules):
-        return NextStep("report", f"Report game {reported + 1}", game=str(reported + 1))
+        return NextStep(
+            "report", _("Report game %(game)s") % {"game": reported + 1}, game=str(reported + 1)
+        )
     if registration.wild_rank:
         return NextStep(
             "done",
-            f"All done: your Wild is {_rank_word(registration.wild_rank)}",
+            _("All done: your Wild is %(rank)s") % {"rank": _rank_word(registration.wild_rank)},
         )
     if hand_complete(facts, rules):
-        return NextStep("await_reveal", "All games reported: House reveals your Wild")
-    return NextStep("wait", "Waiting for House.")
+        return NextStep("await_reveal", _("All games reported: House reveals your Wild"))
+    return NextStep("wait", _("Waiting for House."))
 
 
 def _rank_word(rank: str) -> str:

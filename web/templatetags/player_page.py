@@ -5,7 +5,10 @@ from __future__ import annotations
 import datetime
 
 from django import template
-from django.utils import timezone
+from django.utils import timezone, translation
+
+from events import player_words
+from events.formats import Format
 
 register = template.Library()
 
@@ -13,10 +16,21 @@ NOT_KEPT_MS = 3000  # "shown about three seconds, then hidden" (docs/rules.md se
 
 
 @register.filter
+def offer_words(rules: Format) -> str:
+    """'two face-up cards': what a Win offers, in the active language."""
+    return player_words.win_offer_words(rules)
+
+
+@register.filter
 def ordinal(place: int | None) -> str:
-    """3 -> '3rd', 11 -> '11th', 22 -> '22nd'."""
+    """3 -> '3rd', 11 -> '11th', 22 -> '22nd' (Spanish '3.º', French '1er', '3e')."""
     if place is None:
         return "—"
+    language = translation.get_language()
+    if language == "es":
+        return f"{place}.º"
+    if language == "fr":
+        return f"{place}er" if place == 1 else f"{place}e"
     teens = 10 <= place % 100 <= 20
     suffix = "th" if teens else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
     return f"{place}{suffix}"
