@@ -56,12 +56,13 @@ unit: $(BIN)/.installed
 	$(BIN)/python -m pytest -m "not browser"
 
 # The unit tests that start servers and processes of their own (standby copies, the deploy
-# scripts, faults), and the engine's longest single tests (its stateful runs and the staff
-# migration's, near three minutes of the unit lane together): `make test` runs them in the browser
+# scripts, faults), the engine's longest single tests (its stateful runs and the staff
+# migration's, near three minutes of the unit lane together) and the API fuzz (about three
+# minutes): `make test` runs them in the browser
 # suite's lane, after it, so that the two lanes take about as long (`unit-rest` is the rest of
 # `make unit`; docs/performance.md, "The test suite's time"). The browser suite's test database,
 # which is free by then.
-SYSTEMS := tests/standby tests/deploy tests/faults \
+SYSTEMS := tests/standby tests/deploy tests/faults tests/fuzz \
   tests/events/test_stateful.py tests/events/test_staff_migration.py
 
 unit-rest: $(BIN)/.installed
