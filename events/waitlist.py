@@ -63,15 +63,19 @@ IN_LINE = (RegistrationStatus.WAITLISTED, RegistrationStatus.OFFERED)
 HOLD_MINUTES = (1, 24 * 60)
 
 
+def online_payments() -> bool:
+    """Whether the deployment takes entries online (payments/): both Stripe secrets are set.
+    Without them, entries are paid at the door."""
+    return bool(
+        getattr(settings, "STRIPE_SECRET_KEY", "")
+        and getattr(settings, "STRIPE_WEBHOOK_SECRET", "")
+    )
+
+
 def pays_ahead(event: Event) -> bool:
     """Whether players pay the entry online when they take a place: the event asks for it, has an
     entry to pay, and the deployment has Stripe configured (payments/)."""
-    return (
-        event.pay_ahead
-        and event.contribution > 0
-        and not event.sponsored
-        and bool(getattr(settings, "STRIPE_SECRET_KEY", ""))
-    )
+    return event.pay_ahead and event.contribution > 0 and not event.sponsored and online_payments()
 
 
 def hold_for(event: Event, now: datetime.datetime) -> datetime.timedelta:

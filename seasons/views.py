@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -18,6 +17,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.models import User
+from events import waitlist
 from events.errors import DomainError, Invalid
 from events.models import EntryMode, Event, Phase, Registration, RegistrationStatus
 from events.query import query_flag, query_int
@@ -166,7 +166,7 @@ def series_page(request: HttpRequest, series_id: int) -> HttpResponse:
             "staff_section": staff_pages.staff_section(request, series),
             "entry_modes": EntryMode.choices,
             "age_offered": series.minimum_age or OFFERED_AGE,
-            "stripe_configured": stripe_configured(),
+            "stripe_configured": waitlist.online_payments(),
             "key": fresh_key(),
             "rule_keys": RULE_KEYS,
             **_season_form(request, series),
@@ -213,13 +213,6 @@ def _season_form(request: HttpRequest, series: Series) -> dict[str, Any]:
 # The series' defaults (docs/decisions.md, "Series pages") -------------------------------------
 
 OFFERED_AGE = 21  # what the age field offers when a series first asks players' age
-
-
-def stripe_configured() -> bool:
-    """Whether entries can be paid ahead online here (both Stripe secrets set, as
-    payments/checkout.py `configured` reads them; the seasons' floor names no payments);
-    without Stripe they are paid at the door."""
-    return bool(settings.STRIPE_SECRET_KEY and settings.STRIPE_WEBHOOK_SECRET)
 
 
 @login_required

@@ -508,7 +508,7 @@ def test_the_hold_is_shorter_on_the_day() -> None:
 
 
 @pytest.mark.django_db
-@override_settings(STRIPE_SECRET_KEY="sk_test_local")
+@override_settings(STRIPE_SECRET_KEY="sk_test_local", STRIPE_WEBHOOK_SECRET="whsec_test_local")
 def test_an_unpaid_place_lapses_where_the_entry_is_paid_ahead() -> None:
     table = capped(1, pay_ahead=True)
     ann, bob = make_user(), make_user()
@@ -533,7 +533,7 @@ def test_an_unpaid_place_lapses_where_the_entry_is_paid_ahead() -> None:
 
 
 @pytest.mark.django_db
-@override_settings(STRIPE_SECRET_KEY="sk_test_local")
+@override_settings(STRIPE_SECRET_KEY="sk_test_local", STRIPE_WEBHOOK_SECRET="whsec_test_local")
 def test_a_paid_place_never_lapses() -> None:
     table = capped(1, pay_ahead=True)
     ann = make_user()

@@ -119,6 +119,7 @@ def test_where_the_entry_is_paid_ahead_the_offer_says_so(
     push_service: PushService, settings: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     settings.STRIPE_SECRET_KEY = "sk_test_offer"
+    settings.STRIPE_WEBHOOK_SECRET = "whsec_test_offer"
     table = capped_table()
     services.event_update(event_id=table.event.pk, by=table.house, changes={"pay_ahead": True})
     bob = make_user("Bob")
