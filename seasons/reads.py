@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import Q
 from django.db.models.functions import Coalesce
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from cards.names import RANK_FACES, card_face
 from events import display, waitlist
 from events.models import Event, Phase, Registration, RegistrationStatus
+from events.player_words import hand_words
 from events.progress import hands
 from events.reads.board import board_view
 from scoring.evaluator import HighValue, evaluate_high
@@ -94,6 +96,15 @@ class SeasonHead:
     rules: SeasonRules
     locked: bool
     championship_event_id: int | None
+
+    @property
+    def starts_day(self) -> datetime.date:
+        """The first day, for a page to write in its reader's language."""
+        return datetime.date.fromisoformat(self.starts_on)
+
+    @property
+    def ends_day(self) -> datetime.date:
+        return datetime.date.fromisoformat(self.ends_on)
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,14 +227,21 @@ class PlayedEvent:
     season_points: int | None
 
     @property
+    def day(self) -> datetime.date:
+        """The event's date, for a page to write in its reader's language."""
+        return datetime.date.fromisoformat(self.date)
+
+    @property
     def faces(self) -> list[dict[str, object]]:
         """The hand as the page shows it: card faces, those of the wild rank marked wild."""
         return [{**card_face(card), "wild": card[0] == self.wild_rank} for card in self.hand]
 
     @property
     def wild_words(self) -> str:
-        """'Wild 10', as the board says it."""
-        return f"Wild {RANK_FACES.get(self.wild_rank, self.wild_rank)}" if self.wild_rank else ""
+        """'Wild 10', as the board says it, in the active language."""
+        if not self.wild_rank:
+            return ""
+        return _("Wild %(rank)s") % {"rank": RANK_FACES.get(self.wild_rank, self.wild_rank)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,8 +261,20 @@ class PlayerHistory:
     @property
     def best_hand_faces(self) -> list[dict[str, object]]:
         """The best hand as the page shows it: its night's card faces, the wild marked."""
-        night = next((row for row in self.events if row.event_id == self.best_hand_event_id), None)
+        night = self._best_night()
         return night.faces if night is not None else []
+
+    @property
+    def best_hand_words(self) -> str:
+        """The best hand's name as the page says it, in the active language ('Full de reyes y
+        cincos'); `best_hand_name` keeps scoring's English description."""
+        night = self._best_night()
+        if night is None or not night.hand:
+            return ""
+        return hand_words(evaluate_high(night.hand, night.wild_rank))
+
+    def _best_night(self) -> PlayedEvent | None:
+        return next((row for row in self.events if row.event_id == self.best_hand_event_id), None)
 
 
 def player_history(player: User, viewer: User | None) -> PlayerHistory:
@@ -336,6 +366,14 @@ class SeriesSeason:
     locked: bool
     championship_event_id: int | None
 
+    @property
+    def starts_day(self) -> datetime.date:
+        return datetime.date.fromisoformat(self.starts_on)
+
+    @property
+    def ends_day(self) -> datetime.date:
+        return datetime.date.fromisoformat(self.ends_on)
+
 
 @dataclass(frozen=True, slots=True)
 class SeriesEvent:
@@ -344,6 +382,15 @@ class SeriesEvent:
     date: str
     phase: str
     championship: bool
+
+    @property
+    def day(self) -> datetime.date:
+        return datetime.date.fromisoformat(self.date)
+
+    @property
+    def phase_label(self) -> str:
+        """The phase as the page names it ('Draft'), from the engine's own choices."""
+        return str(Phase(self.phase).label)
 
 
 @dataclass(frozen=True, slots=True)
@@ -637,7 +684,7 @@ def coming_up(season: Season, now: datetime.datetime) -> list[ComingNight]:
     for event in nights.order_by("date", "pk"):
         refusal = waitlist.window_refusal(event, now)
         if not event.registration_open:
-            why = "Registration is not open yet."
+            why = _("Registration is not open yet.")
         else:
             why = "" if refusal is None else refusal.message
         left = (

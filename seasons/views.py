@@ -11,9 +11,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import formats, timezone
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.models import User
@@ -41,6 +43,16 @@ from seasons.reads import (
 from seasons.standings import catch_up
 
 PAGE_SECONDS = 8  # as the event board
+
+# The rules' fields as the season forms name them (templates/seasons/_rules_fields.html).
+RULE_WORDS: dict[str, Promise] = {
+    "high_points": gettext_lazy("High place points"),
+    "low_points": gettext_lazy("Low place points"),
+    "attendance": gettext_lazy("Attendance"),
+    "best_of": gettext_lazy("Best of"),
+    "min_events": gettext_lazy("Events to qualify"),
+    "qualifiers": gettext_lazy("Qualifiers"),
+}
 
 
 def _user(request: HttpRequest) -> User | None:
@@ -191,6 +203,8 @@ def series_audit_json(request: HttpRequest, series_id: int) -> JsonResponse:
 
 
 SEASON_TYPED = "season-typed-{series_id}"
+FIRST_DAY_REFUSED = gettext_lazy("The first day must be a date (YYYY-MM-DD).")
+LAST_DAY_REFUSED = gettext_lazy("The last day must be a date (YYYY-MM-DD).")
 
 
 def _season_form(request: HttpRequest, series: Series) -> dict[str, Any]:
@@ -224,9 +238,9 @@ def series_defaults(request: HttpRequest, series_id: int) -> HttpResponse:
     try:
         asks_age = request.POST.get("asks_age") == "1"
         text = request.POST.get("minimum_age", "").strip()
-        age = (_whole(text, "The minimum age") if text else OFFERED_AGE) if asks_age else 0
+        age = (_whole(text, _("The minimum age")) if text else OFFERED_AGE) if asks_age else 0
         if asks_age and age == 0:
-            raise Invalid("Players confirm an age of 1 or more; untick the box to ask none.")
+            raise Invalid(_("Players confirm an age of 1 or more; untick the box to ask none."))
         saved = services.series_defaults_set(
             series_id=series.pk,
             by=user,
@@ -238,19 +252,22 @@ def series_defaults(request: HttpRequest, series_id: int) -> HttpResponse:
     except DomainError as error:
         refuse(request, error)
     else:
+        entry = _("sponsored entry") if saved.entry_mode == EntryMode.SPONSORED else _("paid entry")
         asked = (
-            f"players confirm they are {saved.minimum_age} or over"
+            _("players confirm they are %(age)s or over") % {"age": saved.minimum_age}
             if saved.minimum_age
-            else ("no age asked")
+            else _("no age asked")
         )
         cap = (
-            "no cap"
+            _("no cap")
             if saved.capacity is None
-            else f"{saved.capacity} place{pluralize(saved.capacity)}"
+            else ngettext("%(count)s place", "%(count)s places", saved.capacity)
+            % {"count": saved.capacity}
         )
         messages.success(
             request,
-            f"The series' defaults are saved: {saved.entry_mode} entry, {asked}, {cap}.",
+            _("The series' defaults are saved: %(entry)s, %(age)s, %(cap)s.")
+            % {"entry": entry, "age": asked, "cap": cap},
         )
     return redirect(reverse("seasons:series", kwargs={"series_id": series.pk}) + "#defaults")
 
@@ -314,11 +331,15 @@ def _rules_from(request: HttpRequest) -> dict[str, Any]:
     for name in RULE_KEYS:
         text = request.POST.get(name, "").strip()
         if name in ("high_points", "low_points"):
-            rules[name] = [_whole(part, name) for part in text.replace(" ", "").split(",") if part]
+            rules[name] = [
+                _whole(part, str(RULE_WORDS[name]))
+                for part in text.replace(" ", "").split(",")
+                if part
+            ]
         elif name == "best_of":
-            rules[name] = _whole(text, name) if text else None
+            rules[name] = _whole(text, str(RULE_WORDS[name])) if text else None
         elif text:
-            rules[name] = _whole(text, name)
+            rules[name] = _whole(text, str(RULE_WORDS[name]))
     return rules
 
 
@@ -328,16 +349,18 @@ def _registration_typed(request: HttpRequest) -> dict[str, Any]:
     opens = request.POST.get("registration_opens_days_before", "").strip()
     closes = request.POST.get("registration_closes_time", "").strip()
     typed: dict[str, Any] = {
-        "capacity": _whole(capacity, "The capacity") if capacity else None,
+        "capacity": _whole(capacity, _("The capacity")) if capacity else None,
         "registration_opens_days_before": (
-            _whole(opens, "Registration opens (days before)") if opens else None
+            _whole(opens, _("Registration opens (days before)")) if opens else None
         ),
-        "registration_closes_time": _time(closes, "Registration closes") if closes else None,
+        "registration_closes_time": (
+            _time(closes, _("Registration closes at a time of day (HH:MM).")) if closes else None
+        ),
         "pay_ahead": request.POST.get("pay_ahead") == "1",
     }
     for name, words in (
-        ("hold_minutes", "The hold before the event's day"),
-        ("day_hold_minutes", "The hold on the event's day"),
+        ("hold_minutes", _("The hold before the event's day")),
+        ("day_hold_minutes", _("The hold on the event's day")),
     ):
         text = request.POST.get(name, "").strip()
         if text:
@@ -345,25 +368,30 @@ def _registration_typed(request: HttpRequest) -> dict[str, Any]:
     return typed
 
 
-def _time(text: str, what: str) -> datetime.time:
+def _time(text: str, refusal: str) -> datetime.time:
+    """A time of day typed HH:MM; else refused in `refusal`'s words."""
     try:
         when = datetime.time.fromisoformat(text)
     except ValueError:
-        raise Invalid(f"{what} at a time of day (HH:MM).") from None
+        raise Invalid(refusal) from None
     return when.replace(second=0, microsecond=0)
 
 
-def _whole(text: str, name: str) -> int:
+def _whole(text: str, what: str) -> int:
     if not (text.isascii() and text.isdigit() and len(text) <= 9):
-        raise Invalid(f"{name}: {text!r} is not a whole number of 0 or more.")
+        raise Invalid(
+            _("%(what)s: '%(text)s' is not a whole number of 0 or more.")
+            % {"what": what, "text": text}
+        )
     return int(text)
 
 
-def _date(text: str, what: str) -> datetime.date:
+def _date(text: str, refusal: str) -> datetime.date:
+    """A date typed YYYY-MM-DD (a date field's value); else refused in `refusal`'s words."""
     try:
         return datetime.date.fromisoformat(text)
     except ValueError:
-        raise Invalid(f"{what} must be a date (YYYY-MM-DD).") from None
+        raise Invalid(refusal) from None
 
 
 @login_required
@@ -377,13 +405,17 @@ def next_event(request: HttpRequest, series_id: int) -> HttpResponse:
         created = services.series_next_event(
             series_id=series.pk,
             by=user,
-            date=_date(text, "The date") if text else None,
+            date=_date(text, _("The date must be a date (YYYY-MM-DD).")) if text else None,
             idempotency_key=form_key(request),
         )
     except DomainError as error:
         refuse(request, error)
         return redirect("seasons:series", series_id=series.pk)
-    messages.success(request, f"The next event, on {created.date}, is ready as a draft.")
+    messages.success(
+        request,
+        _("The next event, on %(day)s, is ready as a draft.")
+        % {"day": formats.date_format(datetime.date.fromisoformat(created.date))},
+    )
     return redirect(reverse("house:dashboard", kwargs={"event_id": created.event_id}))
 
 
@@ -398,8 +430,8 @@ def season_new(request: HttpRequest, series_id: int) -> HttpResponse:
             series_id=series.pk,
             by=user,
             name=request.POST.get("name", ""),
-            starts_on=_date(request.POST.get("starts_on", ""), "The first day"),
-            ends_on=_date(request.POST.get("ends_on", ""), "The last day"),
+            starts_on=_date(request.POST.get("starts_on", ""), str(FIRST_DAY_REFUSED)),
+            ends_on=_date(request.POST.get("ends_on", ""), str(LAST_DAY_REFUSED)),
             rules=_rules_from(request),
             idempotency_key=form_key(request),
         )
@@ -413,7 +445,7 @@ def season_new(request: HttpRequest, series_id: int) -> HttpResponse:
         return redirect(
             reverse("seasons:series", kwargs={"series_id": series.pk}) + "#seasons-title"
         )
-    messages.success(request, "The season is open.")
+    messages.success(request, _("The season is open."))
     return redirect("seasons:season_house", season_id=saved.season_id)
 
 
@@ -431,8 +463,8 @@ def season_rules(request: HttpRequest, season_id: int) -> HttpResponse:
             season_id=season.pk,
             by=user,
             name=request.POST.get("name") or None,
-            starts_on=_date(first, "The first day") if first else None,
-            ends_on=_date(last, "The last day") if last else None,
+            starts_on=_date(first, str(FIRST_DAY_REFUSED)) if first else None,
+            ends_on=_date(last, str(LAST_DAY_REFUSED)) if last else None,
             # Locked rules are a disabled fieldset: not sent, so left as they are.
             rules=_rules_from(request) if any(k in request.POST for k in RULE_KEYS) else None,
             idempotency_key=form_key(request),
@@ -443,7 +475,12 @@ def season_rules(request: HttpRequest, season_id: int) -> HttpResponse:
         counted = saved.counted_events
         messages.success(
             request,
-            f"The season is saved: {counted} finalized event{pluralize(counted)} counted in it.",
+            ngettext(
+                "The season is saved: %(count)s finalized event counted in it.",
+                "The season is saved: %(count)s finalized events counted in it.",
+                counted,
+            )
+            % {"count": counted},
         )
     return redirect("seasons:season_house", season_id=season.pk)
 
@@ -460,14 +497,24 @@ def championship_new(request: HttpRequest, season_id: int) -> HttpResponse:
         created = services.championship_create(
             season_id=season.pk,
             by=user,
-            date=_date(request.POST.get("date", ""), "The championship's date"),
+            date=_date(
+                request.POST.get("date", ""),
+                _("The championship's date must be a date (YYYY-MM-DD)."),
+            ),
             idempotency_key=form_key(request),
         )
     except DomainError as error:
         refuse(request, error)
         return redirect("seasons:season_house", season_id=season.pk)
+    invited = len(created.invited)
     messages.success(
-        request, f"The championship is open; {len(created.invited)} qualified players are invited."
+        request,
+        ngettext(
+            "The championship is open; %(count)s qualified player is invited.",
+            "The championship is open; %(count)s qualified players are invited.",
+            invited,
+        )
+        % {"count": invited},
     )
     return redirect(reverse("house:dashboard", kwargs={"event_id": created.event_id}))
 
@@ -516,8 +563,10 @@ def series_new(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(
                 request,
-                "The series is open: make its first event with Next event, or put one of your "
-                "events in it.",
+                _(
+                    "The series is open: make its first event with Next event, or put one of "
+                    "your events in it."
+                ),
             )
             return redirect("seasons:series", series_id=created.series_id)
     return render(
@@ -539,13 +588,16 @@ def _defaults_typed(request: HttpRequest) -> tuple[str, int]:
     refused form makes nothing."""
     entry_mode = request.POST.get("entry_mode", "") or EntryMode.PAID.value
     if entry_mode not in EntryMode.values:
-        raise Invalid(f"The entry mode is {' or '.join(EntryMode.values)}.")
+        raise Invalid(
+            _("The entry mode is %(paid)s or %(sponsored)s.")
+            % {"paid": EntryMode.PAID.value, "sponsored": EntryMode.SPONSORED.value}
+        )
     if request.POST.get("asks_age") != "1":
         return entry_mode, 0
     text = request.POST.get("minimum_age", "").strip()
-    age = _whole(text, "The minimum age") if text else OFFERED_AGE
+    age = _whole(text, _("The minimum age")) if text else OFFERED_AGE
     if not 1 <= age <= 99:
-        raise Invalid("Players confirm an age of 1 to 99; untick the box to ask none.")
+        raise Invalid(_("Players confirm an age of 1 to 99; untick the box to ask none."))
     return entry_mode, age
 
 
@@ -579,7 +631,7 @@ def series_event_add(request: HttpRequest, series_id: int) -> HttpResponse:
     try:
         key = form_key(request)
         if not (chosen.isascii() and chosen.isdigit() and len(chosen) <= 18):
-            raise Invalid("Choose the event to put in the series.")
+            raise Invalid(_("Choose the event to put in the series."))
         services.event_series_set(
             event_id=int(chosen), series_id=series.pk, by=user, idempotency_key=key
         )
@@ -587,7 +639,11 @@ def series_event_add(request: HttpRequest, series_id: int) -> HttpResponse:
         refuse(request, error)
     else:
         name = Event.objects.filter(pk=int(chosen)).values_list("name", flat=True).first()
-        messages.success(request, f"{name} is in {series.name} now, with the series' defaults.")
+        messages.success(
+            request,
+            _("%(event)s is in %(series)s now, with the series' defaults.")
+            % {"event": name, "series": series.name},
+        )
     return redirect(reverse("seasons:series", kwargs={"series_id": series.pk}) + "#events")
 
 
@@ -600,7 +656,7 @@ def series_event_remove(request: HttpRequest, series_id: int, event_id: int) -> 
     assert user is not None
     try:
         if not Event.objects.filter(pk=event_id, series=series).exists():
-            raise Invalid("That event is not in this series.")
+            raise Invalid(_("That event is not in this series."))
         services.event_series_set(
             event_id=event_id, series_id=None, by=user, idempotency_key=form_key(request)
         )
@@ -608,5 +664,9 @@ def series_event_remove(request: HttpRequest, series_id: int, event_id: int) -> 
         refuse(request, error)
     else:
         name = Event.objects.filter(pk=event_id).values_list("name", flat=True).first()
-        messages.success(request, f"{name} is out of {series.name}; it keeps its settings.")
+        messages.success(
+            request,
+            _("%(event)s is out of %(series)s; it keeps its settings.")
+            % {"event": name, "series": series.name},
+        )
     return redirect(reverse("seasons:series", kwargs={"series_id": series.pk}) + "#events")
