@@ -12,10 +12,13 @@ import pytest
 from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
+from django.utils import formats, translation
 
 from accounts.models import User
+from events import services as staff_changes
+from seasons import services
 from seasons.reads import player_history, public_id
-from tests.seasons.support import League, make_league
+from tests.seasons.support import FIRST, WEEK, League, make_league
 
 pytestmark = pytest.mark.django_db
 
@@ -86,6 +89,32 @@ def test_the_projector_view_and_a_history_read_the_readers_language(league: Leag
     assert english and english not in own
     history = _text(_get(Client(), "seasons:history", public_id(player), accept="fr"))
     assert "Meilleure main" in history and "Événement" in history
+
+
+def test_the_nights_coming_up_read_french() -> None:
+    league = make_league(1)
+    league.open_season()
+    house, day = league.house, FIRST + WEEK
+    night = staff_changes.event_create(
+        by=house, name="Roomy Night", date=day, format="league"
+    ).event_id
+    services.event_series_set(event_id=night, series_id=league.series_id, by=house)
+    staff_changes.event_update(
+        event_id=night, by=house, changes={"capacity": 10, "venue": "The Dock"}
+    )
+    staff_changes.registration_open(event_id=night, by=house)
+
+    page = _get(Client(), "seasons:season", league.season_id, accept="fr")
+    with translation.override("fr"):
+        shortened = formats.date_format(day, "D j M")
+    with translation.override("en"):
+        assert shortened != formats.date_format(day, "D j M")  # the day's French name
+    words = _text(page)
+    assert "À venir" in words
+    assert f"Roomy Night , {shortened} à The Dock." in words
+    assert "10 places libres sur 10." in words
+    assert f'href="{reverse("web:event", args=[night])}">M\u2019inscrire</a>' in page
+    assert "Coming up" not in words and "places left" not in words
 
 
 def test_the_season_house_page_reads_the_accounts_language(league: League) -> None:
