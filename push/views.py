@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.staticfiles import finders
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.templatetags.static import static
+from django.utils import translation
+from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
@@ -67,11 +71,14 @@ def public_key(request: HttpRequest) -> JsonResponse:
 @require_GET
 @cache_control(max_age=3600)
 def manifest(request: HttpRequest) -> JsonResponse:
-    return JsonResponse(
+    """The installed app's name and description in the request's language (the account's choice,
+    else the browser's), which it says in `lang`."""
+    response = JsonResponse(
         {
-            "name": "Syndicate Seven-card Poker",
-            "short_name": "Poker",
-            "description": "Seven-card Poker at Syndicate cornhole events.",
+            "name": _("Syndicate Seven-card Poker"),
+            "short_name": _("Poker"),
+            "description": _("Seven-card Poker at Syndicate cornhole events."),
+            "lang": translation.get_language(),
             "start_url": "/?source=app",
             "scope": "/",
             "display": "standalone",
@@ -90,15 +97,28 @@ def manifest(request: HttpRequest) -> JsonResponse:
         },
         content_type="application/manifest+json",
     )
+    # A browser asking in another language (or another account's) gets its own copy.
+    patch_vary_headers(response, ("Accept-Language", "Cookie"))
+    return response
 
 
 @require_GET
 @cache_control(no_cache=True)
 def service_worker(request: HttpRequest) -> HttpResponse:
-    """Served from the site root so that it controls every page."""
+    """Served from the site root so that it controls every page. A worker has no page and so no
+    catalog: the page registers it with its language (`/sw.js?lang=es`), and the words it may
+    show by itself (a notification whose push carries none) are written at its top."""
     path = finders.find("js/sw.js")
     assert isinstance(path, str)
+    asked = request.GET.get("lang", "")
+    shipped = {code for code, _name in settings.LANGUAGES}
+    with translation.override(asked if asked in shipped else translation.get_language()):
+        words = {
+            "title": _("Your card choice is waiting"),
+            "body": _("Open Seven-card Poker to choose your card."),
+        }
     with open(path, encoding="utf-8") as source:
-        response = HttpResponse(source.read(), content_type="text/javascript")
+        script = f"const WORDS = {json.dumps(words)};\n{source.read()}"
+        response = HttpResponse(script, content_type="text/javascript")
     response["Service-Worker-Allowed"] = "/"
     return response

@@ -23,6 +23,8 @@ from tests.factories import make_table, make_user
 
 LOCALE = Path(settings.BASE_DIR) / "locale"
 SHIPPED = [code for code, _ in settings.LANGUAGES if code != settings.LANGUAGE_CODE]
+# The pages' and emails' words (django), and the words static/js/*.js say (djangojs).
+DOMAINS = ["django", "djangojs"]
 # python-format (`%(name)s`, `%%`) and brace (`{name}`) placeholders.
 PLACEHOLDER = re.compile(r"%\([a-z_]+\)[sd]|%%|\{[a-z_]*\}")
 
@@ -44,10 +46,14 @@ def _unquote(lines: list[str]) -> str:
     )
 
 
-def catalog(code: str) -> list[dict[str, Any]]:
+def catalog(code: str, domain: str = "django") -> list[dict[str, Any]]:
     """The .po's entries: flags, msgid, msgid_plural and msgstr forms (no polib needed)."""
+    return _entries((LOCALE / code / "LC_MESSAGES" / f"{domain}.po").read_text())
+
+
+def _entries(text: str) -> list[dict[str, Any]]:
     entries: list[dict[str, Any]] = []
-    for block in (LOCALE / code / "LC_MESSAGES" / "django.po").read_text().split("\n\n"):
+    for block in text.split("\n\n"):
         fields: dict[str, list[str]] = {}
         flags: list[str] = []
         current = None
@@ -67,26 +73,28 @@ def catalog(code: str) -> list[dict[str, Any]]:
     return entries
 
 
+@pytest.mark.parametrize("domain", DOMAINS)
 @pytest.mark.parametrize("code", SHIPPED)
-def test_every_marked_string_is_translated_and_none_is_fuzzy(code):
+def test_every_marked_string_is_translated_and_none_is_fuzzy(code, domain):
     assert shutil.which("msgfmt"), "msgfmt is missing: apt-get install gettext"
     checked = subprocess.run(
         ["msgfmt", "--check", "--statistics", "-o", "/dev/null", "-"],
-        input=(LOCALE / code / "LC_MESSAGES" / "django.po").read_bytes(),
+        input=(LOCALE / code / "LC_MESSAGES" / f"{domain}.po").read_bytes(),
         capture_output=True,
         check=False,
     )
     assert checked.returncode == 0, checked.stderr.decode()
     statistics = checked.stderr.decode()
     assert re.fullmatch(r"\d+ translated messages\.\n", statistics), statistics
-    entries = catalog(code)
+    entries = catalog(code, domain)
     assert not [e for e in entries if "fuzzy" in e["flags"]]
 
 
+@pytest.mark.parametrize("domain", DOMAINS)
 @pytest.mark.parametrize("code", SHIPPED)
-def test_each_translation_has_the_placeholders_of_its_original(code):
+def test_each_translation_has_the_placeholders_of_its_original(code, domain):
     wrong = []
-    for entry in catalog(code)[1:]:  # after the header
+    for entry in catalog(code, domain)[1:]:  # after the header
         originals = [entry["msgid"], entry.get("msgid_plural", entry["msgid"])]
         for name, value in entry.items():
             if not name.startswith("msgstr"):
@@ -98,8 +106,9 @@ def test_each_translation_has_the_placeholders_of_its_original(code):
     assert not wrong
 
 
-def test_the_catalogs_mark_the_same_strings():
-    ids = [{(e.get("msgctxt"), e["msgid"]) for e in catalog(code)} for code in SHIPPED]
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_the_catalogs_mark_the_same_strings(domain):
+    ids = [{(e.get("msgctxt"), e["msgid"]) for e in catalog(code, domain)} for code in SHIPPED]
     assert all(one == ids[0] for one in ids)
 
 
@@ -188,3 +197,21 @@ def test_settings_refuse_an_unknown_language_and_change_nothing(client, code):
     assert "Choose one of the languages offered: nothing was changed." in response.content.decode()
     user.refresh_from_db()
     assert user.language == "" and user.four_colour_deck is False
+
+
+def test_every_string_the_scripts_mark_is_in_their_catalog():
+    """A word marked in static/js but missing from djangojs.po (makemessages not run) would show
+    in English to every reader: xgettext reads the scripts as makemessages does."""
+    scripts = sorted(str(path) for path in (Path(settings.BASE_DIR) / "static" / "js").glob("*.js"))
+    extracted = subprocess.run(
+        [
+            *("xgettext", "--language=JavaScript", "--from-code=UTF-8", "-o", "-"),
+            *("--keyword=pgettext:1c,2", "--keyword=npgettext:1c,2,3", *scripts),
+        ],
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    marked = {(e.get("msgctxt"), e["msgid"]) for e in _entries(extracted)[1:]}
+    assert len(marked) > 30
+    for code in SHIPPED:
+        assert marked <= {(e.get("msgctxt"), e["msgid"]) for e in catalog(code, "djangojs")}

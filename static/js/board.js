@@ -3,7 +3,7 @@
 //
 // Rows may be replaced, added, moved or removed at any time by a live update: the layout runs
 // again before the browser paints, keeping the page the board was on, so an update never makes
-// the board jump or drop a row.
+// the board jump or drop a row. Its words come from the page's language catalog ({% js_catalog %}).
 (function () {
   "use strict";
   const root = document.getElementById("board");
@@ -76,7 +76,7 @@
   function showPager() {
     if (!pager) return;
     pager.hidden = pages <= 1;
-    pager.textContent = "Page " + (page + 1) + " of " + pages;
+    pager.textContent = interpolate(gettext("Page %(page)s of %(pages)s"), { page: page + 1, pages }, true);
   }
 
   function turn(step) {

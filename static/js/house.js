@@ -1,5 +1,6 @@
 // The House dashboard: reason dialogs, confirmations, client-side filters, pool adjustment rows,
 // ticking ages of pending selections, tables that show they scroll. Event delegation on document, so handlers survive htmx swaps.
+// Its words come from the page's language catalog ({% js_catalog %}: gettext, interpolate).
 (function () {
   "use strict";
 
@@ -99,7 +100,7 @@
         // Disabled after this tick, so the click still submits once and a double tap does not.
         setTimeout(() => {
           confirm.disabled = true;
-          confirm.textContent = "Saving…";
+          confirm.textContent = gettext("Saving…");
         }, 0);
       }
       return;
@@ -121,7 +122,7 @@
     }
     dialog.querySelector("[data-confirm-message]").textContent = form.dataset.confirmText;
     const yes = dialog.querySelector("[data-confirm-yes]");
-    yes.textContent = (form.querySelector("button[type=submit]") || yes).textContent.trim() || "Confirm";
+    yes.textContent = (form.querySelector("button[type=submit]") || yes).textContent.trim() || gettext("Confirm");
     dialog.returnValue = "";
     dialog.addEventListener(
       "close",
@@ -223,10 +224,14 @@
   // --- pending selections age while the page is open -----------------------------------------
 
   function waited(seconds) {
-    if (seconds < 60) return `${seconds} s`;
+    if (seconds < 60) return interpolate(gettext("%(seconds)s s"), { seconds }, true);
     const minutes = Math.floor(seconds / 60);
-    if (minutes < 60) return `${minutes} min ${String(seconds % 60).padStart(2, "0")} s`;
-    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
+    if (minutes < 60) {
+      const words = { minutes, seconds: String(seconds % 60).padStart(2, "0") };
+      return interpolate(gettext("%(minutes)s min %(seconds)s s"), words, true);
+    }
+    const words = { hours: Math.floor(minutes / 60), minutes: String(minutes % 60).padStart(2, "0") };
+    return interpolate(gettext("%(hours)s h %(minutes)s min"), words, true);
   }
 
   function tick() {

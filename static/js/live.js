@@ -41,13 +41,19 @@
  *     live; data-live-disabled marks the disabling as ours to undo (a page's own `disabled` alone
  *     is never undone here).
  *
+ * Its words come from the page's language catalog ({% js_catalog %}: gettext, interpolate).
+ *
  * No inline handlers and no eval: the strict CSP allows this file as it is.
  */
 (function () {
   "use strict";
 
-  var LABELS = { live: "Live", reconnecting: "Reconnecting…", offline: "Offline" };
-  var CONNECTING = "Connecting…"; // the "reconnecting" dot's words before the first connection
+  var LABELS = {
+    live: gettext("Live"),
+    reconnecting: gettext("Reconnecting…"),
+    offline: gettext("Offline"),
+  };
+  var CONNECTING = gettext("Connecting…"); // the "reconnecting" dot's words before the first connection
   var FIRST_DELAY = 500; // ms: the first retry's backoff ceiling, doubling up to MAX_DELAY
   var MAX_DELAY = 10000;
   var MIN_DELAY = 250; // ms: the shortest wait, so a failing server is never retried in a spin
@@ -456,7 +462,16 @@
     });
   }
 
+  // A place as the page's language writes it, like the server's `ordinal` filter
+  // (web/templatetags/player_page.py): "3rd", "3.º", "1er" and "3e".
   function ordinal(place) {
+    var language = (document.documentElement && document.documentElement.lang) || "en";
+    if (language === "es") {
+      return place + ".º";
+    }
+    if (language === "fr") {
+      return place + (place === 1 ? "er" : "e");
+    }
     var tens = place % 100;
     var suffix = tens >= 10 && tens <= 20 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[place % 10] || "th";
     return place + suffix;
@@ -466,12 +481,14 @@
   function placeText(data) {
     var p = document.createElement("p");
     if (data.high) {
-      p.textContent =
-        "High " + ordinal(data.high) + " of " + data.ranked + " · Low " + ordinal(data.low) +
-        " of " + data.ranked + " (provisional)";
+      p.textContent = interpolate(
+        gettext("High %(high)s of %(ranked)s · Low %(low)s of %(ranked)s (provisional)"),
+        { high: ordinal(data.high), low: ordinal(data.low), ranked: data.ranked },
+        true
+      );
     } else {
       p.className = "muted";
-      p.textContent = "Standings begin with your first kept card.";
+      p.textContent = gettext("Standings begin with your first kept card.");
     }
     return p;
   }

@@ -10,6 +10,8 @@
 //     the form's own idempotency key, so it happens exactly once;
 //   - a refusal is written next to the action by the server (web/_player.html, data-refusal) and
 //     stays there a little while even if a pushed panel arrives right after it.
+//
+// Its words come from the page's language catalog ({% js_catalog %}: gettext, interpolate).
 (function () {
   "use strict";
 
@@ -65,7 +67,10 @@
     }
     var exact = chosen.length === keep;
     submit.disabled = !exact;
-    submit.textContent = exact ? submit.dataset.confirmLabel : "Choose " + (keep - chosen.length) + " more";
+    var left = keep - chosen.length;
+    submit.textContent = exact
+      ? submit.dataset.confirmLabel
+      : interpolate(ngettext("Choose %(count)s more", "Choose %(count)s more", left), { count: left }, true);
   }
 
   document.addEventListener("click", function (event) {
@@ -89,7 +94,8 @@
       var dialog = document.querySelector(".report-sheet");
       var outcome = report.dataset.report;
       dialog.querySelector('input[name="outcome"]').value = outcome;
-      dialog.querySelector("[data-outcome-word]").textContent = outcome === "win" ? "won" : "lost";
+      dialog.querySelector("[data-outcome-word]").textContent =
+        outcome === "win" ? pgettext("you ... the game", "won") : pgettext("you ... the game", "lost");
       dialog.showModal();
       dialog.querySelector("#opponent").focus();
       return;
@@ -164,7 +170,7 @@
       button.type = "button";
       button.className = "primary big";
       button.setAttribute("data-check-again", "");
-      button.textContent = "Check again";
+      button.textContent = gettext("Check again");
       box.appendChild(button);
     } else if (!withCheckAgain && button) {
       button.remove();
@@ -200,16 +206,16 @@
   function checkAgain(button) {
     checking = true;
     button.disabled = true;
-    button.textContent = "Checking…";
+    button.textContent = gettext("Checking…");
     window.htmx.trigger(panel(), "live-refresh");
   }
 
   function checkFailed() {
     checking = false;
-    var box = note("Still no answer from the server. Check again once you have signal.", true);
+    var box = note(gettext("Still no answer from the server. Check again once you have signal."), true);
     var button = box && box.querySelector("[data-check-again]");
     if (button) {
-      button.textContent = "Check again";
+      button.textContent = gettext("Check again");
     }
   }
 
@@ -235,25 +241,43 @@
   function whatIsKept(form) {
     if (form.classList.contains("start-form")) {
       var chosen = form.querySelectorAll('input[name="slot"]').length;
-      return "Your starting cards (" + chosen + " chosen)";
+      return interpolate(
+        ngettext("Your starting cards (%(count)s chosen)", "Your starting cards (%(count)s chosen)", chosen),
+        { count: chosen },
+        true
+      );
     }
     if (form.classList.contains("keep-form")) {
       var picked = form.querySelector('input[name="slot"]:checked');
       var card = picked && picked.closest(".choice").querySelector(".card[aria-label]");
-      var keep = card ? "keep the " + card.getAttribute("aria-label") : "keep the card you tapped";
-      return form.dataset.game ? "Game " + form.dataset.game + ": " + keep : keep;
+      var words = { game: form.dataset.game, card: card ? card.getAttribute("aria-label") : "" };
+      if (card) {
+        return interpolate(
+          form.dataset.game ? gettext("Game %(game)s: keep the %(card)s") : gettext("Keep the %(card)s"),
+          words,
+          true
+        );
+      }
+      return form.dataset.game
+        ? interpolate(gettext("Game %(game)s: keep the card you tapped"), words, true)
+        : gettext("Keep the card you tapped");
     }
     var game = form.querySelector('input[name="game"]');
     var outcome = form.querySelector('input[name="outcome"]');
     if (!game) {
-      return "Your tap";
+      return gettext("Your tap");
     }
-    var said = outcome && outcome.value === "loss" ? "I lost" : outcome && outcome.value === "win" ? "I won" : "result";
-    return "Game " + game.value + ": " + said;
+    var said =
+      outcome && outcome.value === "loss"
+        ? gettext("Game %(game)s: I lost")
+        : outcome && outcome.value === "win"
+          ? gettext("Game %(game)s: I won")
+          : gettext("Game %(game)s: result");
+    return interpolate(said, { game: game.value }, true);
   }
 
   function keptNote() {
-    note(queued.what + " — will be sent when you're back online.", false);
+    note(interpolate(gettext("%(what)s — will be sent when you're back online."), { what: queued.what }, true), false);
   }
 
   function keepForLater(form) {
@@ -278,7 +302,7 @@
     var submit = form.querySelector('button[type="submit"]');
     if (submit) {
       submit.dataset.label = submit.textContent;
-      submit.textContent = "Saving…";
+      submit.textContent = gettext("Saving…");
     }
   });
 
@@ -303,7 +327,7 @@
       return;
     }
     setAside(form);
-    note("The answer was lost on the way. Your tap may have been saved.", true);
+    note(gettext("The answer was lost on the way. Your tap may have been saved."), true);
   });
 
   // No usable answer (a timeout, a 5xx): a "Check again" fetch that failed says so; a tap (or
@@ -325,14 +349,14 @@
   }
 
   document.addEventListener("htmx:timeout", function (event) {
-    unanswered(event, "No answer from the server yet. Your tap may have been saved.");
+    unanswered(event, gettext("No answer from the server yet. Your tap may have been saved."));
   });
 
   document.addEventListener("htmx:responseError", function (event) {
     var status = event.detail && event.detail.xhr ? event.detail.xhr.status : 0;
     unanswered(
       event,
-      "The server could not answer (error " + status + "). Your tap may have been saved."
+      interpolate(gettext("The server could not answer (error %(status)s). Your tap may have been saved."), { status: status }, true)
     );
   });
 
@@ -348,7 +372,7 @@
       return;
     }
     replaying = true;
-    note("Back online: sending it now…", false);
+    note(gettext("Back online: sending it now…"), false);
     window.htmx.ajax("POST", queued.path, {
       target: "#player",
       swap: "innerHTML",

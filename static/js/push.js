@@ -1,5 +1,6 @@
 // Poker push setting: ask the browser's permission, subscribe with the VAPID key, store the
-// subscription per device; turning it off unsubscribes and removes it.
+// subscription per device; turning it off unsubscribes and removes it. Its words come from the
+// page's language catalog ({% js_catalog %}: gettext, interpolate).
 (function () {
   "use strict";
   const box = document.querySelector("[data-poker-push]");
@@ -25,21 +26,21 @@
     if (!response.ok) throw new Error((await response.json()).error.message);
   }
   async function registration() {
-    return navigator.serviceWorker.register("/sw.js", { scope: "/" });
+    return navigator.serviceWorker.register("/sw.js?lang=" + encodeURIComponent(document.documentElement.lang || "en"), { scope: "/" });
   }
 
   async function turnOn() {
     const permission = await Notification.requestPermission();
     if (permission !== "granted") {
       toggle.checked = false;
-      say("Notifications are blocked for this site. Allow them in your browser's site settings, then try again.");
+      say(gettext("Notifications are blocked for this site. Allow them in your browser's site settings, then try again."));
       return;
     }
     const reg = await registration();
     const { public_key: key } = await (await fetch("/push/key")).json();
     const subscription = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) });
     await post("/push/subscribe", subscription.toJSON());
-    say("Poker push is on for this device. You get one reminder when a card choice waits more than three minutes.");
+    say(gettext("Poker push is on for this device. You get one reminder when a card choice waits more than three minutes."));
   }
 
   async function turnOff() {
@@ -49,31 +50,31 @@
       await post("/push/unsubscribe", { endpoint: subscription.endpoint });
       await subscription.unsubscribe();
     }
-    say("Poker push is off for this device.");
+    say(gettext("Poker push is off for this device."));
   }
 
   async function init() {
     if (!supported()) {
       toggle.disabled = true;
-      say("This browser cannot receive web push. On iPhone, add this app to your Home Screen first (see below), then open it from there.");
+      say(gettext("This browser cannot receive web push. On iPhone, add this app to your Home Screen first (see below), then open it from there."));
       return;
     }
     if (Notification.permission === "denied") {
       toggle.disabled = true;
-      say("Notifications are blocked for this site. Allow them in your browser's site settings to use Poker push.");
+      say(gettext("Notifications are blocked for this site. Allow them in your browser's site settings to use Poker push."));
       return;
     }
     const reg = await registration();
     const subscription = await reg.pushManager.getSubscription();
     toggle.checked = Boolean(subscription);
-    say(subscription ? "Poker push is on for this device." : "Poker push is off for this device.");
+    say(subscription ? gettext("Poker push is on for this device.") : gettext("Poker push is off for this device."));
   }
 
   toggle.addEventListener("change", () => {
     toggle.disabled = true;
     (toggle.checked ? turnOn() : turnOff())
-      .catch((error) => { toggle.checked = !toggle.checked; say(`That did not work: ${error.message}`); })
+      .catch((error) => { toggle.checked = !toggle.checked; say(interpolate(gettext("That did not work: %(reason)s"), { reason: error.message }, true)); })
       .finally(() => { toggle.disabled = false; });
   });
-  init().catch((error) => say(`Poker push is unavailable: ${error.message}`));
+  init().catch((error) => say(interpolate(gettext("Poker push is unavailable: %(reason)s"), { reason: error.message }, true)));
 })();

@@ -1,4 +1,6 @@
 // Service worker: shows Poker push reminders and opens the pending selection when tapped.
+// WORDS (a notification's title and body when a push carries none) is written above this file
+// by push.views.service_worker, in the language the page registered it with.
 self.addEventListener("install", () => self.skipWaiting());
 self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
 
@@ -9,10 +11,10 @@ self.addEventListener("push", (event) => {
   } catch (error) {
     data = { body: event.data ? event.data.text() : "" };
   }
-  const title = data.title || "Your card choice is waiting";
+  const title = data.title || WORDS.title;
   event.waitUntil(
     self.registration.showNotification(title, {
-      body: data.body || "Open Seven-card Poker to choose your card.",
+      body: data.body || WORDS.body,
       tag: data.tag || "poker-push",
       data: { url: data.url || "/" },
       icon: "/static/icons/icon-192.png",

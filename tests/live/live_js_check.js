@@ -81,6 +81,7 @@ function world(options) {
     addEventListener: on("document"),
     dispatchEvent: (event) => { if (event.type === "live:update") updates.push(event.detail); },
     createElement: () => ({ className: "", textContent: "" }),
+    documentElement: { lang: "en" },
   };
   const navigator = { onLine: opts.onLine !== false };
   const window = {
@@ -93,6 +94,10 @@ function world(options) {
     window, document, navigator, WebSocket: FakeSocket, WeakMap, JSON, Math: Object.create(Math),
     Object, Number, console, CSS: { escape: (text) => text },
     Date: { now: () => clock.now },
+    // The English catalog's functions, as Django's JavaScriptCatalog defines them.
+    gettext: (text) => text,
+    interpolate: (fmt, obj, named) =>
+      named ? fmt.replace(/%\(\w+\)s/g, (m) => String(obj[m.slice(2, -2)])) : fmt,
     CustomEvent: class { constructor(type, init) { this.type = type; this.detail = init.detail; } },
     setTimeout: (fn, ms) => { const id = clock.nextId++; clock.timers.push({ id, at: clock.now + ms, fn }); return id; },
     clearTimeout: (id) => { clock.timers = clock.timers.filter((t) => t.id !== id); },
