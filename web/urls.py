@@ -6,6 +6,7 @@ app_name = "web"
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.health, name="health"),
+    path("rules/", views.rules, name="rules"),
     path("settings/", views.settings_page, name="settings"),
     path("events/<int:event_id>/", views.event_page, name="event"),
     path("events/<int:event_id>/partial", views.event_partial, name="event_partial"),
