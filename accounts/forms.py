@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from accounts.names import normalize_display_name
@@ -12,8 +13,8 @@ from accounts.names import normalize_display_name
 class SignupForm(forms.Form):
     display_name = forms.CharField(
         max_length=40,
-        label="Display name",
-        help_text="Shown to everyone at the event and on the board. Your email never is.",
+        label=_("Display name"),
+        help_text=_("Shown to everyone at the event and on the board. Your email never is."),
         widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
     )
 

@@ -20,6 +20,7 @@ from django.contrib import messages
 from django.db import IntegrityError, transaction
 from django.forms import Form
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.utils.translation import gettext_lazy
 
 from accounts.emails import email_belongs_to_another
 
@@ -43,7 +44,7 @@ class SignupView(AllauthSignupView):
 
 signup = SignupView.as_view()
 
-TAKEN = "That email belongs to another account, so it cannot be your primary email."
+TAKEN = gettext_lazy("That email belongs to another account, so it cannot be your primary email.")
 
 
 class EmailView(AllauthEmailView):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.utils.translation import gettext as _
+
 if TYPE_CHECKING:
     from events.models import Event
 
@@ -28,10 +30,10 @@ def withdrawal_terms(event: Event) -> str:
     """What a withdrawal does to the contribution, as the event's refund policy says
     (docs/decisions.md, "The ledger"): the leave page and House's withdrawal say the same."""
     if event.sponsored or not event.contribution:
-        return "This event takes no contribution, so there is nothing to refund."
+        return _("This event takes no contribution, so there is nothing to refund.")
     if event.refund_policy == "withdrawals":
-        return (
+        return _(
             "This event refunds withdrawals: House gives the contribution (up to "
-            f"{dollars(event.contribution)}) back on request, and the pool is adjusted."
-        )
-    return "This event does not refund withdrawals: the contribution stays in the pool."
+            "%(amount)s) back on request, and the pool is adjusted."
+        ) % {"amount": dollars(event.contribution)}
+    return _("This event does not refund withdrawals: the contribution stays in the pool.")

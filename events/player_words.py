@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy, ngettext, pgettext, pgettext_
 
 from events.answers import Described
 from events.formats import Format
-from events.models import Outcome, Review
+from events.models import Outcome, Phase, RegistrationStatus, Review
 from scoring.evaluator import HighValue, LowValue, evaluate_high, evaluate_low
 
 RANK_WORDS = {
@@ -236,3 +236,33 @@ def _result_word(outcome: str) -> str:
         if outcome == Outcome.WIN
         else pgettext("a game's result", "a loss")
     )
+
+
+# An event's phase and a registration's status as the pages say them; the models' own labels stay
+# English, since domain errors and the API's messages quote them.
+PHASE_WORDS = {
+    Phase.DRAFT: pgettext_lazy("an event's phase", "Draft"),
+    Phase.OPEN: pgettext_lazy("an event's phase", "Open"),
+    Phase.STARTED: pgettext_lazy("an event's phase", "Started"),
+    Phase.FINALIZED: pgettext_lazy("an event's phase", "Finalized"),
+}
+
+STATUS_WORDS = {
+    RegistrationStatus.REGISTERED: pgettext_lazy("a registration's status", "registered"),
+    RegistrationStatus.CHECKED_IN: pgettext_lazy("a registration's status", "checked in"),
+    RegistrationStatus.WITHDRAWN: pgettext_lazy("a registration's status", "withdrawn"),
+    RegistrationStatus.CANCELLED: pgettext_lazy("a registration's status", "cancelled"),
+    RegistrationStatus.NO_SHOW: pgettext_lazy("a registration's status", "marked no-show"),
+    RegistrationStatus.WAITLISTED: pgettext_lazy("a registration's status", "on the waitlist"),
+    RegistrationStatus.OFFERED: pgettext_lazy("a registration's status", "offered a place"),
+}
+
+
+def phase_words(phase: str) -> str:
+    """An event's phase in the reader's language ("Open", "Abierto")."""
+    return str(PHASE_WORDS[Phase(phase)])
+
+
+def status_words(status: str) -> str:
+    """A registration's status in the reader's language, to end "Your registration is ..."."""
+    return str(STATUS_WORDS[RegistrationStatus(status)])

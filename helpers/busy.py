@@ -13,12 +13,14 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
+from django.utils.translation import ngettext
 from psycopg_pool import PoolTimeout
 
 logger = logging.getLogger(__name__)
 
 UNAVAILABLE = "unavailable"
 RETRY_AFTER_SECONDS = 5
+# The API's message, English like its other errors; the page says it in the reader's language.
 MESSAGE = f"The server is busy: try again in {RETRY_AFTER_SECONDS} seconds. Nothing was changed."
 
 
@@ -51,7 +53,12 @@ def busy_response(request: HttpRequest) -> HttpResponse:
     if request.path.startswith("/api/"):
         body = {"error": {"code": UNAVAILABLE, "message": MESSAGE}}
         return answered(request, JsonResponse(body, status=503))
-    html = render_to_string("busy.html", {"message": MESSAGE})
+    message = ngettext(
+        "The server is busy: try again in %(seconds)s second. Nothing was changed.",
+        "The server is busy: try again in %(seconds)s seconds. Nothing was changed.",
+        RETRY_AFTER_SECONDS,
+    ) % {"seconds": RETRY_AFTER_SECONDS}
+    html = render_to_string("busy.html", {"message": message})
     return answered(request, HttpResponse(html, status=503))
 
 

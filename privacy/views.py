@@ -9,6 +9,7 @@ from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
@@ -16,7 +17,7 @@ from events.errors import DomainError, Invalid
 from helpers.forms import refuse
 from privacy.services import delete_account, personal_data
 
-# What the player types to confirm: a deletion cannot be undone.
+# What the player types to confirm, in every language: a deletion cannot be undone.
 CONFIRMATION = "delete"
 
 
@@ -45,11 +46,14 @@ def account_delete(request: HttpRequest) -> HttpResponse:
     user = _user(request)
     try:
         if request.POST.get("confirm", "").strip().lower() != CONFIRMATION:
-            raise Invalid(f"Type {CONFIRMATION} to confirm: a deleted account cannot come back.")
+            raise Invalid(
+                _("Type %(word)s to confirm: a deleted account cannot come back.")
+                % {"word": CONFIRMATION}
+            )
         delete_account(user=user)
     except DomainError as error:
         refuse(request, error)
         return redirect("web:settings")
     logout(request)
-    messages.success(request, "Your account is deleted.")
+    messages.success(request, _("Your account is deleted."))
     return redirect("/")

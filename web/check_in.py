@@ -18,6 +18,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import Resolver404, resolve, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from events import request_bodies as body
@@ -26,6 +27,7 @@ from events.check_in import normalised_code
 from events.errors import DomainError
 from events.limits import CHECK_IN_CODE_LENGTH
 from events.models import Event, Phase, Registration, RegistrationStatus
+from events.player_words import status_words
 from events.query import query_text
 from events.reads.common import event_summary
 from helpers.forms import checked, form_key, fresh_key, refuse
@@ -59,7 +61,7 @@ def self_check_in(request: HttpRequest, event_id: int) -> HttpResponse:
             refuse(request, error)
             kept = _shown_code(typed)
             return redirect(f"{here}?{urlencode({'code': kept})}" if kept else here)
-        messages.success(request, "You are checked in. Good luck!")
+        messages.success(request, _("You are checked in. Good luck!"))
         return redirect("web:event", event_id=event.pk)
     registration = Registration.objects.filter(event=event, player=user).first()
     status = registration.status if registration else None
@@ -76,7 +78,7 @@ def self_check_in(request: HttpRequest, event_id: int) -> HttpResponse:
             "checked_in": status == RegistrationStatus.CHECKED_IN,
             "not_registered": not_registered,
             "can_register": not_registered and event.registration_open,
-            "status_label": registration.get_status_display() if registration else "",
+            "status_label": status_words(registration.status) if registration else "",
             "code": _shown_code(query_text(request, "code", CHECK_IN_CODE_LENGTH * 2)),
             "key": fresh_key(),
         },

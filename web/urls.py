@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.health, name="health"),
     path("jsi18n/<str:language>.js", js_catalog.js_catalog, name="js_catalog"),
+    path("rules/", views.rules, name="rules"),
     path("settings/", views.settings_page, name="settings"),
     path("events/<int:event_id>/", views.event_page, name="event"),
     path("events/<int:event_id>/partial", views.event_partial, name="event_partial"),

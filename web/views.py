@@ -11,6 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryD
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -48,6 +49,12 @@ def home(request: HttpRequest) -> HttpResponse:
     mine_ids = {event.pk for event in mine}
     open_events = [e for e in event_list_public() if e.registration_open and e.pk not in mine_ids]
     return render(request, "web/home.html", {"mine": mine, "open_events": open_events})
+
+
+@require_safe
+def rules(request: HttpRequest) -> HttpResponse:
+    """The rules as players read them (written from docs/rules.md), for everyone."""
+    return render(request, "web/rules.html")
 
 
 def _event(event_id: int) -> Event:
@@ -122,15 +129,21 @@ def _player_context(
 
 # A refusal that means "this was already done elsewhere" (another tab, or House) says so.
 ELSEWHERE = {
-    NothingPending.code: "Not saved: that choice was already made, in another tab or by House. "
-    "What was kept is shown below.",
+    NothingPending.code: gettext_lazy(
+        "Not saved: that choice was already made, in another tab or by House. "
+        "What was kept is shown below."
+    ),
 }
 
 
 def _refusal_words(error: DomainError) -> str:
     if error.code == OutOfOrder.code:
-        return f"Not saved: {error.message} It may have been reported in another tab, or by House."
-    return ELSEWHERE.get(error.code, f"Not saved: {error.message}")
+        return _("Not saved: %(reason)s It may have been reported in another tab, or by House.") % {
+            "reason": error.message
+        }
+    if error.code in ELSEWHERE:
+        return str(ELSEWHERE[error.code])
+    return _("Not saved: %(reason)s") % {"reason": error.message}
 
 
 def _after(request: HttpRequest, event: Event, refused: DomainError | None = None) -> HttpResponse:
@@ -187,7 +200,7 @@ def _act(request: HttpRequest, event_id: int, action: str) -> HttpResponse:
             chosen = checked(
                 body.StartingSelection,
                 {"slots": post.getlist("slot")},
-                {"slots": "Choose the face-down cards by their places."},
+                {"slots": _("Choose the face-down cards by their places.")},
             )
             services.starting_selection_confirm(
                 registration_id=registration.pk,
@@ -200,8 +213,8 @@ def _act(request: HttpRequest, event_id: int, action: str) -> HttpResponse:
                 body.ResultReport,
                 _fields(post, "game", "outcome", "opponent", "score"),
                 {
-                    "game": "Choose the game you are reporting.",
-                    "outcome": "The result is 'win' or 'loss'.",
+                    "game": _("Choose the game you are reporting."),
+                    "outcome": _("The result is 'win' or 'loss'."),
                 },
             )
             services.result_submit(
@@ -218,7 +231,7 @@ def _act(request: HttpRequest, event_id: int, action: str) -> HttpResponse:
             choice = checked(
                 body.WinChoice,
                 _fields(post, "slot", "offer_id"),
-                {"slot": "Tap the card you want to keep.", "offer_id": OUT_OF_DATE},
+                {"slot": _("Tap the card you want to keep."), "offer_id": OUT_OF_DATE},
             )
             if "offer_id" not in choice:
                 raise Invalid(OUT_OF_DATE)
@@ -234,7 +247,7 @@ def _act(request: HttpRequest, event_id: int, action: str) -> HttpResponse:
                 registration_id=registration.pk, by=request.user, idempotency_key=key
             )
             messages.info(
-                request, "You have left the event. You are no longer eligible for a prize."
+                request, _("You have left the event. You are no longer eligible for a prize.")
             )
         elif action == "claim":
             services.place_claim(
@@ -280,8 +293,10 @@ def pay(request: HttpRequest, event_id: int) -> HttpResponse:
 
 def _cancelled_words(event: Event) -> str:
     if event.registration_open:
-        return "Your registration is cancelled. You can register again while registration is open."
-    return "Your registration is cancelled."
+        return _(
+            "Your registration is cancelled. You can register again while registration is open."
+        )
+    return _("Your registration is cancelled.")
 
 
 @login_required

@@ -73,6 +73,8 @@ def test_the_accounts_board_and_api_pages_have_no_axe_violation(server: str, bro
         audit.check(page, f"sign-in ({scheme})")
         page.goto(f"{server}/accounts/signup/")
         audit.check(page, f"sign-up ({scheme})")
+        page.goto(f"{server}/rules/")
+        audit.check(page, f"rules ({scheme})")
         context.close()
         context = browser.new_context(viewport={"width": 1920, "height": 1080}, color_scheme=scheme)
         page = context.new_page()

@@ -23,6 +23,7 @@ OUT_OF_DATE = "This form is out of date: reload the page and try again."
 # Page routes that change no event: nothing to key.
 UNKEYED = {
     "web:home",
+    "web:rules",
     "web:health",
     "web:settings",
     "web:event",

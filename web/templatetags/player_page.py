@@ -1,4 +1,5 @@
-"""Filters of the player's page: places in words, and how long the Not kept cards still show."""
+"""Filters of the player's pages: places and phases in words, and how long the Not kept cards
+still show."""
 
 from __future__ import annotations
 
@@ -19,6 +20,12 @@ NOT_KEPT_MS = 3000  # "shown about three seconds, then hidden" (docs/rules.md se
 def offer_words(rules: Format) -> str:
     """'two face-up cards': what a Win offers, in the active language."""
     return player_words.win_offer_words(rules)
+
+
+@register.filter
+def phase_words(phase: str) -> str:
+    """An event's phase in the active language."""
+    return player_words.phase_words(phase)
 
 
 @register.filter
