@@ -44,10 +44,12 @@ def _unquote(lines: list[str]) -> str:
     )
 
 
-def catalog(code: str) -> list[dict[str, Any]]:
-    """The .po's entries: flags, msgid, msgid_plural and msgstr forms (no polib needed)."""
+def catalog(code: str | Path) -> list[dict[str, Any]]:
+    """The .po's entries (a shipped language's, or the .po at a path): flags, msgid, msgid_plural
+    and msgstr forms (no polib needed)."""
+    po = code if isinstance(code, Path) else LOCALE / code / "LC_MESSAGES" / "django.po"
     entries: list[dict[str, Any]] = []
-    for block in (LOCALE / code / "LC_MESSAGES" / "django.po").read_text().split("\n\n"):
+    for block in po.read_text().split("\n\n"):
         fields: dict[str, list[str]] = {}
         flags: list[str] = []
         current = None
@@ -83,10 +85,10 @@ def test_every_marked_string_is_translated_and_none_is_fuzzy(code):
     assert not [e for e in entries if "fuzzy" in e["flags"]]
 
 
-@pytest.mark.parametrize("code", SHIPPED)
-def test_each_translation_has_the_placeholders_of_its_original(code):
+def mismatched_placeholders(entries: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(msgid, msgstr) of each translation whose placeholders differ from its original's."""
     wrong = []
-    for entry in catalog(code)[1:]:  # after the header
+    for entry in entries[1:]:  # after the header
         originals = [entry["msgid"], entry.get("msgid_plural", entry["msgid"])]
         for name, value in entry.items():
             if not name.startswith("msgstr"):
@@ -95,7 +97,28 @@ def test_each_translation_has_the_placeholders_of_its_original(code):
             # A singular form may leave out the count its plural shows.
             if not any(found == sorted(PLACEHOLDER.findall(str(o))) for o in originals):
                 wrong.append((entry["msgid"], value))
-    assert not wrong
+    return wrong
+
+
+@pytest.mark.parametrize("code", SHIPPED)
+def test_each_translation_has_the_placeholders_of_its_original(code):
+    assert not mismatched_placeholders(catalog(code))
+
+
+def test_a_missing_or_extra_placeholder_is_caught(tmp_path):
+    po = tmp_path / "django.po"
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "Hello %(name)s"\nmsgstr "Hola"\n\n'
+        'msgid "%(count)s left"\nmsgstr "quedan %(count)s de %(total)s"\n\n'
+        'msgid "{count} cards"\nmsgstr "{count} cartas"\n\n'
+        'msgid "100%% sure"\nmsgstr "100 seguro"\n'
+    )
+    assert mismatched_placeholders(catalog(po)) == [
+        ("Hello %(name)s", "Hola"),
+        ("%(count)s left", "quedan %(count)s de %(total)s"),
+        ("100%% sure", "100 seguro"),
+    ]
 
 
 def test_the_catalogs_mark_the_same_strings():
