@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 from django.apps import apps
 from django.conf import settings
-from django.db import models
+from django.contrib.messages import get_messages
+from django.db import models, transaction
 from django.test import Client, RequestFactory
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import translation
@@ -40,7 +41,7 @@ from seasons.reads import public_id
 from staff.scopes import Scope
 from syndicate import error_pages
 from tests import pseudo_locale
-from tests.factories import Table, make_table, make_user
+from tests.factories import Table, make_table, make_user, rolled_back
 from tests.pseudo_locale import CLOSE, CODE, OPEN
 from tests.seasons.support import League, make_league
 
@@ -313,8 +314,25 @@ def finished_in_a_season() -> tuple[League, int]:
     return league, event_id
 
 
+@pytest.fixture(scope="module")
+def built(django_db_setup: None, django_db_blocker: Any) -> Iterator[Scene]:
+    """The scene, built once for the module in a transaction rolled back after its last test
+    (each test's own transaction is a savepoint inside it); marked as Django's TestCase marks
+    its class-wide block, so the services' durable blocks run inside it as in any test."""
+    with django_db_blocker.unblock():
+        block = transaction.atomic()
+        block._from_testcase = True  # type: ignore[attr-defined]
+        with block:
+            yield _build()
+            transaction.set_rollback(True)
+
+
 @pytest.fixture
-def scene(db: None) -> Scene:
+def scene(built: Scene, db: None) -> Scene:
+    return built
+
+
+def _build() -> Scene:
     opened, opened_ids = open_with_waitlist()
     started, started_ids = started_with_hands()
     league, finished_id = finished_in_a_season()
@@ -455,7 +473,7 @@ def test_every_page_reads_in_the_pseudo_locale(scene: Scene, in_pseudo: None) ->
 
 
 def _report(found: dict[str, set[str]]) -> str:
-    lines = [f"{sum(len(w) for w in found.values())} unmarked texts on {len(found)} pages:"]
+    lines = [f"{sum(len(w) for w in found.values())} unmarked texts on {len(found)} routes:"]
     for page, words in sorted(found.items()):
         lines.append(f"  {page}:")
         lines += [f"    {word!r}" for word in sorted(words)]
@@ -531,3 +549,35 @@ def test_the_javascript_catalog_is_wrapped_in_the_pseudo_locale(
         and not pseudo_locale.DATE_FORMAT.fullmatch(text)
     ]
     assert not bare, f"JavaScript strings the pseudo-locale does not wrap: {bare}"
+
+
+def test_every_forms_answer_reads_in_the_pseudo_locale(scene: Scene, in_pseudo: None) -> None:
+    """What a form's action says back (its refusal or its confirmation, shown on the page it
+    sends to): each asked empty, by House on House's pages and by a player on the others, in
+    each state, then undone."""
+    found: dict[str, set[str]] = {}
+    said = 0
+    clients = {
+        (state, who): _client(scene.viewers[state][who])
+        for state in scene.states
+        for who in ("house", "player")
+    }
+    for name, route, _pattern in routes():
+        if name in NOT_PAGES:
+            continue
+        who = "house" if route.startswith("house/") else "player"
+        for state, ids in scene.states.items():
+            path = address(route, ids, name)
+            if path is None:
+                continue
+            with rolled_back():
+                response = clients[state, who].post(path, {"idempotency_key": f"{name}-{state}"})
+                messages = [str(m) for m in get_messages(response.wsgi_request)]
+            clients[state, who].cookies.pop("messages", None)  # read here, not on the next page
+            if response.status_code == 405:
+                break
+            said += len(messages)
+            if words := unmarked(messages, scene.data):
+                found.setdefault(name, set()).update(words)
+    assert said > 20  # the forms did answer
+    assert not found, _report(found)
