@@ -5,7 +5,8 @@ words (docs/decisions.md, "Languages").
 The URL patterns are read from the resolver, so a new page is rendered without anyone listing
 it; a pattern the scene cannot fill, or one answering what is not a page and is not named below
 with its reason, fails. Each is asked by House, a player and a visitor, for an event open with a
-waitlist, one started with hands in play, and a finished one in a series with its season.
+waitlist, one started with hands in play, and a finished one in a series with its season; every
+form's action is posted empty and what it says back is read the same way.
 """
 
 from __future__ import annotations
@@ -133,6 +134,16 @@ def routes(
         else:
             name = f"{namespace}:{entry.name}" if namespace else entry.name or route
             yield name, route, entry
+
+
+def javascript_catalogs() -> list[tuple[str, str]]:
+    """(name, route) of each route serving the JavaScript catalog (its own test reads it)."""
+    return [
+        (name, route)
+        for name, route, entry in routes()
+        if isinstance(view := getattr(entry.callback, "view_class", None), type)
+        and issubclass(view, JavaScriptCatalog)
+    ]
 
 
 def address(route: str, ids: dict[str, Any], name: str) -> str | None:
@@ -375,6 +386,12 @@ def _build() -> Scene:
         "started": {"house": started.house, "player": started.players[0], "visitor": None},
         "finished": {"house": league.house, "player": someone, "visitor": None},
     }
+    pseudo_language: dict[str, Any] = {"language": CODE}
+    for model in (Event, Series):
+        # Where House sets the language a board or a sheet reads in, the scene's is the
+        # pseudo-locale.
+        if any(f.name == "language" for f in model._meta.concrete_fields):
+            model._default_manager.update(**pseudo_language)
     return Scene(states=states, viewers=viewers, data=[*stored_text(), *_fixed_data()])
 
 
@@ -464,7 +481,8 @@ def test_every_page_reads_in_the_pseudo_locale(scene: Scene, in_pseudo: None) ->
             if name in form_actions:
                 break
     names = {name for name, _, _ in routes()}
-    missed = sorted(names - rendered - form_actions - set(NOT_PAGES) - set(REDIRECTS))
+    scripts = {name for name, _ in javascript_catalogs()}
+    missed = sorted(names - rendered - form_actions - scripts - set(NOT_PAGES) - set(REDIRECTS))
     assert not missed, "pages not rendered: " + json.dumps(
         {n: answers.get(n) for n in missed}, indent=1
     )
@@ -527,14 +545,9 @@ def test_the_javascript_catalog_is_wrapped_in_the_pseudo_locale(
     catalogs = [po for po in ours if po.exists()]
     if not catalogs:
         pytest.skip("no djangojs catalog on this branch yet")
-    served = [
-        name
-        for name, _, entry in routes()
-        if isinstance(getattr(entry.callback, "view_class", None), type)
-        and issubclass(entry.callback.view_class, JavaScriptCatalog)  # type: ignore[attr-defined]
-    ]
+    served = javascript_catalogs()
     assert served, "a djangojs catalog exists, but no page serves JavaScriptCatalog"
-    path = address(next(r for n, r, _ in routes() if n == served[0]), {}, served[0])
+    path = address(served[0][1], {}, served[0][0])
     assert path is not None
     script = _client(None).get(path).content.decode()
     catalog = json.loads(re.search(r"const newcatalog = (\{.*?\});\n", script, re.S).group(1))  # type: ignore[union-attr]
