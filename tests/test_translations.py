@@ -46,9 +46,11 @@ def _unquote(lines: list[str]) -> str:
     )
 
 
-def catalog(code: str, domain: str = "django") -> list[dict[str, Any]]:
-    """The .po's entries: flags, msgid, msgid_plural and msgstr forms (no polib needed)."""
-    return _entries((LOCALE / code / "LC_MESSAGES" / f"{domain}.po").read_text())
+def catalog(code: str | Path, domain: str = "django") -> list[dict[str, Any]]:
+    """The .po's entries (a shipped language's, or the .po at a path): flags, msgid, msgid_plural
+    and msgstr forms (no polib needed)."""
+    po = code if isinstance(code, Path) else LOCALE / code / "LC_MESSAGES" / f"{domain}.po"
+    return _entries(po.read_text())
 
 
 def _entries(text: str) -> list[dict[str, Any]]:
@@ -90,11 +92,10 @@ def test_every_marked_string_is_translated_and_none_is_fuzzy(code, domain):
     assert not [e for e in entries if "fuzzy" in e["flags"]]
 
 
-@pytest.mark.parametrize("domain", DOMAINS)
-@pytest.mark.parametrize("code", SHIPPED)
-def test_each_translation_has_the_placeholders_of_its_original(code, domain):
+def mismatched_placeholders(entries: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(msgid, msgstr) of each translation whose placeholders differ from its original's."""
     wrong = []
-    for entry in catalog(code, domain)[1:]:  # after the header
+    for entry in entries[1:]:  # after the header
         originals = [entry["msgid"], entry.get("msgid_plural", entry["msgid"])]
         for name, value in entry.items():
             if not name.startswith("msgstr"):
@@ -103,7 +104,29 @@ def test_each_translation_has_the_placeholders_of_its_original(code, domain):
             # A singular form may leave out the count its plural shows.
             if not any(found == sorted(PLACEHOLDER.findall(str(o))) for o in originals):
                 wrong.append((entry["msgid"], value))
-    assert not wrong
+    return wrong
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("code", SHIPPED)
+def test_each_translation_has_the_placeholders_of_its_original(code, domain):
+    assert not mismatched_placeholders(catalog(code, domain))
+
+
+def test_a_missing_or_extra_placeholder_is_caught(tmp_path):
+    po = tmp_path / "django.po"
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "Hello %(name)s"\nmsgstr "Hola"\n\n'
+        'msgid "%(count)s left"\nmsgstr "quedan %(count)s de %(total)s"\n\n'
+        'msgid "{count} cards"\nmsgstr "{count} cartas"\n\n'
+        'msgid "100%% sure"\nmsgstr "100 seguro"\n'
+    )
+    assert mismatched_placeholders(catalog(po)) == [
+        ("Hello %(name)s", "Hola"),
+        ("%(count)s left", "quedan %(count)s de %(total)s"),
+        ("100%% sure", "100 seguro"),
+    ]
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
