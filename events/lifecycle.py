@@ -220,9 +220,10 @@ def event_update(
     change.refuse_if_finalized()
     event = change.event
     if event.phase not in (Phase.DRAFT, Phase.OPEN):
-        if set(changes) != {"language"}:
+        moved = {name for name, value in changes.items() if value != getattr(event, name)}
+        if moved - {"language"}:
             raise WrongPhase("Settings can only change before the event starts.")
-        language = _language(changes["language"])
+        language = _language(changes.get("language", event.language))
         if language == event.language:
             return answers.EventUpdated(event_id=event.pk, changed=[])
         was, event.language = event.language, language

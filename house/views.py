@@ -203,13 +203,11 @@ def event_edit(request: HttpRequest, event_id: int) -> HttpResponse:
             stripe=checkout.configured(),
         )
         if form.is_valid():
-            # Once started, only the board's language is typed on the form.
-            typed = {"language": form.cleaned_data["language"]} if locked else form.cleaned_data
             try:
                 answer = services.event_update(
                     event_id=event.pk,
                     by=_user(request),
-                    changes=typed,
+                    changes=form.cleaned_data,
                     idempotency_key=form_key(request),
                 )
             except DomainError as error:

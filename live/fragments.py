@@ -186,7 +186,11 @@ def board_cut(event: Event, view: BoardView, known: Mapping[str, str] | None = N
             )
         if ids:
             lists[f"board-{side}"] = tuple(ids)
-    layout = f"board final={view.data.final} high={bool(view.high)} low={bool(view.low)}"
+    # The language is part of the layout: a board whose language changed is sent whole.
+    layout = (
+        f"board final={view.data.final} high={bool(view.high)} low={bool(view.low)} "
+        f"language={event.board_language}"
+    )
     listed = set(places)
     return Cut(
         layout,

@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 
 from audit.models import AuditEntry
 from events import services
-from events.errors import Invalid, WrongPhase
+from events.errors import EventIsFinalized, Invalid, WrongPhase
 from events.models import Event
 from seasons import services as seasons
 from seasons.models import Series
@@ -93,7 +93,7 @@ def test_only_the_language_changes_once_the_event_started_and_nothing_once_final
         services.event_update(event_id=event_id, by=table.house, changes={"language": "xx"})
     assert table.refresh().language == "es"
     final = finalized_table(players=2)
-    with pytest.raises(WrongPhase):
+    with pytest.raises(EventIsFinalized):
         services.event_update(event_id=final.event.pk, by=final.house, changes={"language": "fr"})
     assert final.refresh().language == ""
 

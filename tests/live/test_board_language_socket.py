@@ -46,3 +46,30 @@ def test_the_snapshot_and_each_update_are_in_the_events_language() -> None:
         await socket.disconnect()
 
     async_to_sync(scenario)()
+
+
+def test_a_language_changed_during_play_reaches_the_board_whole() -> None:
+    table = make_table(players=2, start=True)
+    table.choose_start(table.players[0])
+
+    def to_french() -> None:
+        services.event_update(event_id=table.event.pk, by=table.house, changes={"language": "fr"})
+
+    async def scenario() -> None:
+        socket = await open_socket(f"/ws/events/{table.event.pk}/board/")
+        snapshot = await socket.receive_json_from(timeout=TIMEOUT)
+        assert "cards kept" in snapshot["html"]
+        await database_sync_to_async(to_french)()
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        text = json.dumps(frame, ensure_ascii=False)
+        assert "cartes gardées" in text
+        view = await database_sync_to_async(lambda: board_view(table.refresh()))()
+        row = view.high[0].row
+        with translation.override("fr"):
+            words = player_words.shown_hand_words(
+                [card.code for card in row.cards], row.wild_rank, low=False
+            )
+        assert words in text
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
