@@ -61,7 +61,8 @@ class EventDetail(PublicReadView):
     patch = HOUSE.write(
         services.event_update,
         summary="Edit an event's settings (House)",
-        description="Only the settings sent change; allowed until the event starts.",
+        description="Only the settings sent change; allowed until the event starts, and for the "
+        "board's `language` alone until it is finalized.",
         body=body.EventUpdate,
         arguments=lambda data: {"changes": data},
     )

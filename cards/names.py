@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.utils.translation import pgettext, pgettext_lazy
+
 RANK_NAMES = {
     "2": "Two",
     "3": "Three",
@@ -51,4 +53,37 @@ def card_face(card: str) -> dict[str, str]:
         "suit": suit,
         "symbol": SUIT_SYMBOLS[suit],
         "name": card_name(card),
+    }
+
+
+# A card's words in the active language (`card_words`); `card_name` stays English for the API.
+_RANK_WORDS = {
+    "2": pgettext_lazy("card rank", "Two"),
+    "3": pgettext_lazy("card rank", "Three"),
+    "4": pgettext_lazy("card rank", "Four"),
+    "5": pgettext_lazy("card rank", "Five"),
+    "6": pgettext_lazy("card rank", "Six"),
+    "7": pgettext_lazy("card rank", "Seven"),
+    "8": pgettext_lazy("card rank", "Eight"),
+    "9": pgettext_lazy("card rank", "Nine"),
+    "T": pgettext_lazy("card rank", "Ten"),
+    "J": pgettext_lazy("card rank", "Jack"),
+    "Q": pgettext_lazy("card rank", "Queen"),
+    "K": pgettext_lazy("card rank", "King"),
+    "A": pgettext_lazy("card rank", "Ace"),
+}
+_SUIT_WORDS = {
+    "c": pgettext_lazy("card suit", "clubs"),
+    "d": pgettext_lazy("card suit", "diamonds"),
+    "h": pgettext_lazy("card suit", "hearts"),
+    "s": pgettext_lazy("card suit", "spades"),
+}
+
+
+def card_words(card: str) -> str:
+    """'Qh' -> 'Queen of hearts' in the active language ('Reina de corazones', 'Dame de cœur')."""
+    rank, suit = card[0].upper(), card[1].lower()
+    return pgettext("a card", "%(rank)s of %(suit)s") % {
+        "rank": str(_RANK_WORDS[rank]),
+        "suit": str(_SUIT_WORDS[suit]),
     }

@@ -7,6 +7,8 @@ import zoneinfo
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
+
 from accounts.models import User
 from audit.heads import finalizing_head
 from cards.stock import build_shoes, seed_hex, stock_size
@@ -68,6 +70,8 @@ EDITABLE = (
     "hold_minutes",
     "day_hold_minutes",
     "pay_ahead",
+    # The board's and the printed sheets' language (blank: the deployment's).
+    "language",
 )
 
 _WORDS = {
@@ -88,6 +92,7 @@ _DEFAULTS: dict[str, Any] = {
     "hold_minutes": 30,
     "day_hold_minutes": 10,
     "pay_ahead": False,
+    "language": "",
 }
 
 
@@ -114,6 +119,7 @@ def event_create(
     hold_minutes: int = 30,
     day_hold_minutes: int = 10,
     pay_ahead: bool = False,
+    language: str = "",
     scope_above_id: int | None = None,
     idempotency_key: str | None = None,
 ) -> answers.EventCreated:
@@ -143,6 +149,7 @@ def event_create(
         "hold_minutes": hold_minutes,
         "day_hold_minutes": day_hold_minutes,
         "pay_ahead": pay_ahead,
+        "language": language,
     }
     if scope_above_id is None and not by.is_staff:
         raise NotAllowed("Only site staff create events.")
@@ -204,7 +211,8 @@ def event_update(
     changes: dict[str, Any],
     idempotency_key: str | None = None,
 ) -> answers.EventUpdated:
-    """House edits the draft settings until the start (section 3)."""
+    """House edits the draft settings until the start (section 3); the board's language, which
+    changes nothing of the game, until the event is finalized."""
     unknown = set(changes) - set(EDITABLE)
     if unknown:
         raise Invalid(f"These settings cannot be edited: {', '.join(sorted(unknown))}.")
@@ -212,7 +220,16 @@ def event_update(
     change.refuse_if_finalized()
     event = change.event
     if event.phase not in (Phase.DRAFT, Phase.OPEN):
-        raise WrongPhase("Settings can only change before the event starts.")
+        moved = {name for name, value in changes.items() if value != getattr(event, name)}
+        if moved - {"language"}:
+            raise WrongPhase("Settings can only change before the event starts.")
+        language = _language(changes.get("language", event.language))
+        if language == event.language:
+            return answers.EventUpdated(event_id=event.pk, changed=[])
+        was, event.language = event.language, language
+        event.save(update_fields=["language"])
+        change.audit("event_updated", details={"changes": {"language": [was, language]}})
+        return answers.EventUpdated(event_id=event.pk, changed=["language"])
     current = {field: getattr(event, field) for field in EDITABLE}
     cleaned = _clean_settings({**current, **changes})
     if event.phase != Phase.DRAFT and lacks_remainder_policy(
@@ -523,7 +540,17 @@ def _clean_settings(values: dict[str, Any]) -> dict[str, Any]:
         ),
         **_clean_entry_settings(values, contribution),
         **_clean_registration_settings(values),
+        "language": _language(values.get("language")),
     }
+
+
+def _language(value: object) -> str:
+    """One of the shipped languages (settings.LANGUAGES), or blank for the deployment's."""
+    code = "" if value is None else value
+    if not isinstance(code, str) or (code and code not in dict(settings.LANGUAGES)):
+        codes = ", ".join(code for code, _ in settings.LANGUAGES)
+        raise Invalid(f"The language is one of {codes}, or empty for the venue's.")
+    return code
 
 
 def _clean_registration_settings(values: dict[str, Any]) -> dict[str, Any]:

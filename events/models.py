@@ -103,6 +103,9 @@ class Event(models.Model):
     # The entry is paid online when registering, where the deployment has Stripe configured
     # (payments/); otherwise at the door, as always.
     pay_ahead = models.BooleanField(default=False)
+    # The language of the projector board, the final page shown on it and the printed sheets
+    # (one of settings.LANGUAGES): blank for the deployment's own (settings.LANGUAGE_CODE).
+    language = models.CharField(max_length=8, blank=True, default="")
 
     class Meta:
         ordering = ["-date", "-id"]
@@ -120,10 +123,20 @@ class Event(models.Model):
                 | Q(entry_mode="sponsored", contribution=0),
                 name="entry_mode_funds_the_pool_one_way",
             ),
+            # The shipped languages (settings.LANGUAGES); a new one comes with a migration.
+            models.CheckConstraint(
+                condition=Q(language__in=["", "en", "es", "fr"]),
+                name="event_language_shipped",
+            ),
         ]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def board_language(self) -> str:
+        """The language its board, final page and printed sheets are written in."""
+        return self.language or settings.LANGUAGE_CODE
 
     @property
     def rules(self) -> Format:

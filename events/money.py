@@ -1,12 +1,17 @@
 """How dollars are written, on every page, message, toast and CSV total: one formatter, so a
 negative amount always reads "\u2212$30" (a true minus sign before the dollar sign), never "$-30".
-Dollars are whole numbers (docs/rules.md section 7.1)."""
+Dollars are whole numbers (docs/rules.md section 7.1).
+
+In the active language (docs/decisions.md, "Languages"): the number as Django localizes it and
+the dollar sign where its readers put it ("$30" in English and Spanish, "30 $" in French)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 if TYPE_CHECKING:
     from events.models import Event
@@ -14,16 +19,22 @@ if TYPE_CHECKING:
 MINUS = "\u2212"
 
 
+def _written(value: int) -> str:
+    """A whole, non-negative number of dollars with its sign, in the active language."""
+    # Translators: a whole number of dollars; where the dollar sign goes ("30 $" in French).
+    return pgettext("dollars", "$%(amount)s") % {"amount": number_format(value)}
+
+
 def dollars(amount: int) -> str:
     """$30, $0, \u2212$30."""
     value = int(amount)
-    return f"{MINUS}${-value}" if value < 0 else f"${value}"
+    return f"{MINUS}{_written(-value)}" if value < 0 else _written(value)
 
 
 def signed_dollars(amount: int) -> str:
     """+$5, \u2212$10, $0: a change, with its direction."""
     value = int(amount)
-    return f"+${value}" if value > 0 else dollars(value)
+    return f"+{_written(value)}" if value > 0 else dollars(value)
 
 
 def withdrawal_terms(event: Event) -> str:

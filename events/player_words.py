@@ -142,6 +142,12 @@ def hand_words(value: HighValue | LowValue) -> str:
     return words
 
 
+def shown_hand_words(cards: Sequence[str], wild_rank: str | None, *, low: bool) -> str:
+    """The name of a hand a public page shows (a board row, a winner's five), from its cards:
+    scoring's own in English, as players say it elsewhere."""
+    return hand_words(evaluate_low(cards) if low else evaluate_high(cards, wild_rank or None))
+
+
 @dataclass(frozen=True, slots=True)
 class HandNames:
     """The kept cards' High and Low names (null before any)."""

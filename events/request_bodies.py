@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from django.conf import settings
 from rest_framework import serializers
 from rest_framework.fields import empty
 
@@ -22,6 +23,12 @@ from events.formats import FormatName
 from events.models import EntryMode, Outcome, RefundPolicy
 
 FORMATS = [name.value for name in FormatName]
+# The board's and the printed sheets' language: one of settings.LANGUAGES, "" for the venue's.
+LANGUAGE_CODES = ["", *(code for code, _ in settings.LANGUAGES)]
+LANGUAGE_HELP = (
+    "The language of the projector board, the final page and the printed sheets; empty: the "
+    "venue's (the deployment's own)."
+)
 OUTCOMES = list(Outcome.values)
 
 
@@ -180,6 +187,9 @@ class EventCreate(Body):
         default=False,
         help_text="The entry is paid online when taking a place, where payments are set up.",
     )
+    language = serializers.ChoiceField(
+        choices=LANGUAGE_CODES, allow_blank=True, default="", help_text=LANGUAGE_HELP
+    )
 
 
 class EventUpdate(Body):
@@ -222,6 +232,9 @@ class EventUpdate(Body):
         min_value=1, max_value=limits.MAX_HOLD_MINUTES, required=False
     )
     pay_ahead = serializers.BooleanField(required=False)
+    language = serializers.ChoiceField(
+        choices=LANGUAGE_CODES, allow_blank=True, required=False, help_text=LANGUAGE_HELP
+    )
 
 
 class HouseMember(Body):

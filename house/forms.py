@@ -7,7 +7,9 @@ import zoneinfo
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.http import QueryDict
+from django.utils.translation import gettext_lazy
 
 from accounts.models import User
 from events import limits
@@ -138,6 +140,15 @@ class EventForm(forms.Form):
         label="Players pay the entry online when they take a place",
         help_text="Through Stripe Checkout; an unpaid place is held for the hold time above.",
     )
+    language = forms.ChoiceField(
+        choices=[("", gettext_lazy("The venue's")), *settings.LANGUAGES],
+        required=False,
+        label=gettext_lazy("Board and printed sheets"),
+        help_text=gettext_lazy(
+            "The language of the projector board, the final results shown on it and the "
+            "printed sheets, whatever language each viewer reads."
+        ),
+    )
 
     def clean_capacity(self) -> int | None:
         value = self.cleaned_data.get("capacity")
@@ -177,6 +188,7 @@ class EventForm(forms.Form):
         self,
         *args: Any,
         locked: bool = False,
+        language_locked: bool = True,
         paid_entries: bool = False,
         stripe: bool = True,
         **kwargs: Any,
@@ -188,8 +200,9 @@ class EventForm(forms.Form):
                 "players pay at the door, whatever this says."
             )
         if locked:
-            for field in self.fields.values():
-                field.disabled = True
+            # Started, the board's language may still change until the event is finalized.
+            for name, field in self.fields.items():
+                field.disabled = name != "language" or language_locked
         elif paid_entries:
             # The money settings, once House took a paid entry (events.check_in).
             for name in ("contribution", "remainder_policy", "entry_mode"):

@@ -27,6 +27,7 @@ from events import limits, money, scoreholio, services
 from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
+from events.event_language import in_event_language, render_in_event_language
 from events.models import Event, Registration, Review
 from events.money import dollars
 from events.remainder_policy import lacks_remainder_policy
@@ -187,7 +188,8 @@ def _created_message(settings: dict[str, Any]) -> str:
 
 @login_required
 def event_edit(request: HttpRequest, event_id: int) -> HttpResponse:
-    """House edits the draft settings until the start; staff appoint House members here."""
+    """House edits the draft settings until the start, the board's language until the event is
+    finalized; staff appoint House members here."""
     event = _house_event(request, event_id)
     locked = event.phase not in ("draft", "open")
     paid_entries = has_paid_entries(event)
@@ -195,6 +197,7 @@ def event_edit(request: HttpRequest, event_id: int) -> HttpResponse:
         form = EventForm(
             request.POST,
             locked=locked,
+            language_locked=event.phase == "finalized",
             paid_entries=paid_entries,
             initial=EventForm.initial_from(event),
             stripe=checkout.configured(),
@@ -220,6 +223,7 @@ def event_edit(request: HttpRequest, event_id: int) -> HttpResponse:
         form = EventForm(
             initial=EventForm.initial_from(event),
             locked=locked,
+            language_locked=event.phase == "finalized",
             paid_entries=paid_entries,
             stripe=checkout.configured(),
         )
@@ -296,10 +300,13 @@ def audit_csv_download(request: HttpRequest, event_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def results_sheet(request: HttpRequest, event_id: int) -> HttpResponse:
-    """The results and payout sheet, laid out for print (File > Print, or save as PDF)."""
+    """The results and payout sheet, laid out for print (File > Print, or save as PDF), in the
+    event's language: it is pinned up for the players."""
     event = _house_event(request, event_id)
     seen = sight(roles_of(_user(request), event.pk))
-    return render(request, "house/sheet.html", sheets.results(event, money=seen.may_see("money")))
+    with in_event_language(event):
+        sheet = sheets.results(event, money=seen.may_see("money"))
+    return render_in_event_language(request, event, "house/sheet.html", sheet)
 
 
 @login_required

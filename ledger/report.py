@@ -10,10 +10,38 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.utils.translation import pgettext_lazy
+
 from audit.spreadsheet import SpreadsheetWriter
 from events.models import Event
 from ledger.cash_box import CashBox, cash_box
 from ledger.lines import Line, lines_of
+
+# The page's words for a line's kind and method (the CSV keeps the ledger's own English codes).
+KIND_WORDS = {
+    "entry": pgettext_lazy("a ledger line", "entry"),
+    "void": pgettext_lazy("a ledger line", "void"),
+    "refund": pgettext_lazy("a ledger line", "refund"),
+    "payout": pgettext_lazy("a ledger line", "payout"),
+    "sponsor": pgettext_lazy("a ledger line", "sponsor"),
+}
+METHOD_WORDS = {
+    "cash": pgettext_lazy("a way of paying", "cash"),
+    "card": pgettext_lazy("a way of paying", "card"),
+    "online": pgettext_lazy("a way of paying", "online"),
+    "comp": pgettext_lazy("a way of paying", "comp"),
+    "transfer": pgettext_lazy("a way of paying", "transfer"),
+}
+
+
+def method_words(method: str) -> str:
+    """A way of paying as the page names it ('cash', 'efectivo', 'comptant')."""
+    return str(METHOD_WORDS.get(method, method))
+
+
+def method_choices(methods: tuple[str, ...]) -> list[tuple[str, str]]:
+    """A form's ways of paying: each code and its words."""
+    return [(method, method_words(method)) for method in methods]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +57,16 @@ class ReportLine:
     handed_by: str
     acknowledged: bool
     reportable: bool
+
+    @property
+    def kind_words(self) -> str:
+        """The line's kind as the page names it, in the active language."""
+        return str(KIND_WORDS.get(self.kind, self.kind))
+
+    @property
+    def method_words(self) -> str:
+        """The line's way of paying as the page names it, in the active language."""
+        return method_words(self.method)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +155,8 @@ def night_report(event: Event) -> NightReport:
     )
 
 
+# The CSV's column headers and codes stay English whatever the reader's language: it is read by
+# spreadsheets and scripts (docs/decisions.md, "Languages").
 CSV_HEADER = (
     "seq",
     "time",

@@ -28,7 +28,7 @@ from ledger.lines import (
     SPONSOR_METHODS,
     UnreadableLedgerLine,
 )
-from ledger.report import night_csv, night_report
+from ledger.report import method_choices, night_csv, night_report
 from staff import roles as staff
 
 
@@ -91,10 +91,10 @@ def night(request: HttpRequest, event_id: int) -> HttpResponse:
             "players": players,
             "refundable": [p for p in players if p["status"] in ("cancelled", "withdrawn")],
             "winners": [p for p in players if p["award"]],
-            "entry_methods": ENTRY_METHODS,
-            "refund_methods": REFUND_METHODS,
-            "payout_methods": PAYOUT_METHODS,
-            "sponsor_methods": SPONSOR_METHODS,
+            "entry_methods": method_choices(ENTRY_METHODS),
+            "refund_methods": method_choices(REFUND_METHODS),
+            "payout_methods": method_choices(PAYOUT_METHODS),
+            "sponsor_methods": method_choices(SPONSOR_METHODS),
             "sponsor_left": max(report.box.sponsored - report.box.sponsor_in, 0),
             "my_roles": staff.labels(roles),
             # The forms of the lines the viewer's roles may write (staff/roles.py).

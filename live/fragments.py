@@ -29,6 +29,7 @@ from typing import Any
 from django.template import engines
 from django.template.loader import get_template, render_to_string
 
+from events.event_language import in_event_language, rendered_in_event_language
 from events.models import Event
 from events.reads.board import BoardView
 from events.reads.player import PlayerState
@@ -137,8 +138,9 @@ def _renderer(template: str, context: dict[str, Any]) -> Callable[[], str]:
 
 
 def board_html(event: Event, view: BoardView) -> str:
-    """The board's rows, progress and head (`web/_board.html`)."""
-    return render_to_string("web/_board.html", {"view": view, "event": event})
+    """The board's rows, progress and head (`web/_board.html`), in the event's language."""
+    with in_event_language(event):
+        return render_to_string("web/_board.html", {"view": view, "event": event})
 
 
 def board_place(place: int) -> str:
@@ -152,12 +154,9 @@ def board_cut(event: Event, view: BoardView, known: Mapping[str, str] | None = N
     place (the cut's `places`). `known` gives the keys of rows known not to have changed since
     the version they were keyed at: those are not keyed again."""
     known = known or {}
-    pieces = [
-        html_piece(
-            "board-head",
-            render_to_string("web/_board_head.html", {"board": view.data, "event": event}),
-        )
-    ]
+    with in_event_language(event):
+        head = render_to_string("web/_board_head.html", {"board": view.data, "event": event})
+    pieces = [html_piece("board-head", head)]
     lists: dict[str, tuple[str, ...]] = {}
     places: dict[str, str] = {}
     for side, entries in (("high", view.high), ("low", view.low)):
@@ -182,12 +181,16 @@ def board_cut(event: Event, view: BoardView, known: Mapping[str, str] | None = N
                 data_piece(
                     id,
                     [side, entry.registration_id, shown, entry.prize, stands],
-                    _renderer("web/_board_row.html", context),
+                    rendered_in_event_language(event, _renderer("web/_board_row.html", context)),
                 )
             )
         if ids:
             lists[f"board-{side}"] = tuple(ids)
-    layout = f"board final={view.data.final} high={bool(view.high)} low={bool(view.low)}"
+    # The language is part of the layout: a board whose language changed is sent whole.
+    layout = (
+        f"board final={view.data.final} high={bool(view.high)} low={bool(view.low)} "
+        f"language={event.board_language}"
+    )
     listed = set(places)
     return Cut(
         layout,

@@ -37,6 +37,9 @@ class SeriesDefaultsSaved(Answer):
         str | None,
         Described("Registration closes at this time (HH:MM) on the event's day; null: no bound."),
     ]
+    language: Annotated[
+        str, Described("The language the series' new events take; empty: the venue's.")
+    ]
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,9 @@ class Series(models.Model):
     # bound on that side, as House's registration switch says).
     registration_opens_days_before = models.PositiveSmallIntegerField(null=True, blank=True)
     registration_closes_time = models.TimeField(null=True, blank=True)
+    # The language the series' new events take for their board and printed sheets (one of
+    # settings.LANGUAGES): blank for the deployment's own (settings.LANGUAGE_CODE).
+    language = models.CharField(max_length=8, blank=True, default="")
     # Staff of every event of the series, each with a role, their invitations and the series'
     # display links (staff/models.py).
     staff = scope_relation("staff.Membership", "series")
@@ -80,6 +83,10 @@ class Series(models.Model):
                     | Q(registration_opens_days_before__lte=MAX_OPENS_DAYS_BEFORE)
                 ),
                 name="series_registration_defaults_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(language__in=["", "en", "es", "fr"]),
+                name="series_language_shipped",
             ),
         ]
 

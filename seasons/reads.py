@@ -411,6 +411,8 @@ class SeriesView:
     registration_opens_days_before: int | None
     # HH:MM at the venue on each event's date; None: no bound.
     registration_closes_time: str | None
+    # Its new events' board and printed sheets language; "": the deployment's.
+    language: str
     house: bool
     seasons: list[SeriesSeason]
     events: list[SeriesEvent]
@@ -457,6 +459,7 @@ def series_view(series: Series, viewer: User | None) -> SeriesView:
             if series.registration_closes_time is None
             else series.registration_closes_time.isoformat(timespec="minutes")
         ),
+        language=series.language,
         house=house,
         seasons=[
             SeriesSeason(

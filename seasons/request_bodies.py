@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from events import limits
 from events.models import EntryMode
-from events.request_bodies import Body, Day, Text
+from events.request_bodies import LANGUAGE_CODES, Body, Day, Text
 from seasons.models import MAX_CAPACITY, MAX_HOLD_MINUTES, MAX_OPENS_DAYS_BEFORE
 from seasons.points import MOST_PLACES, MOST_POINTS
 
@@ -162,6 +162,13 @@ class SeriesDefaults(Body):
         allow_null=True,
         help_text="Registration closes at this time (HH:MM, venue time) on each event's date; "
         "null: no bound.",
+    )
+    language = serializers.ChoiceField(
+        choices=LANGUAGE_CODES,
+        allow_blank=True,
+        required=False,
+        help_text="The language each new event of the series takes for its board, final page "
+        "and printed sheets; empty: the deployment's own.",
     )
 
 

@@ -18,6 +18,7 @@ import zoneinfo
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, TypeGuard
 
+from django.conf import settings
 from django.db import IntegrityError
 from django.utils import timezone
 
@@ -189,6 +190,7 @@ def series_defaults_set(
     pay_ahead: bool | None = None,
     registration_opens_days_before: int | Unchanged | None = UNCHANGED,
     registration_closes_time: datetime.time | Unchanged | None = UNCHANGED,
+    language: str | None = None,
     idempotency_key: str | None = None,
 ) -> answers.SeriesDefaultsSaved:
     """The owner or a director sets the defaults the series' events take when they are made or
@@ -249,6 +251,11 @@ def series_defaults_set(
         ):
             raise Invalid("Registration closes at a time of day (HH:MM), or empty for no bound.")
         wanted["registration_closes_time"] = registration_closes_time
+    if language is not None:
+        if language and language not in dict(settings.LANGUAGES):
+            codes = ", ".join(code for code, _ in settings.LANGUAGES)
+            raise Invalid(f"The language is one of {codes}, or empty for the venue's.")
+        wanted["language"] = language
     diff = {name: value for name, value in wanted.items() if getattr(series, name) != value}
     for name, value in diff.items():
         setattr(series, name, value)
@@ -279,6 +286,7 @@ def series_defaults_set(
             if series.registration_closes_time is None
             else series.registration_closes_time.isoformat(timespec="minutes")
         ),
+        language=series.language,
     )
 
 
@@ -296,6 +304,7 @@ def series_defaults(series: Series, last: Event | None = None) -> dict[str, Any]
     return {
         "entry_mode": series.entry_mode,
         "minimum_age": series.minimum_age,
+        "language": series.language,
         "contribution": 0 if sponsored or last is None else last.contribution,
         "sponsored_pool": (
             last.sponsored_pool

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -179,6 +180,7 @@ def series_page(request: HttpRequest, series_id: int) -> HttpResponse:
             "entry_modes": EntryMode.choices,
             "age_offered": series.minimum_age or OFFERED_AGE,
             "stripe_configured": waitlist.online_payments(),
+            "languages": settings.LANGUAGES,
             "key": fresh_key(),
             "rule_keys": RULE_KEYS,
             **_season_form(request, series),
@@ -247,6 +249,7 @@ def series_defaults(request: HttpRequest, series_id: int) -> HttpResponse:
             entry_mode=request.POST.get("entry_mode", ""),
             minimum_age=age,
             **_registration_typed(request),
+            language=request.POST.get("language"),
             idempotency_key=form_key(request),
         )
     except DomainError as error:

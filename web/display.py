@@ -6,16 +6,19 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_safe
+from django_stubs_ext import StrOrPromise
 
 from events import display
+from events.event_language import render_in_event_language
 from events.models import Event, Phase
 from web.views import _board_page
 
-REVOKED = "This display link was revoked by House."
-UNKNOWN = "No such display link: ask House for a new one."
-NO_EVENT = "No event tonight."
-NOT_OPEN = "The board opens when the event does."
+REVOKED = gettext_lazy("This display link was revoked by House.")
+UNKNOWN = gettext_lazy("No such display link: ask House for a new one.")
+NO_EVENT = gettext_lazy("No event tonight.")
+NOT_OPEN = gettext_lazy("The board opens when the event does.")
 
 
 def _showing(event: Event | None) -> str:
@@ -26,9 +29,21 @@ def _showing(event: Event | None) -> str:
 
 
 def _message(
-    request: HttpRequest, text: str, *, status: int, watch: str = "", showing: str = ""
+    request: HttpRequest,
+    text: StrOrPromise,
+    *,
+    status: int,
+    watch: str = "",
+    showing: str = "",
+    event: Event | None = None,
 ) -> HttpResponse:
+    """The screen's one message: in the event's language where the link shows one, else in the
+    browser's (a link unknown or revoked names no event)."""
     context = {"text": text, "watch": watch, "showing": showing}
+    if event is not None:
+        return render_in_event_language(
+            request, event, "web/display_message.html", context, status=status
+        )
     return render(request, "web/display_message.html", context, status=status)
 
 
@@ -47,7 +62,7 @@ def display_page(request: HttpRequest, token: str) -> HttpResponse:
     showing = _showing(event)
     if event is None or event.phase == Phase.DRAFT:
         text = NOT_OPEN if link.scope_type.model_class() is Event else NO_EVENT
-        return _message(request, text, status=200, watch=watch, showing=showing)
+        return _message(request, text, status=200, watch=watch, showing=showing, event=event)
     return _board_page(
         request, event, venue=True, display=token, kiosk=True, watch=watch, showing=showing
     )

@@ -21,6 +21,7 @@ from events import money, services, waitlist
 from events import request_bodies as body
 from events.check_in import self_check_in_open
 from events.errors import DomainError, Invalid, NothingPending, OutOfOrder
+from events.event_language import render_in_event_language
 from events.event_lists import event_list_public, events_of
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.query import query_flag, query_int
@@ -417,8 +418,9 @@ def _board_page(
 ) -> HttpResponse:
     view = board_view(event)
     shown = venue_check_in(event) if venue else None
-    return render(
+    return render_in_event_language(
         request,
+        event,
         "web/board.html",
         {
             "event": event,
@@ -439,15 +441,18 @@ def _board_page(
 @require_safe
 def board_partial(request: HttpRequest, event_id: int) -> HttpResponse:
     event = _event(event_id)
-    return render(request, "web/_board.html", {"event": event, "view": board_view(event)})
+    return render_in_event_language(
+        request, event, "web/_board.html", {"event": event, "view": board_view(event)}
+    )
 
 
 @require_safe
 def board_final(request: HttpRequest, event_id: int) -> HttpResponse:
     """Final results: winners, payouts, the pool's arithmetic, the commitment and the seed."""
     event = _event(event_id)
-    return render(
+    return render_in_event_language(
         request,
+        event,
         "web/final.html",
         {
             "event": event,

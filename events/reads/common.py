@@ -9,6 +9,8 @@ import enum
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+from django.conf import settings
+
 from cards.names import card_face
 from events.answers import Described, OneOf
 from events.formats import FormatName
@@ -117,6 +119,11 @@ class EventSummary:
     pay_ahead: Annotated[
         bool, Described("The entry is paid online when taking a place, where payments are set up.")
     ]
+    language: Annotated[
+        str,
+        OneOf(("", *(code for code, _ in settings.LANGUAGES))),
+        Described("The board's and printed sheets' language; empty: the venue's."),
+    ]
 
 
 def event_summary(event: Event) -> EventSummary:
@@ -146,6 +153,7 @@ def event_summary(event: Event) -> EventSummary:
         hold_minutes=event.hold_minutes,
         day_hold_minutes=event.day_hold_minutes,
         pay_ahead=event.pay_ahead,
+        language=event.language,
     )
 
 

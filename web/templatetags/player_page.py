@@ -1,13 +1,16 @@
-"""Filters of the player's pages: places and phases in words, and how long the Not kept cards
-still show."""
+"""Filters of the player's pages (places and phases in words, how long the Not kept cards still
+show) and of the public pages' hands (the board, the final page)."""
 
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 from django import template
+from django.conf import settings
 from django.utils import timezone, translation
 
+from cards import names
 from events import player_words
 from events.formats import Format
 
@@ -51,3 +54,21 @@ def not_kept_left_ms(revealed_at: datetime.datetime | None) -> int:
         return 0
     shown = timezone.now() - revealed_at
     return max(0, NOT_KEPT_MS - int(shown.total_seconds() * 1000))
+
+
+@register.filter
+def hand_name(hand: Any, side: str = "high") -> str:
+    """A board row's or a winner's hand (`cards`, `wild_rank`, `description`) named in the active
+    language: scoring's stored name in English, as players say it in the others."""
+    language = translation.get_language() or settings.LANGUAGE_CODE
+    if language.startswith("en"):
+        return str(hand.description)
+    low = side == "low"
+    codes = [card.code for card in hand.cards]
+    return player_words.shown_hand_words(codes, None if low else hand.wild_rank, low=low)
+
+
+@register.filter
+def card_words(code: str) -> str:
+    """A face-up card's words for screen readers, in the active language ('Queen of hearts')."""
+    return names.card_words(code)
