@@ -3,9 +3,12 @@ choice, else the language its browser asked for at sign-in, else English."""
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from celery.contrib.testing.worker import start_worker
 from django.core import mail
 from django.test import Client
 from django.utils import translation
@@ -15,10 +18,13 @@ from events import services
 from push import place_offers
 from push.models import PushSubscription
 from push.subscriptions import subscription_save
-from push.tasks import send_announcement
+from push.tasks import send_announcement, send_reminder
+from syndicate.celery import app
 from tests.factories import make_table, make_user
 from tests.push.standin import Device, PushService
 from tests.push.test_place_offers import capped_table, leave, offered
+from tests.push.test_reminders import make_due, pending_offer
+from tests.waiting import wait_until
 
 PASSWORD = "correct horse battery staple"
 
@@ -140,3 +146,57 @@ def test_an_announcement_push_frames_houses_words_in_the_players_language(
     assert received["/push/ann-phone"]["body"] == "Round 2 starts at 8:30"
     assert received["/push/bob-phone"]["title"] == "Thursday League: House says"
     assert PushSubscription.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_a_reminder_is_pushed_in_the_players_language(push_service: PushService) -> None:
+    table = make_table("league", players=2, start=True)
+    player = table.players[0]
+    choose(player, "es")
+    subscribe(player, push_service.device("phone"))
+    table.choose_start(player)
+    table.report(player, 1, "win")
+    offer = pending_offer(table, 0)
+    make_due(offer)
+
+    send_reminder(offer.pk)
+
+    (received,) = push_service.wait_for(1)
+    assert received.payload["title"] == "Thursday League: tu elección de cartas te espera"
+    assert received.payload["body"] == "Ganaste la partida 1: quédate con una de las dos cartas."
+
+
+@pytest.fixture
+def worker() -> Iterator[None]:
+    """A worker thread consuming a queue of this test's own on the real Redis broker."""
+    queue = f"test-{uuid.uuid4().hex}"
+    before = (app.conf.task_default_queue, app.conf.task_always_eager)
+    app.conf.task_default_queue = queue
+    app.conf.task_always_eager = False
+    try:
+        with start_worker(app, pool="solo", perform_ping_check=False, queues=[queue]):
+            yield None
+    finally:
+        app.conf.task_default_queue, app.conf.task_always_eager = before
+
+
+@pytest.mark.real_celery
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_writes_each_player_in_their_own_language(
+    push_service: PushService, worker: None
+) -> None:
+    table = capped_table()
+    bob = make_user("Bob")
+    choose(bob, "fr")
+    table.register(bob)
+    subscribe(bob, push_service.device("bob-phone"))
+
+    leave(table)
+
+    (received,) = push_service.wait_for(1)
+    assert received.payload["title"] == "Thursday League : une place est \u00e0 vous"
+    wait_until(lambda: len(mail.outbox) == 1, "the offer's email")
+    assert (
+        mail.outbox[0].subject
+        == "Une place s\u2019est lib\u00e9r\u00e9e pour vous \u00e0 Thursday League"
+    )
