@@ -444,12 +444,24 @@ class PlayerConsumer(LiveConsumer):
             if message["version"] > self.sent.get(message["stream"], -1):
                 await self.send_snapshots()  # marks the page's language again
             return
+        await self.keep_marked()
+        await super().live_snapshot(message)
+
+    async def live_places(self, message: dict[str, Any]) -> None:
+        # Every change of the event passes here: the page's language stays marked while open.
+        await self.keep_marked()
+        await super().live_places(message)
+
+    async def keep_marked(self) -> None:
+        """Renew the page's language mark (`targeting.player_listening`) once a minute."""
+        access = self.access
+        if access is None or access.registration_id is None or access.language is None:
+            return
         if time.monotonic() - self.marked_at > targeting.PLAYER_MARK_EVERY:
             self.marked_at = time.monotonic()
             await sync_to_async(targeting.player_listening, thread_sensitive=False)(
                 access.registration_id, access.language
             )
-        await super().live_snapshot(message)
 
     def page_language(self, user: Any) -> str:
         headers = dict(self.scope.get("headers") or [])
