@@ -53,6 +53,9 @@ class User(AbstractUser):
     # One of settings.LANGUAGES, chosen on the settings page; blank until then, when the
     # browser's Accept-Language decides (accounts/language.py).
     language = models.CharField(max_length=8, blank=True, default="")
+    # The language the account's browser last asked for (its Accept-Language, at sign-up and
+    # sign-in): what an email or a push is written in while `language` is blank.
+    browser_language = models.CharField(max_length=8, blank=True, default="")
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = ["display_name"]
@@ -65,6 +68,10 @@ class User(AbstractUser):
             models.CheckConstraint(
                 condition=models.Q(language__in=["", "en", "es", "fr"]),
                 name="user_language_shipped",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(browser_language__in=["", "en", "es", "fr"]),
+                name="user_browser_language_shipped",
             ),
         ]
 

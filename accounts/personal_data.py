@@ -23,6 +23,7 @@ def export(user: User) -> dict[str, Any]:
         "last_login": user.last_login.isoformat() if user.last_login else None,
         "four_colour_deck": user.four_colour_deck,
         "language": user.language,
+        "browser_language": user.browser_language,
         "email_addresses": [
             {"email": address.email, "verified": address.verified, "primary": address.primary}
             for address in EmailAddress.objects.filter(user=user).order_by("pk")

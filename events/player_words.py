@@ -63,6 +63,16 @@ def win_keep_words(rules: Format) -> str:
     return _("keep %(cards)s") % {"cards": cards_words(rules.win_kept)}
 
 
+def win_choice_words(rules: Format) -> str:
+    """'keep one of two cards': a Win's whole choice, in the active language."""
+    kept = rules.win_kept
+    number = str(_CARD_COUNTS[kept]) if 0 <= kept < len(_CARD_COUNTS) else str(kept)
+    return _("keep %(number)s of %(cards)s") % {
+        "number": number,
+        "cards": cards_words(rules.win_offered),
+    }
+
+
 def win_offer_words(rules: Format) -> str:
     """'two face-up cards': what a Win offers, in the active language."""
     count = rules.win_offered

@@ -5,6 +5,8 @@ its pages (its forms and words: house/staff_kinds.py)."""
 from __future__ import annotations
 
 from django.urls import reverse
+from django.utils import formats
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from events.models import Event, Phase
@@ -34,8 +36,11 @@ EVENT_STAFF = pages.StaffScope(
     kind="event",
     model=Event,
     roles=_roles,
-    # Invited to "Ann's Friday (Friday 04 December 2026)".
-    invitation_words=lambda event: f"{event} ({event.date:%A %d %B %Y})",
+    # Invited to "Ann's Friday (Fri 4 Dec 2026)", the date as the reader's language writes it.
+    invitation_words=lambda event: (
+        _("%(event)s (%(date)s)")
+        % {"event": event, "date": formats.date_format(event.date, "DATE_FORMAT")}
+    ),
     settings_page=lambda event: reverse("house:event_edit", args=[event.pk]),
     display_page=_dashboard,
     house_page=_dashboard,

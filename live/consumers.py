@@ -26,7 +26,11 @@ the panel's "html", versioned by the time it was rendered; `StandbyFrames`), and
 Tonight's socket (`ws/house/standby/`), which hears nothing else.
 
 A player socket hears its own state ("player") and its own places ("places": {"high", "low",
-"ranked", "final"}, always a whole "snapshot", at the event's version), not the board.
+"ranked", "final"}, always a whole "snapshot", at the event's version), not the board. Its
+panel is in its page's language: the account's choice, else what the handshake's language cookie
+or Accept-Language asks for, as the page was rendered (`accounts.language.page_language`); while
+it is open the socket keeps that language marked for its player (`targeting.player_listening`),
+so each change is rendered once per language a page of the player's reads.
 
 "snapshot" answers a connect or a reload; "update" follows a committed change. A refused socket is
 accepted and closed at once with 4401 (sign in first), 4403 (not allowed) or 4404 (no such event),
@@ -59,7 +63,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 
 from accounts import revocation
-from accounts.language import reading_language
+from accounts.language import page_language
 from events import display
 from events.models import Event, Phase, Registration
 from events.reads.player import player_state
@@ -110,6 +114,8 @@ class Access:
     # A House socket: what its viewer's roles may see and do (staff/roles.py), the House group
     # it hears.
     sight: Sight | None = None
+    # A player socket: the language its page reads (accounts.language.page_language).
+    language: str | None = None
 
 
 class LiveConsumer(AsyncJsonWebsocketConsumer):
@@ -418,9 +424,52 @@ class BoardConsumer(LiveConsumer):
 
 
 class PlayerConsumer(LiveConsumer):
-    """`ws/events/<id>/player/`: a signed-in player of this event; their own state and places."""
+    """`ws/events/<id>/player/`: a signed-in player of this event; their own state and places,
+    in the language of the page that opened the socket."""
 
     private = True
+    marked_at = 0.0
+
+    async def live_snapshot(self, message: dict[str, Any]) -> None:
+        """Pass on the player's frames in this page's language; a version rendered in other
+        languages only (the page's mark had lapsed) makes the socket mark it again and send its
+        own snapshot."""
+        access = self.access
+        if access is None or access.language is None or access.registration_id is None:
+            return
+        language = message.get("language")
+        if language is not None and language != access.language:
+            if access.language in message.get("languages", ()):
+                return  # its own language's frame comes in a message of its own
+            if message["version"] > self.sent.get(message["stream"], -1):
+                await self.send_snapshots()  # marks the page's language again
+            return
+        await self.keep_marked()
+        await super().live_snapshot(message)
+
+    async def live_places(self, message: dict[str, Any]) -> None:
+        # Every change of the event passes here: the page's language stays marked while open.
+        await self.keep_marked()
+        await super().live_places(message)
+
+    async def keep_marked(self) -> None:
+        """Renew the page's language mark (`targeting.player_listening`) once a minute."""
+        access = self.access
+        if access is None or access.registration_id is None or access.language is None:
+            return
+        if time.monotonic() - self.marked_at > targeting.PLAYER_MARK_EVERY:
+            self.marked_at = time.monotonic()
+            await sync_to_async(targeting.player_listening, thread_sensitive=False)(
+                access.registration_id, access.language
+            )
+
+    def page_language(self, user: Any) -> str:
+        headers = dict(self.scope.get("headers") or [])
+        return page_language(
+            user,
+            cookies=self.scope.get("cookies") or {},
+            accept_language=headers.get(b"accept-language", b"").decode("latin-1"),
+        )
 
     def authorize(self, event_id: int, user: Any) -> Access | int:
         if user is None or not user.is_authenticated or not user.is_active:
@@ -435,18 +484,21 @@ class PlayerConsumer(LiveConsumer):
         if registration_id is None:
             return CLOSE_NOT_ALLOWED
         groups = (protocol.places_group(event_id), protocol.player_group(registration_id))
-        return Access(event_id, groups, registration_id)
+        return Access(event_id, groups, registration_id, language=self.page_language(user))
 
     def current(self, access: Access) -> list[protocol.Snapshot]:
-        assert access.registration_id is not None
+        assert access.registration_id is not None and access.language is not None
+        # Marked before the read: a change committed after it is rendered in this language too.
+        targeting.player_listening(access.registration_id, access.language)
+        self.marked_at = time.monotonic()
         with targeting.consistent_read():
             registration = Registration.objects.select_related("event", "player").get(
                 pk=access.registration_id
             )
-            with translation.override(reading_language(registration.player)):
+            with translation.override(access.language):
                 me = player_state(registration)
                 return [
-                    targeting.player(registration, me),
+                    targeting.player(registration, me, access.language),
                     targeting.own_places(registration, me),
                 ]
 

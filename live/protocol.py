@@ -14,7 +14,8 @@ sockets to them and relay what arrives):
   of its live part that changed, rendered once per sight (what a viewer's roles may see and do:
   "owner-director", "cashier", "scorer", ...) and only while a House page of that sight listens;
 - `player.<registration id>`: one player's own state and panel HTML (stream "player", version
-  `Registration.version`), only for the players the change touched.
+  `Registration.version`), only for the players the change touched; once per language its pages
+  are open in (`language`), each socket passing on its own page's.
 
 What each group is sent is decided in `live.targeting`, and when in `live.delivery`.
 """
@@ -81,6 +82,10 @@ class Snapshot:
     parts: dict[str, str] | None = None
     order: dict[str, list[str]] | None = None
     places: dict[str, str] | None = None
+    # A player's snapshot is written in one language (`language`), one of those its version was
+    # rendered in (`languages`): a socket whose page reads another skips it.
+    language: str | None = None
+    languages: tuple[str, ...] = ()
 
     def frame(self) -> dict[str, Any]:
         """What a socket receives."""
@@ -121,13 +126,16 @@ class Snapshot:
                 "version": self.version,
                 "data": self.data,
             }
-        return {
+        message = {
             "type": MESSAGE_TYPE,
             "stream": self.stream,
             "version": self.version,
             "frame": json.dumps(self.frame()),
             "fragment": self.fragment,
         }
+        if self.language is not None:
+            message |= {"language": self.language, "languages": list(self.languages)}
+        return message
 
 
 def send_to_group(group: str, message: dict[str, Any]) -> None:

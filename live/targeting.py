@@ -19,11 +19,12 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import translation
 
-from accounts.language import reading_language
+from accounts.language import CODES, account_language
 from events import store
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.progress import provisional_standings
@@ -533,10 +534,58 @@ def _house_read(
     return page, reads
 
 
-def player(registration: Registration, data: PlayerState | None = None) -> Snapshot:
-    """A player's snapshot; `data`, when the caller has computed it, is `player_state`'s."""
-    # Pushed outside any request: in the language the player's account chose, English before.
-    with translation.override(reading_language(registration.player)):
+PLAYER_MARK_SECONDS = 300
+PLAYER_MARK_EVERY = 60
+
+
+def _player_mark(registration_id: int, language: str) -> str:
+    return f"live:player-listening:{registration_id}:{language}"
+
+
+def player_listening(registration_id: int, language: str) -> None:
+    """A page of this player is open in `language` (called by its socket)."""
+    try:
+        cache.set(_player_mark(registration_id, language), 1, timeout=PLAYER_MARK_SECONDS)
+    except Exception:
+        logger.warning("Could not mark player %s listening.", registration_id)
+
+
+def player_languages(registrations: Iterable[Registration]) -> dict[int, tuple[str, ...]]:
+    """Per registration, the languages its player's snapshot is rendered in: the account's
+    choice (every page of the account reads it), else each language a page of theirs is open in
+    (in one cache read), else the site's."""
+    found: dict[int, tuple[str, ...]] = {}
+    undecided: list[int] = []
+    for registration in registrations:
+        chosen = account_language(registration.player)
+        if chosen is not None:
+            found[registration.pk] = (chosen,)
+        else:
+            undecided.append(registration.pk)
+    codes = sorted(CODES)
+    marks = [_player_mark(pk, code) for pk in undecided for code in codes]
+    try:
+        marked = cache.get_many(marks) if marks else {}
+    except Exception:
+        marked = {}  # unknown: the site's; a page in another language asks for its own
+    for pk in undecided:
+        open_in = tuple(code for code in codes if _player_mark(pk, code) in marked)
+        found[pk] = open_in or (settings.LANGUAGE_CODE,)
+    return found
+
+
+def player(
+    registration: Registration,
+    data: PlayerState | None = None,
+    language: str | None = None,
+    languages: tuple[str, ...] = (),
+) -> Snapshot:
+    """A player's snapshot in `language` (by default the account's choice, else the site's):
+    `data`, when the caller has computed it, is `player_state`'s in that language, and
+    `languages` those this version is rendered in."""
+    language = language or account_language(registration.player) or settings.LANGUAGE_CODE
+    # Pushed outside any request: in the language of the page it goes to.
+    with translation.override(language):
         own = player_state(registration) if data is None else data
         return Snapshot(
             player_group(registration.pk),
@@ -544,6 +593,8 @@ def player(registration: Registration, data: PlayerState | None = None) -> Snaps
             registration.version,
             to_json(own),
             html=player_html(registration.event, own),
+            language=language,
+            languages=languages or (language,),
         )
 
 
@@ -605,14 +656,17 @@ def change_snapshots(
         registrations.sort(key=lambda r: r.pk)
         for registration in registrations:
             registration.event = event
-        # Each player's words in their own language: one read of the states per language.
+        # Each player's words in the language of each page of theirs that is open: one read of
+        # the states per language.
+        languages = player_languages(registrations)
         by_language: dict[str, list[Registration]] = {}
         for registration in registrations:
-            by_language.setdefault(reading_language(registration.player), []).append(registration)
+            for language in languages[registration.pk]:
+                by_language.setdefault(language, []).append(registration)
         for language, readers in by_language.items():
             with translation.override(language):
                 own = player_states(readers, table)
-                found += [player(r, own[r.pk]) for r in readers]
+                found += [player(r, own[r.pk], language, languages[r.pk]) for r in readers]
         if first is not None:
             first(found)
             found = []

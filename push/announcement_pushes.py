@@ -10,6 +10,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from accounts.language import language_of
 from events.announcements import LISTENING
 from events.models import Announcement
 from push import service
@@ -21,9 +25,10 @@ log = logging.getLogger(__name__)
 
 
 def payload(announcement: Announcement) -> dict[str, Any]:
+    """The announcement in the active language: House's own words stay as House wrote them."""
     event = announcement.event
     return {
-        "title": f"{event.name}: House says",
+        "title": _("%(event)s: House says") % {"event": event.name},
         "body": announcement.text,
         "url": f"/events/{event.pk}/",
         "tag": f"announcement-{announcement.pk}",
@@ -45,15 +50,19 @@ def subscriptions(announcement: Announcement) -> list[int]:
 def deliver(announcement_id: int, subscription_id: int) -> str:
     """Send one announcement to one device: "sent", "gone", "failed" or "skipped"."""
     announcement = Announcement.objects.select_related("event").filter(pk=announcement_id).first()
-    subscription = PushSubscription.objects.filter(pk=subscription_id).first()
+    subscription = (
+        PushSubscription.objects.select_related("user").filter(pk=subscription_id).first()
+    )
     if announcement is None or subscription is None:
         return "skipped"
     if not endpoint_allowed(subscription.endpoint):
         subscription.delete()
         return "failed"
     keys = vapid_keys()
+    with translation.override(language_of(subscription.user, announcement.event)):
+        told = payload(announcement)  # in the device's owner's language
     try:
-        service.send(subscription, payload(announcement), keys=keys)
+        service.send(subscription, told, keys=keys)
     except service.Refused as refused:
         if refused.status in (404, 410):
             subscription.delete()

@@ -19,8 +19,10 @@ from typing import Any
 from django.conf import settings
 from django.core.mail import send_mail
 from django.urls import reverse
-from django.utils import formats, timezone
+from django.utils import formats, timezone, translation
+from django.utils.translation import gettext as _
 
+from accounts.language import language_of
 from events.models import Event, Registration, RegistrationStatus
 from events.money import dollars
 from events.waitlist import pays_ahead
@@ -69,24 +71,35 @@ def local_time(event: Event, moment: datetime) -> str:
 
 
 def words(registration: Registration, hold_until: datetime) -> OfferWords:
+    """What the player is told, in the active language."""
     event = registration.event
     until = local_time(event, hold_until)
-    claim = f"Claim it by {until}"
     if pays_ahead(event):
-        claim += f" and pay the {dollars(event.contribution)} entry online"
+        claim = _(
+            "Claim it by %(until)s and pay the %(amount)s entry online, or it passes to the next "
+            "player."
+        ) % {"until": until, "amount": dollars(event.contribution)}
+    else:
+        claim = _("Claim it by %(until)s, or it passes to the next player.") % {"until": until}
     return OfferWords(
-        title=f"{event.name}: a place is yours",
-        claim=f"{claim}, or it passes to the next player.",
+        title=_("%(event)s: a place is yours") % {"event": event.name},
+        claim=claim,
         path=reverse("web:event", args=[event.pk]),
         until=until,
     )
 
 
+def reader_language(registration: Registration) -> str:
+    """The offered player's language (accounts/language.py), for the push and the email alike."""
+    return language_of(registration.player, registration.event)
+
+
 def payload(registration: Registration, hold_until: datetime) -> dict[str, Any]:
+    """The push, in the active language."""
     told = words(registration, hold_until)
     return {
         "title": told.title,
-        "body": f"A place opened up. {told.claim}",
+        "body": _("A place opened up. %(claim)s") % {"claim": told.claim},
         "url": told.path,
         # One notification per offer: a redelivery replaces it rather than adding another.
         "tag": f"place-offer-{registration.pk}",
@@ -116,8 +129,10 @@ def deliver(registration_id: int, hold_until: datetime, subscription_id: int) ->
     if not endpoint_allowed(subscription.endpoint):
         subscription.delete()
         return "failed"
+    with translation.override(reader_language(registration)):
+        told = payload(registration, hold_until)
     try:
-        service.send(subscription, payload(registration, hold_until), keys=vapid_keys())
+        service.send(subscription, told, keys=vapid_keys())
     except service.Refused as refused:
         status = refused.status
         if status in (404, 410):
@@ -138,18 +153,27 @@ def email(registration_id: int, hold_until: datetime) -> bool:
     registration = standing_offer(registration_id, hold_until)
     if registration is None or registration.player is None:
         return False
-    told = words(registration, hold_until)
     event = registration.event
-    link = f"{settings.SITE_URL.rstrip('/')}{told.path}"
-    send_mail(
-        subject=f"A place opened for you at {event.name}",
-        message=(
-            f"Hello {registration.player.display_name},\n\n"
-            f"A place opened up at {event.name} and it is held for you until {told.until}.\n\n"
-            f"{told.claim}\n\n"
-            f"Claim it here, in one tap:\n{link}\n\n"
+    with translation.override(reader_language(registration)):
+        told = words(registration, hold_until)
+        link = f"{settings.SITE_URL.rstrip('/')}{told.path}"
+        subject = _("A place opened for you at %(event)s") % {"event": event.name}
+        message = _(
+            "Hello %(name)s,\n\n"
+            "A place opened up at %(event)s and it is held for you until %(until)s.\n\n"
+            "%(claim)s\n\n"
+            "Claim it here, in one tap:\n%(link)s\n\n"
             "If you no longer want it, do nothing: the place goes to the next player in line.\n"
-        ),
+        ) % {
+            "name": registration.player.display_name,
+            "event": event.name,
+            "until": told.until,
+            "claim": told.claim,
+            "link": link,
+        }
+    send_mail(
+        subject=subject,
+        message=message,
         from_email=None,
         recipient_list=[registration.player.email],
     )

@@ -18,10 +18,13 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
+from accounts.language import language_of
 from cards.models import Offer, OfferKind, pending_offer
 from events.models import Outcome, Phase, RegistrationStatus
+from events.player_words import win_choice_words
 from push import service
 from push.keys import vapid_keys
 from push.models import DeliveryStatus, PushDelivery, PushSubscription
@@ -87,18 +90,22 @@ def claim(offer_id: int) -> list[int]:
 
 
 def payload(offer: Offer) -> dict[str, Any]:
+    """The reminder, in the active language."""
     event = offer.registration.event
-    keep = event.rules.win_choice_words  # "keep one of two cards"
+    keep = win_choice_words(event.rules)  # "keep one of two cards"
     if offer.kind == OfferKind.STARTING:
-        body = f"Your starting cards are waiting: choose {offer.keep} to keep."
+        body = _("Your starting cards are waiting: choose %(keep)s to keep.") % {"keep": offer.keep}
     elif offer.result is not None and offer.result.outcome == Outcome.LOSS:
         # Corrected Win -> Loss after the deal: the choice stays (docs/rules.md section 8.2).
-        body = f"Game {offer.result.game} is now a loss, but its choice stays: {keep}."
+        body = _("Game %(game)s is now a loss, but its choice stays: %(choice)s.") % {
+            "game": offer.result.game,
+            "choice": keep,
+        }
     else:
         game = offer.result.game if offer.result else ""
-        body = f"You won game {game}: {keep}."
+        body = _("You won game %(game)s: %(choice)s.") % {"game": game, "choice": keep}
     return {
-        "title": f"{event.name}: your card choice is waiting",
+        "title": _("%(event)s: your card choice is waiting") % {"event": event.name},
         "body": body,
         "url": f"/events/{event.pk}/",
         "tag": f"offer-{offer.pk}",
@@ -109,7 +116,10 @@ def deliver(delivery_id: int) -> str:
     """Send one reminder to one device. 404/410 delete the subscription; 429/5xx retry later."""
     delivery = (
         PushDelivery.objects.select_related(
-            "subscription", "offer__registration__event", "offer__result"
+            "subscription",
+            "offer__registration__event",
+            "offer__registration__player",
+            "offer__result",
         )
         .filter(pk=delivery_id, status=DeliveryStatus.PENDING)
         .first()
@@ -129,9 +139,12 @@ def deliver(delivery_id: int) -> str:
         subscription.delete()
         return _failed(delivery, "the endpoint is not on a browser's push service")
     keys = vapid_keys()
+    registration = offer.registration
+    with translation.override(language_of(registration.player, registration.event)):
+        told = payload(offer)  # in the player's language
     PushDelivery.objects.filter(pk=delivery.pk).update(attempts=delivery.attempts + 1)
     try:
-        service.send(subscription, payload(delivery.offer), keys=keys)
+        service.send(subscription, told, keys=keys)
     except service.Refused as refused:
         status = refused.status
         if status in (404, 410):

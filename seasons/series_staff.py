@@ -5,6 +5,7 @@ its pages (its forms and words: house/staff_kinds.py)."""
 from __future__ import annotations
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from house import staff_pages as pages
 from seasons import services
@@ -21,7 +22,9 @@ SERIES_STAFF = pages.StaffScope(
     roles=services.series_roles,
     # Invited to "the events of Thursday League at The Dock".
     invitation_words=lambda series: (
-        f"the events of {series}" + (f" at {series.venue}" if series.venue else "")
+        _("the events of %(series)s at %(venue)s") % {"series": series, "venue": series.venue}
+        if series.venue
+        else _("the events of %(series)s") % {"series": series}
     ),
     settings_page=_page,
     display_page=_page,

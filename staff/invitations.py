@@ -17,8 +17,11 @@ from django.core.mail import send_mail
 from django.core.validators import validate_email
 from django.db import models
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 
+from accounts.language import language_of
 from accounts.models import User
 from helpers import console_mail
 from helpers.errors import Invalid, NotAllowed, WrongState
@@ -114,34 +117,49 @@ def send_invitation(invitation_id: int) -> bool:
     if invitation is None or is_expired(invitation.created_at) or invitation.scope is None:
         return False
     scope = invitation.scope
-    email_invitation(
-        to=invitation.email,
-        inviter=invitation.invited_by,
-        what=kind_of(scope).invitation_words(scope),
-        name=str(scope),
-        role=invitation.role,
-        link=invitation_link(invitation),
-    )
+    # The invitee's language when their account is known, else the inviter's, else the scope's
+    # (an event's language; a series has none).
+    reader = User.objects.filter(email__iexact=invitation.email).first() or invitation.invited_by
+    with translation.override(language_of(reader, scope)):
+        email_invitation(
+            to=invitation.email,
+            inviter=invitation.invited_by,
+            what=kind_of(scope).invitation_words(scope),
+            name=str(scope),
+            role=invitation.role,
+            link=invitation_link(invitation),
+        )
     return True
+
+
+# A role as the invitation's sentences name it ("as cashier"), in the reader's language.
+_ROLE_WORDS = {
+    Role.OWNER: pgettext_lazy("invited as", "owner"),
+    Role.DIRECTOR: pgettext_lazy("invited as", "director"),
+    Role.CASHIER: pgettext_lazy("invited as", "cashier"),
+    Role.SCORER: pgettext_lazy("invited as", "scorer"),
+}
 
 
 def email_invitation(
     *, to: str, inviter: User | None, what: str, name: str, role: str, link: str
 ) -> None:
-    """The invitation's email: who invites, to run what, in which role, and the link. Not sent
-    when no mail server is set: the console backend would write the link to the worker's log."""
+    """The invitation's email, in the active language: who invites, to run what, in which role,
+    and the link. Not sent when no mail server is set: the console backend would write the link
+    to the worker's log."""
     if not mail_goes_out():
         return
-    by = inviter.display_name if inviter is not None else "House"
-    role = Role(role).label.lower()
+    by = inviter.display_name if inviter is not None else _("House")
+    role = str(_ROLE_WORDS.get(Role(role), Role(role).label.lower()))
     send_mail(
-        subject=f"Join the staff of {name} as {role}",
-        message=(
-            f"{by} invites you to run {what} as {role}.\n\n"
+        subject=_("Join the staff of %(name)s as %(role)s") % {"name": name, "role": role},
+        message=_(
+            "%(by)s invites you to run %(what)s as %(role)s.\n\n"
             "Sign in with this email address and accept the invitation here:\n"
-            f"{link}\n\n"
+            "%(link)s\n\n"
             "If you did not expect this, ignore this email: nothing happens until you accept.\n"
-        ),
+        )
+        % {"by": by, "what": what, "role": role, "link": link},
         from_email=None,
         recipient_list=[to],
     )

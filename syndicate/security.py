@@ -27,10 +27,12 @@ from django.core.exceptions import DisallowedHost, PermissionDenied, ValidationE
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.http.request import split_domain_port
 from django.urls import reverse
+from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.csrf import csrf_failure as django_csrf_failure
 
 from accounts import lockout
+from accounts.language import account_language, browser_asked, remember_browser_language
 from events.query import query_text
 from helpers import refusals
 from helpers.refusals import _clean, _safe_path, client_ip, log_refusal, who
@@ -124,7 +126,8 @@ def log_failed_login(
 
 class AccountAdapter(DefaultAccountAdapter):
     """allauth's adapter: its per-address limit on failed sign-ins, our per-account backoff that
-    spares the owner's own devices (accounts/lockout.py), and a log line for each refusal."""
+    spares the owner's own devices (accounts/lockout.py), and a log line for each refusal; the
+    language the account's browser asks for, and its emails in the account's language."""
 
     def pre_authenticate(self, request: HttpRequest, **credentials: Any) -> None:
         try:
@@ -141,10 +144,26 @@ class AccountAdapter(DefaultAccountAdapter):
             lockout.clear(_login_of(credentials))
         return user
 
+    def save_user(self, request: HttpRequest, user: Any, form: Any, commit: bool = True) -> Any:
+        # A new account: what its later emails and pushes are written in until it chooses.
+        user.browser_language = browser_asked(request)
+        return super().save_user(request, user, form, commit)
+
     def post_login(self, request: HttpRequest, user: Any, **kwargs: Any) -> HttpResponse:
+        remember_browser_language(user, request)
         response = super().post_login(request, user, **kwargs)
         lockout.remember_device(response, request, user)
         return response
+
+    def send_mail(self, template_prefix: str, email: str, context: dict[str, Any]) -> None:
+        # allauth writes in the active language, the browser's asking now; an account's own
+        # choice wins (a password reset asked for from another's phone).
+        user = (
+            context.get("user")
+            or get_user_model()._default_manager.filter(email__iexact=email).first()
+        )
+        with translation.override(account_language(user) or translation.get_language()):
+            super().send_mail(template_prefix, email, context)
 
     def _delete_login_attempts_cached_email(self, request: HttpRequest, **credentials: Any) -> None:
         # allauth calls this after a password reset: the account's backoff ends too.

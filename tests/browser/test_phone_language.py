@@ -1,5 +1,7 @@
 """A player who chose Spanish or French reads the words the page's scripts write in that language
-too: the connection dot, the offline note, the starting-cards button (web/js_catalog.py)."""
+too: the connection dot, the offline note, the starting-cards button (web/js_catalog.py). A phone
+whose browser reads Spanish, for a player who never chose a language, is pushed its panels in
+Spanish (the socket carries the page's language)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from playwright.sync_api import expect
 
 from accounts.models import User
 from tests.browser.test_event_flow import WAIT
-from tests.browser.test_phone_connection import open_live, phone
+from tests.browser.test_phone_connection import open_live, phone, step
 from tests.factories import make_table
 
 
@@ -62,5 +64,24 @@ def test_english_stays_english(server: str, browser: Any) -> None:
     expect(page.locator(".conn")).to_have_text("Live")
     page.locator(".start-form .choice").nth(0).click()
     expect(page.locator(".start-form button[type=submit]")).to_have_text("Choose 2 more")
+    assert page.script_errors == []
+    context.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_spanish_phone_is_pushed_its_panel_in_spanish(
+    server: str, browser: Any, settings: Any
+) -> None:
+    settings.LIVE_UPDATES = "background"  # the change reaches the page's socket
+    table = make_table("league", players=2, start=True)
+    player = table.players[0]
+    assert player.language == ""
+    context = phone(browser, server, player, locale="es-ES")
+    page = open_live(context, server, table)
+    expect(step(page).locator(".what")).to_have_text("Elige 1 de 3 cartas iniciales")
+
+    table.choose_start(player)  # from elsewhere (House's assisted choice): pushed, not reloaded
+
+    expect(step(page).locator(".what")).to_have_text("Informa de la partida 1", timeout=WAIT)
     assert page.script_errors == []
     context.close()
