@@ -53,7 +53,11 @@ def pseudo(text: str) -> str:
         parts += [text[last : kept.start()].translate(_ACCENTED), kept.group()]
         last = kept.end()
     parts.append(text[last:].translate(_ACCENTED))
-    return OPEN + "".join(parts) + CLOSE
+    body = "".join(parts)
+    # A text's leading and trailing newlines stay outside the wrapping (msgfmt checks them).
+    inner = body.strip("\n")
+    start = body.index(inner) if inner else 0
+    return body[:start] + OPEN + inner + CLOSE + body[start + len(inner) :]
 
 
 def _unquote(lines: list[str]) -> str:

@@ -20,7 +20,6 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET
 from django.views.i18n import JavaScriptCatalog
 
-SHIPPED = frozenset(code for code, _ in settings.LANGUAGES)
 YEAR = 365 * 24 * 3600
 
 
@@ -50,15 +49,19 @@ def catalog_version(language: str) -> str:
 
 def catalog_url(language: str) -> str:
     """Where the active page's scripts find their words: `/jsi18n/es.js?v=…`."""
-    code = language if language in SHIPPED else settings.LANGUAGE_CODE
+    code = language if _offered(language) else settings.LANGUAGE_CODE
     return f"{reverse('web:js_catalog', args=[code])}?v={catalog_version(code)}"
+
+
+def _offered(language: str) -> bool:
+    return any(code == language for code, _ in settings.LANGUAGES)
 
 
 @require_GET
 @cache_control(public=True, max_age=YEAR, immutable=True)
 def js_catalog(request: HttpRequest, language: str) -> HttpResponse:
     """Django's JavaScriptCatalog (gettext, ngettext, interpolate, ...) in the language named."""
-    if language not in SHIPPED:
+    if not _offered(language):
         raise Http404
     if language not in _rendered:
         with translation.override(language):
