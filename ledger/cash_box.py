@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db.models import Sum
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from audit.models import AuditEntry
 from audit.money_lines import PaymentMarked
@@ -153,11 +155,17 @@ def cash_box(event: Event, lines: list[Line] | None = None) -> CashBox:
     differences: list[Difference] = []
     if comped:
         differences.append(
-            Difference(f"{comps} comped entr{'y' if comps == 1 else 'ies'}", -comped)
+            Difference(
+                ngettext("%(count)s comped entry", "%(count)s comped entries", comps)
+                % {"count": comps},
+                -comped,
+            )
         )
     if sponsor_cash + sponsor_other != sponsored:
         differences.append(
-            Difference("sponsor's money not yet recorded", sponsor_cash + sponsor_other - sponsored)
+            Difference(
+                _("sponsor's money not yet recorded"), sponsor_cash + sponsor_other - sponsored
+            )
         )
     books = accounts(lines)
     participants = set(
@@ -167,8 +175,12 @@ def cash_box(event: Event, lines: list[Line] | None = None) -> CashBox:
     if unsettled and event.contribution:
         differences.append(
             Difference(
-                f"{len(unsettled)} participant{'' if len(unsettled) == 1 else 's'} with no entry "
-                "line",
+                ngettext(
+                    "%(count)s participant with no entry line",
+                    "%(count)s participants with no entry line",
+                    len(unsettled),
+                )
+                % {"count": len(unsettled)},
                 -event.contribution * len(unsettled),
             )
         )
@@ -176,17 +188,17 @@ def cash_box(event: Event, lines: list[Line] | None = None) -> CashBox:
         line.amount for line in lines if line.kind == REFUND and line.player in participants
     )
     if refunded:
-        differences.append(Difference("refunds to participants (withdrawals)", -refunded))
+        differences.append(Difference(_("refunds to participants (withdrawals)"), -refunded))
     kept = sum(account.held for label, account in books.items() if label not in participants)
     if kept:
-        differences.append(Difference("entry money held for cancelled registrations", kept))
+        differences.append(Difference(_("entry money held for cancelled registrations"), kept))
     adjusted = sum(a.amount for a in summary.adjustments)
     if adjusted:
-        differences.append(Difference("House's adjustments to the pool", -adjusted))
+        differences.append(Difference(_("House's adjustments to the pool"), -adjusted))
     difference = ledger_pool - pool
     named = sum(part.amount for part in differences)
     if difference != named:
-        differences.append(Difference("not explained by the lines", difference - named))
+        differences.append(Difference(_("not explained by the lines"), difference - named))
     finalized = event.phase == Phase.FINALIZED
     awards = (
         event.registrations.filter(award__gt=0)
