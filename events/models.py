@@ -7,6 +7,7 @@ from typing import Self
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from audit.chain import GENESIS
 from events.formats import FORMATS, Format, FormatName, format_for
@@ -14,25 +15,25 @@ from staff.models import scope_relation
 
 
 class Phase(models.TextChoices):
-    DRAFT = "draft", "Draft"
-    OPEN = "open", "Open"
-    STARTED = "started", "Started"
-    FINALIZED = "finalized", "Finalized"
+    DRAFT = "draft", _("Draft")
+    OPEN = "open", _("Open")
+    STARTED = "started", _("Started")
+    FINALIZED = "finalized", _("Finalized")
 
 
 class EntryMode(models.TextChoices):
     """How the pool is funded (docs/decisions.md, "Entry modes")."""
 
-    PAID = "paid", "Paid entry: the pool is the players' contributions"
-    SPONSORED = "sponsored", "Free entry: a sponsored pool House states"
+    PAID = "paid", _("Paid entry: the pool is the players' contributions")
+    SPONSORED = "sponsored", _("Free entry: a sponsored pool House states")
 
 
 class RefundPolicy(models.TextChoices):
     """Which entries House may refund (ledger/services.py)."""
 
-    CANCELLATIONS = "cancellations", "Cancelled entries only"
-    WITHDRAWALS = "withdrawals", "Cancelled entries and withdrawals"
-    NONE = "none", "No refunds"
+    CANCELLATIONS = "cancellations", _("Cancelled entries only")
+    WITHDRAWALS = "withdrawals", _("Cancelled entries and withdrawals")
+    NONE = "none", _("No refunds")
 
 
 # The age a venue usually requires, offered when an event asks players to confirm their age.
@@ -153,15 +154,15 @@ class Event(models.Model):
 
 
 class RegistrationStatus(models.TextChoices):
-    REGISTERED = "registered", "Registered"
-    CHECKED_IN = "checked_in", "Checked in"
-    WITHDRAWN = "withdrawn", "Withdrawn"
-    CANCELLED = "cancelled", "Cancelled"
-    NO_SHOW = "no_show", "No-show"
+    REGISTERED = "registered", _("Registered")
+    CHECKED_IN = "checked_in", _("Checked in")
+    WITHDRAWN = "withdrawn", _("Withdrawn")
+    CANCELLED = "cancelled", _("Cancelled")
+    NO_SHOW = "no_show", _("No-show")
     # Past the event's capacity: in line for a place, by `waitlist_seq` (events/waitlist.py).
-    WAITLISTED = "waitlisted", "Waitlisted"
+    WAITLISTED = "waitlisted", _("Waitlisted")
     # A place freed and is held for this player until `hold_until`; claimed in one tap.
-    OFFERED = "offered", "Offered a place"
+    OFFERED = "offered", _("Offered a place")
 
 
 class Registration(models.Model):
@@ -235,8 +236,8 @@ class Registration(models.Model):
 
 
 class Outcome(models.TextChoices):
-    WIN = "win", "Win"
-    LOSS = "loss", "Loss"
+    WIN = "win", _("Win")
+    LOSS = "loss", _("Loss")
 
 
 class GameResult(models.Model):

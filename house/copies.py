@@ -19,6 +19,8 @@ from typing import Any
 
 from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from standby import snapshots
 from standby.snapshots import LastSnapshot
@@ -26,7 +28,7 @@ from standby.state import SILENT_AFTER, Copy, copies
 
 STREAM = "standby"
 # The names keepers report under, as House reads them.
-NAMES = {"folder": "Standby folder", "laptop": "Second laptop"}
+NAMES = {"folder": gettext_lazy("Standby folder"), "laptop": gettext_lazy("Second laptop")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,31 +96,50 @@ def _render(panel: StandbyPanel) -> str:
 
 def _line(copy: Copy) -> CopyLine:
     if copy.state == "lost":
-        words = f"Lost: {copy.reason}" if copy.reason else "Lost"
+        words = _("Lost: %(reason)s") % {"reason": copy.reason} if copy.reason else _("Lost")
     elif copy.state == "behind":
         behind = round(copy.seconds_behind or 0)
-        words = f"Behind by {behind} s"
+        words = _("Behind by %(seconds)s s") % {"seconds": behind}
     elif copy.state == "starting":
-        words = "Starting: taking the base backup"
+        words = _("Starting: taking the base backup")
     else:
-        words = "In step"
+        words = _("In step")
     if copy.state == "lost":
-        detail = "Commits no longer wait for it; the event goes on."
+        detail = _("Commits no longer wait for it; the event goes on.")
     elif copy.synchronous:
-        detail = "Every commit waits until it is written here too."
+        detail = _("Every commit waits until it is written here too.")
     else:
-        detail = "Commits do not wait for it."
-    return CopyLine(NAMES.get(copy.name, copy.name), copy.where, copy.state, words, detail)
+        detail = _("Commits do not wait for it.")
+    name = str(NAMES.get(copy.name, copy.name))
+    return CopyLine(name, copy.where, copy.state, words, detail)
 
 
-STEP_WORDS = {"started": "the start", "finalized": "the finalization"}
+# The snapshot's words, by the step it was taken at (another step is named as it is).
+SNAPSHOT_WORDS = {
+    ("started", False): gettext_lazy("Snapshot at the start of %(event)s"),
+    ("started", True): gettext_lazy("No snapshot at the start of %(event)s"),
+    ("finalized", False): gettext_lazy("Snapshot at the finalization of %(event)s"),
+    ("finalized", True): gettext_lazy("No snapshot at the finalization of %(event)s"),
+}
 
 
 def _snapshot(taken: LastSnapshot | None) -> SnapshotLine | None:
     if taken is None:
         return None
-    when = f"{STEP_WORDS.get(taken.step, taken.step)} of {taken.event_name}"
-    words = f"No snapshot at {when}" if taken.problem else f"Snapshot at {when}"
+    failed = bool(taken.problem)
+    said = SNAPSHOT_WORDS.get((taken.step, failed))
+    if said is not None:
+        words = str(said) % {"event": taken.event_name}
+    elif failed:
+        words = _("No snapshot at %(step)s of %(event)s") % {
+            "step": taken.step,
+            "event": taken.event_name,
+        }
+    else:
+        words = _("Snapshot at %(step)s of %(event)s") % {
+            "step": taken.step,
+            "event": taken.event_name,
+        }
     return SnapshotLine(words, taken.taken_at, taken.time_zone, taken.file, taken.problem)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.urls import reverse
 from django.utils import formats
-from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from accounts.models import User
 from events.models import Event, Phase
@@ -23,6 +23,12 @@ def _dashboard(event: Event) -> str:
     return reverse("house:dashboard", args=[event.pk])
 
 
+def _invitation_words(event: Event) -> str:
+    """Invited to "Ann's Friday (Friday 04 December 2026)", the date in the reader's language."""
+    date_format = pgettext("invitation date", "l d F Y")
+    return f"{event} ({formats.date_format(event.date, date_format)})"
+
+
 def _series(event: Event) -> pages.Above | None:
     """An event of a series: its owner is the series' owner (docs/rules.md section 14.1)."""
     series = scope_above(event.pk)
@@ -36,11 +42,7 @@ EVENT_STAFF = pages.StaffScope(
     kind="event",
     model=Event,
     roles=_roles,
-    # Invited to "Ann's Friday (Fri 4 Dec 2026)", the date as the reader's language writes it.
-    invitation_words=lambda event: (
-        _("%(event)s (%(date)s)")
-        % {"event": event, "date": formats.date_format(event.date, "DATE_FORMAT")}
-    ),
+    invitation_words=_invitation_words,
     settings_page=lambda event: reverse("house:event_edit", args=[event.pk]),
     display_page=_dashboard,
     house_page=_dashboard,

@@ -9,6 +9,8 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.http import QueryDict
+from django.utils.text import format_lazy
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.models import User
@@ -25,96 +27,125 @@ MAX_ADJUSTMENTS = limits.MAX_ADJUSTMENTS
 class EventForm(forms.Form):
     """The draft settings of an event (docs/rules.md section 1.5)."""
 
-    name = forms.CharField(max_length=limits.NAME_LENGTH, validators=[limits.single_line])
-    venue = forms.CharField(
-        max_length=limits.VENUE_LENGTH, required=False, validators=[limits.single_line]
+    name = forms.CharField(
+        max_length=limits.NAME_LENGTH, validators=[limits.single_line], label=gettext_lazy("Name")
     )
-    date = forms.DateField(widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"}))
+    venue = forms.CharField(
+        max_length=limits.VENUE_LENGTH,
+        required=False,
+        validators=[limits.single_line],
+        label=gettext_lazy("Venue"),
+    )
+    date = forms.DateField(
+        widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"}),
+        label=gettext_lazy("Date"),
+    )
     time_zone = forms.CharField(
         max_length=limits.TIME_ZONE_LENGTH,
         validators=[limits.single_line],
         initial="UTC",
-        label="Time zone",
-        help_text="The venue's time zone; times are shown in it (for example America/Chicago).",
+        label=gettext_lazy("Time zone"),
+        help_text=gettext_lazy(
+            "The venue's time zone; times are shown in it (for example America/Chicago)."
+        ),
         widget=forms.TextInput(attrs={"list": "time-zones", "autocomplete": "off"}),
     )
-    format = forms.ChoiceField(choices=[(str(f.name), f.label) for f in FORMATS.values()])
+    format = forms.ChoiceField(
+        choices=[(str(f.name), f.label) for f in FORMATS.values()], label=gettext_lazy("Format")
+    )
     contribution = forms.IntegerField(
         min_value=0,
         max_value=limits.MAX_CONTRIBUTION,
         initial=0,
-        label="Contribution per participant ($)",
-        help_text="Whole dollars, venue fees excluded. $0 makes a free event with no cash pool.",
+        label=gettext_lazy("Contribution per participant ($)"),
+        help_text=gettext_lazy(
+            "Whole dollars, venue fees excluded. $0 makes a free event with no cash pool."
+        ),
     )
     extra_decks = forms.IntegerField(
         min_value=0,
         max_value=limits.MAX_EXTRA_DECKS,
         initial=1,
-        label="Extra decks",
-        help_text="Added to the stock at the start, on top of the decks the players need.",
+        label=gettext_lazy("Extra decks"),
+        help_text=gettext_lazy(
+            "Added to the stock at the start, on top of the decks the players need."
+        ),
     )
     remainder_policy = forms.CharField(
         required=False,
         max_length=limits.POLICY_LENGTH,
         validators=[limits.multi_line],
-        label="Remainder policy",
-        help_text="How an indivisible High remainder will be handled. A paid event (contribution "
-        "above $0) needs it before registration opens, and keeps it from then on.",
+        label=gettext_lazy("Remainder policy"),
+        help_text=gettext_lazy(
+            "How an indivisible High remainder will be handled. A paid event (contribution "
+            "above $0) needs it before registration opens, and keeps it from then on."
+        ),
         widget=forms.Textarea(attrs={"rows": 3}),
     )
     entry_mode = forms.ChoiceField(
         choices=EntryMode.choices,
         required=False,
         initial=EntryMode.PAID.value,
-        label="Entry",
-        help_text="Paid entry: the pool is the contributions. Free entry: contribution $0, and the "
-        "pool is the sponsored pool below; the 80/20 split is the same.",
+        label=gettext_lazy("Entry"),
+        help_text=gettext_lazy(
+            "Paid entry: the pool is the contributions. Free entry: contribution $0, and the "
+            "pool is the sponsored pool below; the 80/20 split is the same."
+        ),
     )
     sponsored_pool = forms.IntegerField(
         min_value=0,
         max_value=limits.MAX_SPONSORED_POOL,
         required=False,
         initial=0,
-        label="Sponsored pool ($)",
-        help_text="Free entry only: the prize money a sponsor puts up.",
+        label=gettext_lazy("Sponsored pool ($)"),
+        help_text=gettext_lazy("Free entry only: the prize money a sponsor puts up."),
     )
     refund_policy = forms.ChoiceField(
         choices=RefundPolicy.choices,
         required=False,
         initial=RefundPolicy.CANCELLATIONS.value,
-        label="Refunds",
+        label=gettext_lazy("Refunds"),
     )
     minimum_age = forms.IntegerField(
         min_value=0,
         max_value=99,
         required=False,
         initial=0,
-        label="Minimum age",
-        help_text=f"Players confirm they are this old before registering ({DEFAULT_MINIMUM_AGE} "
-        "where a venue requires it); 0 asks nothing.",
+        label=gettext_lazy("Minimum age"),
+        help_text=format_lazy(
+            gettext_lazy(
+                "Players confirm they are this old before registering ({age} where a venue "
+                "requires it); 0 asks nothing."
+            ),
+            age=DEFAULT_MINIMUM_AGE,
+        ),
     )
 
     capacity = forms.IntegerField(
         min_value=1,
         max_value=limits.MAX_CAPACITY,
         required=False,
-        label="Places",
-        help_text="The most players who hold a place; past it, registrations join the waitlist "
-        "and each freed place is offered to the first in line. Empty: no cap.",
+        label=gettext_lazy("Places"),
+        help_text=gettext_lazy(
+            "The most players who hold a place; past it, registrations join the waitlist "
+            "and each freed place is offered to the first in line. Empty: no cap."
+        ),
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
     registration_opens_at = forms.DateTimeField(
         required=False,
-        label="Registration opens",
-        help_text="In the venue's time zone; players register from the event's page from then "
-        "on, while registration is open. Empty: as soon as you open registration.",
+        label=gettext_lazy("Registration opens"),
+        help_text=gettext_lazy(
+            "In the venue's time zone; players register from the event's page from then "
+            "on, while registration is open. Empty: as soon as you open registration."
+        ),
         widget=forms.DateTimeInput(format="%Y-%m-%dT%H:%M", attrs={"type": "datetime-local"}),
         input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
     )
     registration_closes_at = forms.DateTimeField(
         required=False,
-        label="Registration closes",
-        help_text="In the venue's time zone. Empty: when you close registration.",
+        label=gettext_lazy("Registration closes"),
+        help_text=gettext_lazy("In the venue's time zone. Empty: when you close registration."),
         widget=forms.DateTimeInput(format="%Y-%m-%dT%H:%M", attrs={"type": "datetime-local"}),
         input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
     )
@@ -123,22 +154,26 @@ class EventForm(forms.Form):
         max_value=limits.MAX_HOLD_MINUTES,
         required=False,
         initial=30,
-        label="A freed place is held (minutes)",
-        help_text="How long the player offered a freed place (or an unpaid one) has to claim or "
-        "pay it, before the event's day.",
+        label=gettext_lazy("A freed place is held (minutes)"),
+        help_text=gettext_lazy(
+            "How long the player offered a freed place (or an unpaid one) has to claim or "
+            "pay it, before the event's day."
+        ),
     )
     day_hold_minutes = forms.IntegerField(
         min_value=1,
         max_value=limits.MAX_HOLD_MINUTES,
         required=False,
         initial=10,
-        label="On the event's day (minutes)",
-        help_text="The same, shorter, on the day itself.",
+        label=gettext_lazy("On the event's day (minutes)"),
+        help_text=gettext_lazy("The same, shorter, on the day itself."),
     )
     pay_ahead = forms.BooleanField(
         required=False,
-        label="Players pay the entry online when they take a place",
-        help_text="Through Stripe Checkout; an unpaid place is held for the hold time above.",
+        label=gettext_lazy("Players pay the entry online when they take a place"),
+        help_text=gettext_lazy(
+            "Through Stripe Checkout; an unpaid place is held for the hold time above."
+        ),
     )
     language = forms.ChoiceField(
         choices=[("", gettext_lazy("The venue's")), *settings.LANGUAGES],
@@ -195,7 +230,7 @@ class EventForm(forms.Form):
     ) -> None:
         super().__init__(*args, **kwargs)
         if not stripe:
-            self.fields["pay_ahead"].help_text = (
+            self.fields["pay_ahead"].help_text = _(
                 "Stripe is not configured here (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET): "
                 "players pay at the door, whatever this says."
             )
@@ -225,13 +260,14 @@ class EventForm(forms.Form):
             zoneinfo.ZoneInfo(value)
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             raise forms.ValidationError(
-                f"{value!r} is not a time zone: use a name like America/Chicago."
+                _("%(value)s is not a time zone: use a name like America/Chicago.")
+                % {"value": repr(value)}
             ) from None
         return value
 
 
 class EmailForm(forms.Form):
-    email = forms.EmailField(label="Email")
+    email = forms.EmailField(label=gettext_lazy("Email"))
 
     def account(self) -> User | None:
         """The Syndicate Account with this email, if any."""
@@ -244,7 +280,7 @@ def parse_adjustments(data: QueryDict) -> list[tuple[int, str]]:
     amounts = data.getlist("amount")
     explanations = data.getlist("explanation")
     if len(amounts) > MAX_ADJUSTMENTS or len(explanations) > MAX_ADJUSTMENTS:
-        raise Invalid(f"At most {MAX_ADJUSTMENTS} adjustments at a time.")
+        raise Invalid(_("At most %(count)s adjustments at a time.") % {"count": MAX_ADJUSTMENTS})
     rows: list[tuple[int, str]] = []
     for number, (amount, explanation) in enumerate(
         zip(amounts, explanations + [""] * (len(amounts) - len(explanations)), strict=False),
@@ -257,16 +293,27 @@ def parse_adjustments(data: QueryDict) -> list[tuple[int, str]]:
         digits = text.removeprefix("-")
         if not (digits.isascii() and digits.isdigit()):
             raise Invalid(
-                f"Adjustment {number}: the amount is a signed whole number of dollars, "
-                "like -10 for a refund or 5."
+                _(
+                    "Adjustment %(number)s: the amount is a signed whole number of dollars, "
+                    "like -10 for a refund or 5."
+                )
+                % {"number": number}
             )
         if not explanation.strip():
-            raise Invalid(f"Adjustment {number}: every adjustment needs an explanation.")
+            raise Invalid(
+                _("Adjustment %(number)s: every adjustment needs an explanation.")
+                % {"number": number}
+            )
         try:
             row = checked(body.Adjustment, {"amount": text, "explanation": explanation})
         except Invalid as problem:
-            raise Invalid(f"Adjustment {number}: {problem.message}") from None
+            raise Invalid(
+                _("Adjustment %(number)s: %(problem)s")
+                % {"number": number, "problem": problem.message}
+            ) from None
         if row["amount"] == 0:
-            raise Invalid(f"Adjustment {number}: an adjustment cannot be $0.")
+            raise Invalid(
+                _("Adjustment %(number)s: an adjustment cannot be $0.") % {"number": number}
+            )
         rows.append((row["amount"], row["explanation"]))
     return rows

@@ -29,6 +29,7 @@ from typing import Annotated, Any
 
 from django.db.models import Count, F
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from cards.models import Offer, OfferKind, Shoe, ShoeKind
 from cards.names import card_face
@@ -861,7 +862,7 @@ def house_page(
             pool=pool,
             registration_switch=_registration_switch(event),
             counts=tuple(
-                StatusCount(RegistrationStatus(status), STATUS_LABELS[status], counts[status])
+                StatusCount(RegistrationStatus(status), str(STATUS_LABELS[status]), counts[status])
                 for status in STATUS_ORDER
                 if counts.get(status, 0)
             ),
@@ -918,7 +919,7 @@ def house_page(
         check_in_order=tuple(pk for pk in players_order if everyone[pk][0] in listed),
         checklist=checklist,
         checklist_order=checklist_order,
-        statuses=tuple((status, STATUS_LABELS[status]) for status in STATUS_ORDER),
+        statuses=tuple((status, str(STATUS_LABELS[status])) for status in STATUS_ORDER),
         start_slots=tuple(range(rules.offered)),
         table=table,
         whole=rows is None,
@@ -1028,7 +1029,7 @@ def _player_row(
         registration_id=rid,
         label=row.label,
         status=row.status,
-        status_label=STATUS_LABELS.get(row.status, row.status),
+        status_label=str(STATUS_LABELS.get(row.status, row.status)),
         late=row.late,
         paused=row.paused,
         games=row.games,
@@ -1096,13 +1097,18 @@ def _pending(
     if pending.kind == OfferKind.WIN:
         return dataclasses.replace(
             shown,
-            label=f"Win choice (game {win.game})" if win else "Win choice",
+            label=(
+                gettext("Win choice (game %(game)s)") % {"game": win.game}
+                if win
+                else gettext("Win choice")
+            ),
             game=win.game if win else None,
             cards=win.cards if win else (),
         )
     return dataclasses.replace(
         shown,
-        label=f"Starting selection ({keep} of {offered})",
+        label=gettext("Starting selection (%(keep)s of %(offered)s)")
+        % {"keep": keep, "offered": offered},
         offered=offered,
         keep=keep,
         slots=tuple(range(offered)),

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext, gettext_noop
+
 # The sections' forms, each one name on every page. A role changes by appointing the member
 # again; a member leaves by being removed by themself; a series' owner may also be chosen in a
 # list, its box ticked.
@@ -95,7 +97,8 @@ PLACES = {
 
 @dataclass(frozen=True, slots=True)
 class Words:
-    """What the pages say of one kind of scope: the answers' words as they have always been."""
+    """What the pages say of one kind of scope: the answers' words as they have always been, in
+    English (marked for the catalogs); `said` gives one in the reader's language."""
 
     noun: str
     appointed: str
@@ -119,34 +122,43 @@ class Words:
 WORDS = {
     "event": Words(
         noun="event",
-        appointed="{name} is House for this event ({role}).",
-        role_set="{name} is now {role} of the event.",
-        removed="{name} is no longer House for this event.",
-        owns="{name} owns this event now; you stay on as director.",
-        withdrawn="Invitation withdrawn: its link no longer works.",
-        left="You left the staff of {scope}.",
-        not_member="That person is not House for this event.",
-        owner_not_member="Ownership goes to a member of the event's staff: appoint them first.",
-        email_missing="Enter the House member's email address.",
-        invite_email_missing="Enter the email address to invite.",
-        who_appoints="The event's owner (and site staff) appoint and invite its staff.",
-        final="The event is final: its staff stay as they were.",
+        appointed=gettext_noop("{name} is House for this event ({role})."),
+        role_set=gettext_noop("{name} is now {role} of the event."),
+        removed=gettext_noop("{name} is no longer House for this event."),
+        owns=gettext_noop("{name} owns this event now; you stay on as director."),
+        withdrawn=gettext_noop("Invitation withdrawn: its link no longer works."),
+        left=gettext_noop("You left the staff of {scope}."),
+        not_member=gettext_noop("That person is not House for this event."),
+        owner_not_member=gettext_noop(
+            "Ownership goes to a member of the event's staff: appoint them first."
+        ),
+        email_missing=gettext_noop("Enter the House member's email address."),
+        invite_email_missing=gettext_noop("Enter the email address to invite."),
+        who_appoints=gettext_noop(
+            "The event's owner (and site staff) appoint and invite its staff."
+        ),
+        final=gettext_noop("The event is final: its staff stay as they were."),
     ),
     "series": Words(
         noun="series",
-        appointed="{name} is on the series' staff ({role}).",
-        role_set="{name} is now {role} of the series.",
-        removed="{name} is no longer on the series' staff.",
-        owns="{name} owns the series now; you stay on as director.",
-        withdrawn="The invitation is withdrawn: its link no longer works.",
-        left="You have left {scope}.",
-        not_member="That person is not on this series' staff.",
-        owner_not_member="That person is not on this series' staff.",
-        email_missing="Enter the staff member's email address.",
-        who_appoints="The series' owner appoints and invites its staff.",
-        reach=(
+        appointed=gettext_noop("{name} is on the series' staff ({role})."),
+        role_set=gettext_noop("{name} is now {role} of the series."),
+        removed=gettext_noop("{name} is no longer on the series' staff."),
+        owns=gettext_noop("{name} owns the series now; you stay on as director."),
+        withdrawn=gettext_noop("The invitation is withdrawn: its link no longer works."),
+        left=gettext_noop("You have left {scope}."),
+        not_member=gettext_noop("That person is not on this series' staff."),
+        owner_not_member=gettext_noop("That person is not on this series' staff."),
+        email_missing=gettext_noop("Enter the staff member's email address."),
+        who_appoints=gettext_noop("The series' owner appoints and invites its staff."),
+        reach=gettext_noop(
             "A role in the series holds in every event of it: the owner does everything, a "
             "director everything but the staff, a cashier check-in and money, a scorer results."
         ),
     ),
 }
+
+
+def said(words: str) -> str:
+    """One of a kind's `Words` in the active language ("" stays "")."""
+    return gettext(words) if words else ""

@@ -26,6 +26,7 @@ from django.db.models import Model
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import URLPattern, path, reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.models import User
@@ -52,6 +53,7 @@ from house.staff_kinds import (
     Form,
     Place,
     Words,
+    said,
 )
 from staff import reads as staff_reads
 from staff import roles as staff
@@ -192,8 +194,13 @@ def _refusal(kind: StaffScope, viewer: User, scope: Model, action: str) -> NotAl
     """The role table's refusal, in the services' words."""
     held = staff.strongest(kind.roles(viewer, scope))
     what = SERVICES[action].replace("_", " ")
+    words = {"role": staff.word(held or ""), "action": what}
+    if kind.words.noun == "series":
+        return NotAllowed(
+            _("Your role in this series (%(role)s) does not include that (%(action)s).") % words
+        )
     return NotAllowed(
-        f"Your role in this {kind.words.noun} ({held}) does not include that ({what})."
+        _("Your role in this event (%(role)s) does not include that (%(action)s).") % words
     )
 
 
@@ -295,12 +302,12 @@ def staff_section(request: HttpRequest, scope: Model) -> StaffSection:
         add_url=add_url,
         invite_url=invite_url,
         invitations=invitations,
-        roles=ROLE_CHOICES,
+        roles=[(value, str(label)) for value, label in ROLE_CHOICES],
         key=fresh_key(),
         final=final,
-        final_words=kind.words.final,
-        who_appoints=kind.words.who_appoints,
-        reach=kind.words.reach,
+        final_words=said(kind.words.final),
+        who_appoints=said(kind.words.who_appoints),
+        reach=said(kind.words.reach),
         above=kind.above(scope),
     )
 
@@ -374,16 +381,16 @@ def _email(request: HttpRequest, refusal: str) -> str:
 @_form(_staff_anchor)
 def member_add(request: HttpRequest, kind: StaffScope, scope: Model, by: User, key: str) -> str:
     """Appoint someone with an account, by email, with a role."""
-    email = _email(request, kind.words.email_missing)
+    email = _email(request, said(kind.words.email_missing))
     # Only someone who may appoint learns whether an account uses the email.
     if not may(kind, by, scope, ADD):
         raise _refusal(kind, by, scope, ADD)
     member = User.objects.filter(email__iexact=email, is_active=True).first()
     if member is None:
-        raise Invalid("No Syndicate Account uses that email: they sign up first.")
+        raise Invalid(_("No Syndicate Account uses that email: they sign up first."))
     role = request.POST.get("role") or Role.DIRECTOR
     perform(ADD, scope, by=by, member=member, role=role, idempotency_key=key)
-    return kind.words.appointed.format(name=member.display_name, role=role)
+    return said(kind.words.appointed).format(name=member.display_name, role=staff.word(role))
 
 
 @_form(_staff_anchor)
@@ -391,19 +398,19 @@ def member_role(
     request: HttpRequest, kind: StaffScope, scope: Model, by: User, key: str, user_id: int
 ) -> str:
     """Change a member's role (appointed again, with another role)."""
-    member = _member(kind, scope, user_id, kind.words.not_member)
+    member = _member(kind, scope, user_id, said(kind.words.not_member))
     role = request.POST.get("role") or ""
     perform(ADD, scope, by=by, member=member, role=role, idempotency_key=key)
-    return kind.words.role_set.format(name=member.display_name, role=role)
+    return said(kind.words.role_set).format(name=member.display_name, role=staff.word(role))
 
 
 @_form(_staff_anchor)
 def member_remove(
     request: HttpRequest, kind: StaffScope, scope: Model, by: User, key: str, user_id: int
 ) -> str:
-    member = _member(kind, scope, user_id, kind.words.not_member)
+    member = _member(kind, scope, user_id, said(kind.words.not_member))
     perform(REMOVE, scope, by=by, member=member, idempotency_key=key)
-    return kind.words.removed.format(name=member.display_name)
+    return said(kind.words.removed).format(name=member.display_name)
 
 
 @_form(_staff_anchor)
@@ -420,26 +427,29 @@ def ownership_transfer(
     if user_id is None:
         chosen = str(request.POST.get("user_id", ""))
         if not (chosen.isascii() and chosen.isdigit() and len(chosen) <= 9):
-            raise Invalid(f"user_id: {chosen!r} is not a whole number of 0 or more.")
-        member = _member(kind, scope, int(chosen), kind.words.owner_not_member)
+            raise Invalid(
+                _("user_id: %(value)s is not a whole number of 0 or more.")
+                % {"value": repr(chosen)}
+            )
+        member = _member(kind, scope, int(chosen), said(kind.words.owner_not_member))
         if request.POST.get("confirm") != "1":
-            raise Invalid("Tick the box to confirm: you stay on as director.")
+            raise Invalid(_("Tick the box to confirm: you stay on as director."))
         perform(HAND_OVER_CHOSEN, scope, by=by, member=member, idempotency_key=key)
-        return kind.words.owns.format(name=member.display_name)
+        return said(kind.words.owns).format(name=member.display_name)
     else:
-        member = _member(kind, scope, user_id, kind.words.owner_not_member)
+        member = _member(kind, scope, user_id, said(kind.words.owner_not_member))
     perform(HAND_OVER, scope, by=by, member=member, idempotency_key=key)
-    return kind.words.owns.format(name=member.display_name)
+    return said(kind.words.owns).format(name=member.display_name)
 
 
 @_form(_staff_anchor)
 def invite(request: HttpRequest, kind: StaffScope, scope: Model, by: User, key: str) -> str:
     email = str(request.POST.get("email", "")).strip()
     if kind.words.invite_email_missing:
-        email = _email(request, kind.words.invite_email_missing)
+        email = _email(request, said(kind.words.invite_email_missing))
     role = request.POST.get("role") or Role.DIRECTOR
     answer = perform(INVITE, scope, by=by, email=email, role=role, idempotency_key=key)
-    return invitation_notice(email, answer.role, "listed below")
+    return invitation_notice(email, answer.role)
 
 
 @_form(_staff_anchor)
@@ -447,7 +457,7 @@ def invitation_withdraw(
     request: HttpRequest, kind: StaffScope, scope: Model, by: User, key: str, invitation_id: int
 ) -> str:
     perform(WITHDRAW, scope, by=by, invitation_id=invitation_id, idempotency_key=key)
-    return kind.words.withdrawn
+    return said(kind.words.withdrawn)
 
 
 @login_required
@@ -461,7 +471,7 @@ def leave(request: HttpRequest, kind: str, scope_id: int) -> HttpResponse:
     except DomainError as error:
         refuse(request, error)
         return redirect(_staff_anchor(declared, scope))
-    messages.success(request, declared.words.left.format(scope=str(scope)))
+    messages.success(request, said(declared.words.left).format(scope=str(scope)))
     return redirect("house:events")
 
 
@@ -475,7 +485,9 @@ def display_link_create(
     url = phone_url(answer.path, request) or request.build_absolute_uri(answer.path)
     session_key = DISPLAY_SESSION.format(kind=kind.kind, scope_id=scope.pk)
     request.session[session_key] = {"label": answer.label, "url": url}
-    return f"Display link “{answer.label}” added: copy it now, it is shown once."
+    return _("Display link “%(label)s” added: copy it now, it is shown once.") % {
+        "label": answer.label
+    }
 
 
 @_form(_displays_anchor)
@@ -484,9 +496,9 @@ def display_link_revoke(
 ) -> str:
     link = str(request.POST.get("link", ""))
     if not (link.isascii() and link.isdigit() and len(link) <= 18):
-        raise Invalid("Choose the display link to revoke.")
+        raise Invalid(_("Choose the display link to revoke."))
     perform(DISPLAY_REVOKE, scope, by=by, link_id=int(link), idempotency_key=key)
-    return "Display link revoked: its screen now says so."
+    return _("Display link revoked: its screen now says so.")
 
 
 # --- the invitation page --------------------------------------------------------------------------
@@ -511,7 +523,11 @@ def invitation(request: HttpRequest, token: str) -> HttpResponse:
         except DomainError as error:
             refuse(request, error)
             return redirect("staff_invitation", token=token)
-        messages.success(request, f"You are on the staff of {scope} ({accepted.role}).")
+        messages.success(
+            request,
+            _("You are on the staff of %(scope)s (%(role)s).")
+            % {"scope": scope, "role": staff.word(accepted.role)},
+        )
         return redirect(kind.house_page(scope))
     return render(
         request,

@@ -16,9 +16,10 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
@@ -30,6 +31,7 @@ from events.errors import DomainError, Invalid
 from events.event_language import in_event_language, render_in_event_language
 from events.models import Event, Registration, Review
 from events.money import dollars
+from events.player_words import win_offer_words
 from events.remainder_policy import lacks_remainder_policy
 from events.runner import is_house, roles_of
 from helpers.forms import COMMON_ZONES, checked, form_key, fresh_key, refuse
@@ -179,11 +181,11 @@ def event_new(request: HttpRequest) -> HttpResponse:
 def _created_message(settings: dict[str, Any]) -> str:
     """What a new event needs before registration opens (events.remainder_policy)."""
     if lacks_remainder_policy(settings["contribution"], settings["remainder_policy"]):
-        return (
+        return _(
             "Event created as a draft. It is a paid event: set its remainder policy in Settings "
             "before opening registration."
         )
-    return "Event created as a draft. Open registration when ready."
+    return _("Event created as a draft. Open registration when ready.")
 
 
 @login_required
@@ -216,7 +218,7 @@ def event_edit(request: HttpRequest, event_id: int) -> HttpResponse:
                 changed = answer.changed
                 messages.success(
                     request,
-                    "Settings saved." if changed else "Nothing changed: settings as before.",
+                    _("Settings saved.") if changed else _("Nothing changed: settings as before."),
                 )
                 return redirect("house:dashboard", event_id=event.pk)
     else:
@@ -325,21 +327,25 @@ def tonight(request: HttpRequest) -> HttpResponse:
 @house_action
 def registration_open(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
     services.registration_open(event_id=event.pk, by=user, idempotency_key=key)
-    return Done("Registration is open.", "registration")
+    return Done(_("Registration is open."), "registration")
 
 
 @house_action
 def registration_close(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
     services.registration_close(event_id=event.pk, by=user, idempotency_key=key)
-    return Done("Registration is closed.", "registration")
+    return Done(_("Registration is closed."), "registration")
 
 
 @house_action
 def event_start(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
     answer = services.event_start(event_id=event.pk, by=user, idempotency_key=key)
+    decks = ngettext("%(count)s deck", "%(count)s decks", answer.decks) % {"count": answer.decks}
+    places = ngettext(
+        "%(count)s supported place", "%(count)s supported places", answer.supported_places
+    ) % {"count": answer.supported_places}
     return Done(
-        f"The event has started: {answer.decks} deck{pluralize(answer.decks)} in the stock, "
-        f"{answer.supported_places} supported place{pluralize(answer.supported_places)}.",
+        _("The event has started: %(decks)s in the stock, %(places)s.")
+        % {"decks": decks, "places": places},
         "players",
     )
 
@@ -350,13 +356,13 @@ def pool_confirm(request: HttpRequest, event: Event, user: User, key: str | None
     answer = services.pool_confirm(
         event_id=event.pk, by=user, adjustments=adjustments, idempotency_key=key
     )
-    return Done(f"Pool confirmed: ${answer.pool}.", "pool")
+    return Done(_("Pool confirmed: %(pool)s.") % {"pool": dollars(answer.pool)}, "pool")
 
 
 @house_action
 def event_finalize(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
     services.event_finalize(event_id=event.pk, by=user, idempotency_key=key)
-    return Done("The event is finalized: places and awards are locked.", "finalize")
+    return Done(_("The event is finalized: places and awards are locked."), "finalize")
 
 
 @house_action
@@ -366,15 +372,21 @@ def self_check_in_switch(request: HttpRequest, event: Event, user: User, key: st
         event_id=event.pk, by=user, enabled=enabled, idempotency_key=key
     )
     if answer.self_check_in:
-        return Done(f"Self check-in is on: the code is {answer.code}.", "house-tools")
-    return Done("Self check-in is off.", "house-tools")
+        return Done(
+            _("Self check-in is on: the code is %(code)s.") % {"code": answer.code}, "house-tools"
+        )
+    return Done(_("Self check-in is off."), "house-tools")
 
 
 @house_action
 def check_in_all(request: HttpRequest, event: Event, user: User, key: str | None) -> Done:
     answer = services.check_in_all(event_id=event.pk, by=user, idempotency_key=key)
     count = len(answer.checked_in)
-    return Done(f"{count} player{'' if count == 1 else 's'} checked in.", "checkin")
+    return Done(
+        ngettext("%(count)s player checked in.", "%(count)s players checked in.", count)
+        % {"count": count},
+        "checkin",
+    )
 
 
 @house_action
@@ -382,7 +394,15 @@ def announcement_send(request: HttpRequest, event: Event, user: User, key: str |
     text = checked(body.AnnouncementText, _fields(request, "text"))["text"]
     answer = services.announcement_send(event_id=event.pk, by=user, text=text, idempotency_key=key)
     count = answer.recipients
-    return Done(f"Announcement sent to {count} player{'' if count == 1 else 's'}.", "house-tools")
+    return Done(
+        ngettext(
+            "Announcement sent to %(count)s player.",
+            "Announcement sent to %(count)s players.",
+            count,
+        )
+        % {"count": count},
+        "house-tools",
+    )
 
 
 @house_action
@@ -390,22 +410,22 @@ def participant_add(request: HttpRequest, event: Event, user: User, key: str | N
     """Add a participant by email (or a no-show back by their registration): a late entry."""
     registration_id = request.POST.get("registration", "").strip()
     if registration_id:
-        registration = _registration(event, _id(registration_id, "Choose the player to add."))
+        registration = _registration(event, _id(registration_id, _("Choose the player to add.")))
         player = registration.player
         if player is None:
-            raise Invalid("This player's account no longer exists.")
+            raise Invalid(_("This player's account no longer exists."))
     else:
         form = EmailForm(request.POST)
         if not form.is_valid():
-            raise Invalid("Enter the participant's email address.")
+            raise Invalid(_("Enter the participant's email address."))
         found = form.account()
         if found is None:
-            raise Invalid("No Syndicate Account uses that email: the player signs up first.")
+            raise Invalid(_("No Syndicate Account uses that email: the player signs up first."))
         player = found
     answer = services.participant_add(
         event_id=event.pk, by=user, player=player, idempotency_key=key
     )
-    return Done(f"{answer.label} is added and checked in.", "checkin")
+    return Done(_("%(player)s is added and checked in.") % {"player": answer.label}, "checkin")
 
 
 # --- one player ---------------------------------------------------------------------------------
@@ -417,8 +437,10 @@ def check_in(
 ) -> Done:
     registration = _registration(event, registration_id)
     services.player_check_in(registration_id=registration.pk, by=user, idempotency_key=key)
-    late = " (late entry)" if event.phase == "started" else ""
-    return Done(f"{registration.label} is checked in{late}.", "checkin")
+    words = {"player": registration.label}
+    if event.phase == "started":
+        return Done(_("%(player)s is checked in (late entry).") % words, "checkin")
+    return Done(_("%(player)s is checked in.") % words, "checkin")
 
 
 @house_action
@@ -427,7 +449,9 @@ def registration_cancel(
 ) -> Done:
     registration = _registration(event, registration_id)
     services.registration_cancel(registration_id=registration.pk, by=user, idempotency_key=key)
-    return Done(f"{registration.label}'s registration is cancelled.", "checkin")
+    return Done(
+        _("%(player)s's registration is cancelled.") % {"player": registration.label}, "checkin"
+    )
 
 
 @house_action
@@ -438,7 +462,7 @@ def waitlist_promote(
     services.waitlist_promote(
         registration_id=registration.pk, by=user, reason=_reason(request), idempotency_key=key
     )
-    return Done(f"{registration.label} has a place.", "waitlist")
+    return Done(_("%(player)s has a place.") % {"player": registration.label}, "waitlist")
 
 
 @house_action
@@ -449,7 +473,9 @@ def registration_remove(
     services.registration_remove(
         registration_id=registration.pk, by=user, reason=_reason(request), idempotency_key=key
     )
-    return Done(f"{registration.label}'s registration is removed.", "waitlist")
+    return Done(
+        _("%(player)s's registration is removed.") % {"player": registration.label}, "waitlist"
+    )
 
 
 @house_action
@@ -461,11 +487,12 @@ def payment_mark(
     answer = services.payment_mark(
         registration_id=registration.pk, by=user, paid=paid, idempotency_key=key
     )
-    word = "paid" if answer.paid else "not paid"
-    return Done(
-        f"{registration.label} is marked {word}: {dollars(answer.collected)} collected.",
-        registration_anchor(registration),
-    )
+    words = {"player": registration.label, "collected": dollars(answer.collected)}
+    if answer.paid:
+        said = _("%(player)s is marked paid: %(collected)s collected.") % words
+    else:
+        said = _("%(player)s is marked not paid: %(collected)s collected.") % words
+    return Done(said, registration_anchor(registration))
 
 
 @house_action
@@ -474,7 +501,7 @@ def check_in_undo(
 ) -> Done:
     registration = _registration(event, registration_id)
     services.check_in_undo(registration_id=registration.pk, by=user, idempotency_key=key)
-    return Done(f"{registration.label}'s check-in is undone.", "checkin")
+    return Done(_("%(player)s's check-in is undone.") % {"player": registration.label}, "checkin")
 
 
 @house_action
@@ -485,15 +512,16 @@ def result_submit(
     result = checked(
         body.ResultReport,
         _fields(request, "game", "outcome", "opponent", "score", "reason"),
-        {"game": "Choose the game to report.", "outcome": "The result is 'win' or 'loss'."},
+        {"game": _("Choose the game to report."), "outcome": _("The result is 'win' or 'loss'.")},
     )
     game, outcome = result["game"], result["outcome"]
     services.result_submit(registration_id=registration.pk, by=user, **result, idempotency_key=key)
-    word = "win" if outcome == "win" else "loss"
-    return Done(
-        f"Game {game} recorded as a {word} for {registration.label}.",
-        registration_anchor(registration),
-    )
+    words = {"game": game, "player": registration.label}
+    if outcome == "win":
+        said = _("Game %(game)s recorded as a win for %(player)s.") % words
+    else:
+        said = _("Game %(game)s recorded as a loss for %(player)s.") % words
+    return Done(said, registration_anchor(registration))
 
 
 @house_action
@@ -504,13 +532,14 @@ def win_choice(
     choice = checked(
         body.WinChoice,
         _fields(request, "slot", "reason"),
-        {"slot": f"Choose one of the {event.rules.win_offer_words}."},
+        {"slot": _("Choose one of the %(offer)s.") % {"offer": win_offer_words(event.rules)}},
     )
     answer = services.win_choice_confirm(
         registration_id=registration.pk, by=user, **choice, idempotency_key=key
     )
     return Done(
-        f"{registration.label} keeps the card chosen by House for game {answer.game}.",
+        _("%(player)s keeps the card chosen by House for game %(game)s.")
+        % {"player": registration.label, "game": answer.game},
         registration_anchor(registration),
     )
 
@@ -523,14 +552,14 @@ def starting_selection(
     selection = checked(
         body.StartingSelection,
         {"slots": request.POST.getlist("slot"), **_fields(request, "reason")},
-        {"slots": "Choose the face-down cards by their places."},
+        {"slots": _("Choose the face-down cards by their places.")},
     )
     services.starting_selection_confirm(
         registration_id=registration.pk, by=user, **selection, idempotency_key=key
     )
     return Done(
-        f"Starting selection made for {registration.label}; "
-        "the offered cards are revealed to them.",
+        _("Starting selection made for %(player)s; the offered cards are revealed to them.")
+        % {"player": registration.label},
         registration_anchor(registration),
     )
 
@@ -543,17 +572,24 @@ def result_correct(
     correction = checked(
         body.Correction,
         _fields(request, "game", "outcome", "reason"),
-        {"game": "Choose the game to correct.", "outcome": "The result is 'win' or 'loss'."},
+        {"game": _("Choose the game to correct."), "outcome": _("The result is 'win' or 'loss'.")},
     )
     game, outcome = correction["game"], correction["outcome"]
     services.result_correct(
         registration_id=registration.pk, by=user, **correction, idempotency_key=key
     )
-    return Done(
-        f"Game {game} corrected to a {outcome} for {registration.label}; "
-        "they are paused for review. No card moved.",
-        "reviews",
-    )
+    words = {"game": game, "player": registration.label}
+    if outcome == "win":
+        said = _(
+            "Game %(game)s corrected to a win for %(player)s; they are paused for review. "
+            "No card moved."
+        )
+    else:
+        said = _(
+            "Game %(game)s corrected to a loss for %(player)s; they are paused for review. "
+            "No card moved."
+        )
+    return Done(said % words, "reviews")
 
 
 @house_action
@@ -564,7 +600,10 @@ def review_open(
     services.review_open(
         registration_id=registration.pk, by=user, reason=_reason(request), idempotency_key=key
     )
-    return Done(f"{registration.label} is paused for review.", registration_anchor(registration))
+    return Done(
+        _("%(player)s is paused for review.") % {"player": registration.label},
+        registration_anchor(registration),
+    )
 
 
 @house_action
@@ -577,8 +616,12 @@ def review_resolve(
     answer = services.review_resolve(
         review_id=review.pk, by=user, reason=_reason(request), idempotency_key=key
     )
-    still = " (other reviews still open)" if answer.paused else ""
-    return Done(f"Review of {review.registration.label} resolved{still}.", "reviews")
+    words = {"player": review.registration.label}
+    if answer.paused:
+        return Done(
+            _("Review of %(player)s resolved (other reviews still open).") % words, "reviews"
+        )
+    return Done(_("Review of %(player)s resolved.") % words, "reviews")
 
 
 @house_action
@@ -588,11 +631,14 @@ def withdraw(
     registration = _registration(event, registration_id)
     if registration.player_id == user.pk:
         # House acting on their own place would be a self-withdrawal without a reason.
-        raise Invalid("Use the player page to leave an event you play in.")
+        raise Invalid(_("Use the player page to leave an event you play in."))
     services.player_withdraw(
         registration_id=registration.pk, by=user, reason=_reason(request), idempotency_key=key
     )
-    return Done(f"{registration.label} is withdrawn.", registration_anchor(registration))
+    return Done(
+        _("%(player)s is withdrawn.") % {"player": registration.label},
+        registration_anchor(registration),
+    )
 
 
 @house_action
@@ -604,8 +650,11 @@ def access_reset(
         registration_id=registration.pk, by=user, reason=_reason(request), idempotency_key=key
     )
     return Done(
-        f"{registration.label} is signed out everywhere and has a password reset email. "
-        "Cards and results are untouched.",
+        _(
+            "%(player)s is signed out everywhere and has a password reset email. "
+            "Cards and results are untouched."
+        )
+        % {"player": registration.label},
         registration_anchor(registration),
     )
 
@@ -617,7 +666,8 @@ def wild_reveal(
     registration = _registration(event, registration_id)
     answer = services.wild_reveal(registration_id=registration.pk, by=user, idempotency_key=key)
     return Done(
-        f"{registration.label}'s wild is revealed: {answer.wild_rank}.",
+        _("%(player)s's wild is revealed: %(rank)s.")
+        % {"player": registration.label, "rank": answer.wild_rank},
         registration_anchor(registration),
     )
 
@@ -638,10 +688,12 @@ def scoreholio_upload(request: HttpRequest, event_id: int) -> HttpResponse:
     try:
         if upload is None:
             raise scoreholio.MatchLogError(
-                "Choose the Match Log CSV file exported from Scoreholio."
+                _("Choose the Match Log CSV file exported from Scoreholio.")
             )
         if upload.size is not None and upload.size > SCOREHOLIO_MAX_BYTES:
-            raise scoreholio.MatchLogError("That file is too large for a Match Log (2 MB at most).")
+            raise scoreholio.MatchLogError(
+                _("That file is too large for a Match Log (2 MB at most).")
+            )
         raw = upload.read()
         try:
             text = raw.decode("utf-8-sig")
@@ -655,7 +707,15 @@ def scoreholio_upload(request: HttpRequest, event_id: int) -> HttpResponse:
             "text": text,
             "name": upload.name or "",
         }
-        messages.success(request, f"Scoreholio log read: {len(rows)} played games.")
+        messages.success(
+            request,
+            ngettext(
+                "Scoreholio log read: %(count)s played game.",
+                "Scoreholio log read: %(count)s played games.",
+                len(rows),
+            )
+            % {"count": len(rows)},
+        )
     return redirect(reverse("house:dashboard", kwargs={"event_id": event.pk}) + "#scoreholio")
 
 
@@ -664,5 +724,5 @@ def scoreholio_upload(request: HttpRequest, event_id: int) -> HttpResponse:
 def scoreholio_clear(request: HttpRequest, event_id: int) -> HttpResponse:
     event = _house_event(request, event_id)
     request.session.pop(SCOREHOLIO_SESSION.format(event_id=event.pk), None)
-    messages.success(request, "Scoreholio log cleared.")
+    messages.success(request, _("Scoreholio log cleared."))
     return redirect(reverse("house:dashboard", kwargs={"event_id": event.pk}) + "#scoreholio")

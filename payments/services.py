@@ -8,6 +8,7 @@ ledger does not: a payment refused and refunded, a refund asked of Stripe."""
 from __future__ import annotations
 
 from django.conf import settings
+from django.utils import translation
 
 from accounts.models import User
 from events.models import Phase, RefundPolicy, Registration, RegistrationStatus
@@ -43,7 +44,9 @@ def _refusal(change: Change, registration: Registration, amount: int, currency: 
     if event.phase == Phase.FINALIZED:
         return "The event is finalized."
     if registration.status not in HOLDS_A_PLACE:
-        status = registration.get_status_display().lower()
+        # Audited and hashed: the status's English name, whatever language a request asks for.
+        with translation.override("en"):
+            status = registration.get_status_display().lower()
         return f"{registration.label} is {status}: no place is held."
     if registration.paid:
         return f"{registration.label}'s entry is already paid."

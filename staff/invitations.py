@@ -26,7 +26,7 @@ from accounts.models import User
 from helpers import console_mail
 from helpers.errors import Invalid, NotAllowed, WrongState
 from staff.models import Invitation
-from staff.roles import Role
+from staff.roles import Role, word
 from staff.scopes import kind_of
 
 
@@ -97,13 +97,21 @@ def mail_goes_out() -> bool:
     return backend not in {console_mail.BACKEND, "django.core.mail.backends.console.EmailBackend"}
 
 
-def invitation_notice(email: str, role: str, where: str) -> str:
-    """What House is told once an invitation is made: emailed, or where its link is to hand over."""
+def invitation_notice(email: str, role: str) -> str:
+    """What House is told once an invitation is made, in the reader's language: emailed, or
+    that its link, listed below on the page, is to hand over."""
+    words = {"email": email, "role": word(role)}
     if mail_goes_out():
-        return f"Invitation emailed to {email} ({role}); its link is {where} to hand over."
+        return (
+            _("Invitation emailed to %(email)s (%(role)s); its link is listed below to hand over.")
+            % words
+        )
     return (
-        f"Invitation for {email} ({role}) made. No mail server is set, so nothing was emailed: "
-        f"hand them its link, {where}."
+        _(
+            "Invitation for %(email)s (%(role)s) made. No mail server is set, so nothing was "
+            "emailed: hand them its link, listed below."
+        )
+        % words
     )
 
 

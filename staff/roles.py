@@ -29,16 +29,18 @@ from functools import cache
 from itertools import combinations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from helpers.errors import Invalid, NotAllowed
 
 
 class Role(models.TextChoices):
-    OWNER = "owner", "Owner"
-    DIRECTOR = "director", "Director"
-    CASHIER = "cashier", "Cashier"
-    SCORER = "scorer", "Scorer"
-    DISPLAY = "display", "Display"
+    # The labels are what a page shows, in the reader's language; the stored values stay.
+    OWNER = "owner", _("Owner")
+    DIRECTOR = "director", _("Director")
+    CASHIER = "cashier", _("Cashier")
+    SCORER = "scorer", _("Scorer")
+    DISPLAY = "display", _("Display")
 
 
 # The roles a membership can hold (display is a link, not a membership).
@@ -167,9 +169,15 @@ def order(role: str) -> int:
     return _ORDER.get(role, 99)
 
 
+def word(role: str) -> str:
+    """A role's name as a sentence or a member's chip says it ('cashier'), in the active
+    language; a value that is no role stays as it is."""
+    return str(Role(role).label).lower() if role in Role.values else role
+
+
 def labels(roles: Iterable[str]) -> list[str]:
     """A member's roles as a page names them, strongest first."""
-    return [Role(role).label for role in sorted(roles, key=order) if role in Role.values]
+    return [str(Role(role).label) for role in sorted(roles, key=order) if role in Role.values]
 
 
 def strongest(roles: Iterable[str]) -> str | None:
