@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from django.utils.translation import gettext, gettext_noop
+
 
 class FormatName(StrEnum):
     LEAGUE = "league"
@@ -105,6 +107,11 @@ class Format:
         return f"keep {number_word(self.win_kept)} of {cards_word(self.win_offered)}"
 
     @property
+    def label_words(self) -> str:
+        """The format's name as the active language says it (`label` is the English one)."""
+        return gettext(self.label)
+
+    @property
     def loss_words(self) -> str:
         """ "one card" """
         return cards_word(self.loss_dealt)
@@ -113,7 +120,7 @@ class Format:
 FORMATS: dict[str, Format] = {
     FormatName.LEAGUE: Format(
         name=FormatName.LEAGUE,
-        label="League",
+        label=gettext_noop("League"),
         offered=3,
         starting=1,
         games=6,
@@ -121,7 +128,7 @@ FORMATS: dict[str, Format] = {
     ),
     FormatName.SWITCH: Format(
         name=FormatName.SWITCH,
-        label="Switch",
+        label=gettext_noop("Switch"),
         offered=5,
         starting=3,
         games=4,
@@ -129,7 +136,7 @@ FORMATS: dict[str, Format] = {
     ),
     FormatName.STANDARD_V1: Format(
         name=FormatName.STANDARD_V1,
-        label="Standard v1",
+        label=gettext_noop("Standard v1"),
         offered=0,
         starting=0,
         games=6,

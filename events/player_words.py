@@ -254,15 +254,8 @@ def _result_word(outcome: str) -> str:
     )
 
 
-# An event's phase and a registration's status as the pages say them; the models' own labels stay
-# English, since domain errors and the API's messages quote them.
-PHASE_WORDS = {
-    Phase.DRAFT: pgettext_lazy("an event's phase", "Draft"),
-    Phase.OPEN: pgettext_lazy("an event's phase", "Open"),
-    Phase.STARTED: pgettext_lazy("an event's phase", "Started"),
-    Phase.FINALIZED: pgettext_lazy("an event's phase", "Finalized"),
-}
-
+# A registration's status as a sentence ends with it ("Your registration is checked in."); the
+# status' own label (events/models.py) names it on its own, as a chip or a column does.
 STATUS_WORDS = {
     RegistrationStatus.REGISTERED: pgettext_lazy("a registration's status", "registered"),
     RegistrationStatus.CHECKED_IN: pgettext_lazy("a registration's status", "checked in"),
@@ -275,8 +268,8 @@ STATUS_WORDS = {
 
 
 def phase_words(phase: str) -> str:
-    """An event's phase in the reader's language ("Open", "Abierto")."""
-    return str(PHASE_WORDS[Phase(phase)])
+    """An event's phase in the reader's language ("Open", "Abierto"): the phase's own label."""
+    return str(Phase(phase).label)
 
 
 def status_words(status: str) -> str:

@@ -51,7 +51,8 @@ class EventForm(forms.Form):
         widget=forms.TextInput(attrs={"list": "time-zones", "autocomplete": "off"}),
     )
     format = forms.ChoiceField(
-        choices=[(str(f.name), f.label) for f in FORMATS.values()], label=gettext_lazy("Format")
+        choices=[(str(f.name), gettext_lazy(f.label)) for f in FORMATS.values()],
+        label=gettext_lazy("Format"),
     )
     contribution = forms.IntegerField(
         min_value=0,

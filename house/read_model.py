@@ -818,7 +818,7 @@ def house_page(
         venue=event.venue,
         time_zone=event.time_zone,
         contribution=event.contribution,
-        format_label=rules.label,
+        format_label=rules.label_words,
         registration_open=event.registration_open,
         remainder_policy=event.remainder_policy,
         commitment=event.commitment,

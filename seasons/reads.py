@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from cards.names import RANK_FACES, card_face
 from events import display, waitlist
+from events.formats import format_for
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.player_words import hand_words
 from events.progress import hands
@@ -230,6 +231,11 @@ class PlayedEvent:
     def day(self) -> datetime.date:
         """The event's date, for a page to write in its reader's language."""
         return datetime.date.fromisoformat(self.date)
+
+    @property
+    def format_words(self) -> str:
+        """The event's format as the reader's language names it ("League", "Liga")."""
+        return format_for(self.format).label_words
 
     @property
     def faces(self) -> list[dict[str, object]]:

@@ -38,10 +38,11 @@ KEPT = re.compile(
     r"%\([^)]*\)[-#0 +]*\d*(?:\.\d+)?[sdifr]|%[-#0 +]*\d*[sdif%]|\{[a-z_0-9]*\}"
     r"|<[^>]*>|&[a-zA-Z]+;|&#x?[0-9a-fA-F]+;"
 )
-# A date or time format passed through gettext ("D j M", "N j, Y"): single format letters
-# between spaces and punctuation. Accenting it would print the accented letters instead of the
-# date, so it keeps its English (which shows nothing English: the date's words are translated).
-DATE_FORMAT = re.compile(r"[a-zA-Z](?:[ .,:/\\-]+[a-zA-Z])*")
+# A date or time format passed through gettext ("D j M", "N j, Y"): format letters, two at least
+# (a lone letter is a word: "W" for a win), between spaces and punctuation. Accenting it would
+# print the accented letters instead of the date, so it keeps its English (which shows nothing
+# English: the date's words are translated).
+DATE_FORMAT = re.compile(r"[a-zA-Z](?:[ .,:/\\-]+[a-zA-Z])+")
 
 
 def pseudo(text: str) -> str:

@@ -107,7 +107,8 @@ NOT_WORDS = [
     re.compile(r"\b(?:10|[2-9TJQKA])(?:[cdhs]\b|[♠♥♦♣])"),  # cards: codes, rank and suit
     re.compile(r"\b\d+\s?(?:ms|s|min|h)\b"),  # durations in SI symbols
 ]
-CARD_RANK = re.compile(r"\s*[AKQJT]\s*")
+# A rank on its own ("every K is wild", "K K K 5 5"): a card, not a word.
+RANK = re.compile(r"[AKQJT]")
 # A stored code (a format's, a status', a role's name): shown as it is, it is a word to mark.
 CODE_VALUE = re.compile(r"[a-z0-9_.-]+")
 
@@ -195,14 +196,13 @@ def unmarked(texts: list[str], data: list[str]) -> list[str]:
     """Every text holding English outside the pseudo wrapping once the data is taken out."""
     found = []
     for text in texts:
-        rest = text.replace(OPEN, " ").replace(CLOSE, " ")
+        rest = text
         for value in data:
             rest = rest.replace(value, " ")
         for pattern in NOT_WORDS:
             rest = pattern.sub(" ", rest)
-        if CARD_RANK.fullmatch(rest):
-            continue
-        words = [w for w in ENGLISH.findall(rest) if w not in NAMES]
+        rest = rest.replace(OPEN, " ").replace(CLOSE, " ")
+        words = [w for w in ENGLISH.findall(rest) if w not in NAMES and not RANK.fullmatch(w)]
         if words:
             found.append(text.strip())
     return found
@@ -222,7 +222,7 @@ def pseudo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def in_pseudo(pseudo_folder: Path, settings: Any) -> None:
     """The pseudo-locale offered as a language beside the shipped ones."""
-    settings.LANGUAGES = [*settings.LANGUAGES, (CODE, "Pseudo")]
+    settings.LANGUAGES = [*settings.LANGUAGES, (CODE, pseudo_locale.pseudo("Pseudo"))]
     # The deployment's language too: an event or a series with none chosen (the scene's) writes
     # its board, final page and sheets in it; the database holds only shipped codes.
     settings.LANGUAGE_CODE = CODE

@@ -11,6 +11,7 @@ from typing import Any
 from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
 
 from events.models import Event
 
@@ -31,10 +32,8 @@ def audit_head(event: Any) -> SafeString:
             return format_html("")
         seq, digest = head
     return format_html(
-        '<span class="audit-head" title="Audit chain head: entry {} has hash {}">'
-        "Audit #{} · <code>{}</code></span>",
-        seq,
-        digest,
-        seq,
+        '<span class="audit-head" title="{}">{} · <code>{}</code></span>',
+        _("Audit chain head: entry %(seq)s has hash %(hash)s") % {"seq": seq, "hash": digest},
+        _("Audit #%(seq)s") % {"seq": seq},
         digest[:SHORT],
     )

@@ -136,7 +136,7 @@ def event_summary(event: Event) -> EventSummary:
         date=event.date,
         time_zone=event.time_zone,
         format=event.format,
-        format_label=rules.label,
+        format_label=rules.label_words,
         games=rules.games,
         offered=rules.offered,
         starting=rules.starting,

@@ -32,6 +32,12 @@ def phase_words(phase: str) -> str:
 
 
 @register.filter
+def status_words(status: str) -> str:
+    """A registration's status in the active language, as a sentence ends with it."""
+    return player_words.status_words(status)
+
+
+@register.filter
 def ordinal(place: int | None) -> str:
     """3 -> '3rd', 11 -> '11th', 22 -> '22nd' (Spanish '3.º', French '1er', '3e')."""
     if place is None:
