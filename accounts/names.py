@@ -17,6 +17,7 @@ from functools import cache
 from importlib import resources
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 
 MAX_LENGTH = 40
 # Categories nobody can see or that change how the text around them is laid out: controls,
@@ -52,37 +53,45 @@ def normalize_display_name(raw: str) -> str:
     for char in raw:
         if char != " " and unicodedata.category(char) == "Cc":
             raise ValidationError(
-                "A display name cannot hold invisible, control or text-direction characters "
-                f"(U+{ord(char):04X}).",
+                _(
+                    "A display name cannot hold invisible, control or text-direction characters "
+                    "(U+%(code)s)."
+                )
+                % {"code": f"{ord(char):04X}"},
                 code="name_hidden_character",
             )
     name = " ".join(unicodedata.normalize("NFKC", raw).split())
     if not name:
-        raise ValidationError("Choose a display name.", code="name_blank")
+        raise ValidationError(_("Choose a display name."), code="name_blank")
     if len(name) > MAX_LENGTH:
         raise ValidationError(
-            f"A display name has at most {MAX_LENGTH} characters.", code="name_too_long"
+            _("A display name has at most %(max_length)s characters.") % {"max_length": MAX_LENGTH},
+            code="name_too_long",
         )
     marks = 0
     for char in name:
         category = unicodedata.category(char)
         if category in HIDDEN_CATEGORIES or ord(char) in BLANK_LOOKING:
             raise ValidationError(
-                "A display name cannot hold invisible, control or text-direction characters "
-                f"(U+{ord(char):04X}).",
+                _(
+                    "A display name cannot hold invisible, control or text-direction characters "
+                    "(U+%(code)s)."
+                )
+                % {"code": f"{ord(char):04X}"},
                 code="name_hidden_character",
             )
         marks = marks + 1 if category.startswith("M") else 0
         if marks > MOST_MARKS_IN_A_ROW:
             raise ValidationError(
-                "A display name cannot stack that many accents on one letter.",
+                _("A display name cannot stack that many accents on one letter."),
                 code="name_stacked_marks",
             )
     if not any(unicodedata.category(char)[0] in "LNPS" for char in name):
-        raise ValidationError("A display name needs a visible character.", code="name_blank")
+        raise ValidationError(_("A display name needs a visible character."), code="name_blank")
     if is_reserved(name):
         raise ValidationError(
-            f'"{name}" reads as a name the audit uses for the system or House; choose another.',
+            _('"%(name)s" reads as a name the audit uses for the system or House; choose another.')
+            % {"name": name},
             code="name_reserved",
         )
     return name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
 
 from events.errors import Invalid
 from events.limits import ID_MAX
@@ -20,14 +21,14 @@ LEDGER_FORMS: dict[str, str] = {
 def posted_id(request: HttpRequest, name: str = "registration") -> int:
     text = str(request.POST.get(name, ""))
     if not (text.isascii() and text.isdigit() and len(text) <= 19) or not 0 < int(text) <= ID_MAX:
-        raise Invalid("Choose a player.")
+        raise Invalid(_("Choose a player."))
     return int(text)
 
 
 def posted_dollars(request: HttpRequest, what: str) -> int:
     text = str(request.POST.get("amount", "")).strip().lstrip("$")
     if not (text.isascii() and text.isdigit() and len(text) <= 10):
-        raise Invalid(f"{what} is a whole number of dollars.")
+        raise Invalid(_("%(what)s is a whole number of dollars.") % {"what": what})
     return int(text)
 
 

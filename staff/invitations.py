@@ -18,6 +18,7 @@ from django.core.validators import validate_email
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from helpers import console_mail
@@ -33,7 +34,7 @@ def invited_address(email: object) -> str:
     try:
         validate_email(address)
     except ValidationError:
-        raise Invalid("That is not an email address.") from None
+        raise Invalid(_("That is not an email address.")) from None
     return address
 
 
@@ -61,11 +62,11 @@ def check_acceptance(
     """An invitation is accepted once, before it expires, by an account with its email
     (compared without case)."""
     if accepted_at is not None:
-        raise WrongState("This invitation has already been accepted.")
+        raise WrongState(_("This invitation has already been accepted."))
     if email.casefold() != by.email.casefold():
-        raise NotAllowed("This invitation is for another email address: sign in with that one.")
+        raise NotAllowed(_("This invitation is for another email address: sign in with that one."))
     if now >= expires_at(created_at):
-        raise WrongState("This invitation has expired: ask for a new one.")
+        raise WrongState(_("This invitation has expired: ask for a new one."))
 
 
 def void_pending[M: models.Model](invitations: models.QuerySet[M], member: User) -> int:
