@@ -12,6 +12,7 @@ from typing import Any
 from allauth.account import forms as allauth_forms
 from allauth.account.models import EmailAddress
 from django import forms
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 
@@ -28,5 +29,5 @@ class AddEmailForm(allauth_forms.AddEmailForm):
     def clean_email(self) -> str:
         value = str(super().clean_email())
         if email_belongs_to_another(value, self.user):
-            raise forms.ValidationError("That email belongs to another account.")
+            raise forms.ValidationError(_("That email belongs to another account."))
         return value

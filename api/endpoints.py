@@ -14,6 +14,7 @@ from typing import Any, get_type_hints
 
 from django.conf import settings
 from django.http import HttpResponse
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework.exceptions import APIException, ParseError
@@ -112,7 +113,7 @@ class ApiView(APIView):
         if request.method not in SAFE_METHODS and handled:
             key = request.headers.get("Idempotency-Key", "").strip()
             if not key:
-                raise IdempotencyKeyRequired("Send an Idempotency-Key header with every write.")
+                raise IdempotencyKeyRequired(_("Send an Idempotency-Key header with every write."))
             self.idempotency_key = key
 
 
@@ -125,7 +126,7 @@ class PublicReadView(ApiView):
 def actor(request: Request) -> User:
     user = reads.account(request.user)
     if user is None:
-        raise NotAllowed("Sign in first.")
+        raise NotAllowed(_("Sign in first."))
     return user
 
 

@@ -17,6 +17,8 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, JsonResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
@@ -39,8 +41,13 @@ def error_body(code: str, message: str) -> dict[str, Any]:
 
 
 def throttled_message(wait: int | None) -> str:
-    later = f"in {wait} second{'s' if wait != 1 else ''}" if wait is not None else "later"
-    return f"Too many requests: try again {later}."
+    if wait is None:
+        return _("Too many requests: try again later.")
+    return ngettext(
+        "Too many requests: try again in %(wait)s second.",
+        "Too many requests: try again in %(wait)s seconds.",
+        wait,
+    ) % {"wait": wait}
 
 
 def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
@@ -52,13 +59,19 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
     if isinstance(exc, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return Response(
-            error_body(TOO_LARGE, f"The request body is larger than {limit:,} bytes."),
+            error_body(
+                TOO_LARGE,
+                _("The request body is larger than %(limit)s bytes.") % {"limit": f"{limit:,}"},
+            ),
             status=413,
         )
     if isinstance(exc, exceptions.MethodNotAllowed):
         method = context["request"].method if context.get("request") is not None else "This"
         return Response(
-            error_body(METHOD_NOT_ALLOWED, f"{method} is not allowed here."), status=405
+            error_body(
+                METHOD_NOT_ALLOWED, _("%(method)s is not allowed here.") % {"method": method}
+            ),
+            status=405,
         )
     if isinstance(exc, exceptions.Throttled):
         seconds: float | None = getattr(exc, "wait", None)
@@ -80,7 +93,7 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
         return response
     logger.exception("API request failed", exc_info=exc)
     return Response(
-        error_body(SERVER_ERROR, "The server could not complete this request."), status=500
+        error_body(SERVER_ERROR, _("The server could not complete this request.")), status=500
     )
 
 
@@ -91,11 +104,13 @@ def as_domain_error(exc: Exception) -> DomainError | None:
     if isinstance(exc, exceptions.ValidationError):
         return Invalid(_plain(exc.detail))
     if isinstance(exc, exceptions.ParseError):
-        return Invalid(f"The request body is not valid JSON ({_plain(exc.detail)}).")
+        return Invalid(
+            _("The request body is not valid JSON (%(problem)s).") % {"problem": _plain(exc.detail)}
+        )
     if isinstance(exc, exceptions.UnsupportedMediaType):
-        return Invalid("Send the request body as JSON (Content-Type: application/json).")
+        return Invalid(_("Send the request body as JSON (Content-Type: application/json)."))
     if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
-        return NotAllowed("Sign in first.")
+        return NotAllowed(_("Sign in first."))
     if isinstance(exc, exceptions.PermissionDenied | DjangoPermissionDenied):
         detail = getattr(exc, "detail", None)
         return NotAllowed(_plain(detail) if detail else None)
@@ -131,5 +146,5 @@ def _plain(detail: Any, path: str = "") -> str:
 
 def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     """Any path under /api/ that names no endpoint."""
-    error = NotFound("No such API endpoint. API paths end with a slash, like /api/events/.")
+    error = NotFound(_("No such API endpoint. API paths end with a slash, like /api/events/."))
     return JsonResponse(error.as_json(), status=error.status)

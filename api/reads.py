@@ -10,6 +10,7 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from events.errors import NotAllowed, NotFound
@@ -33,7 +34,7 @@ def visible_event(user: User | None, event_id: int) -> Event:
     """An event anyone with the link may see; drafts only for site staff and its House."""
     event = Event.objects.filter(pk=event_id).first()
     if event is None or (event.phase == Phase.DRAFT and not _may_see_drafts(user, event)):
-        raise NotFound("No such event.")
+        raise NotFound(_("No such event."))
     return event
 
 
@@ -41,7 +42,7 @@ def house_event(user: User | None, event_id: int) -> Event:
     """An event whose House (or a superuser) is asking."""
     event = visible_event(user, event_id)
     if not is_house(user, event):
-        raise NotAllowed("Only House can see this for this event.")
+        raise NotAllowed(_("Only House can see this for this event."))
     return event
 
 
@@ -58,7 +59,7 @@ def money_event(user: User | None, event_id: int) -> Event:
 def own_registration(user: User, event: Event) -> Registration:
     registration = Registration.objects.filter(event=event, player=user).first()
     if registration is None:
-        raise NotFound("You are not registered for this event.")
+        raise NotFound(_("You are not registered for this event."))
     registration.event = event
     return registration
 
@@ -69,7 +70,7 @@ def readable_registration(user: User, registration_id: int) -> Registration:
     if registration is None or (
         registration.player_id != user.pk and not is_house(user, registration.event)
     ):
-        raise NotFound("No such registration.")
+        raise NotFound(_("No such registration."))
     return registration
 
 
@@ -129,5 +130,5 @@ def _account(*, user_id: int | None, email: str | None, active_only: bool = True
         else User.objects.filter(email__iexact=email or "").first()
     )
     if found is None or (active_only and not found.is_active):
-        raise NotFound("No such account.")
+        raise NotFound(_("No such account."))
     return found

@@ -4,6 +4,8 @@ declares them."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from accounts.models import User
 from api import schema
 from api.endpoints import PublicReadView, Section
@@ -31,14 +33,14 @@ def known_series(series_id: int) -> Series:
     """A series by its id (series are public: anyone may learn that one exists)."""
     series = Series.objects.filter(pk=series_id).first()
     if series is None:
-        raise NotFound("No such series.")
+        raise NotFound(_("No such series."))
     return series
 
 
 def _season(season_id: int) -> Season:
     season = Season.objects.select_related("series").filter(pk=season_id).first()
     if season is None:
-        raise NotFound("No such season.")
+        raise NotFound(_("No such season."))
     return season
 
 
@@ -46,7 +48,7 @@ def _player(player_id: str) -> User:
     """A player by their public id; a closed account is no one's to look up."""
     key = PlayerKey.objects.select_related("user").filter(public_id=player_id).first()
     if key is None or not key.user.is_active:
-        raise NotFound("No such player.")
+        raise NotFound(_("No such player."))
     return key.user
 
 

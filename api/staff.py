@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from django.db.models import Model
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema_view
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -96,8 +99,8 @@ class StaffScope:
     # Whether an account closed since may still be named, to be removed.
     former_accounts_named: bool
     # The refusal of someone holding no role: for a staff change, and for a read.
-    nobody: str
-    unseen: str
+    nobody: str | Promise
+    unseen: str | Promise
     bodies: Mapping[str, type[Serializer[Any]]]
     links: Callable[[Any], Any]
     links_shape: type
@@ -124,8 +127,8 @@ EVENT = StaffScope(
     site_staff_act=True,
     leaving_checked=False,
     former_accounts_named=True,
-    nobody="Only site staff appoint House members.",
-    unseen="Only House can see this for this event.",
+    nobody=gettext_lazy("Only site staff appoint House members."),
+    unseen=gettext_lazy("Only House can see this for this event."),
     bodies={
         "member": event_body.HouseMember,
         "owner": event_body.Owner,
@@ -153,8 +156,8 @@ SERIES = StaffScope(
     site_staff_act=False,
     leaving_checked=True,
     former_accounts_named=False,
-    nobody="Only House of this series can do that.",
-    unseen="Only House of this series can do that.",
+    nobody=gettext_lazy("Only House of this series can do that."),
+    unseen=gettext_lazy("Only House of this series can do that."),
     bodies={
         "member": series_body.SeriesHouseMember,
         "owner": series_body.SeriesOwner,
@@ -185,7 +188,7 @@ def named_member(
     found = User.objects.filter(pk=user_id).first()
     active_only = job != "member_remove" or not scope.former_accounts_named
     if found is None or (active_only and not found.is_active):
-        raise NotFound("No such account.")
+        raise NotFound(_("No such account."))
     return found
 
 
@@ -193,11 +196,7 @@ def _refusal(scope: StaffScope, roles: frozenset[str], action: str) -> NotAllowe
     """A refused staff change in the service's own words (`events.runner.Change.refusal`)."""
     if not roles:
         return NotAllowed(scope.nobody)
-    noun = scope.kind
-    return NotAllowed(
-        f"Your role in this {noun} ({staff.strongest(roles)}) does not include that "
-        f"({action.replace('_', ' ')})."
-    )
+    return staff.role_refusal(scope.kind, staff.strongest(roles) or "", action)
 
 
 # --- the views ------------------------------------------------------------------------------

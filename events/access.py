@@ -3,6 +3,8 @@ not exist (no leak). Every change that names a registration asks here first."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from accounts.models import User
 from events import store
 from events.errors import NotFound
@@ -16,7 +18,7 @@ def registration_for(change: Change, registration_id: int, by: User) -> Registra
     # The player and their progress in one statement: the hot paths need both.
     found = store.player_with_progress(event_id=change.event.pk, registration_id=registration_id)
     if found is None:
-        raise NotFound("No such registration.")
+        raise NotFound(_("No such registration."))
     registration = found.registration
     change.progress[registration.pk] = Progress.of(found.progress, change.event.rules)
     registration.event = change.event
@@ -27,5 +29,5 @@ def registration_for(change: Change, registration_id: int, by: User) -> Registra
     if not change.house:
         if change.roles:
             raise change.refusal()  # staff, whose role does not include this action
-        raise NotFound("No such registration.")
+        raise NotFound(_("No such registration."))
     return registration

@@ -11,6 +11,9 @@ from __future__ import annotations
 import math
 from datetime import timedelta
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 from accounts.models import User
 from events import answers, changes
 from events.errors import AnnouncementRateLimited, Invalid, WrongPhase
@@ -43,12 +46,12 @@ def announcement_send(
     """House sends one short line to every player of the event."""
     change.require_house()
     change.refuse_if_finalized()
-    message = check_text(text, label="The announcement", max_length=ANNOUNCEMENT_LENGTH)
+    message = check_text(text, label=_("The announcement"), max_length=ANNOUNCEMENT_LENGTH)
     if not message:
-        raise Invalid("Write the announcement first.")
+        raise Invalid(_("Write the announcement first."))
     event = change.event
     if event.phase == Phase.DRAFT:
-        raise WrongPhase("Open registration first: a draft has no players to tell.")
+        raise WrongPhase(_("Open registration first: a draft has no players to tell."))
     _refuse_if_too_many(change)
     recipients = event.registrations.filter(status__in=LISTENING).count()
     announcement = Announcement.objects.create(
@@ -79,6 +82,12 @@ def _refuse_if_too_many(change: Change) -> None:
     # The oldest of the last PER_WINDOW leaves the window first.
     wait = max(1, math.ceil((window[-1] + WINDOW - change.now).total_seconds()))
     raise AnnouncementRateLimited(
-        f"This event has had {PER_WINDOW} announcements in the last minute, the most it takes: "
-        f"try again in {wait} second{'s' if wait != 1 else ''}."
+        ngettext(
+            "This event has had %(per_window)s announcements in the last minute, the most it "
+            "takes: try again in %(wait)s second.",
+            "This event has had %(per_window)s announcements in the last minute, the most it "
+            "takes: try again in %(wait)s seconds.",
+            wait,
+        )
+        % {"per_window": PER_WINDOW, "wait": wait}
     )

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from django.core.cache import cache
 from django.db.models import Max
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from audit.money_lines import PaymentMarked
@@ -151,7 +152,7 @@ def self_check_in_switch(
     change.refuse_if_finalized()
     event = change.event
     if enabled and event.phase == Phase.DRAFT:
-        raise WrongPhase("Open registration first: nobody can register for a draft.")
+        raise WrongPhase(_("Open registration first: nobody can register for a draft."))
     if enabled != event.self_check_in:
         event.self_check_in = enabled
         event.check_in_code = new_code() if enabled else ""
@@ -187,7 +188,7 @@ def self_check_in(
     key = _guess_key(event.pk, by.pk)
     if (cache.get(key) or 0) >= GUESSES:
         raise TooManyGuesses()
-    typed = normalised_code(check_text(code, label="The code", max_length=CHECK_IN_CODE_LENGTH))
+    typed = normalised_code(check_text(code, label=_("The code"), max_length=CHECK_IN_CODE_LENGTH))
     if not hmac.compare_digest(typed.encode(), event.check_in_code.encode()):
         cache.add(key, 0, GUESS_WINDOW)
         cache.incr(key)
@@ -197,16 +198,19 @@ def self_check_in(
     if registration is not None:
         refuse_return(registration)
         if registration.status == RegistrationStatus.CHECKED_IN:
-            raise WrongState("You are already checked in.")
+            raise WrongState(_("You are already checked in."))
     if event.phase != Phase.OPEN:
         # After the start a check-in is a late entry, which the rules give to House alone.
         raise LateEntryNeedsHouse()
     if registration is None or registration.status == RegistrationStatus.CANCELLED:
         if not register:
-            raise NotFound("You are not registered for this event: register first.")
+            raise NotFound(_("You are not registered for this event: register first."))
         registration = register_player(change, by, age_confirmed=age_confirmed)
     if registration.status != RegistrationStatus.REGISTERED:
-        raise WrongState(f"Your registration is {registration.get_status_display()}: ask House.")
+        raise WrongState(
+            _("Your registration is %(status)s: ask House.")
+            % {"status": registration.get_status_display()}
+        )
     registration.event = event
     change.know(registration)
     check_in(change, registration, added_by_house=False, self_check_in=True)
@@ -229,8 +233,10 @@ def check_in_all(
     event = change.event
     if event.phase != Phase.OPEN:
         raise WrongPhase(
-            "Everyone is checked in at once before the start; after it each late entry is "
-            "checked in on its own."
+            _(
+                "Everyone is checked in at once before the start; after it each late entry is "
+                "checked in on its own."
+            )
         )
     waiting = list(
         event.registrations.filter(status=RegistrationStatus.REGISTERED).order_by(
@@ -238,7 +244,7 @@ def check_in_all(
         )
     )
     if not waiting:
-        raise WrongState("Nobody is waiting to be checked in.")
+        raise WrongState(_("Nobody is waiting to be checked in."))
     # Before the start a check-in is never late and the pool is never confirmed (it is confirmed
     # after the start): what `check_in` does for one player, written for all in one statement.
     order = event.registrations.aggregate(last=Max("check_in_order"))["last"] or 0
@@ -273,21 +279,21 @@ def payment_mark(
     if not change.house:
         if change.roles:
             raise change.refusal()  # staff, whose role does not handle money
-        raise NotFound("No such registration.")
+        raise NotFound(_("No such registration."))
     change.refuse_if_finalized()
     event = change.event
     registration = Registration.objects.filter(pk=registration_id, event=event).first()
     if registration is None:
-        raise NotFound("No such registration.")
+        raise NotFound(_("No such registration."))
     if event.contribution == 0:
-        raise WrongState("A free event takes no contributions.")
+        raise WrongState(_("A free event takes no contributions."))
     if paid:
-        require_remainder_policy(event, before="accepting a paid entry")
+        require_remainder_policy(event, before=_("accepting a paid entry"))
     # Recorded for a player who takes part, or took part (it stays in the pool).
     if paid and registration.status not in PARTICIPANTS:
         raise WrongState(
-            f"{registration.label} is {registration.get_status_display()}: "
-            "only a participant's contribution is recorded."
+            _("%(player)s is %(status)s: only a participant's contribution is recorded.")
+            % {"player": registration.label, "status": registration.get_status_display()}
         )
     money = entry_money(event, registration)
     collected = money.collected
@@ -296,15 +302,18 @@ def payment_mark(
         # voiding the whole entry would leave the box and the player's account short.
         if money.refunded:
             raise EntryPartlyRefunded(
-                f"{registration.label} has had ${money.refunded} of the entry refunded: the "
-                "money changed hands, so the rest is refunded, not marked not paid."
+                _(
+                    "%(player)s has had $%(refunded)s of the entry refunded: the money changed "
+                    "hands, so the rest is refunded, not marked not paid."
+                )
+                % {"player": registration.label, "refunded": money.refunded}
             )
         collected -= money.held
     elif paid and not registration.paid:
         collected += event.contribution
     if registration.paid != paid:
         if not _ledgers:
-            raise WrongState("No ledger is installed to record the night's money.")
+            raise WrongState(_("No ledger is installed to record the night's money."))
         _ledgers[0].write_line(
             change, registration, PaymentMarked(paid=paid, amount=event.contribution)
         )

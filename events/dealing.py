@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, models
+from django.utils.translation import gettext as _
 
 from cards.models import CardState, DealtCard, Offer, Shoe, ShoeKind
 from events import store
@@ -115,7 +116,7 @@ def _saved(instance: models.Model, pk: int) -> None:
 def _refusal(event: Event, kind: ShoeKind) -> DomainError:
     """Why the shoe gave no cards: there is none yet, or it would run past its end."""
     if not Shoe.objects.filter(event=event, kind=kind).exists():
-        return WrongPhase("The cards are not shuffled yet: the event has not started.")
+        return WrongPhase(_("The cards are not shuffled yet: the event has not started."))
     return StockExhausted()
 
 

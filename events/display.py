@@ -24,6 +24,7 @@ from typing import Any
 
 from django.db.models import Model, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts import revocation
 from accounts.models import User
@@ -52,9 +53,9 @@ def display_path(token: str) -> str:
 
 
 def clean_label(label: object) -> str:
-    text = check_text(label, label="The display's label", max_length=LABEL_LENGTH)
+    text = check_text(label, label=_("The display's label"), max_length=LABEL_LENGTH)
     if not text:
-        raise Invalid("Name the display, e.g. “Projector by the bar”.")
+        raise Invalid(_("Name the display, e.g. “Projector by the bar”."))
     return text
 
 

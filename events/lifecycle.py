@@ -8,6 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
+from django.utils.text import get_text_list
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from accounts.models import User
 from audit.heads import finalizing_head
@@ -75,9 +78,9 @@ EDITABLE = (
 )
 
 _WORDS = {
-    "contribution": "contribution",
-    "remainder_policy": "remainder policy",
-    "entry_mode": "entry mode",
+    "contribution": gettext_lazy("the contribution"),
+    "remainder_policy": gettext_lazy("the remainder policy"),
+    "entry_mode": gettext_lazy("the entry mode"),
 }
 
 # The settings event_created records only when they differ from these (older audits have none).
@@ -152,7 +155,7 @@ def event_create(
         "language": language,
     }
     if scope_above_id is None and not by.is_staff:
-        raise NotAllowed("Only site staff create events.")
+        raise NotAllowed(_("Only site staff create events."))
     member = by if scope_above_id is None else _creator_in_series(by, scope_above_id)
     event = change.event = Event.objects.create(**_clean_settings(given))
     if scope_above_id is not None:
@@ -194,12 +197,12 @@ def _creator_in_series(by: User, series_id: int) -> User | None:
     live with the series (seasons/), which installs them as the scope above events
     (`events.runner.use_scope_above`)."""
     if not scope_exists(series_id):
-        raise NotFound("No such series.")
+        raise NotFound(_("No such series."))
     if acting_role(roles_above(by.pk, series_id), "series_next_event") is not None:
         return None
     if by.is_staff:
         return by
-    raise NotAllowed("Only site staff, or House of the series, create its events.")
+    raise NotAllowed(_("Only site staff, or House of the series, create its events."))
 
 
 @action("event_update")
@@ -215,14 +218,17 @@ def event_update(
     changes nothing of the game, until the event is finalized."""
     unknown = set(changes) - set(EDITABLE)
     if unknown:
-        raise Invalid(f"These settings cannot be edited: {', '.join(sorted(unknown))}.")
+        raise Invalid(
+            _("These settings cannot be edited: %(choices)s.")
+            % {"choices": ", ".join(sorted(unknown))}
+        )
     change.require_house()
     change.refuse_if_finalized()
     event = change.event
     if event.phase not in (Phase.DRAFT, Phase.OPEN):
         moved = {name for name, value in changes.items() if value != getattr(event, name)}
         if moved - {"language"}:
-            raise WrongPhase("Settings can only change before the event starts.")
+            raise WrongPhase(_("Settings can only change before the event starts."))
         language = _language(changes.get("language", event.language))
         if language == event.language:
             return answers.EventUpdated(event_id=event.pk, changed=[])
@@ -238,8 +244,10 @@ def event_update(
         # Registration has opened: paid entries may come at any moment, however the
         # contribution came to be above $0.
         raise RemainderPolicyRequired(
-            "Registration has opened, so a paid event keeps its remainder policy: say how an "
-            "indivisible High remainder will be handled before the contribution is above $0."
+            _(
+                "Registration has opened, so a paid event keeps its remainder policy: say how an "
+                "indivisible High remainder will be handled before the contribution is above $0."
+            )
         )
     if event.pool_confirmed and cleaned["contribution"] != event.contribution:
         raise PoolLocked()
@@ -256,11 +264,11 @@ def event_update(
     if money and event.registrations.filter(paid=True).exists():
         # The rules: the remainder policy is announced before paid entries are accepted.
         raise PaidEntriesExist(
-            f"Paid entries have been accepted: the {' and the '.join(_WORDS[f] for f in money)} "
-            "can no longer change."
+            _("Paid entries have been accepted: %(settings)s can no longer change.")
+            % {"settings": get_text_list([str(_WORDS[f]) for f in money], _("and"))}
         )
     if cleaned["contribution"] != event.contribution:
-        check_pool(cleaned["contribution"] * participants(event), what="That contribution")
+        check_pool(cleaned["contribution"] * participants(event), what=_("That contribution"))
     capacity = cleaned["capacity"]
     if capacity is not None and capacity != event.capacity:
         held = waitlist.places_held(event)
@@ -268,8 +276,11 @@ def event_update(
             # Refused rather than sending players back to the waitlist (docs/decisions.md,
             # "Capacity and the waitlist").
             raise CapacityBelowField(
-                f"{held} players already hold a place: the capacity cannot go below {held}. "
-                "Remove registrations first if the field must be smaller."
+                _(
+                    "%(held)s players already hold a place: the capacity cannot go below "
+                    "%(held)s. Remove registrations first if the field must be smaller."
+                )
+                % {"held": held}
             )
     diff = {
         field: [_plain(current[field]), _plain(value)]
@@ -325,7 +336,7 @@ def registration_close(
     change.require_house()
     change.refuse_if_finalized()
     if not change.event.registration_open:
-        raise RegistrationIsClosed("Registration is already closed.")
+        raise RegistrationIsClosed(_("Registration is already closed."))
     close_registration(change)
     return answers.RegistrationClosed(event_id=change.event.pk, registration_open=False)
 
@@ -339,13 +350,13 @@ def event_start(
     change.refuse_if_finalized()
     event = change.event
     if event.phase != Phase.OPEN:
-        raise WrongPhase("Only an open event can start.")
+        raise WrongPhase(_("Only an open event can start."))
     players = list(
         event.registrations.filter(status=RegistrationStatus.CHECKED_IN).order_by("check_in_order")
     )
     if len(players) < 2:
-        raise WrongPhase("Starting needs at least two checked-in players.")
-    require_remainder_policy(event, before="starting a paid event")
+        raise WrongPhase(_("Starting needs at least two checked-in players."))
+    require_remainder_policy(event, before=_("starting a paid event"))
     rules = event.rules
     size = stock_size(players=len(players), reserve=rules.reserve, extra_decks=event.extra_decks)
     event.commitment = build_shoes(event.pk, size)
@@ -386,28 +397,33 @@ def pool_confirm(
 ) -> answers.PoolConfirmed:
     """House confirms the final pool: base plus every adjustment in force, never negative."""
     if len(adjustments) > limits.MAX_ADJUSTMENTS:
-        raise Invalid(f"At most {limits.MAX_ADJUSTMENTS} adjustments at a time.")
+        raise Invalid(
+            _("At most %(max_adjustments)s adjustments at a time.")
+            % {"max_adjustments": limits.MAX_ADJUSTMENTS}
+        )
     cleaned = [_clean_adjustment(amount, explanation) for amount, explanation in adjustments]
     change.require_house()
     change.refuse_if_finalized()
     event = change.event
     if event.phase != Phase.STARTED:
-        raise WrongPhase("The pool is confirmed after the event starts.")
+        raise WrongPhase(_("The pool is confirmed after the event starts."))
     if event.registration_open:
-        raise RegistrationIsClosed("Close registration before confirming the pool.")
+        raise RegistrationIsClosed(_("Close registration before confirming the pool."))
     if event.pool_confirmed:
         raise PoolLocked()
     if event.contribution == 0 and not event.sponsored and cleaned:
-        raise WrongState("A free event has no cash pool to adjust.")
+        raise WrongState(_("A free event has no cash pool to adjust."))
     count = participants(event)
     # Paid entry: the contributions; free entry: the pool the sponsor puts up (docs/decisions.md).
     base = event.sponsored_pool if event.sponsored else event.contribution * count
     earlier = list(event.adjustments.order_by("id").values_list("amount", "explanation"))
     in_force = earlier + cleaned
     pool = base + sum(amount for amount, _ in in_force)
-    check_pool(pool, what="These adjustments")
+    check_pool(pool, what=_("These adjustments"))
     if pool < 0:
-        raise WrongState(f"The adjustments would make the pool negative ({dollars(pool)}).")
+        raise WrongState(
+            _("The adjustments would make the pool negative (%(pool)s).") % {"pool": dollars(pool)}
+        )
     PoolAdjustment.objects.bulk_create(
         PoolAdjustment(event=event, amount=a, explanation=e, created_by=change.actor)
         for a, e in cleaned
@@ -446,12 +462,14 @@ def event_finalize(
     change.refuse_if_finalized()
     event = change.event
     if event.phase != Phase.STARTED:
-        raise WrongPhase("Only a started event can be finalized.")
+        raise WrongPhase(_("Only a started event can be finalized."))
     problems = blockers(event)
     if problems:
-        raise FinalizationBlocked("Finalization is blocked: " + " ".join(problems))
+        raise FinalizationBlocked(
+            _("Finalization is blocked: %(blockers)s") % {"blockers": " ".join(problems)}
+        )
     if not event.pool_confirmed or event.confirmed_pool is None:
-        raise PoolNotConfirmed("Confirm the pool before finalizing.")
+        raise PoolNotConfirmed(_("Confirm the pool before finalizing."))
     result = final_standings(event)
     split = allocate(event.confirmed_pool, result.high_winners(), result.low_winners())
     registrations = list(event.registrations.filter(status__in=["checked_in", "withdrawn"]))
@@ -481,12 +499,15 @@ def event_finalize(
 
 
 def _clean_settings(values: dict[str, Any]) -> dict[str, Any]:
-    name = check_text(values["name"] or "", label="The name", max_length=limits.NAME_LENGTH)
+    name = check_text(values["name"] or "", label=_("The name"), max_length=limits.NAME_LENGTH)
     if not name:
-        raise Invalid("An event needs a name of 1 to 120 characters.")
+        raise Invalid(_("An event needs a name of 1 to 120 characters."))
     if values["format"] not in FORMATS:
         *others, last = FORMATS
-        raise Invalid(f"Unknown format {values['format']!r}: use {', '.join(others)} or {last}.")
+        raise Invalid(
+            _("Unknown format %(format)s: use %(choices)s or %(last)s.")
+            % {"format": repr(values["format"]), "choices": ", ".join(others), "last": last}
+        )
     contribution = values["contribution"]
     if (
         isinstance(contribution, bool)
@@ -494,8 +515,8 @@ def _clean_settings(values: dict[str, Any]) -> dict[str, Any]:
         or not 0 <= contribution <= limits.MAX_CONTRIBUTION
     ):
         raise Invalid(
-            f"The contribution is a whole number of dollars from $0 to "
-            f"${limits.MAX_CONTRIBUTION:,}."
+            _("The contribution is a whole number of dollars from $0 to $%(max_contribution)s.")
+            % {"max_contribution": f"{limits.MAX_CONTRIBUTION:,}"}
         )
     extra = values["extra_decks"]
     if (
@@ -503,29 +524,36 @@ def _clean_settings(values: dict[str, Any]) -> dict[str, Any]:
         or not isinstance(extra, int)
         or not 0 <= extra <= limits.MAX_EXTRA_DECKS
     ):
-        raise Invalid(f"Extra decks is a whole number from 0 to {limits.MAX_EXTRA_DECKS}.")
+        raise Invalid(
+            _("Extra decks is a whole number from 0 to %(max_extra_decks)s.")
+            % {"max_extra_decks": limits.MAX_EXTRA_DECKS}
+        )
     date = values["date"]
     if isinstance(date, str):
         try:
             date = datetime.date.fromisoformat(date)
         except ValueError:
-            raise Invalid(f"{date!r} is not a date (YYYY-MM-DD).") from None
+            raise Invalid(
+                _("%(date)s is not a date (YYYY-MM-DD).") % {"date": repr(date)}
+            ) from None
     if not isinstance(date, datetime.date):
-        raise Invalid("The event needs a date.")
+        raise Invalid(_("The event needs a date."))
     time_zone = (
         check_text(
-            values["time_zone"] or "", label="The time zone", max_length=limits.TIME_ZONE_LENGTH
+            values["time_zone"] or "", label=_("The time zone"), max_length=limits.TIME_ZONE_LENGTH
         )
         or "UTC"
     )
     try:
         zoneinfo.ZoneInfo(time_zone)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise Invalid(f"Unknown time zone {time_zone!r}.") from None
+        raise Invalid(
+            _("Unknown time zone %(time_zone)s.") % {"time_zone": repr(time_zone)}
+        ) from None
     return {
         "name": name,
         "venue": check_text(
-            values["venue"] or "", label="The venue", max_length=limits.VENUE_LENGTH
+            values["venue"] or "", label=_("The venue"), max_length=limits.VENUE_LENGTH
         ),
         "date": date,
         "time_zone": time_zone,
@@ -534,7 +562,7 @@ def _clean_settings(values: dict[str, Any]) -> dict[str, Any]:
         "extra_decks": extra,
         "remainder_policy": check_text(
             values["remainder_policy"] or "",
-            label="The remainder policy",
+            label=_("The remainder policy"),
             max_length=limits.POLICY_LENGTH,
             multiline=True,
         ),
@@ -548,18 +576,22 @@ def _language(value: object) -> str:
     """One of the shipped languages (settings.LANGUAGES), or blank for the deployment's."""
     code = "" if value is None else value
     if not isinstance(code, str) or (code and code not in dict(settings.LANGUAGES)):
-        codes = ", ".join(code for code, _ in settings.LANGUAGES)
-        raise Invalid(f"The language is one of {codes}, or empty for the venue's.")
+        codes = ", ".join(code for code, _name in settings.LANGUAGES)
+        raise Invalid(
+            _("The language is one of %(codes)s, or empty for the venue's.") % {"codes": codes}
+        )
     return code
 
 
 def _clean_registration_settings(values: dict[str, Any]) -> dict[str, Any]:
     """The registration window, the capacity and the holds (events/waitlist.py)."""
-    opens = _moment(values.get("registration_opens_at"), "The registration's opening")
-    closes = _moment(values.get("registration_closes_at"), "The registration's closing")
+    opens = _moment(values.get("registration_opens_at"), _("The registration's opening"))
+    closes = _moment(values.get("registration_closes_at"), _("The registration's closing"))
     if opens is not None and closes is not None and closes <= opens:
         # Each moment is valid alone; together they conflict (409, as other settings that do).
-        raise WrongState("Registration closes after it opens: set the closing after the opening.")
+        raise WrongState(
+            _("Registration closes after it opens: set the closing after the opening.")
+        )
     capacity = values.get("capacity")
     if capacity is not None and (
         isinstance(capacity, bool)
@@ -567,11 +599,14 @@ def _clean_registration_settings(values: dict[str, Any]) -> dict[str, Any]:
         or not 1 <= capacity <= limits.MAX_CAPACITY
     ):
         raise Invalid(
-            f"The capacity is a whole number of players from 1 to {limits.MAX_CAPACITY:,}, or "
-            "empty for no cap."
+            _(
+                "The capacity is a whole number of players from 1 to %(max_capacity)s, or empty "
+                "for no cap."
+            )
+            % {"max_capacity": f"{limits.MAX_CAPACITY:,}"}
         )
     holds = {}
-    for name, words in (("hold_minutes", "The hold"), ("day_hold_minutes", "The day's hold")):
+    for name, words in (("hold_minutes", _("The hold")), ("day_hold_minutes", _("The day's hold"))):
         minutes = values.get(name, _DEFAULTS[name])
         if (
             isinstance(minutes, bool)
@@ -579,12 +614,13 @@ def _clean_registration_settings(values: dict[str, Any]) -> dict[str, Any]:
             or not 1 <= minutes <= limits.MAX_HOLD_MINUTES
         ):
             raise Invalid(
-                f"{words} is a whole number of minutes from 1 to {limits.MAX_HOLD_MINUTES}."
+                _("%(words)s is a whole number of minutes from 1 to %(max_hold_minutes)s.")
+                % {"words": words, "max_hold_minutes": limits.MAX_HOLD_MINUTES}
             )
         holds[name] = minutes
     pay_ahead = values.get("pay_ahead", False)
     if not isinstance(pay_ahead, bool):
-        raise Invalid("Paying ahead is true or false.")
+        raise Invalid(_("Paying ahead is true or false."))
     return {
         "registration_opens_at": opens,
         "registration_closes_at": closes,
@@ -602,9 +638,11 @@ def _moment(value: object, words: str) -> datetime.datetime | None:
         try:
             value = datetime.datetime.fromisoformat(value)
         except ValueError:
-            raise Invalid(f"{words} is not a moment (ISO 8601, with its time zone).") from None
+            raise Invalid(
+                _("%(words)s is not a moment (ISO 8601, with its time zone).") % {"words": words}
+            ) from None
     if not isinstance(value, datetime.datetime) or value.utcoffset() is None:
-        raise Invalid(f"{words} is a moment with its time zone (ISO 8601).")
+        raise Invalid(_("%(words)s is a moment with its time zone (ISO 8601).") % {"words": words})
     return value
 
 
@@ -612,7 +650,9 @@ def _clean_entry_settings(values: dict[str, Any], contribution: int) -> dict[str
     """Entry mode, sponsored pool, refund policy and the age players confirm."""
     mode = values.get("entry_mode", EntryMode.PAID.value)
     if mode not in EntryMode.values:
-        raise Invalid(f"The entry mode is {' or '.join(EntryMode.values)}.")
+        raise Invalid(
+            _("The entry mode is %(choices)s.") % {"choices": " or ".join(EntryMode.values)}
+        )
     sponsored = values.get("sponsored_pool", 0)
     if (
         isinstance(sponsored, bool)
@@ -620,22 +660,24 @@ def _clean_entry_settings(values: dict[str, Any], contribution: int) -> dict[str
         or not 0 <= sponsored <= limits.MAX_SPONSORED_POOL
     ):
         raise Invalid(
-            f"The sponsored pool is a whole number of dollars from $0 to "
-            f"${limits.MAX_SPONSORED_POOL:,}."
+            _("The sponsored pool is a whole number of dollars from $0 to $%(max_sponsored_pool)s.")
+            % {"max_sponsored_pool": f"{limits.MAX_SPONSORED_POOL:,}"}
         )
     # Each value is valid alone; together they conflict (409, as other settings that conflict).
     if mode == EntryMode.SPONSORED and contribution:
-        raise WrongState("A free-entry event takes no contribution: its pool is sponsored.")
+        raise WrongState(_("A free-entry event takes no contribution: its pool is sponsored."))
     if mode == EntryMode.PAID and sponsored:
         raise WrongState(
-            "A sponsored pool is for a free-entry event; a paid event's pool is its entries."
+            _("A sponsored pool is for a free-entry event; a paid event's pool is its entries.")
         )
     policy = values.get("refund_policy", RefundPolicy.CANCELLATIONS.value)
     if policy not in RefundPolicy.values:
-        raise Invalid(f"The refund policy is {', '.join(RefundPolicy.values)}.")
+        raise Invalid(
+            _("The refund policy is %(choices)s.") % {"choices": ", ".join(RefundPolicy.values)}
+        )
     age = values.get("minimum_age", 0)
     if isinstance(age, bool) or not isinstance(age, int) or not 0 <= age <= 99:
-        raise Invalid("The minimum age is a whole number from 0 (none asked) to 99.")
+        raise Invalid(_("The minimum age is a whole number from 0 (none asked) to 99."))
     return {
         "entry_mode": mode,
         "sponsored_pool": sponsored,
@@ -652,17 +694,20 @@ def _clean_adjustment(amount: object, explanation: object) -> tuple[int, str]:
         or abs(amount) > limits.MAX_ADJUSTMENT
     ):
         raise Invalid(
-            "Each adjustment is a signed whole number of dollars, not zero, "
-            f"from {MINUS}${limits.MAX_ADJUSTMENT:,} to ${limits.MAX_ADJUSTMENT:,}."
+            _(
+                "Each adjustment is a signed whole number of dollars, not zero, from "
+                "%(minus)s$%(max_adjustment)s to $%(max_adjustment)s."
+            )
+            % {"minus": MINUS, "max_adjustment": f"{limits.MAX_ADJUSTMENT:,}"}
         )
     text = check_text(
         explanation or "",
-        label="An adjustment's explanation",
+        label=_("An adjustment's explanation"),
         max_length=limits.EXPLANATION_LENGTH,
         multiline=True,
     )
     if not text:
-        raise Invalid("Each adjustment needs an explanation.")
+        raise Invalid(_("Each adjustment needs an explanation."))
     return amount, text
 
 

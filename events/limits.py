@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 
 from events.errors import Invalid, WrongState
 
@@ -88,14 +89,14 @@ def text_pattern(*, multiline: bool = False, blank: bool = True) -> str:
 def text_problem(value: str, *, multiline: bool = False) -> str | None:
     """What is wrong with this text's characters, in plain words; None when nothing is."""
     if has_lone_surrogate(value):
-        return "may not contain a lone surrogate (half of a character)"
+        return _("may not contain a lone surrogate (half of a character)")
     if (_MULTI_LINE if multiline else _SINGLE_LINE).search(value):
         if multiline:
-            return (
+            return _(
                 "may not contain control characters or line and paragraph separators "
                 "(only tabs and ordinary line breaks)"
             )
-        return "may not contain control characters or line breaks"
+        return _("may not contain control characters or line breaks")
     return None
 
 
@@ -106,13 +107,16 @@ def has_lone_surrogate(value: str) -> bool:
 def check_text(value: object, *, label: str, max_length: int, multiline: bool = False) -> str:
     """The text without its surrounding whitespace, or `Invalid` saying what is wrong."""
     if not isinstance(value, str):
-        raise Invalid(f"{label} must be text.")
+        raise Invalid(_("%(label)s must be text.") % {"label": label})
     problem = text_problem(value, multiline=multiline)
     if problem:
-        raise Invalid(f"{label} {problem}.")
+        raise Invalid(_("%(label)s %(problem)s.") % {"label": label, "problem": problem})
     text = value.strip()
     if len(text) > max_length:
-        raise Invalid(f"{label} is at most {max_length} characters (it has {len(text)}).")
+        raise Invalid(
+            _("%(label)s is at most %(max_length)s characters (it has %(length)s).")
+            % {"label": label, "max_length": max_length, "length": len(text)}
+        )
     return text
 
 
@@ -120,19 +124,27 @@ def single_line(value: str) -> None:
     """A form or serializer validator: one line of plain text."""
     problem = text_problem(value)
     if problem:
-        raise ValidationError(f"This text {problem}.", code="control_characters")
+        raise ValidationError(
+            _("This text %(problem)s.") % {"problem": problem}, code="control_characters"
+        )
 
 
 def multi_line(value: str) -> None:
     """A form or serializer validator: plain text over several lines."""
     problem = text_problem(value, multiline=True)
     if problem:
-        raise ValidationError(f"This text {problem}.", code="control_characters")
+        raise ValidationError(
+            _("This text %(problem)s.") % {"problem": problem}, code="control_characters"
+        )
 
 
 def check_pool(amount: int, *, what: str) -> None:
     """Refuse a change that would take the pool past what its column holds."""
     if amount > INTEGER_MAX:
         raise WrongState(
-            f"{what} would make the pool ${amount:,}, more than the ${INTEGER_MAX:,} it can hold."
+            _(
+                "%(what)s would make the pool $%(amount)s, more than the $%(integer_max)s it can "
+                "hold."
+            )
+            % {"what": what, "amount": f"{amount:,}", "integer_max": f"{INTEGER_MAX:,}"}
         )

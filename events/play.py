@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from accounts.models import User
 from cards.models import CardState, DealtCard, KeptSource, Offer, OfferKind, ShoeKind
 from cards.stock import audit_card
@@ -55,11 +57,15 @@ def starting_selection_confirm(
     offer = _pending_offer(registration, OfferKind.STARTING)
     cards = offer.cards
     if len(chosen) != offer.keep:
-        raise WrongCount(f"Choose exactly {offer.keep} of {len(cards)} starting cards.")
+        raise WrongCount(
+            _("Choose exactly %(keep)s of %(count)s starting cards.")
+            % {"keep": offer.keep, "count": len(cards)}
+        )
     if any(slot >= len(cards) for slot in chosen):
         # A slot another format offers (the request is well formed): this offer has fewer cards.
         raise WrongState(
-            f"This offer has {len(cards)} starting cards, numbered 0 to {len(cards) - 1}."
+            _("This offer has %(count)s starting cards, numbered 0 to %(last)s.")
+            % {"count": len(cards), "last": len(cards) - 1}
         )
     kept = [card for card in cards if card.slot in chosen]
     not_kept = [card for card in cards if card.slot not in chosen]
@@ -102,18 +108,23 @@ def result_submit(
 ) -> answers.ResultSubmitted:
     """Report the next game's result: a loss deals its cards into the hand, a win offers its
     cards face up to choose from (as many as the format says, docs/rules.md section 5)."""
-    opponent = check_text(opponent, label="The opponent", max_length=limits.OPPONENT_LENGTH)
-    score = check_text(score, label="The score", max_length=limits.SCORE_LENGTH)
+    opponent = check_text(opponent, label=_("The opponent"), max_length=limits.OPPONENT_LENGTH)
+    score = check_text(score, label=_("The score"), max_length=limits.SCORE_LENGTH)
     if isinstance(game, bool) or not isinstance(game, int) or not 1 <= game <= limits.MAX_GAME:
-        raise Invalid(f"The game number is a whole number from 1 to {limits.MAX_GAME}.")
+        raise Invalid(
+            _("The game number is a whole number from 1 to %(max_game)s.")
+            % {"max_game": limits.MAX_GAME}
+        )
     if outcome not in Outcome.values:
-        raise Invalid("The result is 'win' or 'loss'.")
+        raise Invalid(_("The result is 'win' or 'loss'."))
     registration = _acting(change, registration_id, by, reason)
     rules = change.event.rules
     progress = change.progress[registration.pk]  # read with the registration, just now
     _refuse(result_refusal(progress.facts(registration, phase=change.event.phase), rules))
     if game != progress.results + 1:
-        raise OutOfOrder(f"The next game to report is game {progress.results + 1}.")
+        raise OutOfOrder(
+            _("The next game to report is game %(game)s.") % {"game": progress.results + 1}
+        )
     result = GameResult(  # saved by `deal`, in the statement that deals its cards
         registration=registration,
         game=game,
@@ -216,16 +227,19 @@ def win_choice_confirm(
     abandoned choice) with a reason.
     """
     if isinstance(slot, bool) or not isinstance(slot, int) or slot < 0:
-        raise Invalid("Choose a card by its number (0, 1 ...).")
+        raise Invalid(_("Choose a card by its number (0, 1 ...)."))
     if offer_id is not None and (isinstance(offer_id, bool) or not isinstance(offer_id, int)):
-        raise Invalid("The offer is named by its id.")
+        raise Invalid(_("The offer is named by its id."))
     registration = _choosing(change, registration_id, by, reason, OfferKind.WIN)
     offer = _pending_offer(registration, OfferKind.WIN)
     if offer_id is not None and offer_id != offer.id:
         raise OfferChanged()
     cards = offer.cards
     if slot >= len(cards):
-        raise Invalid(f"This win offers {len(cards)} cards: choose card 0 to {len(cards) - 1}.")
+        raise Invalid(
+            _("This win offers %(count)s cards: choose card 0 to %(last)s.")
+            % {"count": len(cards), "last": len(cards) - 1}
+        )
     kept = cards[slot]
     discarded = [card for card in cards if card.pk != kept.pk]
     for card in discarded:
@@ -263,7 +277,7 @@ def wild_reveal(
     if not change.house:
         if change.roles:
             raise change.refusal()
-        raise NotAllowed("Only House reveals wilds in Standard v1 events.")
+        raise NotAllowed(_("Only House reveals wilds in Standard v1 events."))
     _refuse(reveal_refusal(facts_of(change, registration), change.event.rules))
     wild = _reveal(change, registration)
     return answers.WildRevealed(registration_id=registration.pk, wild_rank=wild)
@@ -282,17 +296,25 @@ def result_correct(
 ) -> answers.ResultCorrected:
     """House corrects a result (Win <-> Loss). No card moves; the player is paused for review."""
     if isinstance(game, bool) or not isinstance(game, int) or not 1 <= game <= limits.MAX_GAME:
-        raise Invalid(f"The game number is a whole number from 1 to {limits.MAX_GAME}.")
+        raise Invalid(
+            _("The game number is a whole number from 1 to %(max_game)s.")
+            % {"max_game": limits.MAX_GAME}
+        )
     if outcome not in Outcome.values:
-        raise Invalid("The result is 'win' or 'loss'.")
+        raise Invalid(_("The result is 'win' or 'loss'."))
     if not reason.strip():
-        raise ReasonRequired("House must give a reason for a correction.")
+        raise ReasonRequired(_("House must give a reason for a correction."))
     registration = _house_target(change, registration_id, by)
     result = registration.results.filter(game=game).first()
     if result is None:
-        raise NotFound(f"{registration.label} has no result for game {game}.")
+        raise NotFound(
+            _("%(player)s has no result for game %(game)s.")
+            % {"player": registration.label, "game": game}
+        )
     if result.outcome == outcome:
-        raise Invalid(f"Game {game} is already recorded as a {outcome}.")
+        if outcome == "win":
+            raise Invalid(_("Game %(game)s is already recorded as a win.") % {"game": game})
+        raise Invalid(_("Game %(game)s is already recorded as a loss.") % {"game": game})
     before = result.outcome
     result.outcome = outcome
     result.save(update_fields=["outcome"])
@@ -331,7 +353,7 @@ def review_open(
 ) -> answers.ReviewOpened:
     """House pauses a player for review without a correction."""
     if not reason.strip():
-        raise ReasonRequired("House must give a reason for a pause.")
+        raise ReasonRequired(_("House must give a reason for a pause."))
     registration = _house_target(change, registration_id, by)
     review = Review.objects.create(
         registration=registration, reason=reason.strip(), opened_by=change.actor
@@ -350,7 +372,7 @@ def _registration_of_review(arguments: Mapping[str, Any]) -> int:
     """The registration whose event a review's resolution locks."""
     review = Review.objects.filter(pk=arguments["review_id"]).values("registration_id").first()
     if review is None:
-        raise NotFound("No such review.")
+        raise NotFound(_("No such review."))
     return int(review["registration_id"])
 
 
@@ -365,11 +387,11 @@ def review_resolve(
 ) -> answers.ReviewResolved:
     """House resolves a review with a reason; the player resumes when none is left open."""
     if not reason.strip():
-        raise ReasonRequired("House must give a reason when resolving a review.")
+        raise ReasonRequired(_("House must give a reason when resolving a review."))
     review = Review.objects.get(pk=review_id)
     registration = _house_target(change, review.registration_id, by)
     if review.resolved_at is not None:
-        raise WrongPhase("This review is already resolved.")
+        raise WrongPhase(_("This review is already resolved."))
     review.resolution = reason.strip()
     review.resolved_by = change.actor
     review.resolved_at = change.now
@@ -396,7 +418,7 @@ def _acting(change: Change, registration_id: int, by: User, reason: str) -> Regi
     """The registration a player acts on, or House assists with a reason."""
     registration = registration_for(change, registration_id, by)
     if change.house and not reason.strip():
-        raise ReasonRequired("House must give a reason when acting for a player.")
+        raise ReasonRequired(_("House must give a reason when acting for a player."))
     return registration
 
 
@@ -531,10 +553,10 @@ def _clean_slots(slots: Sequence[int]) -> set[int]:
     if isinstance(slots, str | bytes) or not all(
         isinstance(slot, int) and not isinstance(slot, bool) and slot >= 0 for slot in slots
     ):
-        raise Invalid("Starting cards are chosen by their numbers (0, 1, 2 ...).")
+        raise Invalid(_("Starting cards are chosen by their numbers (0, 1, 2 ...)."))
     chosen = set(slots)
     if len(chosen) != len(slots):
-        raise Invalid("Each starting card can be chosen once.")
+        raise Invalid(_("Each starting card can be chosen once."))
     return chosen
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from django.utils.translation import gettext as _
+
 from cards.models import OfferKind
 from events.errors import (
     DomainError,
@@ -100,7 +102,7 @@ def in_play_refusal(facts: PlayerFacts) -> DomainError | None:
     if facts.phase == Phase.FINALIZED:
         return EventIsFinalized()
     if facts.phase != Phase.STARTED:
-        return WrongPhase("The event has not started yet.")
+        return WrongPhase(_("The event has not started yet."))
     if facts.status == RegistrationStatus.WITHDRAWN:
         return PlayerIsWithdrawn()
     if facts.status != RegistrationStatus.CHECKED_IN:
@@ -121,13 +123,13 @@ def result_refusal(facts: PlayerFacts, rules: Format) -> DomainError | None:
     if (refusal := play_refusal(facts)) is not None:
         return refusal
     if facts.paused:
-        return PlayerPaused("Waiting for House review before the next result.")
+        return PlayerPaused(_("Waiting for House review before the next result."))
     if not facts.starting_confirmed:
         return StartingSelectionPending()
     if facts.pending_offer:
         return PendingChoice()
     if facts.results >= rules.games:
-        return OutOfOrder(f"All {rules.games} games are already reported.")
+        return OutOfOrder(_("All %(games)s games are already reported.") % {"games": rules.games})
     return None
 
 
@@ -137,8 +139,9 @@ def choice_refusal(facts: PlayerFacts, kind: OfferKind) -> DomainError | None:
     if (refusal := play_refusal(facts)) is not None:
         return refusal
     if facts.pending != kind:
-        what = "starting selection" if kind == OfferKind.STARTING else "win choice"
-        return NothingPending(f"There is no pending {what}.")
+        if kind == OfferKind.STARTING:
+            return NothingPending(_("There is no pending starting selection."))
+        return NothingPending(_("There is no pending win choice."))
     return None
 
 
@@ -147,13 +150,13 @@ def reveal_refusal(facts: PlayerFacts, rules: Format) -> DomainError | None:
     if (refusal := in_play_refusal(facts)) is not None:
         return refusal
     if rules.automatic_reveal:
-        return WrongPhase("This format reveals each wild automatically.")
+        return WrongPhase(_("This format reveals each wild automatically."))
     if facts.wild_revealed:
-        return HandLocked("This player's wild is already revealed.")
+        return HandLocked(_("This player's wild is already revealed."))
     if facts.paused:
         return PlayerPaused()
     if not hand_complete(facts, rules):
-        return NotComplete(f"{facts.label}'s hand is not complete yet.")
+        return NotComplete(_("%(player)s's hand is not complete yet.") % {"player": facts.label})
     return None
 
 
@@ -190,17 +193,23 @@ def finalization_blockers(facts: PlayerFacts, rules: Format) -> list[str]:
     label = facts.label
     found: list[str] = []
     if not facts.starting_confirmed:
-        found.append(f"{label} has not confirmed the starting selection.")
+        found.append(_("%(player)s has not confirmed the starting selection.") % {"player": label})
     if facts.results < rules.games:
-        found.append(f"{label} has {facts.results} of {rules.games} results.")
+        found.append(
+            _("%(player)s has %(results)s of %(games)s results.")
+            % {"player": label, "results": facts.results, "games": rules.games}
+        )
     if facts.pending_offer and facts.starting_confirmed:
-        found.append(f"{label} has a card choice pending.")
+        found.append(_("%(player)s has a card choice pending.") % {"player": label})
     if facts.kept < rules.kept:
-        found.append(f"{label} has kept {facts.kept} of {rules.kept} cards.")
+        found.append(
+            _("%(player)s has kept %(kept)s of %(cards)s cards.")
+            % {"player": label, "kept": facts.kept, "cards": rules.kept}
+        )
     if facts.open_reviews or facts.paused:
-        found.append(f"{label} is paused for House review.")
+        found.append(_("%(player)s is paused for House review.") % {"player": label})
     if not facts.wild_revealed:
-        found.append(f"{label} has no revealed wild.")
+        found.append(_("%(player)s has no revealed wild.") % {"player": label})
     return found
 
 

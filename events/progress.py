@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+
 from cards.models import CardState, DealtCard, OfferKind
 from events import store
 from events.formats import Format
@@ -170,9 +172,9 @@ def finalization_checklist(
     (optionally) their progress, passes them on instead of reading them again."""
     found: list[Blocker] = []
     if event.registration_open:
-        found.append(Blocker("Registration is still open."))
+        found.append(Blocker(_("Registration is still open.")))
     if not event.pool_confirmed:
-        found.append(Blocker("The pool is not confirmed."))
+        found.append(Blocker(_("The pool is not confirmed.")))
     if registrations is None:
         registrations = list(event.registrations.filter(status=RegistrationStatus.CHECKED_IN))
     players = sorted(

@@ -13,6 +13,7 @@ import re
 from collections.abc import Collection
 
 from django.http import HttpRequest, QueryDict
+from django.utils.translation import gettext as _
 from rest_framework.request import Request
 
 from events.errors import Invalid
@@ -50,7 +51,11 @@ def query_int(
     raw = _raw(request, name)
     if raw is None:
         return default
-    words = f"{name}: a whole number from {minimum} to {maximum}."
+    words = _("%(name)s: a whole number from %(minimum)s to %(maximum)s.") % {
+        "name": name,
+        "minimum": minimum,
+        "maximum": maximum,
+    }
     if not _DIGITS.fullmatch(raw):
         _bad(strict, words)
         return default
@@ -69,7 +74,7 @@ def query_flag(request: HttpRequest | Request, name: str, *, strict: bool = Fals
     if raw is None or raw == "0":
         return False
     if raw != "1":
-        _bad(strict, f"{name}: 1 or 0.")
+        _bad(strict, _("%(name)s: 1 or 0.") % {"name": name})
         return False
     return True
 
@@ -87,7 +92,10 @@ def query_choice(
     if raw is None:
         return default
     if raw not in choices:
-        _bad(strict, f"{name}: one of {', '.join(choices)}.")
+        _bad(
+            strict,
+            _("%(name)s: one of %(choices)s.") % {"name": name, "choices": ", ".join(choices)},
+        )
         return default
     return raw
 
@@ -106,9 +114,9 @@ def query_text(
         return default
     problem = text_problem(raw)
     if problem is None and len(raw) > max_length:
-        problem = f"at most {max_length} characters"
+        problem = _("at most %(length)s characters") % {"length": max_length}
     if problem is not None:
-        _bad(strict, f"{name}: {problem}.")
+        _bad(strict, _("%(name)s: %(problem)s.") % {"name": name, "problem": problem})
         return default
     return raw
 
@@ -117,4 +125,7 @@ def refuse_unknown(request: HttpRequest | Request, *names: str) -> None:
     """The API: a parameter it does not read is refused (a misspelt one is not ignored)."""
     unknown = sorted(set(_params(request)) - set(names))
     if unknown:
-        raise Invalid(f"{unknown[0][:40]}: not a parameter here (only {', '.join(names)}).")
+        raise Invalid(
+            _("%(name)s: not a parameter here (only %(choices)s).")
+            % {"name": unknown[0][:40], "choices": ", ".join(names)}
+        )

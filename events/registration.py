@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.db.models import Max
+from django.utils.translation import gettext as _
 
 from accounts import names, revocation
 from accounts.models import User
@@ -70,15 +71,18 @@ def register(change: Change, player: User, *, age_confirmed: bool = False) -> Re
     the capacity the waitlist (events/waitlist.py)."""
     event = change.event
     if event.phase == Phase.DRAFT:
-        raise NotFound("No such event.")
+        raise NotFound(_("No such event."))
     if not event.registration_open:
         raise RegistrationIsClosed()
     if (outside := waitlist.window_refusal(event, change.now)) is not None:
         raise outside
     if event.minimum_age and age_confirmed is not True:
         raise AgeNotConfirmed(
-            f"This event is for players aged {event.minimum_age} or over: confirm your age to "
-            "register."
+            _(
+                "This event is for players aged %(minimum_age)s or over: confirm your age to "
+                "register."
+            )
+            % {"minimum_age": event.minimum_age}
         )
     existing = event.registrations.filter(player=player).first()
     if existing is not None:
@@ -124,7 +128,7 @@ def registration_cancel(
     change.refuse_if_finalized()
     registration = registration_for(change, registration_id, by)
     if not may_cancel(facts_of(change, registration)):
-        raise WrongPhase("Only a registration not yet checked in can be cancelled.")
+        raise WrongPhase(_("Only a registration not yet checked in can be cancelled."))
     was = registration.status
     registration.status = RegistrationStatus.CANCELLED
     registration.hold_until = None
@@ -153,7 +157,10 @@ def player_check_in(
     refuse_return(registration)
     was = registration.status
     if was != RegistrationStatus.REGISTERED and was not in waitlist.IN_LINE:
-        raise WrongPhase(f"{registration.label} is {registration.get_status_display()}.")
+        raise WrongPhase(
+            _("%(player)s is %(status)s.")
+            % {"player": registration.label, "status": registration.get_status_display()}
+        )
     check_in(change, registration, added_by_house=False, from_line=was in waitlist.IN_LINE)
     waitlist.gave_up(change, registration, was, "checked_in")
     return answers.PlayerCheckedIn(
@@ -175,8 +182,8 @@ def check_in_undo(
     change.require_house()
     if not may_undo_check_in(facts_of(change, registration)):
         if change.event.phase != Phase.OPEN:
-            raise WrongPhase("A check-in can only be undone before the event starts.")
-        raise NotCheckedIn(f"{registration.label} is not checked in.")
+            raise WrongPhase(_("A check-in can only be undone before the event starts."))
+        raise NotCheckedIn(_("%(player)s is not checked in.") % {"player": registration.label})
     registration.status = RegistrationStatus.REGISTERED
     registration.checked_in_at = None
     registration.check_in_order = None
@@ -201,7 +208,7 @@ def participant_add(
     change.refuse_if_finalized()
     event = change.event
     if event.phase == Phase.DRAFT:
-        raise WrongPhase("Open the event first.")
+        raise WrongPhase(_("Open the event first."))
     registration = event.registrations.filter(player=player).first()
     if registration is None:
         registration = Registration(
@@ -213,7 +220,9 @@ def participant_add(
     else:
         refuse_return(registration)
         if registration.status == RegistrationStatus.CHECKED_IN:
-            raise AlreadyRegistered(f"{registration.label} is already checked in.")
+            raise AlreadyRegistered(
+                _("%(player)s is already checked in.") % {"player": registration.label}
+            )
     if registration.pk is None or registration.status != RegistrationStatus.REGISTERED:
         _refuse_pool_overflow(event, "Another participant")
     was = registration.status
@@ -241,8 +250,11 @@ def refuse_return(registration: Registration) -> None:
     """A withdrawal is final: a withdrawn player is never checked in or added again."""
     if registration.status == RegistrationStatus.WITHDRAWN:
         raise WithdrawnCannotReturn(
-            f"{registration.label} has withdrawn, and a withdrawal is final: withdrawn players "
-            "cannot return."
+            _(
+                "%(player)s has withdrawn, and a withdrawal is final: withdrawn players cannot "
+                "return."
+            )
+            % {"player": registration.label}
         )
 
 
@@ -262,7 +274,7 @@ def check_in(
     if late:
         if GameResult.objects.filter(registration__event=event, game=2).exists():
             raise LateEntryClosed(
-                "Late entry is closed: a Round 2 result has already been accepted."
+                _("Late entry is closed: a Round 2 result has already been accepted.")
             )
         placed = event.registrations.filter(
             status__in=[RegistrationStatus.CHECKED_IN, RegistrationStatus.WITHDRAWN]
@@ -346,11 +358,11 @@ def player_withdraw(
     registration = registration_for(change, registration_id, by)
     own = registration.player_id == by.pk
     if not own and not reason.strip():
-        raise ReasonRequired("House must give a reason for a withdrawal.")
+        raise ReasonRequired(_("House must give a reason for a withdrawal."))
     if registration.status == RegistrationStatus.WITHDRAWN:
         raise PlayerIsWithdrawn()
     if registration.status != RegistrationStatus.CHECKED_IN:
-        raise NotCheckedIn(f"{registration.label} is not checked in.")
+        raise NotCheckedIn(_("%(player)s is not checked in.") % {"player": registration.label})
     voided = void_pending_offer(change, registration)
     registration.status = RegistrationStatus.WITHDRAWN
     registration.withdrawn_at = change.now
@@ -393,13 +405,13 @@ def access_reset(
 ) -> answers.AccessReset:
     """House ends a player's sessions and emails a password reset; cards stay as they are."""
     if not reason.strip():
-        raise ReasonRequired("House must give a reason for an access reset.")
+        raise ReasonRequired(_("House must give a reason for an access reset."))
     change.refuse_if_finalized()
     registration = registration_for(change, registration_id, by)
     change.require_house()
     player = registration.player
     if player is None:
-        raise NotFound("This player's account no longer exists.")
+        raise NotFound(_("This player's account no longer exists."))
     end_sessions(player)
     change.audit("access_reset", player=registration.label, reason=reason.strip())
     change.after_commit(lambda: send_password_reset(player))
@@ -475,7 +487,7 @@ def player_relabel(
     label and forgets the account and the salt of its commitment."""
     registration = Registration.objects.filter(pk=registration_id, player=by).first()
     if registration is None:
-        raise NotFound("No such registration.")
+        raise NotFound(_("No such registration."))
     old = registration.label
     registration.label = _neutral_label(registration)
     registration.player = None

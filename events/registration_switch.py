@@ -10,6 +10,8 @@ provisional again; House still adds late participants (docs/decisions.md, Events
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from events import store
 from events.errors import (
     DomainError,
@@ -20,8 +22,6 @@ from events.errors import (
 from events.models import Event, Phase, RegistrationStatus
 from events.remainder_policy import lacks_remainder_policy
 from events.runner import Change
-
-LATE_ENTRY = "House may still add a late participant."
 
 
 def nobody_waits_for_a_first_result(event: Event) -> bool:
@@ -63,19 +63,28 @@ def why_registration_cannot_open(event: Event) -> DomainError | None:
     if event.phase == Phase.FINALIZED:
         return None  # every change is refused as finalized first
     if event.registration_open:
-        return RegistrationIsClosed("Registration is already open.")
+        return RegistrationIsClosed(_("Registration is already open."))
     if event.pool_was_confirmed:
         return RegistrationCannotReopen(
-            "The pool has been confirmed, so registration cannot reopen. " + LATE_ENTRY
+            _(
+                "The pool has been confirmed, so registration cannot reopen. House may still add "
+                "a late participant."
+            )
         )
     if nobody_waits_for_a_first_result(event):
         return RegistrationCannotReopen(
-            "Every player has a first result, so registration closed for good. " + LATE_ENTRY
+            _(
+                "Every player has a first result, so registration closed for good. House may "
+                "still add a late participant."
+            )
         )
     if lacks_remainder_policy(event.contribution, event.remainder_policy):
         return RemainderPolicyRequired(
-            f"Registration cannot open yet: a paid event (${event.contribution} per participant) "
-            "needs its remainder policy first, saying how an indivisible High remainder will be "
-            "handled. Set it in the event's settings."
+            _(
+                "Registration cannot open yet: a paid event ($%(contribution)s per participant) "
+                "needs its remainder policy first, saying how an indivisible High remainder will "
+                "be handled. Set it in the event's settings."
+            )
+            % {"contribution": event.contribution}
         )
     return None

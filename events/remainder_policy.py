@@ -9,6 +9,8 @@ registration (`events.registration_switch`), editing the settings once registrat
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from events.errors import RemainderPolicyRequired
 from events.models import Event
 
@@ -22,7 +24,10 @@ def require_remainder_policy(event: Event, *, before: str) -> None:
     """Refuse `before` (what House is about to do, in words) while the policy is missing."""
     if lacks_remainder_policy(event.contribution, event.remainder_policy):
         raise RemainderPolicyRequired(
-            f"Set the remainder policy (how an indivisible High remainder will be handled) "
-            f"in the event's settings before {before}: the contribution is "
-            f"${event.contribution} per participant."
+            _(
+                "Set the remainder policy (how an indivisible High remainder will be handled) in "
+                "the event's settings before %(before)s: the contribution is $%(contribution)s "
+                "per participant."
+            )
+            % {"before": before, "contribution": event.contribution}
         )

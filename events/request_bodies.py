@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 from rest_framework.fields import empty
 
@@ -40,7 +41,7 @@ class Body(serializers.Serializer[Any]):
             unknown = sorted(set(data) - set(self.fields))
             if unknown:
                 raise serializers.ValidationError(
-                    {name: ["This field is not accepted here."] for name in unknown}
+                    {name: [_("This field is not accepted here.")] for name in unknown}
                 )
         return super().to_internal_value(data)
 
@@ -61,7 +62,9 @@ class Text(serializers.CharField):
         if isinstance(data, str):
             problem = limits.text_problem(data, multiline=self.multiline)
             if problem:
-                raise serializers.ValidationError(f"This text {problem}.", code="characters")
+                raise serializers.ValidationError(
+                    _("This text %(problem)s.") % {"problem": problem}, code="characters"
+                )
             if self.max_length is not None and len(data) > self.max_length:
                 self.fail("max_length", max_length=self.max_length)
         return super().run_validation(data)
@@ -281,7 +284,7 @@ class Participant(Body):
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if ("user_id" in attrs) == ("email" in attrs):
-            raise serializers.ValidationError("Send exactly one of user_id and email.")
+            raise serializers.ValidationError(_("Send exactly one of user_id and email."))
         return attrs
 
 

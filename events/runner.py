@@ -31,6 +31,9 @@ from typing import Annotated, Any, Concatenate, Protocol, cast, get_origin
 from django.db import transaction
 from django.db.models import Model, QuerySet
 from django.utils import timezone
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from accounts.models import User
 from audit.models import AuditEntry
@@ -44,11 +47,11 @@ from events.errors import (
     IdempotencyConflict,
     Invalid,
     NotAllowed,
-    NotFound,
 )
 from events.limits import ID_MAX, REASON_LENGTH, TEXT_LENGTH, check_text, text_problem
 from events.models import Event, IdempotencyRecord, Phase, Registration
 from events.progress import Progress
+from helpers.errors import no_such
 from staff import roles as staff
 from staff.models import Membership, scope_type
 from staff.scopes import Scope
@@ -162,7 +165,7 @@ def scope_above(event_id: int) -> Model | None:
 def place_above(event: Event, scope_id: int) -> None:
     """Put a new event in a scope above events (a series), through the layer that keeps it."""
     if not _scopes_above:
-        raise NotFound("No such series.")
+        raise no_such("series")
     _scopes_above[0].place(event, scope_id)
 
 
@@ -187,19 +190,20 @@ def scope_roles(user: User | None, scope_id: int) -> frozenset[str]:
     return roles_above(user.pk, scope_id)
 
 
-def scope_refusal(roles: frozenset[str], power: str, refused: str = "") -> NotAllowed:
+_ONLY_HOUSE_OF = {"series": gettext_lazy("Only House of this series can do that.")}
+
+
+def scope_refusal(roles: frozenset[str], power: str, refused: str | Promise = "") -> NotAllowed:
     """Why roles in the scope above events do not allow `power`: none held (`refused`, or "Only
     House of this series can do that."), or one without this power."""
     held = staff.strongest(roles)
     noun = _above().noun
     if held is None:
-        return NotAllowed(refused or f"Only House of this {noun} can do that.")
-    return NotAllowed(
-        f"Your role in this {noun} ({held}) does not include that ({power.replace('_', ' ')})."
-    )
+        return NotAllowed(refused or _ONLY_HOUSE_OF.get(noun))
+    return staff.role_refusal(noun, held, power)
 
 
-def require_above(user: User | None, scope_id: int, power: str, refused: str = "") -> str:
+def require_above(user: User | None, scope_id: int, power: str, refused: str | Promise = "") -> str:
     """The role in which `user` may do `power` in the scope above events (the rule table of
     staff/roles.py), or the refusal: the guard of a series' changes, and of the checks a change
     made of several steps runs before its first."""
@@ -254,7 +258,7 @@ class Change:
     # The rule-table name the guard asks when it is not the action's own ("season_manage").
     power: str = ""
     # The refusal of an actor who holds no role, when not the runner's usual words.
-    refused: str = ""
+    refused: str | Promise = ""
     # The scope above events this change concerns (a series), locked, instead of an event; the
     # change's own entries are chained in its audit. A placeholder `event` stands unsaved then.
     scope: Any = None
@@ -415,11 +419,8 @@ class Change:
             return scope_refusal(self.roles, self.guarded, self.refused)
         held = staff.strongest(self.roles)
         if held is None:
-            return NotAllowed(self.refused or "Only House can do that for this event.")
-        return NotAllowed(
-            f"Your role in this event ({held}) does not include that "
-            f"({self.guarded.replace('_', ' ')})."
-        )
+            return NotAllowed(self.refused or _("Only House can do that for this event."))
+        return staff.role_refusal("event", held, self.guarded)
 
     def refuse_if_finalized(self) -> None:
         if self.event.phase == Phase.FINALIZED:
@@ -477,7 +478,7 @@ class Service[**P, A: Answer]:
         above_of: Callable[[Mapping[str, Any]], Sequence[int]] | None = None,
         creates_scope: bool = False,
         power: str = "",
-        refused: str = "",
+        refused: str | Promise = "",
         missing: str = "",
     ) -> None:
         signature = inspect.signature(function, eval_str=True)
@@ -560,10 +561,10 @@ def _scoped(scope: object, missing: str) -> tuple[int | None, tuple[int, ...], b
     """What a change named by `scope` concerns: (its event, or none and the scope above events
     it is of), and what a refusal says is missing when it is not there."""
     if not isinstance(scope, Scope) or (scope.model is not Event and not _scopes_above):
-        raise NotFound(f"No such {missing or 'event'}.")
+        raise no_such(missing or "event")
     noun = "event" if scope.model is Event else _above().noun
     if isinstance(scope.id, bool) or not isinstance(scope.id, int) or not 0 < scope.id <= ID_MAX:
-        raise NotFound(f"No such {noun}.")
+        raise no_such(noun)
     if scope.model is Event:
         return scope.id, (), False, missing or noun
     return None, (scope.id,), True, missing or noun
@@ -577,7 +578,7 @@ def action[**P, A: Answer](
     above_of: Callable[[Mapping[str, Any]], Sequence[int]] | None = None,
     creates_scope: bool = False,
     power: str = "",
-    refused: str = "",
+    refused: str | Promise = "",
     missing: str = "",
 ) -> Callable[[Callable[Concatenate[Change, P], A]], Service[P, A]]:
     """Make a function one state change, called `name` in idempotency records.
@@ -625,7 +626,7 @@ def _refuse_bad_input(arguments: Mapping[str, Any], *, text: bool = True) -> Non
     for name, value in arguments.items():
         if name in _ID_NAMES and value is not None:
             if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= ID_MAX:
-                raise NotFound(f"No such {_ID_NAMES[name]}.")
+                raise no_such(_ID_NAMES[name])
         elif text and isinstance(value, str) and name != "idempotency_key":
             longest = REASON_LENGTH if name == "reason" else TEXT_LENGTH
             check_text(
@@ -670,7 +671,7 @@ def perform[A: Answer](
     of_scope: bool = False,
     creates_scope: bool = False,
     power: str = "",
-    refused: str = "",
+    refused: str | Promise = "",
 ) -> A:
     """Run one state change; `apply` returns the answer, a domain error refuses it.
 
@@ -681,8 +682,10 @@ def perform[A: Answer](
     key = (idempotency_key or "").strip() or None
     if key is not None and (user is None or len(key) > 200 or text_problem(key)):
         if of_scope and user is not None:
-            raise Invalid("An Idempotency-Key has at most 200 plain characters.")
-        raise Invalid("An Idempotency-Key needs a signed-in user and at most 200 plain characters.")
+            raise Invalid(_("An Idempotency-Key has at most 200 plain characters."))
+        raise Invalid(
+            _("An Idempotency-Key needs a signed-in user and at most 200 plain characters.")
+        )
     keyed = user if key is not None else None  # whose key, when there is one
     begin = functools.partial(
         _begin, event_id, registration_id, action, request, keyed, key, scopes, of_scope
@@ -703,7 +706,7 @@ def perform[A: Answer](
     # The refusal rolled the change back. It is stored under its key in a transaction of its own,
     # under the same lock, unless a retry with the same key stored its outcome in between.
     with transaction.atomic(durable=True):
-        _, print_, record = begin(missing)
+        print_, record = begin(missing)[1:]
         if record is None:
             IdempotencyRecord.objects.create(
                 user=keyed,
@@ -729,12 +732,17 @@ class _Locked:
 
 
 def _change(
-    locked: _Locked, user: User | None, action: str, power: str, refused: str, creates: bool
+    locked: _Locked,
+    user: User | None,
+    action: str,
+    power: str,
+    refused: str | Promise,
+    creates: bool,
 ) -> Change:
     """The change in progress over what `_begin` locked."""
     if locked.event is None and locked.scope is None:
         if not creates:
-            raise NotFound("No such event.")
+            raise no_such("event")
         # `apply` creates the event or scope; who acts there is the service's own guard.
         return Change(
             event=Event(), user=user, _house=False, action=action, power=power, scopes=locked.scopes
@@ -768,7 +776,7 @@ def _apply[A: Answer](
         and change.action != "staff_invitation_accept"
     ):
         # A draft is not public: to anyone else it answers as a missing one does.
-        raise NotFound(f"No such {missing}.")
+        raise no_such(missing)
     answer = apply(change)
     if creates_scope and change.scope is not None:
         change.scopes[change.scope.pk] = change.scope
@@ -812,7 +820,7 @@ def _begin(
     if of_scope and scope_ids:
         scope = scopes.get(scope_ids[0])
         if scope is None:
-            raise NotFound(f"No such {missing or _above().noun}.")
+            raise no_such(missing or _above().noun)
     if registration_id is not None:
         event: Event | None = _lock_event_of(registration_id)
     elif event_id is not None:
@@ -931,7 +939,7 @@ def _write_together(
 def _lock_event(event_id: int) -> Event:
     event = store.lock_event(event_id=event_id)
     if event is None:
-        raise NotFound("No such event.")
+        raise no_such("event")
     return event
 
 
@@ -939,7 +947,7 @@ def _lock_event_of(registration_id: int) -> Event:
     """Lock the event a registration belongs to (that never changes), in one statement."""
     event = store.lock_event_of_registration(registration_id=registration_id)
     if event is None:
-        raise NotFound("No such registration.")
+        raise no_such("registration")
     return event
 
 

@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext as _
+
 COLUMNS = ("#", "Team 1", "Team 2", "Score", "Score 2", "Date/Time", "Play Duration")
 MAX_ROWS = 20_000
 DATE_FORMATS = (
@@ -176,14 +178,14 @@ def parse_match_log(text: str) -> tuple[MatchRow, ...]:
     """
     text = text.lstrip("\ufeff")
     if not text.strip():
-        raise MatchLogError("The file is empty: export the Match Log from Scoreholio as CSV.")
+        raise MatchLogError(_("The file is empty: export the Match Log from Scoreholio as CSV."))
     first_line = text.lstrip().split("\n", 1)[0]
     delimiter = next((d for d in ",;\t" if d in first_line), ",")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         header = next(reader)
     except (StopIteration, csv.Error):
-        raise MatchLogError("The file has no header row.") from None
+        raise MatchLogError(_("The file has no header row.")) from None
     where = _columns(header)
     rows: list[MatchRow] = []
     try:
@@ -191,12 +193,16 @@ def parse_match_log(text: str) -> tuple[MatchRow, ...]:
             if not any(cell.strip() for cell in cells):
                 continue
             if len(rows) >= MAX_ROWS:
-                raise MatchLogError(f"The log has more than {MAX_ROWS} games.")
+                raise MatchLogError(
+                    _("The log has more than %(max_rows)s games.") % {"max_rows": MAX_ROWS}
+                )
             row = _row(cells, where, line)
             if row is not None:
                 rows.append(row)
     except csv.Error as problem:
-        raise MatchLogError(f"The file is not valid CSV: {problem}.") from None
+        raise MatchLogError(
+            _("The file is not valid CSV: %(problem)s.") % {"problem": problem}
+        ) from None
     return tuple(_in_log_order(rows))
 
 
@@ -272,11 +278,11 @@ def _columns(header: Sequence[str]) -> dict[str, int]:
     missing = [column for column in COLUMNS if normalize_name(column) not in found]
     if missing:
         raise MatchLogError(
-            "This is not a Scoreholio Match Log: it needs the columns "
-            + ", ".join(COLUMNS)
-            + " (missing: "
-            + ", ".join(missing)
-            + ")."
+            _(
+                "This is not a Scoreholio Match Log: it needs the columns %(columns)s (missing: "
+                "%(missing)s)."
+            )
+            % {"columns": ", ".join(COLUMNS), "missing": ", ".join(missing)}
         )
     return {column: found[normalize_name(column)] for column in COLUMNS}
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import Model
+from django.utils.translation import gettext as _
 
 from accounts import revocation
 from accounts.models import User
@@ -75,17 +76,17 @@ def house_member_add(
 ) -> answers.StaffChanged:
     """The owner (of an event: or site staff) appoints a staff member with a role; a member
     appointed again takes the new role (the owner's is handed over with `ownership_transfer`)."""
-    _guard(change, by, "Only site staff appoint House members.")
+    _guard(change, by, _("Only site staff appoint House members."))
     wanted = appointed_role(role)
     held = _members(change).filter(user=member).first()
     if held is None:
         if not member.is_active:
-            raise NotFound("No such account.")
+            raise NotFound(_("No such account."))
         Membership.objects.create(scope=scope_of(change), user=member, role=wanted)
         change.audit("house_member_added", details={"member": member.display_name, "role": wanted})
     elif held.role != wanted:
         if held.role == Role.OWNER:
-            raise NotAllowed("The owner stays owner until ownership is handed over.")
+            raise NotAllowed(_("The owner stays owner until ownership is handed over."))
         held.role = wanted
         held.save(update_fields=["role"])
         change.audit("staff_role_set", details={"member": member.display_name, "role": wanted})
@@ -113,15 +114,18 @@ def house_member_remove(
         if not leaving:
             change.require_house()
         if _members(change).exclude(user=member).count() == 0:
-            raise WrongState("A series keeps at least one House member.")
+            raise WrongState(_("A series keeps at least one House member."))
         if held is not None and held.role == Role.OWNER:
-            raise NotAllowed("The owner hands ownership over first: a series keeps an owner.")
+            raise NotAllowed(_("The owner hands ownership over first: a series keeps an owner."))
     else:
-        _guard(change, by, "Only site staff appoint House members.")
+        _guard(change, by, _("Only site staff appoint House members."))
         if held is not None and held.role == Role.OWNER:
             raise NotAllowed(
-                "The owner hands ownership over before leaving or being removed: an event keeps "
-                "an owner."
+                _(
+                    "The owner hands ownership over before leaving or being removed: an event "
+                    "keeps "
+                    "an owner."
+                )
             )
     if held is not None:
         if leaving:
@@ -159,16 +163,21 @@ def ownership_transfer(
     """The owner (of an event: or site staff) hands ownership to a staff member; the former
     owner stays on as director. A scope keeps exactly one owner; an event of a series is owned
     by the series' owner, and is handed over with the series."""
-    _guard(change, by, "Only the owner hands ownership over.")
+    _guard(change, by, _("Only the owner hands ownership over."))
     if change.scope is None and scope_above(change.event.pk) is not None:
         raise WrongState(
-            "This event's owner is its series' owner: hand the series over instead "
-            "(an event of a series has no owner of its own)."
+            _(
+                "This event's owner is its series' owner: hand the series over instead "
+                "(an event of a series has no owner of its own)."
+            )
         )
     held = _members(change).filter(user=member).first()
     if held is None:
-        kind, _ = _named(change)
-        raise NotAllowed(f"Ownership goes to a member of the {kind}'s staff: appoint them first.")
+        if _named(change)[0] == "series":
+            raise NotAllowed(
+                _("Ownership goes to a member of the series' staff: appoint them first.")
+            )
+        raise NotAllowed(_("Ownership goes to a member of the event's staff: appoint them first."))
     if held.role != Role.OWNER:
         _members(change).filter(role=Role.OWNER).update(role=Role.DIRECTOR)
         held.role = Role.OWNER
@@ -192,7 +201,7 @@ def staff_invite(
     role: the link is emailed after the commit, and the answer holds the token to hand over
     (docs/decisions.md, "Roles"). The audit names the invitation and its role, never the
     address."""
-    _guard(change, by, "Only the owner invites staff.")
+    _guard(change, by, _("Only the owner invites staff."))
     wanted = appointed_role(role)
     invitation = Invitation.objects.create(
         scope=scope_of(change),
@@ -230,7 +239,7 @@ def staff_invitation_accept(
     """A signed-in user whose email the invitation names joins the staff in its role, once; a
     member already on the staff takes its role (never the owner, who stays owner)."""
     if not by.is_authenticated or not by.is_active:
-        raise NotAllowed("Sign in to accept an invitation.")
+        raise NotAllowed(_("Sign in to accept an invitation."))
     change.refuse_if_finalized()
     invitation = (
         _invitations(change)
@@ -239,7 +248,7 @@ def staff_invitation_accept(
         .first()
     )
     if invitation is None:
-        raise NotFound("No such invitation.")
+        raise NotFound(_("No such invitation."))
     check_acceptance(
         invitation.accepted_at,
         invitation.email,
@@ -277,12 +286,12 @@ def staff_invitation_cancel(
 ) -> answers.StaffInvitationCancelled:
     """The owner (of an event: or site staff) withdraws a pending invitation: its row and the
     email it named are deleted, and its link stops working."""
-    _guard(change, by, "Only the owner invites staff.")
+    _guard(change, by, _("Only the owner invites staff."))
     invitation = _invitations(change).select_for_update().filter(pk=invitation_id).first()
     if invitation is None:
-        raise NotFound("No such invitation.")
+        raise NotFound(_("No such invitation."))
     if invitation.accepted_at is not None:
-        raise WrongState("This invitation has already been accepted: remove the member instead.")
+        raise WrongState(_("This invitation has already been accepted: remove the member instead."))
     invitation.delete()
     change.audit("staff_invitation_cancelled", details={"invitation": invitation_id})
     kind, scope_id = _named(change)
@@ -329,7 +338,7 @@ def display_link_revoke(
     change.refuse_if_finalized()
     link = DisplayLink.objects.of(scope_of(change)).select_for_update().filter(pk=link_id).first()
     if link is None:
-        raise NotFound("No such display link.")
+        raise NotFound(_("No such display link."))
     if revoke(link, by=by, now=change.now):
         change.audit("display_link_revoked", details={"link": link.pk, "label": link.label})
         # Registered now, so it runs before this change's live update: the sockets close first.

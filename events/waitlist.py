@@ -24,6 +24,7 @@ from celery import current_app
 from django.conf import settings
 from django.db.models import Count, Max, Q
 from django.dispatch import Signal
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from events import answers
@@ -99,11 +100,13 @@ def window_refusal(event: Event, now: datetime.datetime) -> RegistrationIsClosed
     open yet, or closed, saying when in the venue's time."""
     if event.registration_opens_at is not None and now < event.registration_opens_at:
         return RegistrationIsClosed(
-            f"Registration opens {_venue_time(event, event.registration_opens_at)}."
+            _("Registration opens %(when)s.")
+            % {"when": _venue_time(event, event.registration_opens_at)}
         )
     if event.registration_closes_at is not None and now >= event.registration_closes_at:
         return RegistrationIsClosed(
-            f"Registration closed {_venue_time(event, event.registration_closes_at)}."
+            _("Registration closed %(when)s.")
+            % {"when": _venue_time(event, event.registration_closes_at)}
         )
     return None
 
@@ -329,11 +332,11 @@ def place_claim(
     change.refuse_if_finalized()
     registration = registration_for(change, registration_id, by)
     if registration.player_id != by.pk:
-        raise NotAllowed("A player claims their own place; House promotes a player instead.")
+        raise NotAllowed(_("A player claims their own place; House promotes a player instead."))
     if registration.status != RegistrationStatus.OFFERED:
         raise NoPlaceOffered()
     if change.event.phase != Phase.OPEN:
-        raise WrongPhase("The event has started: House checks players in from now on.")
+        raise WrongPhase(_("The event has started: House checks players in from now on."))
     if registration.hold_until is not None and change.now >= registration.hold_until:
         raise OfferLapsed()
     registration.status = RegistrationStatus.REGISTERED
@@ -363,12 +366,15 @@ def waitlist_promote(
     """House gives a player in line a place now, past the capacity if need be, with a reason."""
 
     if not reason.strip():
-        raise ReasonRequired("House must give a reason for a promotion.")
+        raise ReasonRequired(_("House must give a reason for a promotion."))
     change.refuse_if_finalized()
     registration = registration_for(change, registration_id, by)
     change.require_house()
     if registration.status not in IN_LINE:
-        raise WrongPhase(f"{registration.label} is {registration.get_status_display()}.")
+        raise WrongPhase(
+            _("%(player)s is %(status)s.")
+            % {"player": registration.label, "status": registration.get_status_display()}
+        )
     was = registration.status
     registration.status = RegistrationStatus.REGISTERED
     registration.hold_until = _pay_deadline(change, registration)
@@ -407,14 +413,14 @@ def registration_remove(
     with a reason; a place it held is offered on."""
 
     if not reason.strip():
-        raise ReasonRequired("House must give a reason for removing a registration.")
+        raise ReasonRequired(_("House must give a reason for removing a registration."))
     change.refuse_if_finalized()
     registration = registration_for(change, registration_id, by)
     change.require_house()
     if registration.status not in REMOVABLE:
         raise WrongPhase(
-            f"{registration.label} is {registration.get_status_display()}: only a registration "
-            "not checked in is removed."
+            _("%(player)s is %(status)s: only a registration not checked in is removed.")
+            % {"player": registration.label, "status": registration.get_status_display()}
         )
     was = registration.status
     registration.status = RegistrationStatus.CANCELLED
@@ -445,7 +451,7 @@ def offers_lapse(
     The system's alone (its tasks, events/tasks.py): House ends no hold by hand."""
     change.refuse_if_finalized()
     if by is not None:
-        raise NotAllowed("A hold ends by itself when its time is up.")
+        raise NotAllowed(_("A hold ends by itself when its time is up."))
     event = change.event
     if event.phase != Phase.OPEN:
         # After the start places go by House's check-in alone; outstanding offers stay as they are.

@@ -10,6 +10,8 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import HttpRequest
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
 from rest_framework.exceptions import ValidationError
 from rest_framework.serializers import Serializer
 from rest_framework.settings import api_settings
@@ -23,7 +25,7 @@ def fresh_key() -> str:
     return uuid.uuid4().hex
 
 
-OUT_OF_DATE = "This form is out of date: reload the page and try again."
+OUT_OF_DATE = gettext_lazy("This form is out of date: reload the page and try again.")
 
 
 def form_key(request: HttpRequest) -> str:
@@ -49,7 +51,7 @@ def refuse(request: HttpRequest, error: DomainError) -> None:
 def checked(
     serializer: type[Serializer[Any]],
     data: Mapping[str, Any],
-    plain: Mapping[str, str] | None = None,
+    plain: Mapping[str, str | Promise] | None = None,
 ) -> dict[str, Any]:
     """A form's fields checked by the request body the API takes for the same action
     (`events.request_bodies`: the limits are written once); the first problem refuses it, in the

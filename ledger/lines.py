@@ -26,6 +26,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import ClassVar
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
 from audit.models import AuditEntry
 from audit.money_lines import (
     CARD,
@@ -88,7 +91,7 @@ class UnreadableLedgerLine(DomainError):
 
     code: ClassVar[str] = "unreadable_ledger_line"
     status: ClassVar[int] = 500
-    default_message = "A line of the event's ledger cannot be read."
+    default_message = gettext_lazy("A line of the event's ledger cannot be read.")
 
 
 # What a line is, in the cash box and the night report.
@@ -139,14 +142,14 @@ def lines_of(event: Event) -> list[Line]:
     # registration's, in a chain written before a label once left was kept from later ones).
     final: dict[str, str] = {}
     labels: list[str] = []
-    for _, _, _, action_, player, details, _ in reversed(rows):
+    for _seq, _at, _actor, action_, player, details, _reason in reversed(rows):
         if action_ == RELABELLED and player:
             final[player] = final.get(details["label"], details["label"])
         labels.append(final.get(player or "", player or ""))
     labels.reverse()
     lines: list[Line] = []
     last_entry: dict[str, Line] = {}
-    for (seq, at, actor, action_, _, details, reason), label in zip(rows, labels, strict=True):
+    for (seq, at, actor, action_, _who, details, reason), label in zip(rows, labels, strict=True):
         if action_ == RELABELLED:
             continue
         line = _line(seq, at, actor, action_, label, details, reason or "", last_entry)
@@ -189,8 +192,11 @@ def _line(
         record = read_line(action, details)
     except UnreadableLine as problem:
         raise UnreadableLedgerLine(
-            f"Audit entry seq {seq} ({action}) cannot be read as a ledger line: {problem} "
-            "The ledger adds up no money from a line it cannot read."
+            _(
+                "Audit entry seq %(seq)s (%(action)s) cannot be read as a ledger line: "
+                "%(problem)s The ledger adds up no money from a line it cannot read."
+            )
+            % {"seq": seq, "action": action, "problem": problem}
         ) from None
     line = partial(Line, seq, at, actor, action, player)
     if isinstance(record, PaymentMarked):

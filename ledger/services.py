@@ -10,6 +10,7 @@ alone sets paid").
 from __future__ import annotations
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from events.errors import (
@@ -68,19 +69,19 @@ def _registration(
     if not (change.house or (system and change.user is None)):
         if change.roles:
             raise change.refusal()  # staff whose role does not handle money
-        raise NotFound("No such registration.")
+        raise NotFound(_("No such registration."))
     if change.event.pk != event_id:
         raise WrongCashBox()
     registration = Registration.objects.filter(pk=registration_id, event=change.event).first()
     if registration is None:
-        raise NotFound("No such registration.")
+        raise NotFound(_("No such registration."))
     change.know(registration)
     return registration
 
 
 def _whole_dollars(amount: int, *, what: str) -> None:
     if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= INTEGER_MAX:
-        raise Invalid(f"{what} is a whole number of dollars above zero.")
+        raise Invalid(_("%(what)s is a whole number of dollars above zero.") % {"what": what})
 
 
 def _account(change: Change, registration: Registration) -> Account:
@@ -108,22 +109,24 @@ def entry_payment(
     change.refuse_if_finalized()
     event = change.event
     if method not in ENTRY_METHODS:
-        raise Invalid(f"Entry payments are {', '.join(ENTRY_METHODS)}.")
+        raise Invalid(_("Entry payments are %(choices)s.") % {"choices": ", ".join(ENTRY_METHODS)})
     reference, reason = reference.strip(), reason.strip()
     if method == ONLINE and not reference:
-        raise Invalid("An online payment needs its reference.")
+        raise Invalid(_("An online payment needs its reference."))
     if method == COMP and not reason:
-        raise ReasonRequired("A comp needs a reason.")
+        raise ReasonRequired(_("A comp needs a reason."))
     if event.sponsored or event.contribution == 0:
-        raise WrongState("A free-entry event takes no contributions.")
-    require_remainder_policy(event, before="accepting a paid entry")
+        raise WrongState(_("A free-entry event takes no contributions."))
+    require_remainder_policy(event, before=_("accepting a paid entry"))
     if registration.status not in PARTICIPANTS:
         raise WrongState(
-            f"{registration.label} is {registration.get_status_display()}: "
-            "only a participant's entry is taken."
+            _("%(player)s is %(status)s: only a participant's entry is taken.")
+            % {"player": registration.label, "status": registration.get_status_display()}
         )
     if registration.paid:
-        raise WrongState(f"{registration.label}'s entry is already settled.")
+        raise WrongState(
+            _("%(player)s's entry is already settled.") % {"player": registration.label}
+        )
     amount = 0 if method == COMP else event.contribution
     line = EntryPaid(
         method=method,
@@ -159,33 +162,35 @@ def entry_refund(
         change, event_id=event_id, registration_id=registration_id, system=method == ONLINE
     )
     event = change.event
-    _whole_dollars(amount, what="A refund")
+    _whole_dollars(amount, what=_("A refund"))
     if method not in REFUND_METHODS:
-        raise Invalid(f"Refunds go back by {', '.join(REFUND_METHODS)}.")
+        raise Invalid(_("Refunds go back by %(choices)s.") % {"choices": ", ".join(REFUND_METHODS)})
     reason = reason.strip()
     if not reason:
-        raise ReasonRequired("A refund needs a reason.")
+        raise ReasonRequired(_("A refund needs a reason."))
     if registration.status == RegistrationStatus.CANCELLED:
         grounds = "cancellation"
+        refused = _("The event's refund policy (%(policy)s) does not refund a cancellation.")
         allowed = event.refund_policy != RefundPolicy.NONE
     elif registration.status == RegistrationStatus.WITHDRAWN:
         grounds = "withdrawal"
+        refused = _("The event's refund policy (%(policy)s) does not refund a withdrawal.")
         allowed = event.refund_policy == RefundPolicy.WITHDRAWALS
     else:
         raise RefundNotInPolicy(
-            f"{registration.label} is {registration.get_status_display()}: only a cancelled "
-            "entry or a withdrawal is refunded."
+            _("%(player)s is %(status)s: only a cancelled entry or a withdrawal is refunded.")
+            % {"player": registration.label, "status": registration.get_status_display()}
         )
     if not allowed:
-        raise RefundNotInPolicy(
-            f"The event's refund policy ({event.get_refund_policy_display()}) does not refund "
-            f"a {grounds}."
-        )
+        raise RefundNotInPolicy(refused % {"policy": event.get_refund_policy_display()})
     held = _account(change, registration).held
     if amount > held:
         raise RefundExceedsPayment(
-            f"{registration.label} has ${held} paid in and not refunded: a refund of ${amount} "
-            "is larger."
+            _(
+                "%(player)s has $%(held)s paid in and not refunded: a refund of $%(amount)s is "
+                "larger."
+            )
+            % {"player": registration.label, "held": held, "amount": amount}
         )
     write_line(
         change,
@@ -219,19 +224,24 @@ def payout_record(
     and whether the winner signed the printed payout sheet."""
     registration = _registration(change, event_id=event_id, registration_id=registration_id)
     event = change.event
-    _whole_dollars(amount, what="A payout")
+    _whole_dollars(amount, what=_("A payout"))
     if method not in PAYOUT_METHODS:
-        raise Invalid(f"Payouts are made by {', '.join(PAYOUT_METHODS)}.")
+        raise Invalid(
+            _("Payouts are made by %(choices)s.") % {"choices": ", ".join(PAYOUT_METHODS)}
+        )
     # Who handed it over: as typed (staff at the table may have no account), else who records it.
     handed_by = handed_by.strip() or by.display_name or "House"
     if event.phase != Phase.FINALIZED:
-        raise WrongPhase("Awards are paid out once the event is finalized.")
+        raise WrongPhase(_("Awards are paid out once the event is finalized."))
     award = registration.award or 0
     left = award - _account(change, registration).paid_out
     if amount > left:
         raise PayoutExceedsAward(
-            f"{registration.label}'s award is ${award}, with ${left} not yet handed over: a "
-            f"payout of ${amount} is larger."
+            _(
+                "%(player)s's award is $%(award)s, with $%(left)s not yet handed over: a payout "
+                "of $%(amount)s is larger."
+            )
+            % {"player": registration.label, "award": award, "left": left, "amount": amount}
         )
     reportable = award - event.contribution > reporting_threshold()
     change.audit(
@@ -272,19 +282,25 @@ def sponsor_payment(
     if not change.house:
         if change.roles:
             raise change.refusal()  # staff whose role does not handle money
-        raise NotFound("No such event.")
+        raise NotFound(_("No such event."))
     event = change.event
-    _whole_dollars(amount, what="The sponsor's money")
+    _whole_dollars(amount, what=_("The sponsor's money"))
     if method not in SPONSOR_METHODS:
-        raise Invalid(f"A sponsor's money comes in by {', '.join(SPONSOR_METHODS)}.")
+        raise Invalid(
+            _("A sponsor's money comes in by %(choices)s.")
+            % {"choices": ", ".join(SPONSOR_METHODS)}
+        )
     if not event.sponsored:
-        raise WrongState("Only a free-entry event has a sponsor's pool: entries pay this one.")
+        raise WrongState(_("Only a free-entry event has a sponsor's pool: entries pay this one."))
     received = sum(line.amount for line in lines_of(event) if line.kind == SPONSOR)
     left = event.sponsored_pool - received
     if amount > left:
         raise SponsorExceedsPool(
-            f"The sponsored pool is ${event.sponsored_pool}, with ${left} not yet recorded: "
-            f"${amount} is more. Raise the sponsored pool in the event's settings first."
+            _(
+                "The sponsored pool is $%(sponsored_pool)s, with $%(left)s not yet recorded: "
+                "$%(amount)s is more. Raise the sponsored pool in the event's settings first."
+            )
+            % {"sponsored_pool": event.sponsored_pool, "left": left, "amount": amount}
         )
     line = SponsorPaid(method=method, amount=amount, reference=reference.strip())
     change.audit(SPONSOR_PAID, details=line.to_details())

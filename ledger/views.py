@@ -11,7 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.translation import gettext
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
@@ -176,7 +176,7 @@ def _refund(request: HttpRequest, event: Event, user: User, key: str) -> str:
         event_id=event.pk,
         registration_id=posted_id(request),
         by=user,
-        amount=posted_dollars(request, gettext("A refund")),
+        amount=posted_dollars(request, _("A refund")),
         method=posted_text(request, "method"),
         reason=posted_text(request, "reason"),
         idempotency_key=key,
@@ -191,7 +191,7 @@ def _payout(request: HttpRequest, event: Event, user: User, key: str) -> str:
         event_id=event.pk,
         registration_id=posted_id(request),
         by=user,
-        amount=posted_dollars(request, gettext("A payout")),
+        amount=posted_dollars(request, _("A payout")),
         method=posted_text(request, "method"),
         handed_by=posted_text(request, "handed_by"),
         acknowledged=request.POST.get("acknowledged") == "1",
@@ -209,7 +209,7 @@ def _sponsor(request: HttpRequest, event: Event, user: User, key: str) -> str:
     answer = services.sponsor_payment(
         event_id=event.pk,
         by=user,
-        amount=posted_dollars(request, gettext("The sponsor's money")),
+        amount=posted_dollars(request, _("The sponsor's money")),
         method=posted_text(request, "method"),
         reference=posted_text(request, "reference"),
         idempotency_key=key,

@@ -13,6 +13,7 @@ import stripe
 from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from events import waitlist
@@ -57,31 +58,31 @@ def checkout_start(
     asks for it ahead: a Checkout Session for the entry (an open one is offered again)."""
     # Another player's registration is not found, whatever else holds: nothing leaks.
     if isinstance(registration_id, bool) or not 0 < registration_id <= ID_MAX:
-        raise NotFound("No such registration.")
+        raise NotFound(_("No such registration."))
     registration = (
         Registration.objects.select_related("event")
         .filter(pk=registration_id, player_id=by.pk)
         .first()
     )
     if registration is None:
-        raise NotFound("No such registration.")
+        raise NotFound(_("No such registration."))
     event = registration.event
     if event.phase == Phase.DRAFT:
-        raise NotFound("No such registration.")
+        raise NotFound(_("No such registration."))
     if event.phase == Phase.FINALIZED:
         raise EventIsFinalized()
     if not pays_ahead(event):
         raise OnlinePaymentUnavailable(
-            "This event takes the entry at the door: there is nothing to pay online."
+            _("This event takes the entry at the door: there is nothing to pay online.")
         )
     if registration.paid:
-        raise WrongState("Your entry is already paid.")
+        raise WrongState(_("Your entry is already paid."))
     if registration.status != RegistrationStatus.REGISTERED:
         if registration.status == RegistrationStatus.OFFERED:
-            raise WrongState("Claim the place offered to you first, then pay its entry.")
+            raise WrongState(_("Claim the place offered to you first, then pay its entry."))
         raise WrongState(
-            f"Your registration is {registration.get_status_display().lower()}: only a place "
-            "you hold is paid for."
+            _("Your registration is %(status)s: only a place you hold is paid for.")
+            % {"status": registration.get_status_display().lower()}
         )
     now = timezone.now()
     still_open = (
@@ -128,7 +129,7 @@ def checkout_start(
         )
     except stripe.StripeError:
         raise OnlinePaymentUnavailable(
-            "Stripe did not answer: nothing was charged. Try again in a moment."
+            _("Stripe did not answer: nothing was charged. Try again in a moment.")
         ) from None
     CheckoutSession.objects.create(
         event=event,

@@ -14,6 +14,7 @@ from typing import Any
 import stripe
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import translation
 
 from events.errors import DomainError
 from events.limits import ID_MAX
@@ -44,7 +45,13 @@ def receive(payload: bytes, signature: str) -> None:
 
 
 def handle(event: Mapping[str, Any]) -> None:
-    """One verified Stripe event, once."""
+    """One verified Stripe event, once. A refusal's message is kept (the session's `why`, the
+    audit's reason): in English, as everything stored is (docs/decisions.md, "Languages")."""
+    with translation.override("en"):
+        _handle(event)
+
+
+def _handle(event: Mapping[str, Any]) -> None:
     event_id, kind = str(event.get("id", "")), str(event.get("type", ""))
     if StripeEvent.objects.filter(event_id=event_id).exists():
         return

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from accounts import revocation
 from accounts.models import User
@@ -54,15 +55,18 @@ def delete_account(*, user: User) -> DeletedAccount:
     if pending := pending_in_play(user):
         names = ", ".join(sorted({r.event.name for r in pending}))
         raise DeletionBlocked(
-            f"You have a card to choose in {names}: choose it (or ask House), then delete your "
-            "account."
+            _(
+                "You have a card to choose in %(names)s: choose it (or ask House), then delete "
+                "your account."
+            )
+            % {"names": names}
         )
     with together():
         # No key update: a season recorded meanwhile may still insert rows naming the account
         # (they wait for nothing here), which the seasons handler then passes on.
         locked = User.objects.select_for_update(no_key=True).filter(pk=user.pk).first()
         if locked is None:
-            raise NotFound("No such account.")
+            raise NotFound(_("No such account."))
         if pending_in_play(locked):
             raise DeletionBlocked()
         erasure = Erasure(user=locked)

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from events.errors import Invalid, WrongState
@@ -69,27 +70,32 @@ def endpoint_allowed(endpoint: str) -> bool:
 
 def _decoded(value: str, name: str, size: int) -> bytes:
     if len(value) > 2 * size or not _BASE64URL.fullmatch(value):
-        raise Invalid(f"The subscription's {name} key is not a browser's key.")
+        raise Invalid(_("The subscription's %(name)s key is not a browser's key.") % {"name": name})
     try:
         raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
     except (binascii.Error, ValueError):
-        raise Invalid(f"The subscription's {name} key is not a browser's key.") from None
+        raise Invalid(
+            _("The subscription's %(name)s key is not a browser's key.") % {"name": name}
+        ) from None
     if len(raw) != size:
-        raise Invalid(f"The subscription's {name} key must be {size} bytes, not {len(raw)}.")
+        raise Invalid(
+            _("The subscription's %(name)s key must be %(size)s bytes, not %(length)s.")
+            % {"name": name, "size": size, "length": len(raw)}
+        )
     return raw
 
 
 def check_subscription(*, endpoint: str, p256dh: str, auth: str) -> None:
     """Refuse, with a plain message, anything that is not a browser's push subscription."""
     if not endpoint.startswith("https://") and not endpoint_allowed(endpoint):
-        raise Invalid("A push endpoint must be an https address.")
+        raise Invalid(_("A push endpoint must be an https address."))
     if not endpoint_allowed(endpoint):
-        raise Invalid("That push endpoint is not on a browser's push service.")
+        raise Invalid(_("That push endpoint is not on a browser's push service."))
     point = _decoded(p256dh, "p256dh", P256DH_BYTES)
     try:
         ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), point)
     except ValueError:
-        raise Invalid("The subscription's p256dh key is not a P-256 public key.") from None
+        raise Invalid(_("The subscription's p256dh key is not a P-256 public key.")) from None
     _decoded(auth, "auth", AUTH_BYTES)
 
 
@@ -104,8 +110,10 @@ def subscription_save(
         existing = PushSubscription.objects.select_for_update().filter(endpoint=endpoint).first()
         if existing is not None and existing.user_id != user.pk:
             raise WrongState(
-                "This device already sends Poker push reminders to another account. Turn them "
-                "off there first."
+                _(
+                    "This device already sends Poker push reminders to another account. Turn them "
+                    "off there first."
+                )
             )
         PushSubscription.objects.update_or_create(
             endpoint=endpoint,

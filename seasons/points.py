@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+
 RULE_KEYS = ("high_points", "low_points", "attendance", "best_of", "min_events", "qualifiers")
 MOST_PLACES = 100  # a points list longer than this is a typing slip, not a rule
 MOST_POINTS = 1_000_000
@@ -36,10 +38,12 @@ class Rules:
     def from_dict(cls, raw: object) -> Rules:
         """Rules from JSON; a missing key takes its default; anything else is a RulesProblem."""
         if not isinstance(raw, Mapping):
-            raise RulesProblem("The rules are not an object with " + ", ".join(RULE_KEYS) + ".")
+            raise RulesProblem(
+                _("The rules are not an object with %(keys)s.") % {"keys": ", ".join(RULE_KEYS)}
+            )
         unknown = sorted(str(key) for key in raw if key not in RULE_KEYS)
         if unknown:
-            raise RulesProblem(f"Unknown rules: {', '.join(unknown)}.")
+            raise RulesProblem(_("Unknown rules: %(choices)s.") % {"choices": ", ".join(unknown)})
         default = cls()
         best_of = raw.get("best_of", default.best_of)
         return cls(
@@ -68,28 +72,44 @@ def _is_whole(value: object) -> bool:
 
 def _whole(value: object, name: str) -> int:
     if not _is_whole(value):
-        raise RulesProblem(f"{name} must be a whole number from 0 to {MOST_POINTS:,}.")
+        raise RulesProblem(
+            _("%(name)s must be a whole number from 0 to %(most_points)s.")
+            % {"name": name, "most_points": f"{MOST_POINTS:,}"}
+        )
     assert isinstance(value, int)
     return value
 
 
 def _best_of(value: object) -> int:
     if not _is_whole(value) or value == 0:
-        raise RulesProblem("best_of must be a whole number of events, 1 or more (empty: all).")
+        raise RulesProblem(_("best_of must be a whole number of events, 1 or more (empty: all)."))
     assert isinstance(value, int)
     return value
 
 
 def _points_list(value: object, name: str) -> tuple[int, ...]:
     if isinstance(value, str | bytes) or not isinstance(value, Sequence):
-        raise RulesProblem(f"{name} must be a list of whole numbers, for place 1, 2, 3, ...")
+        raise RulesProblem(
+            _("%(name)s must be a list of whole numbers, for place 1, 2, 3, ...") % {"name": name}
+        )
     if len(value) > MOST_PLACES:
-        raise RulesProblem(f"{name} lists {len(value)} places; at most {MOST_PLACES}.")
+        raise RulesProblem(
+            _("%(name)s lists %(count)s places; at most %(most_places)s.")
+            % {"name": name, "count": len(value), "most_places": MOST_PLACES}
+        )
     for place, points in enumerate(value, start=1):
         if not _is_whole(points):
             raise RulesProblem(
-                f"{name} for place {place} is {points!r}: points are whole numbers from 0 to "
-                f"{MOST_POINTS:,}."
+                _(
+                    "%(name)s for place %(place)s is %(points)s: points are whole numbers from 0 "
+                    "to %(most_points)s."
+                )
+                % {
+                    "name": name,
+                    "place": place,
+                    "points": repr(points),
+                    "most_points": f"{MOST_POINTS:,}",
+                }
             )
     return tuple(value)
 

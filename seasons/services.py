@@ -21,6 +21,8 @@ from typing import Annotated, Any, TypeGuard
 from django.conf import settings
 from django.db import IntegrityError
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from accounts.models import User
 from events import limits, runner
@@ -29,6 +31,7 @@ from events.errors import Invalid, NotAllowed, NotFound, WrongPhase, WrongState
 from events.limits import check_text
 from events.models import EntryMode, Event, Phase
 from events.runner import Change, Earlier, action
+from helpers.errors import no_such
 from seasons import answers, standings
 from seasons.models import (
     MAX_CAPACITY,
@@ -51,7 +54,7 @@ NAME_LENGTH = 120
 DEFAULT_GAP = datetime.timedelta(days=7)  # "Next event": a week after the last one
 
 # The refusal of a season's change to someone who holds no role in its series.
-SEASON_REFUSAL = "Only House of this season's series can do that."
+SEASON_REFUSAL = gettext_lazy("Only House of this season's series can do that.")
 # The rule-table name of the seasons and the series' events: a director's and the owner's.
 SEASON_MANAGE = "season_manage"
 
@@ -88,30 +91,42 @@ def _series_of_season(arguments: Mapping[str, Any]) -> Sequence[int]:
     season_id = _id(arguments["season_id"], "season")
     series_id = Season.objects.filter(pk=season_id).values_list("series_id", flat=True).first()
     if series_id is None:
-        raise NotFound("No such season.")
+        raise NotFound(_("No such season."))
     return (series_id,)
 
 
 def _id(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
-        raise NotFound(f"No such {what}.")
+        raise no_such(what)
     return value
 
 
 def _name(value: object, what: str) -> str:
-    name = check_text(value, label=f"The {what}'s name", max_length=NAME_LENGTH)
+    label, needed = {
+        "series": (
+            _("The series' name"),
+            _("A series needs a name of 1 to %(length)s characters."),
+        ),
+        "season": (
+            _("The season's name"),
+            _("A season needs a name of 1 to %(length)s characters."),
+        ),
+    }[what]
+    name = check_text(value, label=label, max_length=NAME_LENGTH)
     if not name:
-        raise Invalid(f"A {what} needs a name of 1 to {NAME_LENGTH} characters.")
+        raise Invalid(needed % {"length": NAME_LENGTH})
     return name
 
 
 def _time_zone(value: object) -> str:
     if not isinstance(value, str) or not value:
-        raise Invalid("The time zone must be an IANA name such as Europe/Amsterdam.")
+        raise Invalid(_("The time zone must be an IANA name such as Europe/Amsterdam."))
     try:
         zoneinfo.ZoneInfo(value)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise Invalid(f"Unknown time zone {value!r}: use an IANA name.") from None
+        raise Invalid(
+            _("Unknown time zone %(zone)s: use an IANA name.") % {"zone": repr(value)}
+        ) from None
     return value
 
 
@@ -129,7 +144,7 @@ def _date(value: object, what: str) -> datetime.date:
                 return datetime.date.fromisoformat(value)
             except ValueError:
                 pass
-        raise Invalid(f"{what} must be a date (YYYY-MM-DD).")
+        raise Invalid(_("%(what)s must be a date (YYYY-MM-DD).") % {"what": what})
     return value
 
 
@@ -149,10 +164,10 @@ def series_create(
     """Site staff open a series; they become its owner. Its audit starts with the series and
     its first staff member, both made as site staff."""
     if not by.is_staff:
-        raise NotAllowed("Only site staff create series.")
+        raise NotAllowed(_("Only site staff create series."))
     series = Series.objects.create(
         name=_name(name, "series"),
-        venue=check_text(venue, label="The venue", max_length=NAME_LENGTH),
+        venue=check_text(venue, label=_("The venue"), max_length=NAME_LENGTH),
         time_zone=_time_zone(time_zone),
     )
     series.staff.create(user=by, role=Role.OWNER)
@@ -203,11 +218,13 @@ def series_defaults_set(
     wanted: dict[str, Any] = {}
     if entry_mode is not None:
         if entry_mode not in EntryMode.values:
-            raise Invalid(f"The entry mode is {' or '.join(EntryMode.values)}.")
+            raise Invalid(
+                _("The entry mode is %(choices)s.") % {"choices": " or ".join(EntryMode.values)}
+            )
         wanted["entry_mode"] = entry_mode
     if minimum_age is not None:
         wanted["minimum_age"] = _whole_in(
-            minimum_age, 0, 99, "The minimum age is a whole number from 0 (none asked) to 99."
+            minimum_age, 0, 99, _("The minimum age is a whole number from 0 (none asked) to 99.")
         )
     if not isinstance(capacity, Unchanged):
         wanted["capacity"] = (
@@ -217,21 +234,28 @@ def series_defaults_set(
                 capacity,
                 1,
                 MAX_CAPACITY,
-                f"The capacity is a whole number of players from 1 to {MAX_CAPACITY:,}, "
-                "or empty for no cap.",
+                _(
+                    "The capacity is a whole number of players from 1 to %(max_capacity)s, or "
+                    "empty for no cap."
+                )
+                % {"max_capacity": f"{MAX_CAPACITY:,}"},
             )
         )
     for name, value, words in (
-        ("hold_minutes", hold_minutes, "The hold before the event's day"),
-        ("day_hold_minutes", day_hold_minutes, "The hold on the event's day"),
+        ("hold_minutes", hold_minutes, _("The hold before the event's day")),
+        ("day_hold_minutes", day_hold_minutes, _("The hold on the event's day")),
     ):
         if value is not None:
             wanted[name] = _whole_in(
-                value, 1, MAX_HOLD_MINUTES, f"{words} is 1 to {MAX_HOLD_MINUTES} minutes."
+                value,
+                1,
+                MAX_HOLD_MINUTES,
+                _("%(words)s is 1 to %(most)s minutes.")
+                % {"words": words, "most": MAX_HOLD_MINUTES},
             )
     if pay_ahead is not None:
         if not isinstance(pay_ahead, bool):
-            raise Invalid("Paying ahead is true or false.")
+            raise Invalid(_("Paying ahead is true or false."))
         wanted["pay_ahead"] = pay_ahead
     if not isinstance(registration_opens_days_before, Unchanged):
         wanted["registration_opens_days_before"] = (
@@ -241,15 +265,18 @@ def series_defaults_set(
                 registration_opens_days_before,
                 0,
                 MAX_OPENS_DAYS_BEFORE,
-                f"Registration opens 0 to {MAX_OPENS_DAYS_BEFORE} days before the event, "
-                "or empty for when House opens it.",
+                _(
+                    "Registration opens 0 to %(most)s days before the event, or empty for when "
+                    "House opens it."
+                )
+                % {"most": MAX_OPENS_DAYS_BEFORE},
             )
         )
     if not isinstance(registration_closes_time, Unchanged):
         if registration_closes_time is not None and not isinstance(
             registration_closes_time, datetime.time
         ):
-            raise Invalid("Registration closes at a time of day (HH:MM), or empty for no bound.")
+            raise Invalid(_("Registration closes at a time of day (HH:MM), or empty for no bound."))
         wanted["registration_closes_time"] = registration_closes_time
     if language is not None:
         if language and language not in dict(settings.LANGUAGES):
@@ -395,7 +422,9 @@ def event_series_set(
 
 
 @action(
-    "event_series_set", above_of=_series_around, refused="Only House of this event can move it."
+    "event_series_set",
+    above_of=_series_around,
+    refused=gettext_lazy("Only House of this event can move it."),
 )
 def _event_series_set(
     change: Change,
@@ -410,18 +439,18 @@ def _event_series_set(
     event = change.event
     source = series_id_of(event.pk)
     if source is not None and source not in change.scopes:
-        raise WrongState("The event moved to another series meanwhile: try again.")
+        raise WrongState(_("The event moved to another series meanwhile: try again."))
     change.require_house()
     target: Series | None = None
     if series_id is not None:
         target = change.scopes.get(_id(series_id, "series"))
         if target is None:
-            raise NotFound("No such series.")
+            raise NotFound(_("No such series."))
         runner.require_above(by, target.pk, SEASON_MANAGE)
     if source == (None if target is None else target.pk):
         return answers.EventSeriesSet(event_id=event.pk, series_id=source)
     if event.phase in (Phase.STARTED, Phase.FINALIZED):
-        raise WrongPhase("The event has started: it stays in its series.")
+        raise WrongPhase(_("The event has started: it stays in its series."))
     if source is not None:
         runner.require_above(
             by, source, SEASON_MANAGE, "Only House of its series can take an event out of it."
@@ -493,10 +522,10 @@ def series_next_event(
         return first
     series = Series.objects.filter(pk=_id(series_id, "series")).first()
     if series is None:
-        raise NotFound("No such series.")
+        raise NotFound(_("No such series."))
     runner.require_above(by, series.pk, SEASON_MANAGE)
     last = Event.objects.filter(series=series).exclude(championship_of__isnull=False).first()
-    when = next_event_date(series, last) if date is None else _date(date, "The date")
+    when = next_event_date(series, last) if date is None else _date(date, _("The date"))
     created = events.event_create(
         by=by,
         **next_event_settings(series, last, when),
@@ -700,7 +729,7 @@ def _season_update(
         if new_rules != season.rules:
             if season.locked_at is not None or season.results.exists():
                 raise WrongState(
-                    "The season's rules are locked: an event of the season is finalized."
+                    _("The season's rules are locked: an event of the season is finalized.")
                 )
             season.rules = diff["rules"] = new_rules
     first, last = _dates(starts_on or season.starts_on, ends_on or season.ends_on)
@@ -720,8 +749,8 @@ def _season_update(
         )
         if left_out is not None:
             raise WrongState(
-                f"Those dates leave out {left_out.name} of {left_out.date.isoformat()}, "
-                "which has started in this season."
+                _("Those dates leave out %(name)s of %(date)s, which has started in this season.")
+                % {"name": left_out.name, "date": left_out.date.isoformat()}
             )
         if first != season.starts_on:
             diff["starts_on"] = first.isoformat()
@@ -749,10 +778,10 @@ def _counted_at_once(saved: answers.SeasonSaved) -> answers.SeasonSaved:
 
 
 def _dates(starts_on: object, ends_on: object) -> tuple[datetime.date, datetime.date]:
-    first, last = _date(starts_on, "The first date"), _date(ends_on, "The last date")
+    first, last = _date(starts_on, _("The first date")), _date(ends_on, _("The last date"))
     if last < first:
         # 409 rather than 400: with one date given, the other is the season's own (its state).
-        raise WrongState("A season ends on or after the day it starts.")
+        raise WrongState(_("A season ends on or after the day it starts."))
     return first, last
 
 
@@ -764,8 +793,15 @@ def _refuse_overlap(
     other = (others if season_id is None else others.exclude(pk=season_id)).first()
     if other is not None:
         raise WrongState(
-            f"Those dates overlap {other.name} ({other.starts_on.isoformat()} to "
-            f"{other.ends_on.isoformat()}): a series' seasons do not overlap."
+            _(
+                "Those dates overlap %(name)s (%(starts)s to %(ends)s): a series' seasons do "
+                "not overlap."
+            )
+            % {
+                "name": other.name,
+                "starts": other.starts_on.isoformat(),
+                "ends": other.ends_on.isoformat(),
+            }
         )
 
 
@@ -799,19 +835,21 @@ def championship_create(
         return first
     season = Season.objects.filter(pk=_id(season_id, "season")).select_related("series").first()
     if season is None:
-        raise NotFound("No such season.")
+        raise NotFound(_("No such season."))
     runner.require_above(by, season.series_id, SEASON_MANAGE, SEASON_REFUSAL)
-    when = _date(date, "The championship's date")
+    when = _date(date, _("The championship's date"))
     if season.championship_id is not None:
-        raise WrongState("The season already has its championship.")
+        raise WrongState(_("The season already has its championship."))
     today = timezone.localdate(timezone=zoneinfo.ZoneInfo(season.series.time_zone))
     if today < season.ends_on:
-        raise WrongState(f"The season runs until {season.ends_on.isoformat()}.")
+        raise WrongState(
+            _("The season runs until %(date)s.") % {"date": season.ends_on.isoformat()}
+        )
     if when <= season.ends_on:  # dated after the season (docs/rules.md section 14.6)
-        raise WrongState("The championship comes after the season's last day.")
+        raise WrongState(_("The championship comes after the season's last day."))
     last = Event.objects.filter(series=season.series).exclude(championship_of__isnull=False).first()
     if last is None:
-        raise WrongState("The series has no event to copy the settings of.")
+        raise WrongState(_("The series has no event to copy the settings of."))
     qualified = [row for row in season_table(season).rows if row.qualified]
     created = events.event_create(
         by=by,
@@ -865,13 +903,13 @@ def _championship_made(
     change.require_house()
     locked = Season.objects.select_for_update().get(pk=season_id)
     if locked.championship_id not in (None, made):
-        raise WrongState("The season already has its championship.")
+        raise WrongState(_("The season already has its championship."))
     SeriesEvent.objects.update_or_create(event_id=made, defaults={"series": locked.series})
     locked.championship_id = made
     try:
         locked.save(update_fields=["championship"])
     except IntegrityError:
-        raise WrongState("That event is already a championship.") from None
+        raise WrongState(_("That event is already a championship.")) from None
     users = {
         key.user_id: key
         for key in PlayerKey.objects.filter(public_id__in=[player for player, _ in qualified])

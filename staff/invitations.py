@@ -36,7 +36,7 @@ def invited_address(email: object) -> str:
     try:
         validate_email(address)
     except ValidationError:
-        raise Invalid("That is not an email address.") from None
+        raise Invalid(_("That is not an email address.")) from None
     return address
 
 
@@ -64,11 +64,11 @@ def check_acceptance(
     """An invitation is accepted once, before it expires, by an account with its email
     (compared without case)."""
     if accepted_at is not None:
-        raise WrongState("This invitation has already been accepted.")
+        raise WrongState(_("This invitation has already been accepted."))
     if email.casefold() != by.email.casefold():
-        raise NotAllowed("This invitation is for another email address: sign in with that one.")
+        raise NotAllowed(_("This invitation is for another email address: sign in with that one."))
     if now >= expires_at(created_at):
-        raise WrongState("This invitation has expired: ask for a new one.")
+        raise WrongState(_("This invitation has expired: ask for a new one."))
 
 
 def void_pending[M: models.Model](invitations: models.QuerySet[M], member: User) -> int:

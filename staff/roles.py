@@ -29,18 +29,19 @@ from functools import cache
 from itertools import combinations
 
 from django.db import models
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from helpers.errors import Invalid, NotAllowed
 
 
 class Role(models.TextChoices):
     # The labels are what a page shows, in the reader's language; the stored values stay.
-    OWNER = "owner", _("Owner")
-    DIRECTOR = "director", _("Director")
-    CASHIER = "cashier", _("Cashier")
-    SCORER = "scorer", _("Scorer")
-    DISPLAY = "display", _("Display")
+    OWNER = "owner", gettext_lazy("Owner")
+    DIRECTOR = "director", gettext_lazy("Director")
+    CASHIER = "cashier", gettext_lazy("Cashier")
+    SCORER = "scorer", gettext_lazy("Scorer")
+    DISPLAY = "display", gettext_lazy("Display")
 
 
 # The roles a membership can hold (display is a link, not a membership).
@@ -135,9 +136,21 @@ def unseen(roles: Iterable[str], sight: str) -> NotAllowed:
     role named."""
     held = strongest(roles)
     if held is None:
-        return NotAllowed("Only House can see this for this event.")
-    what = _SIGHT_WORDS.get(sight, sight)
-    return NotAllowed(f"Your role in this event ({held}) does not include that ({what}).")
+        return NotAllowed(_("Only House can see this for this event."))
+    return role_refusal("event", held, _SIGHT_WORDS.get(sight, sight))
+
+
+def role_refusal(noun: str, held: str, action: str) -> NotAllowed:
+    """A held role without this power, said in the reader's language; the role and the action
+    stay the rule table's own words (docs/decisions.md, "Roles")."""
+    words = {"role": held, "action": action.replace("_", " ")}
+    if noun == "series":
+        return NotAllowed(
+            _("Your role in this series (%(role)s) does not include that (%(action)s).") % words
+        )
+    return NotAllowed(
+        _("Your role in this event (%(role)s) does not include that (%(action)s).") % words
+    )
 
 
 def acting_role(roles: Iterable[str], action: str) -> str | None:
@@ -150,11 +163,13 @@ def appointed_role(role: object) -> str:
     """A role a member is appointed or invited to: any but the owner's, which is handed over."""
     if role == Role.OWNER:
         raise Invalid(
-            "The owner's role is not given but handed over: appoint them first, then hand "
-            "ownership over."
+            _(
+                "The owner's role is not given but handed over: appoint them first, then hand "
+                "ownership over."
+            )
         )
     if role not in {r.value for r in MEMBER_ROLES}:
-        raise Invalid("A staff member is a director, a cashier or a scorer.")
+        raise Invalid(_("A staff member is a director, a cashier or a scorer."))
     return str(role)
 
 
