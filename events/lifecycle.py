@@ -650,9 +650,7 @@ def _clean_entry_settings(values: dict[str, Any], contribution: int) -> dict[str
     """Entry mode, sponsored pool, refund policy and the age players confirm."""
     mode = values.get("entry_mode", EntryMode.PAID.value)
     if mode not in EntryMode.values:
-        raise Invalid(
-            _("The entry mode is %(choices)s.") % {"choices": " or ".join(EntryMode.values)}
-        )
+        raise Invalid(_('The entry mode is "paid" or "sponsored".'))
     sponsored = values.get("sponsored_pool", 0)
     if (
         isinstance(sponsored, bool)

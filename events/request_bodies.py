@@ -15,6 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 from rest_framework.fields import empty
 
@@ -396,5 +397,6 @@ class Payment(Body):
 class AnnouncementText(Body):
     text = Text(
         max_length=limits.ANNOUNCEMENT_LENGTH,
+        label=gettext_lazy("Announcement"),
         help_text="One line for every player of the event, at most 280 characters.",
     )

@@ -11,6 +11,7 @@ from typing import Any
 from django.contrib import messages
 from django.http import HttpRequest
 from django.utils.functional import Promise
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework.exceptions import ValidationError
 from rest_framework.serializers import Serializer
@@ -66,19 +67,24 @@ def checked(
             for name in detail:
                 if name in plain:
                     raise Invalid(plain[name]) from None
-        raise Invalid(_first_problem(detail)) from None
+        raise Invalid(_first_problem(detail, form.fields)) from None
     return dict(form.validated_data)
 
 
-def _first_problem(detail: Any, field: str = "") -> str:
+def _first_problem(detail: Any, fields: Mapping[str, Any], field: str = "") -> str:
     if isinstance(detail, Mapping):
         name, inner = next(iter(detail.items()))
         named = "" if name in ("non_field_errors", api_settings.NON_FIELD_ERRORS_KEY) else name
-        return _first_problem(inner, field if isinstance(name, int) else named)
+        return _first_problem(inner, fields, field if isinstance(name, int) else named)
     if isinstance(detail, list) and detail:
-        return _first_problem(detail[0], field)
-    label = field.replace("_", " ").capitalize()
-    return f"{label}: {detail}" if label else str(detail)
+        return _first_problem(detail[0], fields, field)
+    if not field:
+        return str(detail)
+    # The field's label (a request body's field may give one in the reader's language), else
+    # its name in words.
+    known = fields.get(field)
+    label = str(known.label) if known is not None and known.label else field.replace("_", " ")
+    return _("%(field)s: %(problem)s") % {"field": label[:1].upper() + label[1:], "problem": detail}
 
 
 # The time zones a form offers first (any IANA name is taken).

@@ -218,9 +218,7 @@ def series_defaults_set(
     wanted: dict[str, Any] = {}
     if entry_mode is not None:
         if entry_mode not in EntryMode.values:
-            raise Invalid(
-                _("The entry mode is %(choices)s.") % {"choices": " or ".join(EntryMode.values)}
-            )
+            raise Invalid(_('The entry mode is "paid" or "sponsored".'))
         wanted["entry_mode"] = entry_mode
     if minimum_age is not None:
         wanted["minimum_age"] = _whole_in(

@@ -71,7 +71,8 @@ def _entries(text: str) -> list[dict[str, Any]]:
                 current = line.split(" ", 1)[0]
                 fields[current] = [line]
         strings = {name: _unquote(lines) for name, lines in fields.items()}
-        entries.append({"flags": flags, **strings})
+        if "msgid" in strings:  # not an obsolete entry (#~), which only comments hold
+            entries.append({"flags": flags, **strings})
     return entries
 
 
