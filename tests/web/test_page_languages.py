@@ -57,7 +57,7 @@ HAND_NAMES = {
         "Couleur",
         "Quinte",
         "Brelan",
-        "Deux paires",
+        "Double paire",
         "Paire",
         "Carte haute",
     ],
