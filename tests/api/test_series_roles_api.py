@@ -180,6 +180,7 @@ def test_the_defaults_are_set_over_the_api_and_read_with_the_series() -> None:
         "pay_ahead": False,
         "registration_opens_days_before": None,
         "registration_closes_time": None,
+        "language": "",
     }
     shown = Api().get(path).json()
     assert (shown["entry_mode"], shown["minimum_age"]) == ("sponsored", 21)

@@ -99,6 +99,7 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
                 "hold_minutes": 30,
                 "day_hold_minutes": 10,
                 "pay_ahead": False,
+                "language": "",
                 "scope_above_id": None,
             },
             {
@@ -120,6 +121,7 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
                 "hold_minutes": 45,
                 "day_hold_minutes": 5,
                 "pay_ahead": True,
+                "language": "fr",
                 "scope_above_id": 7,
             },
         ),

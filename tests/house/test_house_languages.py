@@ -86,7 +86,7 @@ def test_the_dashboard_reads_in_french_when_the_account_chose_it(client):
         "Suspendre pour vérification",
         "Êtes-vous sûr ?",
         "Provisoire",
-        "10 $ par participant",
+        "10\u00a0$ par participant",
         "En cours",
         "Votre rôle : Propriétaire.",
     ):

@@ -9,6 +9,7 @@ import pytest
 from django.core import mail
 from django.test import Client
 from django.utils import formats, translation
+from django.utils.translation import pgettext
 
 from accounts.models import User
 from events.models import Event
@@ -38,7 +39,7 @@ def test_an_invitation_to_an_address_with_no_account_goes_in_the_inviters_langua
 
     event = table.event
     with translation.override("fr"):
-        date = formats.date_format(event.date, "DATE_FORMAT")
+        date = formats.date_format(event.date, pgettext("invitation date", "l d F Y"))
     assert message.subject == f"Rejoignez l\u2019équipe de {event.name} en tant que caissier"
     assert str(message.body).startswith(
         f"{table.house.display_name} vous invite à diriger {event.name} ({date}) en tant que "
