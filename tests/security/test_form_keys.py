@@ -24,6 +24,7 @@ OUT_OF_DATE = "This form is out of date: reload the page and try again."
 UNKEYED = {
     "web:home",
     "web:rules",
+    "web:js_catalog",
     "web:health",
     "web:settings",
     "web:event",
