@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -15,8 +15,16 @@ from django.utils import translation
 from events.models import Event
 
 
+class Shown(Protocol):
+    """What a room's screen shows: an event (its board, its sheets), or a layer above that names
+    its own language the same way (a series' season view)."""
+
+    @property
+    def board_language(self) -> str: ...
+
+
 @contextmanager
-def in_event_language(event: Event) -> Iterator[str]:
+def in_event_language(event: Shown) -> Iterator[str]:
     """Write in the event's language inside the block (the deployment's when House chose none)."""
     with translation.override(event.board_language):
         yield event.board_language
@@ -34,7 +42,7 @@ def rendered_in_event_language(event: Event, render_it: Callable[[], str]) -> Ca
 
 def render_in_event_language(
     request: HttpRequest,
-    event: Event,
+    event: Shown,
     template: str,
     context: Mapping[str, Any],
     *,

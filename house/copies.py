@@ -19,6 +19,7 @@ from typing import Any
 
 from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -76,8 +77,9 @@ class StandbyPanel:
         return bool(self.lines) or self.snapshot is not None
 
     def html(self) -> str:
-        # Every House socket renders the panel when a copy changes; they all show the same.
-        return _render(replace(self, wake_at=None))
+        # Every House socket renders the panel when a copy changes; all of a language show the
+        # same (a panel with no words of its own, the "only copy" line, differs by language).
+        return _render(replace(self, wake_at=None), translation.get_language())
 
     def frame(self) -> dict[str, Any]:
         """The socket frame: always a whole snapshot, versioned by when it was rendered."""
@@ -90,7 +92,7 @@ class StandbyPanel:
 
 
 @functools.lru_cache(maxsize=32)
-def _render(panel: StandbyPanel) -> str:
+def _render(panel: StandbyPanel, language: str) -> str:
     return render_to_string("house/_standby.html", {"standby": panel})
 
 

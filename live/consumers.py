@@ -30,7 +30,9 @@ A player socket hears its own state ("player") and its own places ("places": {"h
 panel is in its page's language: the account's choice, else what the handshake's language cookie
 or Accept-Language asks for, as the page was rendered (`accounts.language.page_language`); while
 it is open the socket keeps that language marked for its player (`targeting.player_listening`),
-so each change is rendered once per language a page of the player's reads.
+so each change is rendered once per language a page of the player's reads. A House socket hears
+the House group of its viewer's sight and its page's language (chosen the same way), and its
+standby panel is written in that language too.
 
 "snapshot" answers a connect or a reload; "update" follows a committed change. A refused socket is
 accepted and closed at once with 4401 (sign in first), 4403 (not allowed) or 4404 (no such event),
@@ -59,6 +61,7 @@ from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
+from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 
@@ -114,8 +117,20 @@ class Access:
     # A House socket: what its viewer's roles may see and do (staff/roles.py), the House group
     # it hears.
     sight: Sight | None = None
-    # A player socket: the language its page reads (accounts.language.page_language).
+    # A player or House socket: the language its page reads (accounts.language.page_language).
     language: str | None = None
+
+
+def handshake_language(scope: dict[str, Any], user: Any) -> str:
+    """The language of the page that opened a socket: the account's choice, else what the
+    handshake's language cookie or Accept-Language asks for, as LocaleMiddleware picked the
+    page's (`accounts.language.page_language`)."""
+    headers = dict(scope.get("headers") or [])
+    return page_language(
+        user,
+        cookies=scope.get("cookies") or {},
+        accept_language=headers.get(b"accept-language", b"").decode("latin-1"),
+    )
 
 
 class LiveConsumer(AsyncJsonWebsocketConsumer):
@@ -463,14 +478,6 @@ class PlayerConsumer(LiveConsumer):
                 access.registration_id, access.language
             )
 
-    def page_language(self, user: Any) -> str:
-        headers = dict(self.scope.get("headers") or [])
-        return page_language(
-            user,
-            cookies=self.scope.get("cookies") or {},
-            accept_language=headers.get(b"accept-language", b"").decode("latin-1"),
-        )
-
     def authorize(self, event_id: int, user: Any) -> Access | int:
         if user is None or not user.is_authenticated or not user.is_active:
             return CLOSE_SIGN_IN
@@ -484,7 +491,8 @@ class PlayerConsumer(LiveConsumer):
         if registration_id is None:
             return CLOSE_NOT_ALLOWED
         groups = (protocol.places_group(event_id), protocol.player_group(registration_id))
-        return Access(event_id, groups, registration_id, language=self.page_language(user))
+        language = handshake_language(self.scope, user)
+        return Access(event_id, groups, registration_id, language=language)
 
     def current(self, access: Access) -> list[protocol.Snapshot]:
         assert access.registration_id is not None and access.language is not None
@@ -503,10 +511,12 @@ class PlayerConsumer(LiveConsumer):
                 ]
 
 
-def _standby_frame(dashboard: bool) -> tuple[StandbyPanel, dict[str, Any]]:
-    """The panel as seen now and its frame, in one trip off the event loop (cache reads only)."""
-    panel = standby_panel(dashboard=dashboard)
-    return panel, panel.frame()
+def _standby_frame(dashboard: bool, language: str) -> tuple[StandbyPanel, dict[str, Any]]:
+    """The panel as seen now and its frame in the page's language, in one trip off the event
+    loop (cache reads only)."""
+    with translation.override(language):
+        panel = standby_panel(dashboard=dashboard)
+        return panel, panel.frame()
 
 
 class StandbyFrames(AsyncJsonWebsocketConsumer):
@@ -536,7 +546,7 @@ class StandbyFrames(AsyncJsonWebsocketConsumer):
         """Send the panel: on a change always, on connect when it shows a copy or a snapshot, on
         a wake when it changed."""
         panel, frame = await sync_to_async(_standby_frame, thread_sensitive=False)(
-            self.standby_dashboard
+            self.standby_dashboard, self.standby_language()
         )
         html = frame["html"]
         send = (
@@ -571,6 +581,10 @@ class StandbyFrames(AsyncJsonWebsocketConsumer):
     def standby_listening(self) -> bool:
         raise NotImplementedError
 
+    def standby_language(self) -> str:
+        """The language of the page the panel is written for (`handshake_language`)."""
+        raise NotImplementedError
+
     async def standby_changed(self, message: dict[str, Any]) -> None:
         """A message from `standby.state.publish`: a copy's state changed as House sees it."""
         if self.standby_listening():
@@ -581,9 +595,10 @@ class HouseConsumer(LiveConsumer, StandbyFrames):
     """`ws/events/<id>/house/`: House of this event only; the board and House's table.
 
     The socket hears the House group of its viewer's sight (what their roles may see and do,
-    staff/roles.py): that group's part is rendered for that sight alone. While it is open it
-    keeps the event and sight marked as having a House page (`targeting.house_listening`), so
-    the publisher renders that sight's fragment only then.
+    staff/roles.py) and its page's language (`handshake_language`): that group's part is
+    rendered for that sight, in that language, alone. While it is open it keeps the event, sight
+    and language marked as having a House page (`targeting.house_listening`), so the publisher
+    renders that group's fragment only then. The standby panel is written in the same language.
     """
 
     private = True
@@ -596,7 +611,7 @@ class HouseConsumer(LiveConsumer, StandbyFrames):
         ):
             self.marked_at = time.monotonic()
             await sync_to_async(targeting.house_listening, thread_sensitive=False)(
-                self.access.event_id, self.sight_name()
+                self.access.event_id, self.sight_name(), self.access.language
             )
         await super().live_snapshot(message)
 
@@ -614,19 +629,24 @@ class HouseConsumer(LiveConsumer, StandbyFrames):
         if not roles:
             return CLOSE_NOT_ALLOWED
         seen = sight(roles)
+        language = handshake_language(self.scope, user)
         groups = (
             protocol.event_group(event_id),
-            protocol.house_group(event_id, seen.name),
+            protocol.house_group(event_id, seen.name, language),
             standby.GROUP,
         )
-        return Access(event_id, groups, sight=seen)
+        return Access(event_id, groups, sight=seen, language=language)
 
     async def regroup(self, granted: Access) -> None:
-        """As any socket; when the viewer's roles changed what they see, the page starts again
-        from their new sight's snapshot."""
+        """As any socket; when the viewer's roles changed what they see, or the account chose
+        another language, the page starts again from its new group's snapshot."""
         was = self.access
         await super().regroup(granted)
-        if was is not None and self.access is not None and was.sight != granted.sight:
+        if (
+            was is not None
+            and self.access is not None
+            and (was.sight, was.language) != (granted.sight, granted.language)
+        ):
             await self.send_snapshots()
 
     async def send_snapshots(self) -> None:
@@ -640,23 +660,29 @@ class HouseConsumer(LiveConsumer, StandbyFrames):
     def standby_listening(self) -> bool:
         return self.access is not None
 
+    def standby_language(self) -> str:
+        access = self.access
+        return access.language if access is not None and access.language else settings.LANGUAGE_CODE
+
     def current(self, access: Access) -> list[protocol.Snapshot]:
         assert access.sight is not None
-        targeting.house_listening(access.event_id, access.sight.name)
+        # Marked before the read: a change committed after it is rendered in this language too.
+        targeting.house_listening(access.event_id, access.sight.name, access.language)
         self.marked_at = time.monotonic()
         with targeting.consistent_read():
             event = Event.objects.get(pk=access.event_id)
-            return [targeting.board(event), targeting.house(event, access.sight)]
+            return [targeting.board(event), targeting.house(event, access.sight, access.language)]
 
 
 class StandbyConsumer(StandbyFrames):
     """`ws/house/standby/`: Tonight's socket, the standby copies alone, for House (a House
-    member of any event, or a superuser). Closes as the event sockets do: 4401 signed out, 4403
-    not House."""
+    member of any event, or a superuser), in its page's language. Closes as the event sockets
+    do: 4401 signed out, 4403 not House."""
 
     standby_dashboard = False
     listening = False
     account_group: str | None = None
+    language: str | None = None  # its page's (`handshake_language`)
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -669,6 +695,7 @@ class StandbyConsumer(StandbyFrames):
             await self.accept()
             await self.close(code=code)
             return
+        self.language = await database_sync_to_async(handshake_language)(self.scope, user)
         await self.channel_layer.group_add(standby.GROUP, self.channel_name)
         self.listening = True
         await self.accept()
@@ -706,6 +733,9 @@ class StandbyConsumer(StandbyFrames):
 
     def standby_listening(self) -> bool:
         return self.listening
+
+    def standby_language(self) -> str:
+        return self.language or settings.LANGUAGE_CODE
 
     def authorize(self, user: Any) -> int | None:
         """None when the user may see the copies, else the close code."""

@@ -10,9 +10,10 @@ sockets to them and relay what arrives):
 - `places.<id>`: every player's High and Low place (stream "places", version `Event.version`);
   each player socket passes on only its own few bytes, so a phone's place line stays current
   without a render per phone;
-- `house.<id>.<sight>`: House's table (stream "house", version `Event.version`), with the pieces
-  of its live part that changed, rendered once per sight (what a viewer's roles may see and do:
-  "owner-director", "cashier", "scorer", ...) and only while a House page of that sight listens;
+- `house.<id>.<sight>.<language>`: House's table (stream "house", version `Event.version`), with
+  the pieces of its live part that changed, rendered once per sight (what a viewer's roles may see
+  and do: "owner-director", "cashier", "scorer", ...) and language (the page's), and only while a
+  House page of that sight and language listens;
 - `player.<registration id>`: one player's own state and panel HTML (stream "player", version
   `Registration.version`), only for the players the change touched; once per language its pages
   are open in (`language`), each socket passing on its own page's.
@@ -26,6 +27,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
+
 # The handler a consumer needs for these messages: `live_snapshot`.
 MESSAGE_TYPE = "live.snapshot"
 # The handler for the places of every player of an event: `live_places`, which picks its own.
@@ -38,10 +41,11 @@ def event_group(event_id: int) -> str:
     return f"event.{event_id}"
 
 
-def house_group(event_id: int, sight: str) -> str:
-    """The House sockets of the event whose viewers share one sight (staff/roles.py `Sight`):
-    each sight's part is rendered once, for every socket of its group."""
-    return f"house.{event_id}.{sight}"
+def house_group(event_id: int, sight: str, language: str | None = None) -> str:
+    """The House sockets of the event whose viewers share one sight (staff/roles.py `Sight`) and
+    whose pages read one language (by default the site's): each group's part is rendered once,
+    for every socket of the group."""
+    return f"house.{event_id}.{sight}.{language or settings.LANGUAGE_CODE}"
 
 
 def player_group(registration_id: int) -> str:

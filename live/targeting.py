@@ -3,9 +3,9 @@
 `change_snapshots` reads, from one database snapshot, the board, the venue's part, the places,
 each touched player and House, and renders each audience's fragment once. Board and House updates
 are targeted: they carry only the pieces that changed since the version a page holds, which the
-shown cache (below) remembers per group. House's part is read once and rendered per sight (what
-a viewer's roles may see and do), only for the sights a House page listens for (the House
-marks, below).
+shown cache (below) remembers per group. House's part is read once per language and rendered per
+sight (what a viewer's roles may see and do), only for the sights and languages a House page
+listens for (the House marks, below).
 """
 
 from __future__ import annotations
@@ -343,79 +343,119 @@ def own_places(registration: Registration, me: PlayerState) -> Snapshot:
 
 
 # House's live part is the costliest fragment: it is rendered only while a House page listens,
-# once per sight (staff/roles.py `Sight`: what a viewer's roles may see and do), for every
-# socket of that sight's group. A socket marks its event and sight (`house_listening`) on
-# connect and again, at most every HOUSE_MARK_EVERY seconds, while frames reach it; a mark lasts
-# HOUSE_MARK_SECONDS. A change after a sight's mark ran out sends its group House's version
-# without HTML: an open page then refetches its part once, and its socket marks it again.
+# once per sight (staff/roles.py `Sight`: what a viewer's roles may see and do) and language (the
+# page's, as its socket's handshake says), for every socket of that group. A socket marks its
+# event, sight and language (`house_listening`) on connect and again, at most every
+# HOUSE_MARK_EVERY seconds, while frames reach it; a mark lasts HOUSE_MARK_SECONDS. A change
+# after a group's mark ran out sends the group House's version without HTML: an open page then
+# refetches its part once (in its reader's language), and its socket marks it again.
 HOUSE_MARK_SECONDS = 300
 HOUSE_MARK_EVERY = 60
 
 
-def _house_mark(event_id: int, sight: str) -> str:
-    return f"live:house-listening:{event_id}:{sight}"
+def _house_mark(event_id: int, sight: str, language: str | None = None) -> str:
+    return f"live:house-listening:{event_id}:{sight}:{language or settings.LANGUAGE_CODE}"
+
+
+def _house_audiences() -> list[tuple[Sight, str]]:
+    """Every (sight, language) a House page may be read with, the site's language first."""
+    codes = [settings.LANGUAGE_CODE, *sorted(CODES - {settings.LANGUAGE_CODE})]
+    return [(sight, code) for code in codes for sight in read_model.sights()]
 
 
 def house_groups(event_id: int) -> list[str]:
-    """The event's House groups, one per sight."""
-    return [house_group(event_id, sight.name) for sight in read_model.sights()]
+    """The event's House groups, one per sight and language."""
+    return [house_group(event_id, sight.name, code) for sight, code in _house_audiences()]
 
 
-def house_listening(event_id: int, sight: str) -> None:
-    """A House page of the event is open for a viewer of this sight (called by its socket)."""
+def house_listening(event_id: int, sight: str, language: str | None = None) -> None:
+    """A House page of the event is open for a viewer of this sight, in `language` (by default
+    the site's; called by its socket)."""
     try:
-        cache.set(_house_mark(event_id, sight), 1, timeout=HOUSE_MARK_SECONDS)
+        cache.set(_house_mark(event_id, sight, language), 1, timeout=HOUSE_MARK_SECONDS)
     except Exception:
         logger.warning("Could not mark House listening on event %s.", event_id)
 
 
-def house_listeners(event_id: int) -> dict[str, bool]:
-    """Per sight, whether a House page of the event listens for it (in one cache read)."""
-    names = [sight.name for sight in read_model.sights()]
+def house_listeners(event_id: int) -> dict[tuple[str, str], bool]:
+    """Per (sight, language), whether a House page of the event listens for it (in one cache
+    read)."""
+    audiences = [(sight.name, code) for sight, code in _house_audiences()]
     try:
-        marked = cache.get_many([_house_mark(event_id, name) for name in names])
+        marked = cache.get_many([_house_mark(event_id, *audience) for audience in audiences])
     except Exception:
-        return dict.fromkeys(names, True)  # unknown: render, as a page may be waiting
-    return {name: _house_mark(event_id, name) in marked for name in names}
+        # Unknown: render each sight in the site's language, as a page may be waiting; a page in
+        # another language hears its version alone and refetches its part.
+        return {(name, code): code == settings.LANGUAGE_CODE for name, code in audiences}
+    return {audience: _house_mark(event_id, *audience) in marked for audience in audiences}
 
 
-def house(event: Event, sight: Sight) -> Snapshot:
-    """House's whole snapshot as a viewer of `sight` starts from it: the table and the live part."""
-    page = house_page(event).seen_by(sight)
-    group = house_group(event.pk, sight.name)
-    remember(event, group, house_cut(page), _house_memo(page, row_stamps(event)))
-    fragment = house_html(page)
-    return Snapshot(group, "house", event.version, page.table.data(), html=fragment)
+def house(event: Event, sight: Sight, language: str | None = None) -> Snapshot:
+    """House's whole snapshot as a viewer of `sight` whose page reads `language` (by default the
+    site's) starts from it: the table and the live part."""
+    language = language or settings.LANGUAGE_CODE
+    group = house_group(event.pk, sight.name, language)
+    # Pushed outside any request: read and written in the page's language (the read model
+    # writes some of its words, such as the phase's and the format's, as it reads).
+    with translation.override(language):
+        page = house_page(event).seen_by(sight)
+        remember(event, group, house_cut(page), _house_memo(page, row_stamps(event)))
+        fragment = house_html(page)
+        return Snapshot(group, "house", event.version, page.table.data(), html=fragment)
 
 
 def house_updates(
-    event: Event, touched: Collection[int] = (), listening: Mapping[str, bool] | None = None
+    event: Event,
+    touched: Collection[int] = (),
+    listening: Mapping[tuple[str, str], bool] | None = None,
 ) -> list[Snapshot]:
-    """House after a change, for each sight: the rows and sections that changed, and as data
-    the players whose row changed (the whole table when the frame carries the whole fragment).
+    """House after a change, for each (sight, language) a House page listens for: the rows and
+    sections that changed, and as data the players whose row changed (the whole table when the
+    frame carries the whole fragment).
 
-    House's page is read once for every sight, and only the rows of the players `touched` (and
-    of any other whose registration moved since the version a sight's update builds on); each
-    sight's update renders, from that one read, the pieces its own pages hold that changed. A
-    sight no House page listens for reads nothing: its frame carries the version alone, and a
-    page that hears it asks for the whole snapshot.
+    The read model writes some words as it reads (the phase's, the format's, a pending choice's),
+    so House's page is read once per language heard, for every sight heard in it: one read and
+    one render per sight when every page reads one language, as before languages. A group no
+    House page listens for reads nothing: its frame carries the version alone, and a page that
+    hears it asks for the whole snapshot.
     """
     listening = house_listeners(event.pk) if listening is None else listening
-    every = read_model.sights()
-    heard = [sight for sight in every if listening.get(sight.name, True)]
-    silent = [
-        Snapshot(house_group(event.pk, sight.name), "house", event.version, None)
-        for sight in every
-        if sight not in heard
-    ]
+    heard: dict[str, list[Sight]] = {}
+    silent = []
+    for sight, language in _house_audiences():
+        if listening.get((sight.name, language), False):
+            heard.setdefault(language, []).append(sight)
+        else:
+            group = house_group(event.pk, sight.name, language)
+            silent.append(Snapshot(group, "house", event.version, None))
     if not heard:
         return silent
-    groups = {sight.name: house_group(event.pk, sight.name) for sight in heard}
-    histories = {name: _last_shown(group, event) for name, group in groups.items()}
     stamps = row_stamps(event)
+    rendered: dict[tuple[str, str, str], str] = {}
+    found = []
+    for language, sights in heard.items():
+        with translation.override(language):
+            found += _house_updates_in(event, touched, sights, language, stamps, rendered)
+    return found + silent
+
+
+def _house_updates_in(
+    event: Event,
+    touched: Collection[int],
+    heard: list[Sight],
+    language: str,
+    stamps: dict[int, str],
+    rendered: dict[tuple[str, str, str], str],
+) -> list[Snapshot]:
+    """House's updates for the sights heard in one language (the active one).
+
+    House's page is read once for these sights, and only the rows of the players `touched` (and
+    of any other whose registration moved since the version a sight's update builds on); each
+    sight's update renders, from that one read, the pieces its own pages hold that changed."""
+    groups = {sight.name: house_group(event.pk, sight.name, language) for sight in heard}
+    histories = {name: _last_shown(group, event) for name, group in groups.items()}
     page, reads = _house_read(event, histories, heard, stamps, touched)
     whole = page if page.whole else None
-    rendered: dict[tuple[str, str], str] = {}
     found = []
     for sight in heard:
         history = histories[sight.name]
@@ -428,7 +468,7 @@ def house_updates(
             whole = house_page(event) if whole is None else whole
             seen = whole.seen_by(sight)
             cut = house_cut(seen)
-        cut = _rendered_once(cut, rendered)
+        cut = _rendered_once(cut, rendered, language)
         snapshot, changed = targeted(
             event,
             groups[sight.name],
@@ -449,17 +489,17 @@ def house_updates(
             if player_row_id(row.registration_id) in changed
         ]
         found.append(replace(snapshot, data={"players": players}))
-    return found + silent
+    return found
 
 
-def _rendered_once(cut: Cut, rendered: dict[tuple[str, str], str]) -> Cut:
-    """The cut whose pieces render once for every sight: a piece's key is a digest of all it
-    shows, so two sights' pieces with the same id and key (a checklist item, a note, a section
-    with no action nor money in it) show the same HTML."""
+def _rendered_once(cut: Cut, rendered: dict[tuple[str, str, str], str], language: str) -> Cut:
+    """The cut whose pieces render once for every sight of a language: a piece's key is a
+    digest of all it shows, so two sights' pieces with the same id and key (a checklist item, a
+    note, a section with no action nor money in it) show the same HTML in the same language."""
 
     def shared(piece: Piece) -> Piece:
         def render() -> str:
-            key = (piece.id, piece.key)
+            key = (language, piece.id, piece.key)
             if key not in rendered:
                 rendered[key] = piece.render()
             return rendered[key]

@@ -93,6 +93,11 @@ class Series(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def board_language(self) -> str:
+        """The language its season's projector view is written in, as an event's board is."""
+        return self.language or settings.LANGUAGE_CODE
+
 
 class SeriesAuditEntry(ChainedEntry):
     """An entry of a series' audit chain (docs/audit.md, "A series' audit"): who appointed whom,

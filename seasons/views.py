@@ -22,6 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from accounts.models import User
 from events import waitlist
 from events.errors import DomainError, Invalid
+from events.event_language import render_in_event_language
 from events.models import EntryMode, Event, Phase, Registration, RegistrationStatus
 from events.query import query_flag, query_int
 from helpers.forms import COMMON_ZONES, form_key, fresh_key, refuse
@@ -108,8 +109,10 @@ def season_page(request: HttpRequest, season_id: int) -> HttpResponse:
 def season_board(request: HttpRequest, season_id: int) -> HttpResponse:
     """The projector view, paged as the event board; `?kiosk=1`, `?seconds=N` (2-60)."""
     season = _season(season_id)
-    return render(
+    # On a projector, as an event's board: in the series' language, whoever's browser shows it.
+    return render_in_event_language(
         request,
+        season.series,
         "seasons/board.html",
         {
             "view": season_table(season),

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from events.reads.board import forget_kept_boards
 from events.reads.player import player_state, player_states
 from house.read_model import sight, sights
-from live import targeting
+from live import protocol, targeting
 from tests.factories import Table, make_table
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +59,8 @@ def test_a_change_touching_more_players_costs_no_more_queries() -> None:
 
     assert len(four) == len(one)
     streams = [s.stream for s in snapshots]
-    assert streams == ["board", "venue", "places"] + ["player"] * 4 + ["house"] * len(sights())
+    houses = len(targeting.house_groups(table.event.pk))  # one per sight and language
+    assert streams == ["board", "venue", "places"] + ["player"] * 4 + ["house"] * houses
 
 
 @pytest.mark.parametrize("listening", [True, False])
@@ -86,10 +87,12 @@ def test_what_phones_and_boards_follow_is_handed_over_before_house_is_read(
 
     ((streams, read_before),) = handed
     assert streams == ["board", "venue", "places"] + ["player"] * 4
-    # One House frame per sight; only the sight a page listens for carries its fragment.
-    assert [s.stream for s in rest] == ["house"] * len(sights())
-    assert [s.fragment for s in rest if s.group.endswith(owner.name)] == [listening]
-    assert not any(s.fragment for s in rest if not s.group.endswith(owner.name))
+    # One House frame per sight and language; only the sight and language a page listens for
+    # carries its fragment.
+    listened = protocol.house_group(table.event.pk, owner.name, "en")
+    assert [s.stream for s in rest] == ["house"] * len(targeting.house_groups(table.event.pk))
+    assert [s.fragment for s in rest if s.group == listened] == [listening]
+    assert not any(s.fragment for s in rest if s.group != listened)
     # House's table is read after the hand-over, and only while a House page listens.
     read_after = len(queries.captured_queries) - read_before
     assert read_after > 0 if listening else read_after == 0

@@ -374,7 +374,8 @@ def test_while_no_house_page_listens_house_is_not_even_read() -> None:
     forget_what_was_sent(table.event.pk)
     table.choose_start(table.players[0])
     houses = [s for s in targeting.change_snapshots(table.event.pk, []) if s.stream == "house"]
-    assert len(houses) == len(sights())  # one per sight, none of them read
+    # One per sight and language, none of them read.
+    assert len(houses) == len(targeting.house_groups(table.event.pk)) == len(sights()) * 3
     for house in houses:
         assert (house.data, house.html, house.parts) == (None, None, None)
         assert house.frame() == {"type": "update", "stream": "house", "version": house.version}

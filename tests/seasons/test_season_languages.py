@@ -17,6 +17,7 @@ from django.utils import formats, translation
 from accounts.models import User
 from events import services as staff_changes
 from seasons import services
+from seasons.models import Series
 from seasons.reads import player_history, public_id
 from tests.seasons.support import FIRST, WEEK, League, make_league
 
@@ -74,8 +75,14 @@ def test_the_public_season_page_reads_spanish_and_french(league: League) -> None
     assert "Projector view" not in french
 
 
-def test_the_projector_view_and_a_history_read_the_readers_language(league: League) -> None:
-    board = _get(Client(), "seasons:season_board", league.season_id, accept="fr")
+def test_the_projector_view_reads_the_series_language_and_a_history_the_readers(
+    league: League,
+) -> None:
+    # On a projector, as an event's board: in the series' language, whatever the browser asks.
+    english = _get(Client(), "seasons:season_board", league.season_id, accept="fr")
+    assert '<html lang="en">' in english and "Season table" in english
+    Series.objects.filter(pk=league.series_id).update(language="fr")
+    board = _get(Client(), "seasons:season_board", league.season_id, accept="es")
     assert '<html lang="fr">' in board
     assert "Classement de la saison" in board and "Plein écran" in board
     assert re.search(r"\d+ résultats? valides?", board)
