@@ -12,15 +12,25 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from django.utils.translation import gettext as _
-
 RULE_KEYS = ("high_points", "low_points", "attendance", "best_of", "min_events", "qualifiers")
 MOST_PLACES = 100  # a points list longer than this is a typing slip, not a rule
 MOST_POINTS = 1_000_000
 
 
+def _(message: str) -> str:
+    """A sentence marked for the catalogs (makemessages reads `_`): it is translated where the
+    problem is shown (seasons/services.py), so that this module needs no Django."""
+    return message
+
+
 class RulesProblem(ValueError):
-    """Rules that cannot be played, said in a plain sentence."""
+    """Rules that cannot be played, said in a plain sentence: its English `template`, with named
+    placeholders filled from `params` (the services say it in the reader's language)."""
+
+    def __init__(self, template: str, params: Mapping[str, object] | None = None) -> None:
+        self.template = template
+        self.params = dict(params or {})
+        super().__init__(template % self.params if self.params else template)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,11 +49,11 @@ class Rules:
         """Rules from JSON; a missing key takes its default; anything else is a RulesProblem."""
         if not isinstance(raw, Mapping):
             raise RulesProblem(
-                _("The rules are not an object with %(keys)s.") % {"keys": ", ".join(RULE_KEYS)}
+                _("The rules are not an object with %(keys)s."), {"keys": ", ".join(RULE_KEYS)}
             )
         unknown = sorted(str(key) for key in raw if key not in RULE_KEYS)
         if unknown:
-            raise RulesProblem(_("Unknown rules: %(choices)s.") % {"choices": ", ".join(unknown)})
+            raise RulesProblem(_("Unknown rules: %(choices)s."), {"choices": ", ".join(unknown)})
         default = cls()
         best_of = raw.get("best_of", default.best_of)
         return cls(
@@ -73,8 +83,8 @@ def _is_whole(value: object) -> bool:
 def _whole(value: object, name: str) -> int:
     if not _is_whole(value):
         raise RulesProblem(
-            _("%(name)s must be a whole number from 0 to %(most_points)s.")
-            % {"name": name, "most_points": f"{MOST_POINTS:,}"}
+            _("%(name)s must be a whole number from 0 to %(most_points)s."),
+            {"name": name, "most_points": f"{MOST_POINTS:,}"},
         )
     assert isinstance(value, int)
     return value
@@ -90,12 +100,12 @@ def _best_of(value: object) -> int:
 def _points_list(value: object, name: str) -> tuple[int, ...]:
     if isinstance(value, str | bytes) or not isinstance(value, Sequence):
         raise RulesProblem(
-            _("%(name)s must be a list of whole numbers, for place 1, 2, 3, ...") % {"name": name}
+            _("%(name)s must be a list of whole numbers, for place 1, 2, 3, ..."), {"name": name}
         )
     if len(value) > MOST_PLACES:
         raise RulesProblem(
-            _("%(name)s lists %(count)s places; at most %(most_places)s.")
-            % {"name": name, "count": len(value), "most_places": MOST_PLACES}
+            _("%(name)s lists %(count)s places; at most %(most_places)s."),
+            {"name": name, "count": len(value), "most_places": MOST_PLACES},
         )
     for place, points in enumerate(value, start=1):
         if not _is_whole(points):
@@ -103,13 +113,13 @@ def _points_list(value: object, name: str) -> tuple[int, ...]:
                 _(
                     "%(name)s for place %(place)s is %(points)s: points are whole numbers from 0 "
                     "to %(most_points)s."
-                )
-                % {
+                ),
+                {
                     "name": name,
                     "place": place,
                     "points": repr(points),
                     "most_points": f"{MOST_POINTS:,}",
-                }
+                },
             )
     return tuple(value)
 

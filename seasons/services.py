@@ -134,7 +134,10 @@ def _rules(raw: object) -> Rules:
     try:
         return Rules.from_dict({} if raw is None else raw)
     except RulesProblem as problem:
-        raise Invalid(str(problem)) from None
+        # The rules' module is pure (anyone recomputes a season with it): its English sentence is
+        # said here in the reader's language.
+        said = _(problem.template)
+        raise Invalid(said % problem.params if problem.params else said) from None
 
 
 def _date(value: object, what: str) -> datetime.date:
