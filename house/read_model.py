@@ -29,7 +29,7 @@ from typing import Annotated, Any
 
 from django.db.models import Count, F
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, npgettext
 
 from cards.models import Offer, OfferKind, Shoe, ShoeKind
 from cards.names import card_face
@@ -75,6 +75,18 @@ STATUS_ORDER: dict[str, int] = {  # RegistrationStatus values, in the page's ord
     RegistrationStatus.CANCELLED: 6,
 }
 STATUS_LABELS = dict(RegistrationStatus.choices)
+# A status after its count ("4 Checked in"), agreeing with the count where a language's words do.
+COUNTED_STATUS = {
+    RegistrationStatus.REGISTERED: lambda n: npgettext("counted", "Registered", "Registered", n),
+    RegistrationStatus.CHECKED_IN: lambda n: npgettext("counted", "Checked in", "Checked in", n),
+    RegistrationStatus.WITHDRAWN: lambda n: npgettext("counted", "Withdrawn", "Withdrawn", n),
+    RegistrationStatus.CANCELLED: lambda n: npgettext("counted", "Cancelled", "Cancelled", n),
+    RegistrationStatus.NO_SHOW: lambda n: npgettext("counted", "No-show", "No-shows", n),
+    RegistrationStatus.WAITLISTED: lambda n: npgettext("counted", "Waitlisted", "Waitlisted", n),
+    RegistrationStatus.OFFERED: lambda n: npgettext(
+        "counted", "Offered a place", "Offered a place", n
+    ),
+}
 # Who shows in the check-in list.
 CHECK_IN_STATUSES = (
     RegistrationStatus.REGISTERED,
@@ -862,7 +874,11 @@ def house_page(
             pool=pool,
             registration_switch=_registration_switch(event),
             counts=tuple(
-                StatusCount(RegistrationStatus(status), str(STATUS_LABELS[status]), counts[status])
+                StatusCount(
+                    RegistrationStatus(status),
+                    COUNTED_STATUS[RegistrationStatus(status)](counts[status]),
+                    counts[status],
+                )
                 for status in STATUS_ORDER
                 if counts.get(status, 0)
             ),

@@ -21,7 +21,7 @@ from events import money, services, waitlist
 from events import request_bodies as body
 from events.check_in import self_check_in_open
 from events.errors import DomainError, Invalid, NothingPending, OutOfOrder
-from events.event_language import render_in_event_language
+from events.event_language import in_event_language, render_in_event_language
 from events.event_lists import event_list_public, events_of
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.query import query_flag, query_int
@@ -416,50 +416,54 @@ def _board_page(
     watch: str = "",
     showing: str = "",
 ) -> HttpResponse:
-    view = board_view(event)
-    shown = venue_check_in(event) if venue else None
-    return render_in_event_language(
-        request,
-        event,
-        "web/board.html",
-        {
-            "event": event,
-            "board": view.data,
-            "view": view,
-            "follow": follow(event, request=request, venue=shown, grant=grant),
-            "venue": venue,
-            "display": display,
-            # A display link's page (web/display.py): what it checks to follow and to end.
-            "watch": watch,
-            "showing": showing,
-            "kiosk": kiosk or query_flag(request, "kiosk"),
-            "page_seconds": query_int(request, "seconds", PAGE_SECONDS, 2, 60),
-        },
-    )
+    # Read in the event's language too: a read model may name things as it reads.
+    with in_event_language(event):
+        view = board_view(event)
+        shown = venue_check_in(event) if venue else None
+        return render_in_event_language(
+            request,
+            event,
+            "web/board.html",
+            {
+                "event": event,
+                "board": view.data,
+                "view": view,
+                "follow": follow(event, request=request, venue=shown, grant=grant),
+                "venue": venue,
+                "display": display,
+                # A display link's page (web/display.py): what it checks to follow and to end.
+                "watch": watch,
+                "showing": showing,
+                "kiosk": kiosk or query_flag(request, "kiosk"),
+                "page_seconds": query_int(request, "seconds", PAGE_SECONDS, 2, 60),
+            },
+        )
 
 
 @require_safe
 def board_partial(request: HttpRequest, event_id: int) -> HttpResponse:
     event = _event(event_id)
-    return render_in_event_language(
-        request, event, "web/_board.html", {"event": event, "view": board_view(event)}
-    )
+    with in_event_language(event):
+        return render_in_event_language(
+            request, event, "web/_board.html", {"event": event, "view": board_view(event)}
+        )
 
 
 @require_safe
 def board_final(request: HttpRequest, event_id: int) -> HttpResponse:
     """Final results: winners, payouts, the pool's arithmetic, the commitment and the seed."""
     event = _event(event_id)
-    return render_in_event_language(
-        request,
-        event,
-        "web/final.html",
-        {
-            "event": event,
-            "results": final_results(event),
-            "follow": follow(event, request=request),
-        },
-    )
+    with in_event_language(event):
+        return render_in_event_language(
+            request,
+            event,
+            "web/final.html",
+            {
+                "event": event,
+                "results": final_results(event),
+                "follow": follow(event, request=request),
+            },
+        )
 
 
 @require_safe

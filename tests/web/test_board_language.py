@@ -51,7 +51,9 @@ def test_the_board_is_in_the_events_language_whatever_the_browser_asks(client: C
     assert '<h2 id="high-title">Alta</h2>' in page and '<h2 id="low-title">Baja</h2>' in page
     assert "cartas guardadas" in page and "3 jugadores" in page
     assert "Bote $30 (provisional)" in page
-    assert "cards kept" not in page and "Plein écran" not in page
+    # The format too, though the browser reading the board asks for French.
+    assert '<span class="chip">Liga</span>' in page
+    assert "cards kept" not in page and "Plein écran" not in page and "Ligue" not in page
     # The partial the board reloads with, in the same language.
     partial = client.get(
         reverse("web:board_partial", args=[table.event.pk]), HTTP_ACCEPT_LANGUAGE="fr"

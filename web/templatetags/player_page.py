@@ -12,7 +12,7 @@ from django.utils import timezone, translation
 
 from cards import names
 from events import player_words
-from events.formats import Format
+from events.formats import Format, format_for
 
 register = template.Library()
 
@@ -29,6 +29,13 @@ def offer_words(rules: Format) -> str:
 def phase_words(phase: str) -> str:
     """An event's phase in the active language."""
     return player_words.phase_words(phase)
+
+
+@register.filter
+def format_words(name: str) -> str:
+    """A format's name ("league") as the active language names it ("Liga"): said when the
+    page is rendered, whatever language its read model was read in."""
+    return format_for(name).label_words
 
 
 @register.filter
