@@ -420,6 +420,49 @@ def _client(user: User | None) -> Client:
     return client
 
 
+# A room's screens: written in the event's (or the series') language, whatever the browser
+# showing them asks for (events/event_language.py).
+ROOM_SCREENS = (
+    "web:board",
+    "web:board_partial",
+    "web:board_final",
+    "web:board_venue",
+    "web:display",
+    "house:results_sheet",
+    "seasons:season_board",
+)
+
+
+def test_a_rooms_screens_read_the_events_language_not_the_browsers(
+    scene: Scene, in_pseudo: None
+) -> None:
+    """The scene's events and series chose no language: theirs is the deployment's, here the
+    pseudo-locale. A browser asking for English must still read every word of them wrapped: a
+    word read in the browser's language (a read model that names things as it reads) shows."""
+    found: dict[str, set[str]] = {}
+    rendered: set[str] = set()
+    screens = {name: route for name, route, _ in routes() if name in ROOM_SCREENS}
+    assert set(screens) == set(ROOM_SCREENS)
+    for name, route in screens.items():
+        for state, ids in scene.states.items():
+            path = address(route, ids, name)
+            if path is None:
+                continue
+            for user in scene.viewers[state].values():
+                client = Client(headers={"accept-language": "en-US,en;q=0.9"})
+                if user is not None:
+                    client.force_login(user)
+                response = client.get(path)
+                if response.status_code != 200:
+                    continue
+                rendered.add(name)
+                words = page_words(response.content.decode(), scene.data)
+                if words:
+                    found.setdefault(name, set()).update(words)
+    assert rendered == set(ROOM_SCREENS), sorted(set(ROOM_SCREENS) - rendered)
+    assert not found, json.dumps({k: sorted(v) for k, v in found.items()}, indent=1)
+
+
 def test_every_page_reads_in_the_pseudo_locale(scene: Scene, in_pseudo: None) -> None:
     found: dict[str, set[str]] = {}
     rendered: set[str] = set()
