@@ -9,6 +9,7 @@ import pytest
 
 from push.keys import generate
 from tests.push.standin import STANDIN_HOSTS, PushService
+from tests.push.workers import worker_on_own_queue
 
 
 @pytest.fixture
@@ -19,3 +20,10 @@ def push_service(settings: object) -> Iterator[PushService]:
     settings.PUSH_SERVICE_HOSTS = [STANDIN_HOSTS]  # type: ignore[attr-defined]
     with PushService(keys.public_key) as service:
         yield service
+
+
+@pytest.fixture
+def worker() -> Iterator[None]:
+    """A worker thread (the solo pool) on a queue of this test's own."""
+    with worker_on_own_queue(pool="solo"):
+        yield None

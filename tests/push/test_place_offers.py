@@ -3,13 +3,10 @@ commit that freed it, with the claim link and the hold's end in the event's time
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 from django.core import mail
 from django.utils import timezone
 
@@ -220,20 +217,6 @@ def test_the_offer_goes_on_the_default_queue_ahead_of_announcements() -> None:
         options = app.amqp.router.route({}, f"push.tasks.{task}")
         assert options["queue"].name == "celery", task
         assert options.get("priority") in (None, 0), task
-
-
-@pytest.fixture
-def worker() -> Iterator[None]:
-    """A worker thread consuming a queue of this test's own on the real Redis broker."""
-    queue = f"test-{uuid.uuid4().hex}"
-    before = (app.conf.task_default_queue, app.conf.task_always_eager)
-    app.conf.task_default_queue = queue
-    app.conf.task_always_eager = False
-    try:
-        with start_worker(app, pool="solo", perform_ping_check=False, queues=[queue]):
-            yield None
-    finally:
-        app.conf.task_default_queue, app.conf.task_always_eager = before
 
 
 @pytest.mark.real_celery

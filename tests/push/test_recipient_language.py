@@ -3,12 +3,9 @@ choice, else the language its browser asked for at sign-in, else English."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 from django.core import mail
 from django.test import Client
 from django.utils import translation
@@ -19,7 +16,6 @@ from push import place_offers
 from push.models import PushSubscription
 from push.subscriptions import subscription_save
 from push.tasks import send_announcement, send_reminder
-from syndicate.celery import app
 from tests.factories import make_table, make_user
 from tests.push.standin import Device, PushService
 from tests.push.test_place_offers import capped_table, leave, offered
@@ -164,20 +160,6 @@ def test_a_reminder_is_pushed_in_the_players_language(push_service: PushService)
     (received,) = push_service.wait_for(1)
     assert received.payload["title"] == "Thursday League: tu elección de cartas te espera"
     assert received.payload["body"] == "Ganaste la partida 1: quédate con una de las dos cartas."
-
-
-@pytest.fixture
-def worker() -> Iterator[None]:
-    """A worker thread consuming a queue of this test's own on the real Redis broker."""
-    queue = f"test-{uuid.uuid4().hex}"
-    before = (app.conf.task_default_queue, app.conf.task_always_eager)
-    app.conf.task_default_queue = queue
-    app.conf.task_always_eager = False
-    try:
-        with start_worker(app, pool="solo", perform_ping_check=False, queues=[queue]):
-            yield None
-    finally:
-        app.conf.task_default_queue, app.conf.task_always_eager = before
 
 
 @pytest.mark.real_celery

@@ -9,20 +9,18 @@ short timeout instead of holding a worker for minutes.
 from __future__ import annotations
 
 import datetime
-import uuid
 from collections.abc import Iterator
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 from django.utils import timezone
 
 from cards.models import Offer
 from push.models import DeliveryStatus, PushDelivery
 from push.subscriptions import subscription_save
 from push.tasks import send_reminder
-from syndicate.celery import app
 from tests.factories import make_table
 from tests.push.standin import PushService
+from tests.push.workers import worker_on_own_queue
 from tests.waiting import wait_until
 
 READ_TIMEOUT = 8.0  # the phone's reminder arrives well within it, even on a busy machine
@@ -37,17 +35,8 @@ def push_service(push_service: PushService, settings: object) -> PushService:
 @pytest.fixture
 def worker() -> Iterator[None]:
     """A worker with the production pool (threads), on a queue of this test's own."""
-    queue = f"test-{uuid.uuid4().hex}"
-    before = (app.conf.task_default_queue, app.conf.task_always_eager)
-    app.conf.task_default_queue = queue
-    app.conf.task_always_eager = False
-    try:
-        with start_worker(
-            app, pool="threads", concurrency=8, perform_ping_check=False, queues=[queue]
-        ):
-            yield None
-    finally:
-        app.conf.task_default_queue, app.conf.task_always_eager = before
+    with worker_on_own_queue(pool="threads", concurrency=8):
+        yield None
 
 
 @pytest.mark.real_celery

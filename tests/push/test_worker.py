@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
-
 import pytest
-from celery.contrib.testing.worker import start_worker
 
 from cards.models import Offer
 from push.models import PushDelivery
 from push.subscriptions import subscription_save
-from syndicate.celery import app
 from tests.factories import make_table
 from tests.push.standin import PushService
 
@@ -20,20 +15,6 @@ from tests.push.standin import PushService
 def push_service(push_service: PushService, settings: object) -> PushService:
     settings.PUSH_REMINDER_DELAY = 1  # type: ignore[attr-defined]
     return push_service
-
-
-@pytest.fixture
-def worker() -> Iterator[None]:
-    """A worker thread consuming a queue of this test's own on the real Redis broker."""
-    queue = f"test-{uuid.uuid4().hex}"
-    before = (app.conf.task_default_queue, app.conf.task_always_eager)
-    app.conf.task_default_queue = queue
-    app.conf.task_always_eager = False
-    try:
-        with start_worker(app, pool="solo", perform_ping_check=False, queues=[queue]):
-            yield None
-    finally:
-        app.conf.task_default_queue, app.conf.task_always_eager = before
 
 
 @pytest.mark.real_celery
