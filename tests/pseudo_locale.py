@@ -18,6 +18,8 @@ import django
 from django.apps import apps
 from django.conf import settings
 
+from tests.catalogs import po_entries
+
 # "en-xa", the code Android and Chromium give their accented pseudo-locale: Django accepts it
 # (language_code_re) once a catalog exists for it, reads its formats as English's (en_XA, then
 # en), and gives it no fallback catalog of its own.
@@ -61,38 +63,9 @@ def pseudo(text: str) -> str:
     return body[:start] + OPEN + inner + CLOSE + body[start + len(inner) :]
 
 
-def _unquote(lines: list[str]) -> str:
-    return "".join(
-        re.sub(r'^[a-z_\[\]0-9]*\s*"', "", line)[:-1]
-        .encode()
-        .decode("unicode_escape")
-        .encode("latin-1")
-        .decode()
-        for line in lines
-    )
-
-
 def entries(po: Path) -> list[dict[str, Any]]:
     """A .po file's entries after its header: flags, msgctxt, msgid, msgid_plural, msgstr..."""
-    found: list[dict[str, Any]] = []
-    for block in po.read_text().split("\n\n"):
-        fields: dict[str, list[str]] = {}
-        flags: list[str] = []
-        current = None
-        for line in block.strip().splitlines():
-            if line.startswith("#,"):
-                flags += [flag.strip() for flag in line[2:].split(",")]
-            elif line.startswith("#"):
-                continue
-            elif line.startswith('"') and current is not None:
-                fields[current].append(line)
-            elif " " in line:
-                current = line.split(" ", 1)[0]
-                fields[current] = [line]
-        strings = {name: _unquote(lines) for name, lines in fields.items()}
-        if strings.get("msgid"):
-            found.append({"flags": flags, **strings})
-    return found
+    return [entry for entry in po_entries(po.read_text()) if entry["msgid"]]
 
 
 def source_catalogs(domain: str) -> list[Path]:

@@ -19,6 +19,7 @@ from django.utils import translation
 from accounts.models import User
 from events.player_words import hand_words
 from scoring.evaluator import evaluate_high, evaluate_low
+from tests.catalogs import po_entries
 from tests.factories import make_table, make_user
 
 LOCALE = Path(settings.BASE_DIR) / "locale"
@@ -35,45 +36,11 @@ def compiled() -> None:
     subprocess.run([str(Path(settings.BASE_DIR) / "scripts/compile-messages")], check=True)
 
 
-def _unquote(lines: list[str]) -> str:
-    return "".join(
-        re.sub(r'^[a-z_\[\]0-9]*\s*"', "", line)[:-1]
-        .encode()
-        .decode("unicode_escape")
-        .encode("latin-1")
-        .decode()
-        for line in lines
-    )
-
-
 def catalog(code: str | Path, domain: str = "django") -> list[dict[str, Any]]:
     """The .po's entries (a shipped language's, or the .po at a path): flags, msgid, msgid_plural
     and msgstr forms (no polib needed)."""
     po = code if isinstance(code, Path) else LOCALE / code / "LC_MESSAGES" / f"{domain}.po"
-    return _entries(po.read_text())
-
-
-def _entries(text: str) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = []
-    for block in text.split("\n\n"):
-        fields: dict[str, list[str]] = {}
-        flags: list[str] = []
-        current = None
-        for line in block.strip().splitlines():
-            if line.startswith("#,"):
-                flags += [flag.strip() for flag in line[2:].split(",")]
-            elif line.startswith("#"):
-                continue
-            elif line.startswith('"'):
-                assert current is not None
-                fields[current].append(line)
-            else:
-                current = line.split(" ", 1)[0]
-                fields[current] = [line]
-        strings = {name: _unquote(lines) for name, lines in fields.items()}
-        if "msgid" in strings:  # not an obsolete entry (#~), which only comments hold
-            entries.append({"flags": flags, **strings})
-    return entries
+    return po_entries(po.read_text())
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
@@ -235,7 +202,7 @@ def test_every_string_the_scripts_mark_is_in_their_catalog():
         capture_output=True,
         check=True,
     ).stdout.decode()
-    marked = {(e.get("msgctxt"), e["msgid"]) for e in _entries(extracted)[1:]}
+    marked = {(e.get("msgctxt"), e["msgid"]) for e in po_entries(extracted)[1:]}
     assert len(marked) > 30
     for code in SHIPPED:
         assert marked <= {(e.get("msgctxt"), e["msgid"]) for e in catalog(code, "djangojs")}
