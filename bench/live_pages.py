@@ -48,7 +48,7 @@ import event as engine  # sets up Django and the scratch database helpers
 from django.conf import settings
 from django.template.loader import render_to_string
 
-from events import services
+from events import services, store
 from events.models import Event, Registration
 from helpers.forms import fresh_key
 from house.read_model import sight
@@ -208,7 +208,7 @@ def whole(event_id: int, rid: int) -> tuple[float, dict[str, float]]:
     """Before targeted updates: the board's and House's whole fragments and data, every change
     (the touched player's panel and the places as now)."""
     began = time.perf_counter()
-    with targeting.consistent_read():
+    with store.consistent_read():
         event = Event.objects.get(pk=event_id)
         view = board_view(event)
         board = protocol.Snapshot(
@@ -239,7 +239,7 @@ def refetched(
     fraction of changes a throttled phone refetches on (1 when changes are rarer than 1.5 s).
     The seconds spent: the sockets' snapshots, every phone's refetch, House's refetch."""
     began = time.perf_counter()
-    with targeting.consistent_read():
+    with store.consistent_read():
         event = Event.objects.get(pk=event_id)
         board, table = board_with_standings(event)
         house = house_table(event)
@@ -310,7 +310,7 @@ def main() -> None:
         # A House page is open (the owner's): its fragment is rendered.
         targeting.house_listening(event_id, OWNER.name)
         # The pages open: each starts from the whole board and House (what later updates build on).
-        with targeting.consistent_read():
+        with store.consistent_read():
             opened = Event.objects.get(pk=event_id)
             targeting.board(opened)
             targeting.house(opened, OWNER)

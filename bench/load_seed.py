@@ -24,7 +24,7 @@ from audit.export import audit_document
 from audit.models import AuditEntry
 from audit.verify import verify
 from cards.models import CardState, DealtCard, Offer, Shoe
-from events import services
+from events import services, store
 from events.models import Event, Registration, RegistrationStatus
 from live import targeting
 
@@ -169,7 +169,7 @@ def snapshot_cost(event_ids: list[int], rounds: int = 5) -> dict[str, float]:
         one = Registration.objects.filter(event_id=event_id).values_list("pk", flat=True).first()
         for _ in range(rounds):
             began = time.perf_counter()
-            with targeting.consistent_read():
+            with store.consistent_read():
                 targeting.board(Event.objects.get(pk=event_id))
             board.append(time.perf_counter() - began)
             began = time.perf_counter()

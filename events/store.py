@@ -7,12 +7,13 @@ Everything else reads and writes through the ORM. PostgreSQL only.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from django.db import connection
+from django.db import connection, transaction
 from psycopg.rows import dict_row
 
 from cards.models import CardState, DealtCard, OfferKind
@@ -442,6 +443,19 @@ def write_change(
 
 
 # --- live updates ---------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def consistent_read() -> Iterator[None]:
+    """Read everything inside from one database snapshot, so a version matches its data: what a
+    live frame carries, and what an htmx answer renders (a change committing between two of its
+    queries would otherwise pair one version with another's data, under READ COMMITTED)."""
+    if connection.in_atomic_block:
+        yield
+        return
+    with transaction.atomic():
+        read_one_snapshot()
+        yield
 
 
 def read_one_snapshot() -> None:

@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
 from audit.export import audit_csv, audit_document
-from events import limits, money, scoreholio, services
+from events import limits, money, scoreholio, services, store
 from events import request_bodies as body
 from events.check_in import has_paid_entries
 from events.errors import DomainError, Invalid
@@ -121,18 +121,30 @@ def house_action[**P](
 
 def _after(request: HttpRequest, event: Event, anchor: str) -> HttpResponse:
     if _is_htmx(request):
-        event.refresh_from_db()
-        return render(request, "house/_live.html", _dashboard_context(request, event, inline=True))
+        return _live_part(request, event, inline=True)
     url = reverse("house:dashboard", kwargs={"event_id": event.pk})
     safe = "".join(ch for ch in anchor if ch.isalnum() or ch in "-_")
     return redirect(f"{url}#{safe}" if safe else url)
 
 
+def _live_part(request: HttpRequest, event: Event, *, inline: bool = False) -> HttpResponse:
+    """The dashboard's live part at the event's version now, read and rendered from one
+    database snapshot: the version it is marked with is the one every part of it shows, even
+    while other actions commit (House's quick taps answer side by side)."""
+    with store.consistent_read():
+        return render(
+            request, "house/_live.html", _dashboard_context(request, event, inline=inline)
+        )
+
+
 def _dashboard_context(request: HttpRequest, event: Event, *, inline: bool = False) -> dict:
     # The live part's context is House's page (house.read_model) as the viewer's roles see it,
     # as the fragments pushed to their socket render it (docs/decisions.md, "What a role may
-    # see"): only the actions they may do, the night's money only if they may see it.
-    seen = house_page(event).seen_by(sight(roles_of(_user(request), event.pk)))
+    # see"): only the actions they may do, the night's money only if they may see it. Read from
+    # one database snapshot, the event's version with it.
+    with store.consistent_read():
+        event.refresh_from_db()
+        seen = house_page(event).seen_by(sight(roles_of(_user(request), event.pk)))
     context: dict[str, Any] = {**seen.context(), "inline_messages": inline}
     log = request.session.get(SCOREHOLIO_SESSION.format(event_id=event.pk))
     if isinstance(log, dict) and isinstance(log.get("text"), str):
@@ -275,7 +287,7 @@ def dashboard(request: HttpRequest, event_id: int) -> HttpResponse:
 def dashboard_partial(request: HttpRequest, event_id: int) -> HttpResponse:
     """The live part of the dashboard, reloaded by htmx when the event changes."""
     event = _house_event(request, event_id)
-    return render(request, "house/_live.html", _dashboard_context(request, event))
+    return _live_part(request, event)
 
 
 @login_required

@@ -67,7 +67,7 @@ from django.utils import translation
 
 from accounts import revocation
 from accounts.language import page_language
-from events import display
+from events import display, store
 from events.models import Event, Phase, Registration
 from events.reads.player import player_state
 from events.runner import is_house, roles_of
@@ -380,7 +380,7 @@ class BoardConsumer(LiveConsumer):
         return granted
 
     def current(self, access: Access) -> list[protocol.Snapshot]:
-        with targeting.consistent_read():
+        with store.consistent_read():
             event = Event.objects.get(pk=access.event_id)
             found = [targeting.board(event)]
             if access.venue:
@@ -499,7 +499,7 @@ class PlayerConsumer(LiveConsumer):
         # Marked before the read: a change committed after it is rendered in this language too.
         targeting.player_listening(access.registration_id, access.language)
         self.marked_at = time.monotonic()
-        with targeting.consistent_read():
+        with store.consistent_read():
             registration = Registration.objects.select_related("event", "player").get(
                 pk=access.registration_id
             )
@@ -669,7 +669,7 @@ class HouseConsumer(LiveConsumer, StandbyFrames):
         # Marked before the read: a change committed after it is rendered in this language too.
         targeting.house_listening(access.event_id, access.sight.name, access.language)
         self.marked_at = time.monotonic()
-        with targeting.consistent_read():
+        with store.consistent_read():
             event = Event.objects.get(pk=access.event_id)
             return [targeting.board(event), targeting.house(event, access.sight, access.language)]
 

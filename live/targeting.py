@@ -10,18 +10,16 @@ listens for (the House marks, below).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import pickle
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection, transaction
 from django.utils import translation
 
 from accounts.language import CODES, account_language
@@ -638,21 +636,6 @@ def player(
         )
 
 
-@contextlib.contextmanager
-def consistent_read() -> Iterator[None]:
-    """Read every snapshot from one database snapshot, so each version matches its data.
-
-    Snapshots run several queries; under READ COMMITTED a change committing in between would pair
-    one version with another version's data.
-    """
-    if connection.in_atomic_block:
-        yield
-        return
-    with transaction.atomic():
-        store.read_one_snapshot()
-        yield
-
-
 def change_snapshots(
     event_id: int,
     registration_ids: Iterable[int],
@@ -667,7 +650,7 @@ def change_snapshots(
     read (House's read is the costliest), and only House is returned.
     """
     touched = set(registration_ids)
-    with consistent_read():
+    with store.consistent_read():
         event = Event.objects.filter(pk=event_id).first()
         if event is None or event.phase == Phase.DRAFT:
             return []  # nobody may listen to a draft

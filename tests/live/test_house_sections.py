@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from django.template.loader import render_to_string
 
-from events import services
+from events import services, store
 from house.read_model import HousePage, house_page, part_context, sight
 from live import protocol, targeting
 from live.fragments import (
@@ -119,7 +119,7 @@ def test_after_each_change_house_is_sent_what_a_page_read_now_shows(
     owner = sight(["owner"])
     group = protocol.house_group(event.pk, owner.name)
     targeting.house_listening(event.pk, owner.name)
-    with targeting.consistent_read():
+    with store.consistent_read():
         targeting.house(table.refresh(), owner)
     read: list[Any] = []  # the rows each House read asked for (None: every row)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from events import services
+from events import services, store
 from events.models import Registration
 from events.reads import board as board_reads
 from events.reads.board import BoardView, board_view, kept_board_view
@@ -58,7 +58,7 @@ def test_the_kept_board_equals_a_fresh_read_after_every_kind_of_change(
     table: Table = make_table("standard-v1", players=5, start=True)
     ann, bob, cy, dee, eve = table.players
     event = table.refresh()
-    with targeting.consistent_read():
+    with store.consistent_read():
         opened = targeting.board(table.refresh())
     page = BoardPage.of(opened.html or "", opened.version)
 
