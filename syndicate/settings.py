@@ -186,7 +186,18 @@ if os.environ.get("TEST_DATABASE_NAME"):
     DATABASES["default"]["TEST"] = {"NAME": os.environ["TEST_DATABASE_NAME"]}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Redis carries the channel layer, the cache and the Celery broker.
+# Redis carries the channel layer, the cache and the Celery broker. The channel layer may be spread
+# over several servers (CHANNEL_REDIS_URLS, comma-separated): channels-redis hashes each channel and
+# group name to one of them, and every process lists them in the same order. The live updates' own
+# bookkeeping (the changes list, the publisher's heartbeat and leases) stays on REDIS_URL, one
+# server, with the cache and the broker (docs/deploy.md, "Many venues on one deployment").
+CHANNEL_REDIS_URLS = env_list("CHANNEL_REDIS_URLS") or [REDIS_URL]
+for _url in CHANNEL_REDIS_URLS:
+    if not _url.startswith(("redis://", "rediss://", "unix://")):
+        raise ImproperlyConfigured(
+            f"CHANNEL_REDIS_URLS holds {_url!r}: each entry must be a redis://, rediss:// "
+            "or unix:// address."
+        )
 CHANNEL_LAYERS = {
     "default": {
         # Redis pub/sub: a group message is published once and each server process hands it
@@ -198,7 +209,7 @@ CHANNEL_LAYERS = {
         # redis-py reads time out after 5 s by default, which would drop idle sockets
         # (django/channels_redis#422): give the channel layer a longer read timeout.
         "CONFIG": {
-            "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+            "hosts": [{"address": url, "socket_timeout": 30} for url in CHANNEL_REDIS_URLS],
             "prefix": os.environ.get("CHANNELS_PREFIX", "asgi"),
         },
     }
@@ -223,6 +234,12 @@ LIVE_UPDATES_INTERVAL = float(os.environ.get("LIVE_UPDATES_INTERVAL", "0.25"))
 # After a delivery that took T seconds, the event's next one waits this many times T (when longer
 # than the interval), so live updates never crowd out the requests that make the changes.
 LIVE_UPDATES_REST_PER_WORK = float(os.environ.get("LIVE_UPDATES_REST_PER_WORK", "4"))
+# How many shards the events are split into for the publishers (`publish_live --shards`, whose
+# default this is): every server and every publisher of a deployment must agree on it.
+_live_shards = os.environ.get("LIVE_SHARDS", "1").strip()
+if not _live_shards.isdigit() or int(_live_shards) < 1:
+    raise ImproperlyConfigured(f"LIVE_SHARDS is {_live_shards!r}: a whole number, 1 or more.")
+LIVE_SHARDS = int(_live_shards)
 # The standby copy's folder (a USB stick, a second disk, a synced folder; "" = none): `make run`
 # keeps a live copy of the database there, and a snapshot of it is taken into its `snapshots/`
 # when an event starts and when it is finalized (docs/reliability.md, "Snapshots").
