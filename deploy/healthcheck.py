@@ -1,4 +1,4 @@
-"""Container health check for one daphne process (docker-compose.yml, services web1 and web2).
+"""Container health check for one daphne process (docker-compose.yml, the web service's replicas).
 
 GET /healthz, which checks the database, on this container's daphne, sent the way nginx sends it:
 with an allowed Host and `X-Forwarded-Proto: https`. A request with a Host outside

@@ -25,3 +25,21 @@ def read_env_file(path: Path = ENV_EXAMPLE) -> tuple[dict[str, str], set[str]]:
         elif match := COMMENTED.fullmatch(line):
             optional.add(match.group(1))
     return values, optional
+
+
+REFERENCE = re.compile(r"\$\{([A-Z][A-Z0-9_]*)(?::([-?])([^}]*))?\}")
+
+
+def interpolate(text: str, values: dict[str, str]) -> str:
+    """`${NAME}`, `${NAME:-default}` and `${NAME:?message}` filled in from `values`, as compose
+    fills in the compose file from .env."""
+
+    def fill(match: re.Match[str]) -> str:
+        name, kind, rest = match.groups()
+        if values.get(name):
+            return values[name]
+        if kind == "?":
+            raise ValueError(f"{name}: {rest}")
+        return rest if kind == "-" else ""
+
+    return REFERENCE.sub(fill, text)

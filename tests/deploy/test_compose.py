@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.deploy.envfile import read_env_file
+from tests.deploy.envfile import interpolate, read_env_file
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
@@ -54,7 +54,7 @@ EXPECTED_IN_ENV_FILE = {
     "LOG_LEVEL",
 }
 # docker-compose.yml sets these for every app service.
-SET_BY_COMPOSE = {"SYNDICATE_PRODUCTION", "DATABASE_URL", "REDIS_URL"}
+SET_BY_COMPOSE = {"SYNDICATE_PRODUCTION", "DATABASE_URL", "REDIS_URL", "CHANNEL_REDIS_URLS"}
 # Read by the settings but never meant for production.
 DEVELOPMENT_ONLY = {
     "DJANGO_DEBUG",
@@ -97,6 +97,21 @@ def web_services(services: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any
     return {name: s for name, s in services.items() if command_of(s)[:1] == ["daphne"]}
 
 
+def replicas(service: dict[str, Any]) -> int:
+    """How many containers `docker compose up` starts for the service, with .env.example."""
+    values, _ = read_env_file()
+    return int(interpolate(str(service.get("deploy", {}).get("replicas", 1)), values))
+
+
+def channel_servers(services: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The Redis servers that CHANNEL_REDIS_URLS lists (the same for every app service)."""
+    urls = {s["environment"]["CHANNEL_REDIS_URLS"] for s in app_services(services).values()}
+    assert len(urls) == 1, urls
+    names = [url.removeprefix("redis://").split(":")[0] for url in urls.pop().split(",")]
+    assert len(set(names)) == len(names), names
+    return {name: services[name] for name in names}
+
+
 def healthcheck_test(service: dict[str, Any]) -> str:
     test = service.get("healthcheck", {}).get("test")
     assert test, "no health check"
@@ -105,7 +120,7 @@ def healthcheck_test(service: dict[str, Any]) -> str:
 
 def test_at_least_two_daphne_processes(services: dict[str, dict[str, Any]]) -> None:
     webs = web_services(services)
-    assert len(webs) >= 2, f"daphne services: {sorted(webs)}"
+    assert sum(replicas(service) for service in webs.values()) >= 2, f"daphne: {sorted(webs)}"
     for name, service in webs.items():
         command = command_of(service)
         assert command[-1] == "syndicate.asgi:application", name
@@ -159,18 +174,33 @@ def test_worker_and_a_single_beat(services: dict[str, dict[str, Any]]) -> None:
     assert schedule and schedule[0].startswith("--schedule=/tmp/"), "beat's schedule file"
 
 
-def test_exactly_one_publisher_and_web_processes_hand_it_their_changes(
+def test_publishers_share_the_shards_and_web_processes_hand_them_their_changes(
     services: dict[str, dict[str, Any]],
 ) -> None:
     publishers = {
         n: s for n, s in services.items() if command_of(s)[1:3] == ["manage.py", "publish_live"]
     }
-    assert len(publishers) == 1, f"exactly one live-updates publisher, found {sorted(publishers)}"
+    assert len(publishers) == 1, f"one publisher service, found {sorted(publishers)}"
     (publisher,) = publishers.values()
+    # Several processes: when one stops renewing its leases, the others take its shards over.
+    assert replicas(publisher) >= 2
     assert publisher["environment"]["LIVE_UPDATES"] == "process"
     assert publisher["restart"] == "unless-stopped"
+    # Every publisher and every web process agree on the number of shards: the command line's
+    # and the LIVE_SHARDS they all get are one value.
+    shards = [part for part in command_of(publisher) if part.startswith("--shards=")]
+    assert shards == ["--shards=${LIVE_SHARDS:-12}"], command_of(publisher)
+    for name, service in app_services(services).items():
+        assert service["environment"]["LIVE_SHARDS"] == "${LIVE_SHARDS:-12}", name
+    values, _ = read_env_file()
+    assert int(interpolate(shards[0].split("=", 1)[1], values)) >= replicas(publisher)
     for name, service in web_services(services).items():
         assert service["environment"]["LIVE_UPDATES"] == "process", name
+
+
+def test_workers_scale_out(services: dict[str, dict[str, Any]]) -> None:
+    workers = {n: s for n, s in services.items() if command_of(s)[2:3] == ["worker"]}
+    assert sum(replicas(service) for service in workers.values()) >= 2
 
 
 def test_database_and_redis(compose: dict[str, Any], services: dict[str, dict[str, Any]]) -> None:
@@ -188,6 +218,21 @@ def test_database_and_redis(compose: dict[str, Any], services: dict[str, dict[st
     assert "ports" not in db and "ports" not in redis
 
 
+def test_the_channel_layer_spreads_over_servers_of_its_own(
+    services: dict[str, dict[str, Any]],
+) -> None:
+    servers = channel_servers(services)
+    assert len(servers) >= 2, sorted(servers)
+    # The broker, the cache and the live updates' list stay on the one `redis`.
+    assert "redis" not in servers
+    for name, server in servers.items():
+        assert str(server["image"]).startswith("redis:7"), name
+        # Pub/sub only: nothing to keep, so nothing written to disk.
+        assert command_of(server) == ["redis-server", "--save", "", "--appendonly", "no"], name
+        assert "volumes" not in server and "ports" not in server, name
+        assert "redis-cli ping" in healthcheck_test(server), name
+
+
 def test_every_app_service_runs_in_production_mode(services: dict[str, dict[str, Any]]) -> None:
     apps = app_services(services)
     assert {"migrate", "worker", "beat", *web_services(services)} <= set(apps)
@@ -198,6 +243,9 @@ def test_every_app_service_runs_in_production_mode(services: dict[str, dict[str,
         assert "@db:5432/" in environment["DATABASE_URL"], name
         assert environment["REDIS_URL"].startswith("redis://redis:6379/"), name
         assert set(SET_BY_COMPOSE) <= set(environment), name
+        assert environment["CHANNEL_REDIS_URLS"] == ",".join(
+            f"redis://{server}:6379/0" for server in channel_servers(services)
+        ), name
 
 
 def test_only_the_migration_connects_as_the_owner(services: dict[str, dict[str, Any]]) -> None:
@@ -234,6 +282,8 @@ def test_restart_policies_and_startup_order(services: dict[str, dict[str, Any]])
         assert depends["migrate"]["condition"] == "service_completed_successfully", name
         assert depends["db"]["condition"] == "service_healthy", name
         assert depends["redis"]["condition"] == "service_healthy", name
+        for server in channel_servers(services):
+            assert depends[server]["condition"] == "service_healthy", (name, server)
 
 
 # --- deploy/nginx.conf ----------------------------------------------------------------------------
@@ -538,12 +588,15 @@ def test_docker_compose_config_validates(tmp_path: Path) -> None:
     assert resolved.returncode == 0, resolved.stderr
     model = json.loads(resolved.stdout)["services"]
     webs = web_services(model)
-    assert len(webs) >= 2
+    assert sum(service["deploy"]["replicas"] for service in webs.values()) >= 2
+    assert model["publisher"]["deploy"]["replicas"] >= 2
+    assert "--shards=12" in model["publisher"]["command"]  # LIVE_SHARDS's default, filled in
     for name, service in app_services(model).items():
         environment = service["environment"]
         assert environment["SYNDICATE_PRODUCTION"] == "1", name
         assert environment["DJANGO_ALLOWED_HOSTS"] == "poker.example.com", name  # from .env
-        assert environment["DATABASE_URL"].startswith("postgres://syndicate:"), name
+        role = "syndicate" if name == "migrate" else "syndicate_app"
+        assert environment["DATABASE_URL"].startswith(f"postgres://{role}:"), name
     for name in webs:
         assert model[name]["environment"]["DATABASE_CONN_MAX_AGE"] == "0", name
 
@@ -553,7 +606,10 @@ def test_compose_without_a_postgres_password_is_refused(tmp_path: Path) -> None:
     if command is None:
         pytest.skip("no `docker compose` here; see test_docker_compose_config_validates")
     shutil.copy(COMPOSE, tmp_path / "docker-compose.yml")
-    (tmp_path / ".env").write_text("DJANGO_SECRET_KEY=x\n")
+    lines = ENV_EXAMPLE.read_text().splitlines(keepends=True)
+    (tmp_path / ".env").write_text(
+        "".join(line for line in lines if not line.startswith("POSTGRES_PASSWORD="))
+    )
     environment = {k: v for k, v in os.environ.items() if k != "POSTGRES_PASSWORD"}
     project = ["--project-directory", str(tmp_path), "-f", str(tmp_path / COMPOSE.name)]
     result = subprocess.run(

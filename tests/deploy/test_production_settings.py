@@ -22,7 +22,7 @@ import pytest
 import yaml
 from django.core.management.utils import get_random_secret_key
 
-from tests.deploy.envfile import read_env_file
+from tests.deploy.envfile import interpolate, read_env_file
 from tests.waiting import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,10 +73,18 @@ def base_env() -> dict[str, str]:
 
 
 def web_service() -> dict[str, Any]:
-    """web1 in docker-compose.yml."""
+    """The web service in docker-compose.yml (its replicas are alike)."""
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    service: dict[str, Any] = compose["services"]["web1"]
+    service: dict[str, Any] = compose["services"]["web"]
     return service
+
+
+def channel_servers() -> str:
+    """Two channel-layer addresses on this run's Redis, in CHANNEL_REDIS_URLS's place (settings
+    only: pub/sub ignores the database number)."""
+    first = urlsplit(redis_url())
+    second = first._replace(path=f"/{int(first.path.lstrip('/') or 0) + 1}")
+    return f"{urlunsplit(first)},{urlunsplit(second)}"
 
 
 @pytest.fixture(scope="module")
@@ -85,12 +93,14 @@ def production_env(base_env: dict[str, str]) -> dict[str, str]:
     test run's PostgreSQL and Redis instead of the stack's."""
     values, _ = read_env_file()
     env = {**base_env, **values}
-    env.update({name: str(value) for name, value in web_service()["environment"].items()})
+    compose_sets = web_service()["environment"].items()
+    env.update({name: interpolate(str(value), values) for name, value in compose_sets})
     assert env["SYNDICATE_PRODUCTION"] == "1"
     env.update(
         DJANGO_SECRET_KEY=get_random_secret_key(),
         DATABASE_URL=database_url(),
         REDIS_URL=redis_url(),
+        CHANNEL_REDIS_URLS=channel_servers(),
     )
     assert len(env["DJANGO_SECRET_KEY"]) == 50
     # The VAPID pair, generated the way .env.example says (production mode off for that step).
@@ -150,13 +160,54 @@ def test_production_security_settings(production_env: dict[str, str]) -> None:
     assert found["ALLOWED_HOSTS"] == ["poker.example.com"]
     assert found["CSRF_TRUSTED_ORIGINS"] == ["https://poker.example.com"]
     assert found["SITE_URL"] == "https://poker.example.com"
-    # One shared channel layer and broker for every daphne process and worker.
+    # One channel layer, over CHANNEL_REDIS_URLS's servers in their order, and one broker for
+    # every daphne process, publisher and worker.
     layer = found["CHANNEL_LAYERS"]["default"]
     assert layer["BACKEND"] == "live.channel_layer.PubSubChannelLayer"
-    (host,) = layer["CONFIG"]["hosts"]
-    address = host["address"] if isinstance(host, dict) else host
-    assert address == production_env["REDIS_URL"]
+    addresses = [host["address"] for host in layer["CONFIG"]["hosts"]]
+    assert addresses == production_env["CHANNEL_REDIS_URLS"].split(",")
+    assert len(addresses) == 2
     assert found["CELERY_BROKER_URL"] == production_env["REDIS_URL"]
+
+
+SETTING_SCRIPT = (
+    "import json, django; django.setup(); from django.conf import settings as s; "
+    "print(json.dumps([h['address'] for h in s.CHANNEL_LAYERS['default']['CONFIG']['hosts']]"
+    " + [s.LIVE_SHARDS]))"
+)
+
+
+def layer_and_shards(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return run(
+        [sys.executable, "-c", SETTING_SCRIPT],
+        {**env, "DJANGO_SETTINGS_MODULE": "syndicate.settings"},
+    )
+
+
+def test_the_channel_layer_is_redis_url_alone_by_default(base_env: dict[str, str]) -> None:
+    """`make run` and a one-server deployment: nothing new to set."""
+    env = {**base_env, "DATABASE_URL": database_url(), "REDIS_URL": redis_url()}
+    env.pop("CHANNEL_REDIS_URLS", None)
+    env.pop("LIVE_SHARDS", None)
+    result = layer_and_shards(env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [redis_url(), 1]
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("CHANNEL_REDIS_URLS", "channels1:6379", "each entry must be a redis://"),
+        ("LIVE_SHARDS", "0", "LIVE_SHARDS is '0': a whole number, 1 or more."),
+        ("LIVE_SHARDS", "three", "LIVE_SHARDS is 'three': a whole number, 1 or more."),
+    ],
+)
+def test_a_bad_channel_server_or_shard_count_is_refused(
+    name: str, value: str, message: str, production_env: dict[str, str]
+) -> None:
+    result = layer_and_shards({**production_env, name: value})
+    assert result.returncode != 0
+    assert message in result.stderr
 
 
 POOL_SCRIPT = """
@@ -231,7 +282,7 @@ def test_check_fails_without_vapid_keys(name: str, production_env: dict[str, str
 
 
 def web_command() -> list[str]:
-    """web1's command in docker-compose.yml."""
+    """The web service's command in docker-compose.yml."""
     command = web_service()["command"]
     assert isinstance(command, list)
     return [str(part) for part in command]

@@ -1,6 +1,6 @@
 """One daphne process killed mid-event: its clients reconnect to the other and recover the state.
 
-Two daphne processes share the test database and a private Redis channel layer, as web1 and web2
+Two daphne processes share the test database and a private Redis channel layer, as two web replicas
 do behind nginx. Sockets of the board, the players and House connect to A; A is killed with
 SIGKILL while a result submission to it is in flight; the submission is retried on B with the same
 Idempotency-Key and another change is made on B while the sockets are down; the sockets reconnect
