@@ -53,9 +53,9 @@ def config() -> dict[str, Any]:
 
 def subscribed(url: str, prefix: str) -> set[str]:
     """The pub/sub channels of this test's layer that `url`'s server has subscribers for."""
-    client = redis.Redis.from_url(url)
+    client = redis.Redis.from_url(url, decode_responses=True)
     try:
-        return {name.decode() for name in client.pubsub_channels(f"{prefix}*")}
+        return {str(name) for name in client.pubsub_channels(f"{prefix}*")}
     finally:
         client.close()
 
