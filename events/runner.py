@@ -696,6 +696,7 @@ def perform[A: Answer](
             if record is None:
                 missing = missing or ("registration" if registration_id is not None else "event")
                 change = _change(locked, user, action, power, refused, creates_event or of_scope)
+                _refuse_a_stranger(change, registration_id)
                 return _apply(change, apply, keyed, key, print_, missing, creates_scope)
     except DomainError as refused:
         if keyed is None or key is None or _together.get():
@@ -756,6 +757,23 @@ def _change(
         scope=locked.scope,
         scopes=locked.scopes,
     )
+
+
+def _refuse_a_stranger(change: Change, registration_id: int | None) -> None:
+    """A registration that is neither the actor's own nor in an event where they hold a role
+    answers as a missing one does (events/access.py), in every phase: also in a finalized
+    event, whose refusal of every change would otherwise tell a stranger first that it is
+    finalized and that the registration is there."""
+    user = change.user
+    if (
+        registration_id is None
+        or user is None
+        or change.event.phase != Phase.FINALIZED
+        or change.roles
+        or Registration.objects.filter(pk=registration_id, player_id=user.pk).exists()
+    ):
+        return
+    raise no_such("registration")
 
 
 def _apply[A: Answer](

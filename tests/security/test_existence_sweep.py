@@ -13,13 +13,11 @@ import datetime
 import json
 import re
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.contrib.messages import get_messages
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver
 
 from accounts.models import User
 from events import services
@@ -28,75 +26,20 @@ from seasons.services import series_create
 from staff.models import DisplayLink, Invitation, scope_type
 from tests.factories import make_table, make_user
 from tests.refusals import unchanged
+from tests.routes import BODIES, FORMS, every_route, fill, methods
 
 ID_NAMES = ("event_id", "scope_id", "registration_id", "review_id", "user_id")
 MISSING = 987_654_321
-# A plausible body for each API write, so the request reaches the event rather than stopping at
-# the body's checks (which answer alike for every id anyway).
-BODIES: dict[str, dict[str, Any]] = {
-    "event": {"name": "Renamed"},
-    "starting-selection": {"slots": [0]},
-    "results": {"game": 1, "outcome": "loss"},
-    "win-choice": {"slot": 0},
-    "withdraw": {"reason": "Left"},
-    "house-members": {"user_id": 1},
-    "participants": {"email": "someone@example.com"},
-    "pool-confirm": {"adjustments": []},
-    "corrections": {"game": 1, "outcome": "win", "reason": "Checked"},
-    "reviews": {"reason": "Checked"},
-    "review-resolve": {"reason": "Checked"},
-    "access-reset": {"reason": "Lost phone"},
-    "event-series": {"series_id": None},
-    "display-links": {"label": "Projector"},
-}
-FORMS: dict[str, dict[str, str]] = {
-    "report": {"game": "1", "outcome": "loss"},
-    "keep": {"slot": "0"},
-    "start_confirm": {"slot": "0"},
-    "result_submit": {"game": "1", "outcome": "loss", "reason": "Hand"},
-    "result_correct": {"game": "1", "outcome": "win", "reason": "Checked"},
-    "win_choice": {"slot": "0", "reason": "Asked"},
-    "starting_selection": {"slot": "0", "reason": "Asked"},
-    "review_open": {"reason": "Checked"},
-    "review_resolve": {"reason": "Checked"},
-    "withdraw": {"reason": "Left"},
-    "access_reset": {"reason": "Lost phone"},
-    "participant_add": {"email": "someone@example.com"},
-    "pool_confirm": {"amount": "5", "explanation": "Tip"},
-    "house_member_add": {"email": "someone@example.com"},
-    "display_link_create": {"label": "Projector"},
-}
 
 
-def patterns(resolver: URLResolver | None = None, prefix: str = "") -> Iterator[tuple[str, Any]]:
-    """(route, pattern) for every URL pattern that takes an id."""
-    resolver = resolver or get_resolver()
-    for entry in resolver.url_patterns:
-        route = prefix + str(entry.pattern)
-        if isinstance(entry, URLResolver):
-            yield from patterns(entry, route)
-        elif isinstance(entry, URLPattern) and any(f"<int:{n}>" in route for n in ID_NAMES):
-            yield route, entry
-
-
-ROUTES = sorted(patterns(), key=lambda item: item[0])
-
-
-def fill(route: str, ids: dict[str, int]) -> str:
-    # The staff pages name their scope's id `scope_id`: an event's under events/, a series' under
-    # series/.
-    scope = "series_id" if "series/<int:scope_id>" in route else "event_id"
-    ids = {**ids, "scope_id": ids[scope]}
-    path = re.sub(r"<int:(\w+)>", lambda m: str(ids[m.group(1)]), route)
-    return "/" + path.lstrip("^").rstrip("$")
-
-
-def methods(entry: URLPattern) -> list[str]:
-    view = entry.callback
-    cls = getattr(view, "view_class", None) or getattr(view, "cls", None)
-    if cls is not None:
-        return [m.upper() for m in ("get", "post", "patch", "delete") if hasattr(cls, m)]
-    return ["GET", "POST"]
+ROUTES = sorted(
+    (
+        (route, entry)
+        for route, _name, entry in every_route()
+        if any(f"<int:{n}>" in route for n in ID_NAMES)
+    ),
+    key=lambda item: item[0],
+)
 
 
 def answer(client: Client, method: str, path: str, name: str) -> tuple[Any, ...]:

@@ -1,0 +1,323 @@
+"""Two organizers' worlds on one deployment, each built through the services as its staff would
+build it: the staff of every role, held in the scope above events that the world's events belong
+to; an event open for registration with its waitlist, one started and mid-game, one finalized in
+a season; players, ledger lines, reviews, announcements, invitations and display links. A world
+keeps the ids a route can name and the private text a page of another world must never show.
+
+Where a world's staff hold their roles is `house_above_events`: the one place that says what
+scope a tenant is.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection
+from django.test import TestCase
+
+from accounts.models import User
+from events import services
+from events.models import Event, Registration
+from events.simulation import Simulation
+from ledger import services as ledger
+from seasons import services as seasons
+from seasons.models import PlayerKey, Series
+from staff.roles import Role
+from staff.scopes import Scope
+from tests.factories import make_user
+
+ROLES = (Role.OWNER, Role.DIRECTOR, Role.CASHIER, Role.SCORER)
+PHASES = ("open", "started", "finalized")
+FIRST_NIGHT = datetime.date(2026, 9, 3)
+
+
+@dataclass
+class House:
+    """A tenant's staff, one account per role, and the scope above events they hold it in."""
+
+    scope: Series
+    staff: dict[str, User]
+
+    @property
+    def owner(self) -> User:
+        return self.staff[Role.OWNER]
+
+    @property
+    def director(self) -> User:
+        return self.staff[Role.DIRECTOR]
+
+
+def house_above_events(name: str) -> House:
+    """A tenant's own House: a series, made by the deployment's site staff, whose staff hold a
+    role in every event put in it; the site staff hand it to its owner and leave."""
+    founder = make_user(f"{name} founder", staff=True)
+    series_id = seasons.series_create(
+        by=founder, name=f"{name} League", venue=f"{name} Hall"
+    ).series_id
+    scope = Scope(Series, series_id)
+    staff: dict[str, User] = {role: make_user(f"{name} {role}") for role in ROLES}
+    for role, member in staff.items():
+        appointed = Role.DIRECTOR if role == Role.OWNER else role
+        services.house_member_add(scope=scope, by=founder, member=member, role=appointed)
+    services.ownership_transfer(scope=scope, by=founder, member=staff[Role.OWNER])
+    services.house_member_remove(scope=scope, by=founder, member=founder)
+    return House(scope=Series.objects.get(pk=series_id), staff=staff)
+
+
+@dataclass
+class World:
+    """One tenant: its House, its players, the ids its routes name (per phase of its events), and
+    text only its own staff (or the player it belongs to) may read."""
+
+    name: str
+    house: House
+    players: list[User] = field(default_factory=list)
+    ids: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)
+    private: set[str] = field(default_factory=set)
+
+    @property
+    def staff(self) -> list[User]:
+        return list(self.house.staff.values())
+
+    def event(self, phase: str) -> Event:
+        return Event.objects.get(pk=self.ids[phase]["event_id"])
+
+
+def build_world(name: str) -> World:
+    """A whole tenant, built through the services."""
+    house = house_above_events(name)
+    world = World(name=name, house=house)
+    series_id = house.scope.pk
+    season_id = seasons.season_create(
+        series_id=series_id,
+        by=house.owner,
+        name=f"{name} Autumn",
+        starts_on=FIRST_NIGHT,
+        ends_on=FIRST_NIGHT + datetime.timedelta(weeks=12),
+    ).season_id
+    common = {"series_id": series_id, "season_id": season_id, "user_id": house.director.pk}
+
+    by_phase = {
+        "finalized": _finalized_night(world),
+        "open": _open_with_waitlist(world),
+        "started": _started_mid_game(world),
+    }
+    world.ids = {phase: {**common, **ids} for phase, ids in by_phase.items()}
+
+    invited = services.staff_invite(
+        scope=Scope.of(world.event("open")),
+        by=house.owner,
+        email=f"{name.lower()}-invited@example.com",
+        role=Role.SCORER,
+    )
+    series_invited = services.staff_invite(
+        scope=Scope(Series, series_id),
+        by=house.owner,
+        email=f"{name.lower()}-series-invited@example.com",
+        role=Role.CASHIER,
+    )
+    link = services.display_link_create(
+        scope=Scope.of(world.event("started")), by=house.owner, label=f"{name} bar screen"
+    )
+    series_link = services.display_link_create(
+        scope=Scope(Series, series_id), by=house.owner, label=f"{name} hall screen"
+    )
+    player = world.players[0]
+    public_id = PlayerKey.objects.get(user=player).public_id
+    for phase in PHASES:
+        world.ids[phase] |= {
+            "player_id": public_id,
+            # An event's invitations and display links under events/, the series' under series/.
+            "invitation_id": invited.invitation_id,
+            "link_id": link.link_id,
+            "series_invitation_id": series_invited.invitation_id,
+            "series_link_id": series_link.link_id,
+        }
+    for phase in PHASES:
+        world.ids[phase] |= {
+            "email": house.director.email,
+            "invitation_token": invited.token,
+            "series_invitation_token": series_invited.token,
+        }
+    world.tokens = {
+        "invitation": invited.token,
+        "series_invitation": series_invited.token,
+        "display": _token(link.path),
+        "series_display": _token(series_link.path),
+    }
+    code = world.event("open").check_in_code
+    assert code
+    everyone = [*world.staff, *world.players]
+    world.private = {
+        *(user.email for user in everyone),
+        f"{name.lower()}-invited@example.com",
+        f"{name.lower()}-series-invited@example.com",
+        invited.token,
+        series_invited.token,
+        *world.tokens.values(),
+        code,
+        f"{name} comp for the band",
+        f"{name} card terminal 7",
+    }
+    return world
+
+
+def _token(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[1]
+
+
+def _player(world: World, label: str) -> User:
+    player = make_user(f"{world.name} {label}")
+    world.players.append(player)
+    return player
+
+
+def _finalized_night(world: World) -> dict[str, Any]:
+    """A night played to its end in the world's series and season (the standings moved after
+    the commit, as in production), by the site staff who set the world up."""
+    players = [_player(world, f"regular {n}") for n in range(1, 5)]
+    operator = make_user(f"{world.name} operator", staff=True)
+    series = Scope(Series, world.house.scope.pk)
+    services.house_member_add(scope=series, by=world.house.owner, member=operator)
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        event_id = int(
+            Simulation(
+                format="league",
+                players=len(players),
+                seed=7,
+                house=operator,
+                users=players,
+                date=FIRST_NIGHT,
+                created=functools.partial(
+                    _into_series, series_id=world.house.scope.pk, by=operator
+                ),
+            ).run()["event_id"]
+        )
+    services.house_member_remove(scope=series, by=world.house.owner, member=operator)
+    registration = Registration.objects.filter(event_id=event_id).order_by("pk").first()
+    assert registration is not None
+    return {"event_id": event_id, "registration_id": registration.pk, "review_id": 0}
+
+
+def _into_series(event_id: int, *, series_id: int, by: User) -> None:
+    seasons.event_series_set(event_id=event_id, series_id=series_id, by=by)
+
+
+def _event(world: World, name: str, *, capacity: int | None = None) -> int:
+    house = world.house
+    return int(
+        services.event_create(
+            by=house.director,
+            name=f"{world.name} {name}",
+            date=FIRST_NIGHT + datetime.timedelta(weeks=1),
+            format="league",
+            contribution=10,
+            remainder_policy="Unallocated dollars roll into the next event.",
+            capacity=capacity,
+            scope_above_id=house.scope.pk,
+        ).event_id
+    )
+
+
+def _open_with_waitlist(world: World) -> dict[str, Any]:
+    """Registration open, full, one player waiting; self check-in on; paid at the door."""
+    director, cashier = world.house.director, world.house.staff[Role.CASHIER]
+    event_id = _event(world, "Friday", capacity=2)
+    services.registration_open(event_id=event_id, by=director)
+    placed = [_player(world, f"early {n}") for n in (1, 2)]
+    registrations = [
+        int(services.player_register(event_id=event_id, by=p).registration_id) for p in placed
+    ]
+    waiting = _player(world, "waiting")
+    waitlisted = int(services.player_register(event_id=event_id, by=waiting).registration_id)
+    services.self_check_in_switch(event_id=event_id, by=director, enabled=True)
+    ledger.entry_payment(
+        event_id=event_id,
+        registration_id=registrations[0],
+        by=cashier,
+        method="card",
+        reference=f"{world.name} card terminal 7",
+    )
+    services.announcement_send(event_id=event_id, by=director, text="Doors at seven")
+    return {"event_id": event_id, "registration_id": waitlisted, "review_id": 0}
+
+
+def _started_mid_game(world: World) -> dict[str, Any]:
+    """Started, a win choice waiting, a review open, a comp and an entry paid."""
+    director, cashier = world.house.director, world.house.staff[Role.CASHIER]
+    event_id = _event(world, "Saturday")
+    services.registration_open(event_id=event_id, by=director)
+    ann, bob, cy = (_player(world, name) for name in ("Ann", "Bob", "Cy"))
+    rid = {}
+    for player in (ann, bob, cy):
+        rid[player] = int(services.player_register(event_id=event_id, by=player).registration_id)
+        services.player_check_in(registration_id=rid[player], by=cashier)
+    services.event_start(event_id=event_id, by=director)
+    rules = Event.objects.get(pk=event_id).rules
+    services.starting_selection_confirm(
+        registration_id=rid[ann], by=ann, slots=list(range(rules.starting))
+    )
+    services.result_submit(registration_id=rid[ann], by=ann, game=1, outcome="win")
+    review = services.review_open(registration_id=rid[cy], by=director, reason="Bag count")
+    ledger.entry_payment(
+        event_id=event_id,
+        registration_id=rid[bob],
+        by=cashier,
+        method="comp",
+        reason=f"{world.name} comp for the band",
+    )
+    ledger.entry_payment(event_id=event_id, registration_id=rid[cy], by=cashier, method="cash")
+    services.announcement_send(event_id=event_id, by=director, text="Round two now")
+    return {"event_id": event_id, "registration_id": rid[ann], "review_id": review.review_id}
+
+
+# Rows a request may write without changing anything of a world: the sessions of the clients
+# signed in for the sweep (Django saves a session that a request touched).
+NOT_FINGERPRINTED = frozenset({"django_session"})
+# A refusal is stored under the caller's Idempotency-Key, so that a retry is answered alike
+# (docs/decisions.md, "Events and House"): the caller's own row, naming nothing of the world
+# beyond the id the caller sent. Only a refusal: a stored answer is a change made.
+CALLERS_REFUSALS = "events_idempotencyrecord"
+
+
+@functools.cache
+def _fingerprint_sql() -> str:
+    tables = sorted(set(connection.introspection.table_names()) - NOT_FINGERPRINTED)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT table_name FROM information_schema.columns"
+            " WHERE table_schema = current_schema() AND column_name = 'id'"
+        )
+        with_id = {name for (name,) in cursor.fetchall()}
+    top = {table: "max(r.id)::bigint" if table in with_id else "NULL::bigint" for table in tables}
+    parts = [
+        f"SELECT '{table}', count(*), {top[table]},"
+        f" md5(coalesce(string_agg(r::text, '|' ORDER BY r::text), '')) FROM \"{table}\" r"
+        + (
+            " WHERE NOT (r.user_id = ANY(%(callers)s) AND r.answer IS NULL)"
+            if table == CALLERS_REFUSALS
+            else ""
+        )
+        for table in tables
+    ]
+    return " UNION ALL ".join(parts)
+
+
+Fingerprint = dict[str, tuple[int, int | None, str]]
+
+
+def fingerprint(callers: list[int] | tuple[int, ...] = ()) -> Fingerprint:
+    """Every table of the database (but `NOT_FINGERPRINTED`, and the refusals stored for
+    `callers`): its row count, its largest id and a hash of all its rows, in one statement."""
+    with connection.cursor() as cursor:
+        cursor.execute(_fingerprint_sql(), {"callers": list(callers)})
+        return {table: (count, top, digest) for table, count, top, digest in cursor.fetchall()}
+
+
+def changed_tables(before: Fingerprint, after: Fingerprint) -> list[str]:
+    """The tables whose fingerprint differs."""
+    return sorted(t for t in before.keys() | after.keys() if before.get(t) != after.get(t))
