@@ -218,6 +218,10 @@ CELERY_TASK_ALWAYS_EAGER = env_flag("CELERY_TASK_ALWAYS_EAGER")
 # How committed changes reach live views: "process" (the publisher, `manage.py publish_live`),
 # "background" (a worker thread in each server process), "inline" or "off".
 LIVE_UPDATES = os.environ.get("LIVE_UPDATES", "background")
+# The events are split into this many shards by a stable hash of their id: the servers hand each
+# change to its event's shard, and the publishers (`publish_live --shards`, by default this) share
+# the shards under leases (live/delivery.py). Servers and publishers must agree: 1 on a laptop.
+LIVE_SHARDS = int(os.environ.get("LIVE_SHARDS", "1"))
 # The publisher (or worker thread) sends at most one snapshot set per event this often (seconds).
 LIVE_UPDATES_INTERVAL = float(os.environ.get("LIVE_UPDATES_INTERVAL", "0.25"))
 # After a delivery that took T seconds, the event's next one waits this many times T (when longer

@@ -40,7 +40,9 @@ def process_mode(settings: Any) -> Iterator[redis.Redis]:
     settings.LIVE_UPDATES = "process"
     client = redis.Redis.from_url(settings.REDIS_URL)
     yield client
-    client.delete(delivery._redis_key("changes"), delivery._redis_key("publisher"))
+    keys = list(client.scan_iter(delivery._redis_key("*")))
+    if keys:
+        client.delete(*keys)
     client.close()
 
 
@@ -57,7 +59,15 @@ def publisher() -> Iterator[threading.Thread]:
 
 
 def queued(client: redis.Redis) -> list[list[Any]]:
-    return [json.loads(raw) for raw in client.lrange(delivery._redis_key("changes"), 0, -1)]
+    """The changes waiting on the one shard's list (LIVE_SHARDS=1)."""
+    key = delivery.ShardKeys.of(0, 1).changes
+    return [json.loads(raw) for raw in client.lrange(key, 0, -1)]
+
+
+def seem_alive(client: redis.Redis) -> None:
+    """A publisher's heartbeat, as the servers look for it, read again now."""
+    client.set(delivery.heartbeat_key(1), "a publisher", ex=int(delivery.HEARTBEAT_SECONDS))
+    delivery._changes().checked.clear()
 
 
 def a_change_reaches_the_board(table: Any) -> None:
@@ -82,7 +92,7 @@ def test_a_change_waits_on_the_list_for_the_publisher_and_reaches_the_board(
         PATIENCE
     )  # the set-up's own changes, delivered here (no publisher yet)
     client = process_mode
-    delivery._changes().beat()  # a publisher was seen alive: the servers hand their changes over
+    seem_alive(client)  # a publisher was seen alive: the servers hand their changes over
     player = table.players[0]
     registration = table.rid(player)
 
@@ -118,7 +128,7 @@ def test_a_burst_of_changes_reaches_the_board_in_order_through_the_publisher(
 ) -> None:
     table = make_table(players=3, start=True)
     assert delivery.wait_until_idle(PATIENCE)
-    wait_until(lambda: process_mode.exists(delivery._redis_key("publisher")), "the heartbeat")
+    wait_until(lambda: process_mode.exists(delivery.heartbeat_key(1)), "the heartbeat")
 
     async def scenario() -> None:
         socket = await open_socket(board(table.event.pk))
@@ -142,8 +152,8 @@ def test_without_a_publisher_the_server_delivers_its_own_changes(
 ) -> None:
     table = make_table(players=2, start=True)
     assert delivery.wait_until_idle(PATIENCE)
-    process_mode.delete(delivery._redis_key("publisher"))
-    delivery._changes().checked = float("-inf")  # read the heartbeat again, as a second later
+    process_mode.delete(delivery.heartbeat_key(1))
+    delivery._changes().checked.clear()  # read the heartbeat again, as a second later
 
     a_change_reaches_the_board(table)
     assert delivery.wait_until_idle(PATIENCE)
@@ -155,13 +165,13 @@ def test_a_queued_entry_that_is_not_a_change_is_skipped(
 ) -> None:
     table = make_table(players=2, start=True)
     assert delivery.wait_until_idle(PATIENCE)
-    key = delivery._redis_key("changes")
+    key = delivery.ShardKeys.of(0, 1).changes
 
     async def scenario() -> None:
         socket = await open_socket(board(table.event.pk))
         version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
         process_mode.rpush(key, b"not json", b'["x", [], null]')
-        delivery._changes().beat()
+        seem_alive(process_mode)
         await database_sync_to_async(table.choose_start)(table.players[0])
         frame = await socket.receive_json_from(timeout=TIMEOUT)
         assert frame["version"] == version + 1
@@ -192,12 +202,15 @@ def test_the_command_serves_until_sigterm_and_then_clears_its_heartbeat(
     }
     command = [sys.executable, "manage.py", "publish_live", "--nice", "5"]
     process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE)
-    heartbeat = delivery._redis_key("publisher")
+    heartbeat = delivery.heartbeat_key(1)
+    lease = delivery.ShardKeys.of(0, 1).lease
     try:
         wait_until(
-            lambda: process_mode.get(heartbeat) == str(process.pid).encode(), "its heartbeat"
+            lambda: (process_mode.get(heartbeat) or b"").startswith(f"{process.pid}@".encode()),
+            "its heartbeat",
         )
-        delivery._changes().checked = float("-inf")
+        assert (process_mode.get(lease) or b"").startswith(f"{process.pid}@".encode())
+        delivery._changes().checked.clear()
 
         a_change_reaches_the_board(table)
         assert queued(process_mode) == []
@@ -206,3 +219,4 @@ def test_the_command_serves_until_sigterm_and_then_clears_its_heartbeat(
         _, errors = process.communicate(timeout=15)
     assert process.returncode == 0, errors.decode()
     assert not process_mode.exists(heartbeat)
+    assert not process_mode.exists(lease)  # given back, for another publisher to take at once
