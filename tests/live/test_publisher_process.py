@@ -4,25 +4,20 @@ through Redis, and deliver it themselves while no publisher answers."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 import redis
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
-from django.conf import settings as django_settings
-from django.db import connection
 
 from live import delivery
 from tests.factories import make_table
+from tests.live.publishers import holder_pid, start_publisher
 from tests.live.sockets import TIMEOUT, open_socket
 from tests.waiting import PATIENCE, wait_until
 
@@ -188,28 +183,12 @@ def test_the_command_serves_until_sigterm_and_then_clears_its_heartbeat(
 ) -> None:
     table = make_table(players=2, start=True)
     assert delivery.wait_until_idle(PATIENCE)
-    database = connection.settings_dict
-    user = quote(database["USER"]) + (
-        f":{quote(database['PASSWORD'])}" if database["PASSWORD"] else ""
-    )
-    url = f"postgres://{user}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "REDIS_URL": django_settings.REDIS_URL,
-        "CHANNELS_PREFIX": delivery._redis_key("x").removesuffix(":live:x"),
-        "DATABASE_POOL_SIZE": "0",
-    }
-    command = [sys.executable, "manage.py", "publish_live", "--nice", "5"]
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE)
+    process = start_publisher("--nice", "5")
     heartbeat = delivery.heartbeat_key(1)
     lease = delivery.ShardKeys.of(0, 1).lease
     try:
-        wait_until(
-            lambda: (process_mode.get(heartbeat) or b"").startswith(f"{process.pid}@".encode()),
-            "its heartbeat",
-        )
-        assert (process_mode.get(lease) or b"").startswith(f"{process.pid}@".encode())
+        wait_until(lambda: holder_pid(process_mode.get(heartbeat)) == process.pid, "its heartbeat")
+        assert holder_pid(process_mode.get(lease)) == process.pid
         delivery._changes().checked.clear()
 
         a_change_reaches_the_board(table)
