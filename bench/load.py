@@ -912,6 +912,7 @@ class Outcome:
     frames: list[dict[str, Any]]
     arrivals: Arrivals | None = None
     killed: Killed | None = None
+    publishers_resting: float | None = None  # CPU seconds a second, before the load
 
 
 @dataclass
@@ -1072,6 +1073,14 @@ async def run(
                 asyncio.create_task(probe_database(scratch_url, args.database, probes, stop))
             )
             publisher_pids = [p.pid for p in publishers or []]
+            resting = None
+            if args.rest_before and publisher_pids:
+                # The publishers' own cost with every page open and nothing changing.
+                rested = time.monotonic()
+                first = sum(process_cpu(pid) for pid in publisher_pids)
+                await asyncio.sleep(args.rest_before)
+                spent = sum(process_cpu(pid) for pid in publisher_pids) - first
+                resting = spent / (time.monotonic() - rested)
             before = cpu_sample(servers, watchers.pid, pg_data, redis_client, publisher_pids)
             began = time.monotonic()
             arrivals = None
@@ -1202,6 +1211,7 @@ async def run(
         frames=frames,
         arrivals=arrivals,
         killed=killed,
+        publishers_resting=resting,
     )
 
 
@@ -1391,6 +1401,8 @@ def publishers_by_shard(
         for name, value in after.parts.items()
         if name.startswith("publisher")
     )
+    resting = outcome.publishers_resting
+    net = spent - (resting or 0.0) * (after.at - before.at)
     phones = [s for s in sockets if s.kind == "phone"]
     phone_lags, phone_never = lags(phones, targets)
     cuts = quantiles_ms(phone_lags)
@@ -1400,6 +1412,16 @@ def publishers_by_shard(
         "| Measure | Value |",
         "|---|---:|",
         f"| publisher CPU per change, all processes (ms) | {spent * 1000 / max(writes, 1):.2f} |",
+        *(
+            [
+                f"| publishers at rest, every page open, nothing changing (CPU ms/s) | "
+                f"{resting * 1000:.2f} |",
+                f"| publisher CPU per change, all processes, their rest taken off (ms) | "
+                f"{net * 1000 / max(writes, 1):.2f} |",
+            ]
+            if resting is not None
+            else []
+        ),
         "| phones: write to shown p50 / p95 / p99 (ms) | "
         + (" / ".join(f"{c:.0f}" for c in cuts[:3]) if cuts else "n/a")
         + " |",
@@ -1724,6 +1746,9 @@ def report(
         "stock_dealt": checks.stock_dealt,
         "tracebacks": sum(t for t, _ in server_tracebacks),
         "load_average": os.getloadavg(),
+        "publishers_resting_ms_per_s": (
+            None if outcome.publishers_resting is None else outcome.publishers_resting * 1000
+        ),
     }
     return "\n".join(lines), summary
 
@@ -1817,6 +1842,13 @@ def arguments() -> argparse.Namespace:
         default=0.0,
         metavar="S",
         help="SIGKILL the publisher holding the first event's shard S seconds into the load",
+    )
+    parser.add_argument(
+        "--rest-before",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="measure the publishers' CPU for S seconds with every page open before the load",
     )
     parser.add_argument(
         "--compare-events",
@@ -2047,6 +2079,20 @@ def comparison(runs: list[tuple[str, dict[str, Any]]]) -> str:
         for _, r in runs
     ]
     row("CPU per write, all publishers (ms)", publishers, "{:.2f}")
+    if all(r.get("publishers_resting_ms_per_s") is not None for _, r in runs):
+        row(
+            "CPU per write, all publishers, their rest taken off (ms)",
+            [
+                p - r["publishers_resting_ms_per_s"] * r["seconds"] / max(r["writes"], 1)
+                for p, (_, r) in zip(publishers, runs, strict=True)
+            ],
+            "{:.2f}",
+        )
+        row(
+            "publishers at rest (CPU ms/s)",
+            [r["publishers_resting_ms_per_s"] for _, r in runs],
+            "{:.2f}",
+        )
     servers = [
         sum(
             v
