@@ -4,9 +4,11 @@ change or hears one twice."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -16,10 +18,11 @@ import redis
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.core.management import CommandError, call_command
 
 from live import delivery
 from tests.factories import Table, make_table
-from tests.live.publishers import holder_pid, start_publisher
+from tests.live.publishers import ROOT, holder_pid, publisher_env, start_publisher
 from tests.live.sockets import TIMEOUT, open_socket
 from tests.waiting import PATIENCE, wait_until, wait_until_async
 
@@ -274,3 +277,27 @@ def test_a_new_holder_delivers_what_was_left_in_flight_and_knows_what_was_sent(
     assert sharded.llen(keys.in_flight) == 0
     holder.give_back_all()
     assert not sharded.exists(keys.lease)
+
+
+def test_the_command_refuses_a_shard_count_below_one(sharded: redis.Redis) -> None:
+    with pytest.raises(CommandError, match="--shards must be 1 or more"):
+        call_command("publish_live", shards=0)
+    assert not list(sharded.scan_iter(delivery._redis_key("*")))  # nothing claimed
+
+
+def test_every_process_routes_an_event_to_the_same_shard() -> None:
+    """Servers and publishers in other processes (another hash seed) agree on each event's
+    shard, and the events split about evenly."""
+    ids = list(range(1, 3001))
+    here = [delivery.shard_of(event_id, 3) for event_id in ids]
+    code = "from live.delivery import shard_of; print([shard_of(i, 3) for i in range(1, 3001)])"
+    there = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code],
+        cwd=ROOT,
+        env={**publisher_env(), "PYTHONHASHSEED": "12345"},
+        capture_output=True,
+        check=True,
+        timeout=PATIENCE,
+    )
+    assert json.loads(there.stdout.decode().strip().splitlines()[-1]) == here
+    assert min(here.count(shard) for shard in range(3)) > 900
