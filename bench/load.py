@@ -45,7 +45,11 @@ connections than it needs (PostgreSQL's default is 100) unless `--allow-few-conn
 
 Options: `--events/--players/--watchers` scale it down for a smoke run; `--sample` runs daphne
 under `bench/load_sampler.py` (a stack sampler) and adds where its threads spend time;
-`--keep-logs DIR` keeps the servers' logs. Figures and findings: docs/performance.md, "Load".
+`--keep-logs DIR` keeps the servers' logs; `--shards N` runs N publisher processes sharing the
+events by shard, `--kill-shard-after S` kills one with SIGKILL mid-run, `--compare-events K` runs
+again with K events at the same rate per event, `--rest-before S` measures the publishers at rest
+first (docs/performance.md, "Publishers by shard"). Figures and findings: docs/performance.md,
+"Load".
 """
 
 from __future__ import annotations
