@@ -45,7 +45,11 @@ connections than it needs (PostgreSQL's default is 100) unless `--allow-few-conn
 
 Options: `--events/--players/--watchers` scale it down for a smoke run; `--sample` runs daphne
 under `bench/load_sampler.py` (a stack sampler) and adds where its threads spend time;
-`--keep-logs DIR` keeps the servers' logs. Figures and findings: docs/performance.md, "Load".
+`--keep-logs DIR` keeps the servers' logs; `--shards N` runs N publisher processes sharing the
+events by shard, `--kill-shard-after S` kills one with SIGKILL mid-run, `--compare-events K` runs
+again with K events at the same rate per event, `--rest-before S` measures the publishers at rest
+first (docs/performance.md, "Publishers by shard"). Figures and findings: docs/performance.md,
+"Load".
 """
 
 from __future__ import annotations
@@ -298,12 +302,16 @@ def start_daphne(env: dict[str, str], folder: Path, number: int, sample: bool) -
     return Daphne(port, process, log)
 
 
-def start_publisher(env: dict[str, str], folder: Path, nice: int) -> subprocess.Popen[bytes]:
-    """The live-updates publisher (`manage.py publish_live`), as `make run` starts it; returns
-    once it marks itself alive (the servers hand it their changes from then)."""
-    with (folder / "publisher.log").open("wb") as out:
+def start_publisher(
+    env: dict[str, str], folder: Path, nice: int, number: int = 1, shards: int = 1
+) -> subprocess.Popen[bytes]:
+    """A live-updates publisher (`manage.py publish_live`), as `make run` starts it (one of
+    `shards` processes with `--shards`); returns once it marks itself alive (the servers hand
+    their changes over from then)."""
+    name = "publisher.log" if number == 1 else f"publisher{number}.log"
+    with (folder / name).open("wb") as out:
         process = subprocess.Popen(
-            [PYTHON, "manage.py", "publish_live", f"--nice={nice}"],
+            [PYTHON, "manage.py", "publish_live", f"--nice={nice}", f"--shards={shards}"],
             cwd=ROOT,
             env=env,
             stdout=out,
@@ -313,10 +321,12 @@ def start_publisher(env: dict[str, str], folder: Path, nice: int) -> subprocess.
     client = redis.Redis.from_url(env["REDIS_URL"])
     deadline = time.monotonic() + 60
     try:
-        while not client.exists(f"{env.get('CHANNELS_PREFIX', 'asgi')}:live:publisher"):
+        alive = f"{env.get('CHANNELS_PREFIX', 'asgi')}:live:publishers:{shards}"
+        mine = f"{process.pid}@".encode()
+        while not any(bytes(m).startswith(mine) for m in list(client.zrange(alive, 0, -1))):
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
-                raise RuntimeError(f"the publisher did not start: see {folder / 'publisher.log'}")
+                raise RuntimeError(f"the publisher did not start: see {folder / name}")
             time.sleep(0.1)
     finally:
         client.close()
@@ -333,24 +343,29 @@ def start_servers(
     sample: bool = False,
     live: str = "process",
     publisher_nice: int = 0,
-) -> tuple[list[Daphne], subprocess.Popen[bytes] | None]:
+    shards: int = 1,
+) -> tuple[list[Daphne], list[subprocess.Popen[bytes]]]:
     """`count` daphne processes on the scratch environment, each with a connection pool of `pool`
-    (0: a connection per request), and the live-updates publisher (`live` "process"; with
-    "background" each daphne process runs its own); stopped with `stack`."""
+    (0: a connection per request), and the live-updates publishers (`live` "process": one
+    process per shard, the events split into `shards`; with "background" each daphne process
+    runs its own); stopped with `stack`."""
     daphne_env = {
         **env,
         "LIVE_UPDATES": live,
+        "LIVE_SHARDS": str(shards),
         "DATABASE_CONN_MAX_AGE": "0",
         "DATABASE_POOL_SIZE": str(pool),
     }
-    publisher = None
+    publishers = []
     if live == "process":
-        publisher = start_publisher(daphne_env, folder, publisher_nice)
-        stack.callback(stop_process, publisher)
+        for number in range(1, shards + 1):
+            publisher = start_publisher(daphne_env, folder, publisher_nice, number, shards)
+            stack.callback(stop_process, publisher)
+            publishers.append(publisher)
     servers = [start_daphne(daphne_env, folder, n, sample) for n in range(1, count + 1)]
     for server in servers:
         stack.callback(stop_process, server.process)
-    return servers, publisher
+    return servers, publishers
 
 
 async def wait_healthy(servers: list[Daphne], timeout: float = 60.0) -> None:
@@ -459,11 +474,13 @@ def cpu_sample(
     watchers_pid: int | None,
     pg_data: Path | None,
     client: redis.Redis,
-    publisher_pid: int | None = None,
+    publisher_pids: list[int] | None = None,
 ) -> CpuSample:
     parts = {f"daphne {n}": process_cpu(s.process.pid) for n, s in enumerate(servers, start=1)}
-    if publisher_pid is not None:
-        parts["publisher"] = process_cpu(publisher_pid)
+    pids = publisher_pids or []
+    for number, pid in enumerate(pids, start=1):
+        # A publisher killed by the run is a zombie until stopped: its CPU time stays readable.
+        parts["publisher" if len(pids) == 1 else f"publisher {number}"] = process_cpu(pid)
     parts["watchers (client)"] = process_cpu(watchers_pid) if watchers_pid else 0.0
     parts["players (client)"] = process_cpu(os.getpid())
     parts["PostgreSQL" + ("" if pg_data else " (all servers)")] = postgres_cpu(pg_data)
@@ -898,6 +915,46 @@ class Outcome:
     pg_statements: list[tuple[str, int, float, float]]
     frames: list[dict[str, Any]]
     arrivals: Arrivals | None = None
+    killed: Killed | None = None
+    publishers_resting: float | None = None  # CPU seconds a second, before the load
+
+
+@dataclass
+class Killed:
+    """A publisher killed with SIGKILL during the load (`--kill-shard-after`)."""
+
+    at: float  # time.monotonic()
+    pid: int
+    shards: list[int]  # the shards it held
+
+
+async def kill_a_publisher(
+    after: float,
+    publishers: list[subprocess.Popen[bytes]],
+    client: redis.Redis,
+    prefix: str,
+    shards: int,
+    event_id: int,
+) -> Killed | None:
+    """`after` seconds from now, SIGKILL the holder of the shard of `event_id` (one of
+    `shards`)."""
+    from live.delivery import shard_of
+
+    await asyncio.sleep(after)
+    target = shard_of(event_id, shards)
+    leases = [f"{prefix}:live:shard:{shards}:{n}:lease" for n in range(shards)]
+    tokens = [client.get(key) for key in leases]
+    holders = [t.split(b"@", 1)[0] if isinstance(t, bytes) else b"" for t in tokens]
+    victim = next((p for p in publishers if str(p.pid).encode() == holders[target]), None)
+    if victim is None:
+        print(f"no publisher holds shard {target}: none killed", flush=True)
+        return None
+    os.kill(victim.pid, signal.SIGKILL)
+    killed = Killed(
+        time.monotonic(), victim.pid, [n for n, h in enumerate(holders) if h == holders[target]]
+    )
+    print(f"publisher {victim.pid} killed, holding shards {killed.shards}", flush=True)
+    return killed
 
 
 def pages_config(
@@ -971,7 +1028,8 @@ async def run(
     statements: bool,
     deadline: float,
     hard_end: float,
-    publisher_pid: int | None = None,
+    publishers: list[subprocess.Popen[bytes]] | None = None,
+    channels_prefix: str = "asgi",
 ) -> Outcome:
     event_ids = [plan.event_id for plan in plans]
     config = folder / "watchers.json"
@@ -1018,9 +1076,30 @@ async def run(
             probe_tasks.append(
                 asyncio.create_task(probe_database(scratch_url, args.database, probes, stop))
             )
-            before = cpu_sample(servers, watchers.pid, pg_data, redis_client, publisher_pid)
+            publisher_pids = [p.pid for p in publishers or []]
+            resting = None
+            if args.rest_before and publisher_pids:
+                # The publishers' own cost with every page open and nothing changing.
+                rested = time.monotonic()
+                first = sum(process_cpu(pid) for pid in publisher_pids)
+                await asyncio.sleep(args.rest_before)
+                spent = sum(process_cpu(pid) for pid in publisher_pids) - first
+                resting = spent / (time.monotonic() - rested)
+            before = cpu_sample(servers, watchers.pid, pg_data, redis_client, publisher_pids)
             began = time.monotonic()
             arrivals = None
+            killing = None
+            if args.kill_shard_after and publishers:
+                killing = asyncio.create_task(
+                    kill_a_publisher(
+                        args.kill_shard_after,
+                        publishers,
+                        redis_client,
+                        channels_prefix,
+                        args.shards,
+                        event_ids[0],
+                    )
+                )
             if args.rate:
                 writers = [
                     Writer(
@@ -1059,7 +1138,8 @@ async def run(
                 print(f"{len(players)} players playing ...", flush=True)
                 await asyncio.gather(*players)
             load_seconds = time.monotonic() - began
-            after = cpu_sample(servers, watchers.pid, pg_data, redis_client, publisher_pid)
+            after = cpu_sample(servers, watchers.pid, pg_data, redis_client, publisher_pids)
+            killed = await killing if killing is not None else None
             stop.set()
             await asyncio.gather(*probe_tasks)
             found = await pg_statements(scratch_url, args.database) if statements else []
@@ -1134,6 +1214,8 @@ async def run(
         pg_statements=found,
         frames=frames,
         arrivals=arrivals,
+        killed=killed,
+        publishers_resting=resting,
     )
 
 
@@ -1305,6 +1387,95 @@ def cpu_table(outcome: Outcome) -> list[str]:
     return lines
 
 
+def publishers_by_shard(
+    args: argparse.Namespace,
+    outcome: Outcome,
+    targets: list[tuple[int, int, float]],
+    sockets: list[Socket],
+    frames: list[dict[str, Any]],
+    writes: int,
+) -> list[str]:
+    """The publishers' figures: CPU per change over every shard's process, phones' p95, and
+    with `--kill-shard-after`, what the killed process's events saw."""
+    from live.delivery import shard_of
+
+    before, after = outcome.cpu
+    spent = sum(
+        value - before.parts[name]
+        for name, value in after.parts.items()
+        if name.startswith("publisher")
+    )
+    resting = outcome.publishers_resting
+    net = spent - (resting or 0.0) * (after.at - before.at)
+    phones = [s for s in sockets if s.kind == "phone"]
+    phone_lags, phone_never = lags(phones, targets)
+    cuts = quantiles_ms(phone_lags)
+    lines = [
+        f"Publishers ({args.shards} shards, one process each):",
+        "",
+        "| Measure | Value |",
+        "|---|---:|",
+        f"| publisher CPU per change, all processes (ms) | {spent * 1000 / max(writes, 1):.2f} |",
+        *(
+            [
+                f"| publishers at rest, every page open, nothing changing (CPU ms/s) | "
+                f"{resting * 1000:.2f} |",
+                f"| publisher CPU per change, all processes, their rest taken off (ms) | "
+                f"{net * 1000 / max(writes, 1):.2f} |",
+            ]
+            if resting is not None
+            else []
+        ),
+        "| phones: write to shown p50 / p95 / p99 (ms) | "
+        + (" / ".join(f"{c:.0f}" for c in cuts[:3]) if cuts else "n/a")
+        + " |",
+        f"| (page, change) pairs never shown, phones / all pages | {phone_never} / "
+        f"{lags(sockets, targets)[1]} |",
+        f"| frames of a version already had / versions shown twice | "
+        f"{sum(r.get('repeated', 0) for r in frames)} / "
+        f"{sum(r.get('shown_twice', 0) for r in frames)} |",
+    ]
+    killed = outcome.killed
+    if killed is not None:
+        hit = {e for e, _v, _a in targets if shard_of(e, args.shards) in killed.shards}
+        after_kill = sorted(
+            (answered, event, version)
+            for event, version, answered in targets
+            if event in hit and answered >= killed.at
+        )
+        by_event: dict[int, list[Socket]] = {}
+        for s in sockets:
+            by_event.setdefault(s.event, []).append(s)
+        window = [
+            (answered, event, version)
+            for answered, event, version in after_kill
+            if answered < killed.at + 10
+        ]
+        delays, never = [], 0
+        first_back = None
+        for answered, event, version in window:
+            for s in by_event.get(event, []):
+                at = s.first_at_least(version)
+                if at is None:
+                    never += 1
+                    continue
+                delays.append(at - answered)
+                first_back = at if first_back is None else min(first_back, at)
+        lines += [
+            f"| killed: publisher {killed.pid} holding shards {killed.shards} "
+            f"({len(hit)} events) | {killed.at - before.at:.1f} s into the load |",
+            f"| killed shard's events: changes in the 10 s after the kill / pages' "
+            f"(page, change) pairs never shown | {len(window)} / {never} |",
+            "| killed shard's events: first change shown after the kill, s after the kill | "
+            + ("n/a" if first_back is None else f"{first_back - killed.at:.2f}")
+            + " |",
+            "| killed shard's events: write to shown for those changes, p50 / max (s) | "
+            + (f"{statistics.median(delays):.2f} / {max(delays):.2f}" if delays else "n/a")
+            + " |",
+        ]
+    return lines
+
+
 def report(
     args: argparse.Namespace,
     outcome: Outcome,
@@ -1445,6 +1616,9 @@ def report(
         f"| reconnects / stale or repeated updates | "
         f"{sum(max(r['connects'] - 1, 0) for r in frames)} / "
         f"{sum(r['stale_updates'] for r in frames)} |",
+        f"| frames of a version the socket already had (not a reload's answer) / "
+        f"versions shown twice | {sum(r.get('repeated', 0) for r in frames)} / "
+        f"{sum(r.get('shown_twice', 0) for r in frames)} |",
         f"| lag during the load p50 / p95 / p99 / max (ms) | {shown(load_lags)} |",
         f"| lag during the load: socket-version pairs measured / never arrived | "
         f"{len(load_lags)} / {load_missing} |",
@@ -1490,6 +1664,8 @@ def report(
                 f"| {name} | {count:.0f} | {count / max(len(done), 1):.1f} "
                 f"| {spent / 1000:.1f} | {spent / count:.2f} |"
             )
+    if args.live == "process":
+        lines += ["", *publishers_by_shard(args, outcome, targets, sockets, frames, len(done))]
     lines += ["", "Goals:"]
     lines.append(
         f"- no errors: {'met' if not failures and not marker_failures else 'NOT met'} "
@@ -1574,6 +1750,9 @@ def report(
         "stock_dealt": checks.stock_dealt,
         "tracebacks": sum(t for t, _ in server_tracebacks),
         "load_average": os.getloadavg(),
+        "publishers_resting_ms_per_s": (
+            None if outcome.publishers_resting is None else outcome.publishers_resting * 1000
+        ),
     }
     return "\n".join(lines), summary
 
@@ -1654,6 +1833,33 @@ def arguments() -> argparse.Namespace:
     )
     parser.add_argument(
         "--publisher-nice", type=int, default=0, help="the publisher's niceness (publish_live)"
+    )
+    parser.add_argument(
+        "--shards",
+        type=int,
+        default=1,
+        help="LIVE_SHARDS: the events split into N shards, one publisher process per shard",
+    )
+    parser.add_argument(
+        "--kill-shard-after",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="SIGKILL the publisher holding the first event's shard S seconds into the load",
+    )
+    parser.add_argument(
+        "--rest-before",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="measure the publishers' CPU for S seconds with every page open before the load",
+    )
+    parser.add_argument(
+        "--compare-events",
+        type=int,
+        default=0,
+        metavar="K",
+        help="then the same run with K events, writes arriving at the same rate per event",
     )
     parser.add_argument(
         "--rate",
@@ -1738,6 +1944,22 @@ def without_pages(args: argparse.Namespace) -> argparse.Namespace:
     return argparse.Namespace(**{**vars(args), "watchers": 0, "phones": 0, "house": 0})
 
 
+def fewer_events(args: argparse.Namespace, events: int) -> argparse.Namespace:
+    """The same run with `events` events, the writes arriving at the same rate per event, and
+    the boards and House pages per event as many (`--compare-events`)."""
+    scale = events / args.events
+    return argparse.Namespace(
+        **{
+            **vars(args),
+            "events": events,
+            "rate": args.rate * scale,
+            "watchers": max(events, round(args.watchers * scale)) if args.watchers else 0,
+            "house": round(args.house * scale),
+            "kill_shard_after": 0.0,
+        }
+    )
+
+
 def one_run(
     args: argparse.Namespace,
     *,
@@ -1785,7 +2007,7 @@ def one_run(
 
         run_folder = folder / f"run{number}"
         run_folder.mkdir()
-        servers, publisher = start_servers(
+        servers, publishers = start_servers(
             stack,
             env,
             run_folder,
@@ -1794,6 +2016,7 @@ def one_run(
             sample=args.sample,
             live=args.live,
             publisher_nice=args.publisher_nice,
+            shards=args.shards,
         )
         stack.push(lambda kind, error, trace: show_logs(run_folder) if kind else None)
         if args.keep_logs:
@@ -1811,12 +2034,14 @@ def one_run(
                 statements=statements,
                 deadline=started + args.timeout - RESERVE,
                 hard_end=started + args.timeout,
-                publisher_pid=publisher.pid if publisher else None,
+                publishers=publishers,
+                channels_prefix=env.get("CHANNELS_PREFIX", "asgi"),
             )
         )
         for server in servers:
             stop_process(server.process)
-        stop_process(publisher)
+        for publisher in publishers:
+            stop_process(publisher)
         changes = {plan.event_id: load_seed.changes_by_version(plan.event_id) for plan in plans}
         checks = load_seed.check(plans, outcome.traffic.hands, outcome.traffic.finished)
         checks.snapshot_ms = load_seed.snapshot_cost([plan.event_id for plan in plans])
@@ -1853,6 +2078,25 @@ def comparison(runs: list[tuple[str, dict[str, Any]]]) -> str:
         sum(v for k, v in r["cpu_ms_per_write"].items() if k.startswith("daphne")) for _, r in runs
     ]
     row("CPU per write, all daphne processes (ms)", list(daphne))
+    publishers = [
+        sum(v for k, v in r["cpu_ms_per_write"].items() if k.startswith("publisher"))
+        for _, r in runs
+    ]
+    row("CPU per write, all publishers (ms)", publishers, "{:.2f}")
+    if all(r.get("publishers_resting_ms_per_s") is not None for _, r in runs):
+        row(
+            "CPU per write, all publishers, their rest taken off (ms)",
+            [
+                p - r["publishers_resting_ms_per_s"] * r["seconds"] / max(r["writes"], 1)
+                for p, (_, r) in zip(publishers, runs, strict=True)
+            ],
+            "{:.2f}",
+        )
+        row(
+            "publishers at rest (CPU ms/s)",
+            [r["publishers_resting_ms_per_s"] for _, r in runs],
+            "{:.2f}",
+        )
     servers = [
         sum(
             v
@@ -1901,9 +2145,11 @@ def comparison(runs: list[tuple[str, dict[str, Any]]]) -> str:
 
 def main() -> None:
     args = arguments()
-    runs = [("pages open", args)]
+    runs = [("pages open" if not args.compare_events else f"{args.events} events", args)]
     if args.compare_no_pages:
         runs.append(("no page open", without_pages(args)))
+    if args.compare_events:
+        runs.append((f"{args.compare_events} events", fewer_events(args, args.compare_events)))
     signal.signal(signal.SIGALRM, raise_timeout)
     signal.signal(signal.SIGTERM, raise_exit)
     signal.alarm(args.timeout * len(runs))

@@ -79,6 +79,13 @@ class Page:
     reload_asked_at: float = 0.0
     reloads: int = 0
     stale_updates: int = 0
+    # The main stream's frames carrying a version this connection already received, not asked
+    # for by a reload (a publisher sending a change twice), and versions the page showed twice.
+    repeated: int = 0
+    shown_twice: int = 0
+    received: set[int] = field(default_factory=set)
+    shown_here: set[int] = field(default_factory=set)  # on this connection
+    asked_at: float = 0.0  # the last reload asked (kept when a snapshot answers)
     unreadable: int = 0
     connects: int = 0
     requests: int = 0  # HTTP requests the page made (none: see above)
@@ -141,6 +148,10 @@ class Page:
             self.seen = max(self.seen, version)
             if not snapshot and version <= self.accepted:
                 self.stale_updates += 1
+            asked = self.asked_at and arrived - self.asked_at < RELOAD_RETRY
+            if version in self.received and not asked:
+                self.repeated += 1
+            self.received.add(version)
         if stream == SWAPPED[self.kind] and not fragment:
             # House's frame while no House page listened: neither fragment nor parts.
             return (last is None or version > last) and self.may_ask(arrived)
@@ -164,6 +175,9 @@ class Page:
         self.versions[stream] = version
         if stream == self.main:
             self.ready.set()
+            if version in self.shown_here:
+                self.shown_twice += 1
+            self.shown_here.add(version)
             self.accepted = max(self.accepted, version)
             self.shown.append((arrived, version))
 
@@ -185,6 +199,8 @@ class Page:
                 )
                 self.connects += 1
                 self.versions = {}  # a new connection starts afresh (live.js after a reconnect)
+                self.received = set()
+                self.shown_here = set()
                 delay = FIRST_DELAY
                 async with socket:
                     async for message in socket:
@@ -195,7 +211,7 @@ class Page:
                             opening = False
                             gate.release()
                         if self.take(message.data, now):
-                            self.reload_asked_at = now
+                            self.reload_asked_at = self.asked_at = now
                             self.reloads += 1
                             await socket.send_str('{"type": "reload"}')
                 self.closes.append(f"closed {socket.close_code}")
@@ -219,6 +235,8 @@ class Page:
             "snapshots": self.snapshots,
             "reloads": self.reloads,
             "stale_updates": self.stale_updates,
+            "repeated": self.repeated,
+            "shown_twice": self.shown_twice,
             "unreadable": self.unreadable,
             "connects": self.connects,
             "closes": self.closes,

@@ -32,8 +32,11 @@ import json
 import logging
 import os
 import queue
+import socket
 import threading
 import time
+import uuid
+import zlib
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -157,12 +160,25 @@ class _Source(Protocol):
         """What has arrived, oldest first, waiting at most `timeout` seconds for the first."""
         ...
 
-    def done(self, count: int) -> None:
-        """`count` of the changes taken have been delivered (or given up on)."""
+    def done(self, jobs: list[_Job]) -> None:
+        """These changes taken have been delivered (or given up on)."""
         ...
 
     def idle(self) -> bool:
         """Nothing is waiting to be taken."""
+        ...
+
+    def holds(self, event_id: int) -> bool:
+        """Whether this worker may send the event's frames now (a publisher: while it surely
+        holds the event's shard)."""
+        ...
+
+    def sent(self, event_id: int, versions: dict[str, int]) -> None:
+        """The event's groups were sent these versions."""
+        ...
+
+    def sent_before(self) -> dict[str, int]:
+        """The versions sent per group by the last holder of what this source just took over."""
         ...
 
 
@@ -183,26 +199,70 @@ class _LocalQueue:
                 jobs.append(self.queue.get_nowait())
         return jobs
 
-    def done(self, count: int) -> None:
-        for _ in range(count):
+    def done(self, jobs: list[_Job]) -> None:
+        for _ in jobs:
             self.queue.task_done()
 
     def idle(self) -> bool:
         return self.queue.empty()
 
+    def holds(self, event_id: int) -> bool:
+        return True  # its own changes
 
-# --- the publisher process ("process") -----------------------------------------------------------
-# Every server process appends its committed changes to one Redis list; the publisher takes them
-# in order. It marks itself alive every HEARTBEAT_EVERY seconds, for HEARTBEAT_SECONDS: a server
-# that finds no mark delivers its own changes (as "background") until a publisher is back. The
-# list is capped at QUEUE_LIMIT changes and expires a day after the last one: a change left behind
-# by a publisher that is gone only costs a read of the newest state when one starts again.
+    def sent(self, event_id: int, versions: dict[str, int]) -> None:
+        pass  # kept in the worker alone
+
+    def sent_before(self) -> dict[str, int]:
+        return {}
+
+
+# --- the publishers ("process") ------------------------------------------------------------------
+# The events are split into `LIVE_SHARDS` shards by a stable hash of their id (`shard_of`). Every
+# server process appends each committed change to its event's shard's Redis list; the publishers
+# (`manage.py publish_live --shards N`, as many processes as wanted) share the shards: each holds
+# some under a lease it renews, takes its shards' changes in order and delivers them.
+#
+# - A lease is a key holding its holder's token for LEASE_SECONDS, taken with SET NX, renewed
+#   every LEASE_EVERY and released only by its holder (atomically, `_LEASED`). Each publisher
+#   claims about N / (live publishers) shards, and any shard whose lease lapsed: a publisher that
+#   stops renewing (killed, paused, cut off) loses its shards to the others within seconds.
+# - A change taken from a shard's list moves, atomically and only while the lease is held, into
+#   the shard's in-flight list, and leaves it once delivered: a new holder first delivers what
+#   the last one left in flight. A delivery reads the newest state, so delivering again is safe.
+# - The versions sent per group are kept with the shard (`sent`), so a new holder skips what its
+#   predecessor already sent and labels the next frame as the one before would have.
+# - A holder sends only while its lease is surely its own: until LEASE_SECONDS - LEASE_MARGIN
+#   after it last renewed it. A publisher that was paused past its lease finds it gone and sends
+#   nothing of it.
+#
+# Every publisher also marks the deployment alive every HEARTBEAT_EVERY seconds, for
+# HEARTBEAT_SECONDS: a server that finds no mark for its shard count delivers its own changes (as
+# "background") until a publisher is back; while one is, a shard without holder keeps its changes
+# on its list for the publisher that takes it within seconds. The lists are capped at QUEUE_LIMIT
+# changes and expire a day after the last one: a change left behind by publishers that are gone
+# only costs a read of the newest state when one starts again.
 HEARTBEAT_SECONDS = 5.0
 HEARTBEAT_EVERY = 1.0
+LEASE_SECONDS = 3.0
+LEASE_EVERY = 0.5  # renewing the leases, claiming free shards
+LEASE_MARGIN = 0.5  # a holder stops sending this long before its lease would lapse in Redis
+# While a publisher holds several shards it waits on one list and looks at the others this often.
+POLL_SECONDS = 0.05
 QUEUE_LIMIT = 100_000
 QUEUE_SECONDS = 24 * 3600
-# How many changes the publisher takes from the list at once.
+# How many changes a publisher takes from a list at once.
 TAKE_AT_MOST = 1_000
+
+
+def shards() -> int:
+    """The deployment's shard count (`settings.LIVE_SHARDS`): how servers route changes, and
+    how many shards the publishers split the events into by default."""
+    return max(1, int(getattr(settings, "LIVE_SHARDS", 1)))
+
+
+def shard_of(event_id: int, count: int) -> int:
+    """The shard of an event among `count`: stable across processes and machines."""
+    return zlib.crc32(str(event_id).encode()) % count
 
 
 def _redis_key(name: str) -> str:
@@ -212,121 +272,379 @@ def _redis_key(name: str) -> str:
     return f"{prefix}:live:{name}"
 
 
+def heartbeat_key(count: int) -> str:
+    """Set while a publisher of `count` shards is alive."""
+    return _redis_key(f"publisher:{count}")
+
+
+def publishers_key(count: int) -> str:
+    """The live publishers of `count` shards (a sorted set: token, until when)."""
+    return _redis_key(f"publishers:{count}")
+
+
+@dataclass(frozen=True, slots=True)
+class ShardKeys:
+    """One shard's keys in Redis."""
+
+    changes: str  # the list the servers append to
+    in_flight: str  # taken by the holder, not yet delivered
+    lease: str  # the holder's token
+    sent: str  # per group, the last version sent
+
+    @classmethod
+    def of(cls, shard: int, count: int) -> ShardKeys:
+        base = f"shard:{count}:{shard}"
+        return cls(
+            *(_redis_key(f"{base}:{name}") for name in ("changes", "in-flight", "lease", "sent"))
+        )
+
+
 class _Changes:
-    """The Redis list between the servers and the publisher, as both sides use it."""
+    """The servers' side: each committed change onto its event's shard's list."""
 
     def __init__(self) -> None:
         self.pid = os.getpid()
         self.url = str(settings.REDIS_URL)
         self.client = redis.Redis.from_url(self.url, socket_timeout=5, socket_connect_timeout=2)
-        self.queue_key = _redis_key("changes")
-        self.heartbeat_key = _redis_key("publisher")
-        # A server's knowledge of the publisher's heartbeat, read again after HEARTBEAT_EVERY.
-        self.alive = False
-        self.checked = float("-inf")
-        self.beaten = float("-inf")
-        # The publisher: its last take waited and found nothing.
-        self.quiet = False
+        self.prefix = _redis_key("")
+        # Per shard count, whether a publisher's heartbeat was seen, and when it was read.
+        self.alive: dict[int, bool] = {}
+        self.checked: dict[int, float] = {}
 
-    def publisher_alive(self) -> bool:
+    def publisher_alive(self, count: int) -> bool:
         now = time.monotonic()
-        if now - self.checked >= HEARTBEAT_EVERY:
-            self.checked = now
+        if now - self.checked.get(count, float("-inf")) >= HEARTBEAT_EVERY:
+            self.checked[count] = now
             try:
-                self.alive = bool(self.client.exists(self.heartbeat_key))
+                self.alive[count] = bool(self.client.exists(heartbeat_key(count)))
             except redis.RedisError:
-                self.alive = False
-        return self.alive
+                self.alive[count] = False
+        return self.alive.get(count, False)
 
     def hand_over(self, job: _Job) -> bool:
-        """Queue the change for the publisher; False when no publisher answers (the caller then
-        delivers it itself)."""
-        if not self.publisher_alive():
+        """Queue the change for its shard's publisher; False when no publisher answers (the
+        caller then delivers it itself)."""
+        count = shards()
+        if not self.publisher_alive(count):
             return False
+        key = ShardKeys.of(shard_of(job.event_id, count), count).changes
         try:
             with self.client.pipeline(transaction=False) as pipe:
-                pipe.rpush(self.queue_key, job.encoded())
-                pipe.ltrim(self.queue_key, -QUEUE_LIMIT, -1)
-                pipe.expire(self.queue_key, QUEUE_SECONDS)
+                pipe.rpush(key, job.encoded())
+                pipe.ltrim(key, -QUEUE_LIMIT, -1)
+                pipe.expire(key, QUEUE_SECONDS)
                 pipe.execute()
         except redis.RedisError:
             logger.warning("Could not hand event %s's change to the publisher.", job.event_id)
-            self.alive = False
+            self.alive[count] = False
             return False
         return True
-
-    def beat(self) -> None:
-        """The publisher: still alive."""
-        now = time.monotonic()
-        if now - self.beaten >= HEARTBEAT_EVERY:
-            try:
-                self.client.set(self.heartbeat_key, os.getpid(), ex=int(HEARTBEAT_SECONDS))
-                self.beaten = self.checked = now
-                self.alive = True
-            except redis.RedisError:
-                logger.warning("Could not mark the publisher alive.")
-
-    def stop_beating(self) -> None:
-        with contextlib.suppress(redis.RedisError):
-            if self.client.get(self.heartbeat_key) == str(os.getpid()).encode():
-                self.client.delete(self.heartbeat_key)
-
-    # As a worker's source (`_Source`).
-    def take(self, timeout: float | None) -> list[_Job]:
-        self.beat()
-        # Wake at least every HEARTBEAT_EVERY to keep the mark alive.
-        wait = HEARTBEAT_EVERY if timeout is None else min(timeout, HEARTBEAT_EVERY)
-        self.quiet = False
-        try:
-            raw: list[bytes | str] = []
-            if wait > 0:
-                first = self.client.blpop([self.queue_key], timeout=wait)
-                if first is None:
-                    self.quiet = timeout is None
-                    return []
-                raw.append(first[1])
-            rest = self.client.lpop(self.queue_key, TAKE_AT_MOST)
-            raw += rest if isinstance(rest, list) else []
-        except redis.RedisError:
-            logger.warning("Could not read the live updates' list; trying again.")
-            time.sleep(HEARTBEAT_EVERY)
-            return []
-        return [job for job in map(_Job.decoded, raw) if job is not None]
-
-    def done(self, count: int) -> None:
-        pass
-
-    def idle(self) -> bool:
-        return self.quiet  # a whole wait went by with nothing to deliver
 
 
 _changes_client: _Changes | None = None
 
 
 def _changes() -> _Changes:
-    """This process's handle on the list (again after a fork, or when REDIS_URL changed)."""
+    """This process's handle on the lists (again after a fork, or when REDIS_URL changed)."""
     global _changes_client
     current = _changes_client
     if (
         current is None
         or current.pid != os.getpid()
         or current.url != settings.REDIS_URL
-        or current.queue_key != _redis_key("changes")
+        or current.prefix != _redis_key("")
     ):
         current = _changes_client = _Changes()
     return current
 
 
-def serve(stop: threading.Event | None = None) -> None:
-    """The publisher process's loop (`manage.py publish_live`): until `stop` is set, deliver
-    what every server's committed changes call for."""
-    source = _changes()
+# Each runs atomically in Redis: the lease is checked and its keys used in one step.
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+# KEYS: lease, changes, in-flight; ARGV: token, at most. The changes taken, oldest first; none
+# unless the lease is the caller's.
+_TAKE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return false
+end
+local taken = {}
+for i = 1, tonumber(ARGV[2]) do
+  local entry = redis.call('LMOVE', KEYS[2], KEYS[3], 'LEFT', 'RIGHT')
+  if not entry then break end
+  taken[#taken + 1] = entry
+end
+if #taken > 0 then
+  redis.call('EXPIRE', KEYS[3], ARGV[3])
+end
+return taken
+"""
+# KEYS: lease, in-flight; ARGV: token, then the delivered entries. Removed only by the holder: a
+# holder that lost its lease leaves them for the new one.
+_DONE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return 0
+end
+for i = 2, #ARGV do
+  redis.call('LREM', KEYS[2], 1, ARGV[i])
+end
+return 1
+"""
+# KEYS: the live publishers; ARGV: token, lease in ms. Marks the caller alive and counts the live.
+_ALIVE = """
+local now = redis.call('TIME')
+local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ms)
+redis.call('ZADD', KEYS[1], ms + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2] * 10)
+return redis.call('ZCARD', KEYS[1])
+"""
+
+
+class _NotHolder(Exception):
+    """The shard's lease is no longer surely this publisher's: it sends nothing of it."""
+
+
+class _Shards:
+    """A publisher's side (`_Source`): the shards it holds, their lists and leases."""
+
+    def __init__(self, count: int) -> None:
+        self.pid = os.getpid()
+        self.count = count
+        self.client = redis.Redis.from_url(
+            str(settings.REDIS_URL), socket_timeout=5, socket_connect_timeout=2
+        )
+        self.token = f"{self.pid}@{socket.gethostname()}:{uuid.uuid4().hex[:8]}"
+        self.keys = [ShardKeys.of(shard, count) for shard in range(count)]
+        # Per shard held, until when (monotonic) its lease is surely this publisher's.
+        self.held: dict[int, float] = {}
+        # Shards seen without a holder at the last claim: anyone takes them now.
+        self.unheld: set[int] = set()
+        self.live = 1  # publishers alive, this one included
+        self.kept = float("-inf")
+        self.beaten = float("-inf")
+        # What a shard taken over brings: the changes its last holder left in flight, and the
+        # versions it sent per group.
+        self.adopted: list[_Job] = []
+        self.adopted_sent: dict[str, int] = {}
+        self.quiet = False  # the last take waited and found nothing
+        self.turn = 0  # which held shard's list the next wait blocks on
+        self.renew_script = self.client.register_script(_RENEW)
+        self.release_script = self.client.register_script(_RELEASE)
+        self.take_script = self.client.register_script(_TAKE)
+        self.done_script = self.client.register_script(_DONE)
+        self.alive_script = self.client.register_script(_ALIVE)
+
+    # --- leases
+
+    def keep(self) -> None:
+        """Every LEASE_EVERY: mark this publisher alive, renew its leases, claim its share of
+        the shards (and any shard left without holder), give back what is beyond its share."""
+        now = time.monotonic()
+        if now - self.kept < LEASE_EVERY:
+            return
+        self.kept = now
+        lease_ms = int(LEASE_SECONDS * 1000)
+        try:
+            self.live = max(
+                1, int(self.alive_script([publishers_key(self.count)], [self.token, lease_ms]))
+            )
+            for shard in list(self.held):
+                if self.renew_script([self.keys[shard].lease], [self.token, lease_ms]):
+                    self.held[shard] = now + LEASE_SECONDS - LEASE_MARGIN
+                else:
+                    logger.warning("Live updates: shard %s/%s was taken over.", shard, self.count)
+                    del self.held[shard]
+            share = -(-self.count // self.live)
+            while len(self.held) > share:
+                self.give_back(max(self.held))
+            unheld = set()
+            start = zlib.crc32(self.token.encode()) % self.count
+            for shard in [(start + n) % self.count for n in range(self.count)]:
+                if shard in self.held:
+                    continue
+                wanted = len(self.held) < share or shard in self.unheld
+                if wanted and self.client.set(
+                    self.keys[shard].lease, self.token, nx=True, px=lease_ms
+                ):
+                    self.held[shard] = now + LEASE_SECONDS - LEASE_MARGIN
+                    self.adopt(shard)
+                    continue
+                if not self.client.exists(self.keys[shard].lease):
+                    unheld.add(shard)
+            self.unheld = unheld
+        except redis.RedisError:
+            logger.warning("Live updates: could not renew the shards' leases; trying again.")
+
+    def adopt(self, shard: int) -> None:
+        """A shard just taken: what its last holder left in flight, and what it sent."""
+        keys = self.keys[shard]
+        left = self.client.lrange(keys.in_flight, 0, -1)
+        sent = self.client.hgetall(keys.sent)
+        self.adopted += [job for job in map(_Job.decoded, left) if job is not None]
+        for group, version in sent.items():
+            with contextlib.suppress(ValueError):
+                self.adopted_sent[group.decode() if isinstance(group, bytes) else group] = int(
+                    version
+                )
+        logger.info(
+            "Live updates: holding shard %s/%s (%s changes in flight).",
+            shard,
+            self.count,
+            len(left),
+        )
+
+    def give_back(self, shard: int) -> None:
+        self.held.pop(shard, None)
+        with contextlib.suppress(redis.RedisError):
+            self.release_script([self.keys[shard].lease], [self.token])
+
+    def give_back_all(self) -> None:
+        for shard in list(self.held):
+            self.give_back(shard)
+        with contextlib.suppress(redis.RedisError):
+            self.client.zrem(publishers_key(self.count), self.token)
+
+    def beat(self) -> None:
+        """The deployment's publishers are alive (what servers look for)."""
+        now = time.monotonic()
+        if now - self.beaten >= HEARTBEAT_EVERY:
+            try:
+                self.client.set(heartbeat_key(self.count), self.token, ex=int(HEARTBEAT_SECONDS))
+                self.beaten = now
+            except redis.RedisError:
+                logger.warning("Could not mark the publisher alive.")
+
+    def stop_beating(self) -> None:
+        with contextlib.suppress(redis.RedisError):
+            others = self.client.zcard(publishers_key(self.count))
+            if not others and self.client.get(heartbeat_key(self.count)) == self.token.encode():
+                self.client.delete(heartbeat_key(self.count))
+
+    def held_shards(self) -> list[int]:
+        now = time.monotonic()
+        return sorted(shard for shard, until in self.held.items() if until > now)
+
+    # --- as a worker's source (`_Source`)
+
+    def holds(self, event_id: int) -> bool:
+        self.keep()
+        return self.held.get(shard_of(event_id, self.count), float("-inf")) > time.monotonic()
+
+    def take(self, timeout: float | None) -> list[_Job]:
+        self.keep()
+        self.beat()
+        if self.adopted:
+            adopted, self.adopted = self.adopted, []
+            return adopted
+        # Wake at least every LEASE_EVERY to keep the leases.
+        wait = LEASE_EVERY if timeout is None else min(timeout, LEASE_EVERY)
+        self.quiet = False
+        held = self.held_shards()
+        try:
+            raw = self.take_from(held)
+            if raw or wait <= 0:
+                return self.decoded(raw)
+            if not held:
+                time.sleep(wait)
+                self.quiet = timeout is None
+                return []
+            # Wait on one list (a change there wakes it at once), the others looked at again
+            # after POLL_SECONDS; never past the lease, so nothing moves once another holds it.
+            shard = held[self.turn % len(held)]
+            self.turn += 1
+            if len(held) > 1:
+                wait = min(wait, POLL_SECONDS)
+            wait = min(wait, self.held.get(shard, 0.0) - time.monotonic())
+            if wait > 0:
+                keys = self.keys[shard]
+                # Redis takes a decimal timeout.
+                first = self.client.blmove(keys.changes, keys.in_flight, wait, "LEFT", "RIGHT")  # type: ignore[arg-type]
+                if isinstance(first, bytes):
+                    raw = [first, *self.take_from(held)]
+            if not raw:
+                self.quiet = timeout is None
+        except redis.RedisError:
+            logger.warning("Could not read the live updates' lists; trying again.")
+            time.sleep(HEARTBEAT_EVERY)
+            return []
+        return self.decoded(raw)
+
+    def take_from(self, held: list[int]) -> list[bytes]:
+        raw: list[bytes] = []
+        for shard in held:
+            keys = self.keys[shard]
+            taken = self.take_script(
+                [keys.lease, keys.changes, keys.in_flight],
+                [self.token, TAKE_AT_MOST, QUEUE_SECONDS],
+            )
+            raw += taken or []
+        return raw
+
+    @staticmethod
+    def decoded(raw: list[bytes]) -> list[_Job]:
+        return [job for job in map(_Job.decoded, raw) if job is not None]
+
+    def done(self, jobs: list[_Job]) -> None:
+        by_shard: dict[int, list[str]] = {}
+        for job in jobs:
+            by_shard.setdefault(shard_of(job.event_id, self.count), []).append(job.encoded())
+        for shard, entries in by_shard.items():
+            keys = self.keys[shard]
+            try:
+                self.done_script([keys.lease, keys.in_flight], [self.token, *entries])
+            except redis.RedisError:
+                logger.warning("Could not clear shard %s's delivered changes.", shard)
+
+    def sent(self, event_id: int, versions: dict[str, int]) -> None:
+        key = self.keys[shard_of(event_id, self.count)].sent
+        try:
+            with self.client.pipeline(transaction=False) as pipe:
+                fields: dict[Any, Any] = versions  # group -> version
+                pipe.hset(key, mapping=fields)
+                pipe.expire(key, QUEUE_SECONDS)
+                pipe.execute()
+        except redis.RedisError:
+            logger.warning("Could not keep what event %s's pages were sent.", event_id)
+
+    def sent_before(self) -> dict[str, int]:
+        sent, self.adopted_sent = self.adopted_sent, {}
+        return sent
+
+    def idle(self) -> bool:
+        return self.quiet  # a whole wait went by with nothing to deliver
+
+
+def serve(stop: threading.Event | None = None, count: int | None = None) -> None:
+    """A publisher process's loop (`manage.py publish_live`): until `stop` is set, deliver what
+    the committed changes of the shards it holds call for, among `count` shards (by default
+    `settings.LIVE_SHARDS`)."""
+    count = shards() if count is None else count
+    if count != shards():
+        logger.warning(
+            "Live updates: publishing %s shards while the servers route by LIVE_SHARDS=%s; "
+            "they deliver their own changes until both agree.",
+            count,
+            shards(),
+        )
+    source = _Shards(count)
+    source.keep()
     source.beat()
-    logger.info("Live updates: the publisher is serving.")
+    logger.info("Live updates: the publisher is serving (%s shards).", count)
     worker = _Worker(source)
     try:
         worker.run(stop)
     finally:
+        source.give_back_all()
         source.stop_beating()
         _close_connection()
         # Its channel-layer connections close with its loop, here, not when the loop is
@@ -374,9 +692,12 @@ class _Worker:
             # Take what has arrived: the changes of one event held together cost one snapshot set.
             for job in self.source.take(timeout):
                 waiting.setdefault(job.event_id, []).append(job)
+            self.sent.update(self.source.sent_before())  # a shard taken over: what was sent
             now = time.monotonic()
             for event_id in [e for e in waiting if self.due.get(e, 0.0) <= now]:
                 jobs = waiting.pop(event_id)
+                if not self.source.holds(event_id):
+                    continue  # its shard's new holder delivers them (they are in its flight)
                 started = time.monotonic()
                 try:
                     self.deliver(jobs)
@@ -386,7 +707,7 @@ class _Worker:
                     # busy process), so live updates never crowd out the requests.
                     spent = time.monotonic() - started
                     self.due[event_id] = started + max(interval(), rest_per_work() * spent)
-                    self.source.done(len(jobs))
+                    self.source.done(jobs)
             if not waiting and self.source.idle():
                 _close_connection()  # idle: hold no connection (nor a test database) open
                 if len(self.due) > 10_000:
@@ -414,6 +735,10 @@ class _Worker:
                     self.label(snapshot, changes[snapshot.group], committed.get(snapshot.group))
                     for snapshot in snapshots
                 ]
+                if not labelled:
+                    return
+                if not self.source.holds(event_id):
+                    raise _NotHolder  # fenced: another publisher holds the shard now
                 try:
                     self.send(labelled)
                 except Exception:
@@ -423,6 +748,7 @@ class _Worker:
                 for snapshot in labelled:
                     self.sent.pop(snapshot.group, None)  # re-insert: the dict stays oldest-first
                     self.sent[snapshot.group] = snapshot.version
+                self.source.sent(event_id, {s.group: s.version for s in labelled})
 
             try:
                 close_old_connections()
@@ -430,6 +756,8 @@ class _Worker:
                 send_now(
                     targeting.change_snapshots(event_id, registration_ids, self.fresh, send_now)
                 )
+            except _NotHolder:
+                logger.info("Live update for event %s left to its shard's new holder.", event_id)
             except Exception:
                 logger.exception("Live update for event %s failed.", event_id)
                 _close_connection()  # it may be what failed; the next job opens a fresh one

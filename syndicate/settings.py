@@ -234,8 +234,9 @@ LIVE_UPDATES_INTERVAL = float(os.environ.get("LIVE_UPDATES_INTERVAL", "0.25"))
 # After a delivery that took T seconds, the event's next one waits this many times T (when longer
 # than the interval), so live updates never crowd out the requests that make the changes.
 LIVE_UPDATES_REST_PER_WORK = float(os.environ.get("LIVE_UPDATES_REST_PER_WORK", "4"))
-# How many shards the events are split into for the publishers (`publish_live --shards`, whose
-# default this is): every server and every publisher of a deployment must agree on it.
+# The events are split into this many shards by a stable hash of their id: the servers hand each
+# change to its event's shard, and the publishers (`publish_live --shards`, by default this) share
+# the shards under leases (live/delivery.py). Servers and publishers must agree: 1 on a laptop.
 _live_shards = os.environ.get("LIVE_SHARDS", "1").strip()
 if not _live_shards.isdigit() or int(_live_shards) < 1:
     raise ImproperlyConfigured(f"LIVE_SHARDS is {_live_shards!r}: a whole number, 1 or more.")

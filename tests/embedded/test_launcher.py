@@ -166,7 +166,7 @@ def test_make_run_serves_stops_on_ctrl_c_and_keeps_the_data(folder: Path) -> Non
         secret = (folder / "var" / "embedded" / "secret").read_text().strip()
         valkey = redis.Redis(port=ports["valkey"], password=secret)
         deadline = time.monotonic() + 30
-        while not valkey.exists("asgi:live:publisher"):
+        while not valkey.exists("asgi:live:publisher:1"):
             assert time.monotonic() < deadline, (folder / "var" / "publisher.log").read_text()
             time.sleep(0.2)
         valkey.close()

@@ -4,25 +4,20 @@ through Redis, and deliver it themselves while no publisher answers."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 import redis
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
-from django.conf import settings as django_settings
-from django.db import connection
 
 from live import delivery
 from tests.factories import make_table
+from tests.live.publishers import holder_pid, start_publisher
 from tests.live.sockets import TIMEOUT, open_socket
 from tests.waiting import PATIENCE, wait_until
 
@@ -40,7 +35,9 @@ def process_mode(settings: Any) -> Iterator[redis.Redis]:
     settings.LIVE_UPDATES = "process"
     client = redis.Redis.from_url(settings.REDIS_URL)
     yield client
-    client.delete(delivery._redis_key("changes"), delivery._redis_key("publisher"))
+    keys = list(client.scan_iter(delivery._redis_key("*")))
+    if keys:
+        client.delete(*keys)
     client.close()
 
 
@@ -57,7 +54,15 @@ def publisher() -> Iterator[threading.Thread]:
 
 
 def queued(client: redis.Redis) -> list[list[Any]]:
-    return [json.loads(raw) for raw in client.lrange(delivery._redis_key("changes"), 0, -1)]
+    """The changes waiting on the one shard's list (LIVE_SHARDS=1)."""
+    key = delivery.ShardKeys.of(0, 1).changes
+    return [json.loads(raw) for raw in client.lrange(key, 0, -1)]
+
+
+def seem_alive(client: redis.Redis) -> None:
+    """A publisher's heartbeat, as the servers look for it, read again now."""
+    client.set(delivery.heartbeat_key(1), "a publisher", ex=int(delivery.HEARTBEAT_SECONDS))
+    delivery._changes().checked.clear()
 
 
 def a_change_reaches_the_board(table: Any) -> None:
@@ -82,7 +87,7 @@ def test_a_change_waits_on_the_list_for_the_publisher_and_reaches_the_board(
         PATIENCE
     )  # the set-up's own changes, delivered here (no publisher yet)
     client = process_mode
-    delivery._changes().beat()  # a publisher was seen alive: the servers hand their changes over
+    seem_alive(client)  # a publisher was seen alive: the servers hand their changes over
     player = table.players[0]
     registration = table.rid(player)
 
@@ -118,7 +123,7 @@ def test_a_burst_of_changes_reaches_the_board_in_order_through_the_publisher(
 ) -> None:
     table = make_table(players=3, start=True)
     assert delivery.wait_until_idle(PATIENCE)
-    wait_until(lambda: process_mode.exists(delivery._redis_key("publisher")), "the heartbeat")
+    wait_until(lambda: process_mode.exists(delivery.heartbeat_key(1)), "the heartbeat")
 
     async def scenario() -> None:
         socket = await open_socket(board(table.event.pk))
@@ -142,8 +147,8 @@ def test_without_a_publisher_the_server_delivers_its_own_changes(
 ) -> None:
     table = make_table(players=2, start=True)
     assert delivery.wait_until_idle(PATIENCE)
-    process_mode.delete(delivery._redis_key("publisher"))
-    delivery._changes().checked = float("-inf")  # read the heartbeat again, as a second later
+    process_mode.delete(delivery.heartbeat_key(1))
+    delivery._changes().checked.clear()  # read the heartbeat again, as a second later
 
     a_change_reaches_the_board(table)
     assert delivery.wait_until_idle(PATIENCE)
@@ -155,13 +160,13 @@ def test_a_queued_entry_that_is_not_a_change_is_skipped(
 ) -> None:
     table = make_table(players=2, start=True)
     assert delivery.wait_until_idle(PATIENCE)
-    key = delivery._redis_key("changes")
+    key = delivery.ShardKeys.of(0, 1).changes
 
     async def scenario() -> None:
         socket = await open_socket(board(table.event.pk))
         version = (await socket.receive_json_from(timeout=TIMEOUT))["version"]
         process_mode.rpush(key, b"not json", b'["x", [], null]')
-        delivery._changes().beat()
+        seem_alive(process_mode)
         await database_sync_to_async(table.choose_start)(table.players[0])
         frame = await socket.receive_json_from(timeout=TIMEOUT)
         assert frame["version"] == version + 1
@@ -178,26 +183,13 @@ def test_the_command_serves_until_sigterm_and_then_clears_its_heartbeat(
 ) -> None:
     table = make_table(players=2, start=True)
     assert delivery.wait_until_idle(PATIENCE)
-    database = connection.settings_dict
-    user = quote(database["USER"]) + (
-        f":{quote(database['PASSWORD'])}" if database["PASSWORD"] else ""
-    )
-    url = f"postgres://{user}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "REDIS_URL": django_settings.REDIS_URL,
-        "CHANNELS_PREFIX": delivery._redis_key("x").removesuffix(":live:x"),
-        "DATABASE_POOL_SIZE": "0",
-    }
-    command = [sys.executable, "manage.py", "publish_live", "--nice", "5"]
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE)
-    heartbeat = delivery._redis_key("publisher")
+    process = start_publisher("--nice", "5")
+    heartbeat = delivery.heartbeat_key(1)
+    lease = delivery.ShardKeys.of(0, 1).lease
     try:
-        wait_until(
-            lambda: process_mode.get(heartbeat) == str(process.pid).encode(), "its heartbeat"
-        )
-        delivery._changes().checked = float("-inf")
+        wait_until(lambda: holder_pid(process_mode.get(heartbeat)) == process.pid, "its heartbeat")
+        assert holder_pid(process_mode.get(lease)) == process.pid
+        delivery._changes().checked.clear()
 
         a_change_reaches_the_board(table)
         assert queued(process_mode) == []
@@ -206,3 +198,4 @@ def test_the_command_serves_until_sigterm_and_then_clears_its_heartbeat(
         _, errors = process.communicate(timeout=15)
     assert process.returncode == 0, errors.decode()
     assert not process_mode.exists(heartbeat)
+    assert not process_mode.exists(lease)  # given back, for another publisher to take at once
