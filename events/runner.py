@@ -637,7 +637,8 @@ def action[**P, A: Answer](
     and neither, the function creates the event and sets `change.event`.
 
     `above_of` gives, from the arguments, the scopes above events (series, or of `scope_model`:
-    organizations) the change locks first, in id order: with no event named, the change concerns the first of them
+    organizations) the change locks first, in id order: with no event named, the change
+    concerns the first of them
     (`change.scope`), its entries chained in its audit; with `creates_scope`, the function
     creates the scope and sets `change.scope`. `power` is the name the rule table is asked with
     when not `name`, `refused` the refusal of an actor with no role, `missing` what a refusal
