@@ -44,9 +44,7 @@ def house_events(user: User) -> QuerySet[Event]:
         Event.objects.all()
         if user.is_superuser
         else Event.objects.filter(
-            Q(staff__user=user)
-            | Q(series__staff__user=user)
-            | Q(organization__staff__user=user)
+            Q(staff__user=user) | Q(series__staff__user=user) | Q(organization__staff__user=user)
         )
         .exclude(organization__suspended_at__isnull=False)
         .distinct()
