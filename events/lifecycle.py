@@ -175,9 +175,9 @@ def event_create(
         "language": language,
     }
     organization = _organization_for(change, by, organization_id, scope_above_id)
-    venue = _venue_of(organization, venue_id)
-    if venue is not None:
-        given.update(venue=venue.name, time_zone=venue.time_zone)
+    place = _venue_of(organization, venue_id)
+    if place is not None:
+        given.update(venue=place.name, time_zone=place.time_zone)
     if organization is not None and scope_above_id is None:
         member = None  # their organization role holds in it
     elif scope_above_id is None and not by.is_staff:
@@ -186,7 +186,7 @@ def event_create(
         member = by if scope_above_id is None else _creator_in_series(by, scope_above_id)
     cleaned = _clean_settings(given)
     if organization is not None:
-        cleaned.update(organization=organization, place=venue)
+        cleaned.update(organization=organization, place=place)
     event = change.event = Event.objects.create(**cleaned)
     if scope_above_id is not None:
         place_above(event, scope_above_id)

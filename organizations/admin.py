@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from helpers.admin import SecretsHiddenAdmin
 from organizations.models import Organization, Venue
 
 
@@ -10,7 +11,7 @@ class VenueInline(admin.TabularInline):
 
 
 @admin.register(Organization)
-class OrganizationAdmin(admin.ModelAdmin):
+class OrganizationAdmin(SecretsHiddenAdmin):
     """The operator's view: suspend an organization (set `suspended at`) or cap its events."""
 
     list_display = ("name", "slug", "suspended_at", "events_per_month", "created_at")

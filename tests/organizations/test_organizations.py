@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import threading
+from typing import Any
 
 import pytest
 from django.db import close_old_connections
@@ -14,7 +15,9 @@ from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import User
 from events import services as events
+from events.answers import EventCreated
 from events.errors import (
     DomainError,
     EventCapReached,
@@ -49,11 +52,13 @@ def organization_of(owner_name: str = "Olga") -> tuple[Organization, Venue]:
     return organization, Venue.objects.get(pk=venue_id)
 
 
-def owner_of(organization: Organization):  # type: ignore[no-untyped-def]
+def owner_of(organization: Organization) -> User:
     return Membership.objects.of(organization).get(role="owner").user
 
 
-def new_event(organization: Organization, venue: Venue, by=None, **more):  # type: ignore[no-untyped-def]
+def new_event(
+    organization: Organization, venue: Venue, by: User | None = None, **more: Any
+) -> EventCreated:
     return events.event_create(
         by=by or owner_of(organization),
         organization_id=organization.pk,
