@@ -50,23 +50,6 @@ def from_json[A: Answer](kind: type[A], data: dict[str, Any]) -> A:
     return kind(**data)
 
 
-# --- organizations --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class OrganizationCreated(Answer):
-    """The new organization; its creator is its owner."""
-
-    organization_id: int
-    slug: str
-
-
-@dataclass(frozen=True)
-class VenueCreated(Answer):
-    organization_id: int
-    venue_id: int
-
-
 # --- event lifecycle ----------------------------------------------------------------------------
 
 

@@ -18,7 +18,7 @@ def _roles(user: User, organization: Organization) -> frozenset[str]:
 
 
 def _page(organization: Organization) -> str:
-    return reverse("house:organization", args=[organization.pk])
+    return reverse("organizations:organization", args=[organization.pk])
 
 
 ORGANIZATION_STAFF = pages.StaffScope(

@@ -61,7 +61,7 @@ def organization_new(request: HttpRequest) -> HttpResponse:
             problem = error.message
         else:
             messages.success(request, _("Your organization is ready: add its first venue."))
-            return redirect("house:organization", organization_id=made.organization_id)
+            return redirect("organizations:organization", organization_id=made.organization_id)
     return render(
         request,
         "house/organization_new.html",
@@ -115,4 +115,4 @@ def venue_add(request: HttpRequest, organization_id: int) -> HttpResponse:
         messages.error(request, error.message)
     else:
         messages.success(request, _("Venue added."))
-    return redirect("house:organization", organization_id=organization.pk)
+    return redirect("organizations:organization", organization_id=organization.pk)

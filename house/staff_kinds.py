@@ -79,15 +79,13 @@ FORMS: dict[str, dict[str, Form]] = {
         DISPLAY_REVOKE: Form("display-links/revoke", "display_link_revoke"),
     },
     "organization": {
-        ADD: Form("staff", "organization_staff_add"),
-        ROLE: Form("staff/<int:user_id>/role", "organization_staff_role"),
-        REMOVE: Form("staff/<int:user_id>/remove", "organization_staff_remove"),
-        HAND_OVER: Form("staff/<int:user_id>/owner", "organization_staff_owner"),
-        INVITE: Form("invitations", "organization_invite"),
-        WITHDRAW: Form(
-            "invitations/<int:invitation_id>/withdraw", "organization_invitation_withdraw"
-        ),
-        LEAVE: Form("leave", "organization_leave"),
+        ADD: Form("staff", "staff_add"),
+        ROLE: Form("staff/<int:user_id>/role", "staff_role"),
+        REMOVE: Form("staff/<int:user_id>/remove", "staff_remove"),
+        HAND_OVER: Form("staff/<int:user_id>/owner", "staff_owner"),
+        INVITE: Form("invitations", "invite"),
+        WITHDRAW: Form("invitations/<int:invitation_id>/withdraw", "invitation_withdraw"),
+        LEAVE: Form("leave", "leave"),
         ACCEPT: Form("", ""),
     },
 }
@@ -104,7 +102,7 @@ class Place:
 PLACES = {
     "event": Place("house", "house"),
     "series": Place("seasons", "staff"),
-    "organization": Place("house", "staff"),
+    "organization": Place("organizations", "staff"),
 }
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from house import organizations, staff_pages, views
+from house import staff_pages, views
 
 app_name = "house"
 
@@ -11,19 +11,6 @@ urlpatterns = [
     path("", views.events, name="events"),
     path("tonight", views.tonight, name="tonight"),
     path("events/new", views.event_new, name="event_new"),
-    path("organizations/new", organizations.organization_new, name="organization_new"),
-    path(
-        "organizations/<int:organization_id>/",
-        organizations.organization_page,
-        name="organization",
-    ),
-    path(
-        "organizations/<int:organization_id>/venues",
-        organizations.venue_add,
-        name="venue_add",
-    ),
-    # The staff section's forms (house/staff_pages.py), as a series' page has them.
-    *staff_pages.urls("organization", "organizations/<int:scope_id>/"),
     path(_event, views.dashboard, name="dashboard"),
     path(_event + "live", views.dashboard_partial, name="dashboard_partial"),
     path(_event + "edit", views.event_edit, name="event_edit"),

@@ -16,10 +16,10 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from events import answers
 from events.errors import EventCapReached, Invalid, NotAllowed, OrganizationLimitReached
 from events.limits import NAME_LENGTH, TIME_ZONE_LENGTH, VENUE_LENGTH, check_text
 from events.runner import Change, action
+from organizations import answers
 from organizations.models import Organization, Venue
 from staff.roles import Role
 

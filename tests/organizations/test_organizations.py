@@ -159,7 +159,7 @@ def test_another_organizations_staff_reach_nothing_of_it() -> None:
     # Its House pages answer as missing ones do; its staff's emails are never shown.
     client = Client()
     client.force_login(stranger)
-    assert client.get(reverse("house:organization", args=[mine.pk])).status_code == 404
+    assert client.get(reverse("organizations:organization", args=[mine.pk])).status_code == 404
     assert client.get(reverse("house:dashboard", args=[event.pk])).status_code == 404
     listed = client.get(reverse("house:events"))
     assert "Friday" not in listed.content.decode() or their_venue.name in listed.content.decode()
@@ -232,7 +232,7 @@ def test_a_suspended_organizations_house_is_refused_and_its_public_pages_stay() 
     assert Event.objects.get(pk=event.pk).registration_open
     client = Client()
     client.force_login(owner)
-    page = client.get(reverse("house:organization", args=[organization.pk]))
+    page = client.get(reverse("organizations:organization", args=[organization.pk]))
     assert page.status_code == 403
     assert b"organization_suspended" in page.content
     assert client.get(reverse("web:board", args=[event.pk])).status_code == 200
@@ -257,6 +257,6 @@ def test_the_organization_page_and_the_events_list_show_its_events() -> None:
     client.force_login(owner)
     listed = client.get(reverse("house:events")).content.decode()
     assert "Friday" in listed and organization.name in listed.replace("&#x27;", "'")
-    page = client.get(reverse("house:organization", args=[organization.pk]))
+    page = client.get(reverse("organizations:organization", args=[organization.pk]))
     assert page.status_code == 200
     assert "The Dock" in page.content.decode()
