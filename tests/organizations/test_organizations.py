@@ -260,3 +260,49 @@ def test_the_organization_page_and_the_events_list_show_its_events() -> None:
     page = client.get(reverse("organizations:organization", args=[organization.pk]))
     assert page.status_code == 200
     assert "The Dock" in page.content.decode()
+
+
+def test_the_api_makes_an_organization_a_venue_and_an_event_in_it() -> None:
+    organizer = make_user("Api")
+    client = Client()
+    client.force_login(organizer)
+
+    def post(path: str, body: dict[str, object], key: str) -> Any:
+        return client.post(
+            path, body, content_type="application/json", headers={"Idempotency-Key": key}
+        )
+
+    made = post("/api/organizations/", {"name": "Api League"}, "o1")
+    assert made.status_code == 201, made.content
+    organization_id = made.json()["organization_id"]
+    venue = post(
+        f"/api/organizations/{organization_id}/venues/",
+        {"name": "The Pier", "time_zone_name": "Europe/Paris"},
+        "v1",
+    )
+    assert venue.status_code == 201, venue.content
+    event = post(
+        "/api/events/",
+        {
+            "name": "Api Night",
+            "date": TOMORROW.isoformat(),
+            "format": "league",
+            "organization_id": organization_id,
+            "venue_id": venue.json()["venue_id"],
+        },
+        "e1",
+    )
+    assert event.status_code == 201, event.content
+    assert Event.objects.get(pk=event.json()["event_id"]).time_zone == "Europe/Paris"
+    # Another organizer reaches nothing of it.
+    other = Client()
+    other.force_login(make_user("Other"))
+    refused = other.post(
+        f"/api/organizations/{organization_id}/venues/",
+        {"name": "Theirs"},
+        content_type="application/json",
+        headers={"Idempotency-Key": "v2"},
+    )
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "not_allowed"
+    assert Venue.objects.filter(organization_id=organization_id).count() == 1
