@@ -20,3 +20,6 @@ class OrganizationCreated(Answer):
 class VenueCreated(Answer):
     organization_id: int
     venue_id: int
+
+
+ORGANIZATION_ANSWERS: tuple[type[Answer], ...] = (OrganizationCreated, VenueCreated)
