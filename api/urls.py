@@ -4,7 +4,7 @@ beside it."""
 from django.urls import URLPattern, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
-from api import docs, errors, seasons, staff, views
+from api import docs, errors, organizations, seasons, staff, views
 
 app_name = "api"
 urlpatterns: list[URLPattern] = [
@@ -13,6 +13,13 @@ urlpatterns: list[URLPattern] = [
     path("events/<int:event_id>/", views.EventDetail.as_view(), name="event"),
     path("events/<int:event_id>/board/", views.EventBoard.as_view(), name="board"),
     path("formats/", views.FormatList.as_view(), name="formats"),
+    # Organizations and their venues
+    path("organizations/", organizations.OrganizationList.as_view(), name="organizations"),
+    path(
+        "organizations/<int:organization_id>/venues/",
+        organizations.Venues.as_view(),
+        name="venues",
+    ),
     # Series, seasons and players' histories
     path("series/", seasons.SeriesList.as_view(), name="series-list"),
     path("series/<int:series_id>/", seasons.SeriesDetail.as_view(), name="series"),

@@ -220,6 +220,28 @@ class AnnouncementRateLimited(WrongState):
     )
 
 
+class OrganizationLimitReached(WrongState):
+    code = "organization_limit_reached"
+    default_message = gettext_lazy(
+        "You have made as many organizations today as one person may: try again tomorrow."
+    )
+
+
+class EventCapReached(WrongState):
+    code = "event_cap_reached"
+    default_message = gettext_lazy(
+        "This organization has made as many events this month as its plan allows."
+    )
+
+
+class OrganizationSuspended(NotAllowed):
+    code = "organization_suspended"
+    default_message = gettext_lazy(
+        "This organization is suspended: its House is closed until the operator resumes it. "
+        "Its public pages stay open."
+    )
+
+
 class WrongCashBox(WrongState):
     code = "wrong_cash_box"
     default_message = gettext_lazy(
@@ -325,6 +347,9 @@ ALL_ERRORS: tuple[type[DomainError], ...] = (
     RegistrationCannotReopen,
     WithdrawnCannotReturn,
     AnnouncementRateLimited,
+    OrganizationLimitReached,
+    EventCapReached,
+    OrganizationSuspended,
     WrongCashBox,
     RefundExceedsPayment,
     RefundNotInPolicy,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime
 import zoneinfo
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from django.conf import settings
 from django.utils.text import get_text_list
@@ -22,6 +22,7 @@ from events.errors import (
     Invalid,
     NotAllowed,
     NotFound,
+    OrganizationSuspended,
     PaidEntriesExist,
     PoolLocked,
     PoolNotConfirmed,
@@ -46,7 +47,9 @@ from events.progress import blockers, final_standings, participants
 from events.registration import deal_starting_offer
 from events.registration_switch import close_registration, why_registration_cannot_open
 from events.remainder_policy import lacks_remainder_policy, require_remainder_policy
-from events.runner import Change, action, place_above, roles_above, scope_exists
+from events.runner import Change, action, place_above, require_above, roles_above, scope_exists
+from organizations.models import Organization, Venue
+from organizations.services import refuse_past_cap
 from payouts.allocation import allocate
 from staff.roles import (
     Role,
@@ -99,7 +102,20 @@ _DEFAULTS: dict[str, Any] = {
 }
 
 
-@action("event_create", creates_event=True)
+def _organization_of(arguments: Mapping[str, Any]) -> Sequence[int]:
+    """The organization a new event is made in, locked first: its monthly cap counts in turn."""
+    value = arguments.get("organization_id")
+    if value is None:
+        return []
+    return [value] if isinstance(value, int) and not isinstance(value, bool) else [0]
+
+
+@action(
+    "event_create",
+    creates_event=True,
+    above_of=_organization_of,
+    scope_model=Organization,
+)
 def event_create(
     change: Change,
     *,
@@ -124,6 +140,8 @@ def event_create(
     pay_ahead: bool = False,
     language: str = "",
     scope_above_id: int | None = None,
+    organization_id: int | None = None,
+    venue_id: int | None = None,
     idempotency_key: str | None = None,
 ) -> answers.EventCreated:
     """Site staff create an event in draft; they become its owner. In a series (`scope_above_id`:
@@ -132,7 +150,9 @@ def event_create(
     create it too: its owner is the series' owner, through the series (an event of a series has
     no owner of its own: docs/decisions.md, "An event's owner in a series"), and the creator
     acts in their series role, which holds in every event of the series; site staff outside the
-    series' staff are the event's director."""
+    series' staff are the event's director. In an organization (`organization_id`), its owner
+    and directors create it, their organization role holding in it; the operator's monthly cap
+    counted, at one of its venues (`venue_id`) whose name and time zone it takes."""
     given: dict[str, Any] = {
         "name": name,
         "venue": venue,
@@ -154,10 +174,20 @@ def event_create(
         "pay_ahead": pay_ahead,
         "language": language,
     }
-    if scope_above_id is None and not by.is_staff:
-        raise NotAllowed(_("Only site staff create events."))
-    member = by if scope_above_id is None else _creator_in_series(by, scope_above_id)
-    event = change.event = Event.objects.create(**_clean_settings(given))
+    organization = _organization_for(change, by, organization_id, scope_above_id)
+    place = _venue_of(organization, venue_id)
+    if place is not None:
+        given.update(venue=place.name, time_zone=place.time_zone)
+    if organization is not None and scope_above_id is None:
+        member = None  # their organization role holds in it
+    elif scope_above_id is None and not by.is_staff:
+        raise NotAllowed(_("Only site staff, or House of an organization, create events."))
+    else:
+        member = by if scope_above_id is None else _creator_in_series(by, scope_above_id)
+    cleaned = _clean_settings(given)
+    if organization is not None:
+        cleaned.update(organization=organization, place=place)
+    event = change.event = Event.objects.create(**cleaned)
     if scope_above_id is not None:
         place_above(event, scope_above_id)
     role = Role.OWNER if scope_above_id is None else Role.DIRECTOR
@@ -188,6 +218,43 @@ def event_create(
             details=details if role == Role.OWNER else {**details, "role": role},
         )
     return answers.EventCreated(event_id=event.pk)
+
+
+def _organization_for(
+    change: Change, by: User, organization_id: int | None, series_id: int | None
+) -> Organization | None:
+    """The organization a new event is made in, guarded: its owner or a director (the rule
+    table's `event_create`), never while suspended, within the operator's monthly cap. An
+    event of a series is in the series' organization."""
+    if organization_id is None and series_id is not None:
+        organization = Organization.objects.filter(series=series_id).first()
+        if organization is not None:
+            refuse_past_cap(organization, change.now)
+        return organization
+    if organization_id is None:
+        return None
+    organization = change.scopes.get(organization_id)
+    if organization is None:
+        raise NotFound(_("No such organization."))
+    if organization.suspended:
+        raise OrganizationSuspended()
+    require_above(by, organization.pk, "event_create", model=Organization)
+    refuse_past_cap(organization, change.now)
+    return cast(Organization, organization)
+
+
+def _venue_of(organization: Organization | None, venue_id: int | None) -> Venue | None:
+    """One of the organization's own venues (another's answers as a missing one)."""
+    if venue_id is None:
+        return None
+    venue = (
+        Venue.objects.filter(pk=venue_id, organization=organization).first()
+        if organization is not None and isinstance(venue_id, int)
+        else None
+    )
+    if venue is None:
+        raise NotFound(_("No such venue."))
+    return venue
 
 
 def _creator_in_series(by: User, series_id: int) -> User | None:

@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from audit.chain import GENESIS
 from events.formats import FORMATS, Format, FormatName, format_for
+from organizations.home import home_organization_id
 from staff.models import scope_relation
 
 
@@ -42,6 +43,22 @@ DEFAULT_MINIMUM_AGE = 21
 
 class Event(models.Model):
     name = models.CharField(max_length=120)
+    # The organization that runs it (docs/decisions.md, "Organizations"), the laptop's unless
+    # named, and the one of its venues it is played at; `venue` keeps the venue's name as the
+    # pages, the audit and the exports have always read it.
+    organization = models.ForeignKey(
+        "organizations.Organization",
+        on_delete=models.PROTECT,
+        related_name="events",
+        default=home_organization_id,
+    )
+    place = models.ForeignKey(
+        "organizations.Venue",
+        on_delete=models.PROTECT,
+        related_name="events",
+        null=True,
+        blank=True,
+    )
     venue = models.CharField(max_length=120, blank=True)
     date = models.DateField()
     time_zone = models.CharField(max_length=64, default="UTC")

@@ -139,6 +139,19 @@ class EventCreate(Body):
     time_zone = Text(
         default="UTC", max_length=limits.TIME_ZONE_LENGTH, help_text="The venue's IANA time zone."
     )
+    organization_id = serializers.IntegerField(
+        min_value=1,
+        max_value=limits.ID_MAX,
+        required=False,
+        help_text="The organization it is made in (its owner or a director); its monthly cap "
+        "counts it (409 event_cap_reached).",
+    )
+    venue_id = serializers.IntegerField(
+        min_value=1,
+        max_value=limits.ID_MAX,
+        required=False,
+        help_text="One of the organization's venues: the event takes its name and time zone.",
+    )
     entry_mode = serializers.ChoiceField(
         choices=EntryMode.values,
         default=EntryMode.PAID.value,

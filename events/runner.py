@@ -29,7 +29,7 @@ from datetime import datetime
 from typing import Annotated, Any, Concatenate, Protocol, cast, get_origin
 
 from django.db import transaction
-from django.db.models import Model, QuerySet
+from django.db.models import Exists, Model, QuerySet
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
@@ -76,14 +76,17 @@ def together() -> Iterator[None]:
 
 
 class ScopeAbove(Protocol):
-    """The scope above events whose staff hold roles in each of its events: a series. It lives in
-    a layer on top of the engine (seasons/apps.py installs it with `use_scope_above`), which also
-    keeps which events are in which scope: the engine imports none of it and names none of it. A
-    change of the scope itself runs through this runner too (`action(..., above_of=...)`): the
-    hook locks it, says who holds which role in it and chains its audit entries."""
+    """A scope above events whose staff hold roles in each of its events: a series, and above
+    it an organization, whose staff hold theirs in each of its series too. Each lives in its own
+    layer (seasons/apps.py, organizations/apps.py install them with `use_scope_above`), which
+    keeps which events are in which scope: the engine names none of them. A change of the scope
+    itself runs through this runner too (`action(..., above_of=...)`): the hook locks it, says
+    which scopes it contains and chains its audit entries."""
 
     # How refusals name the scope: "Only House of this series can do that."
     noun: str
+    # Its place in the chain, nearest to events first: a series 1, an organization 2.
+    rank: int
 
     @property
     def model(self) -> type[Model]:
@@ -102,14 +105,15 @@ class ScopeAbove(Protocol):
         """Put a new event (a draft, in its creation's transaction) in the scope."""
         ...
 
-    def roles(self, user_id: int, scope_id: int) -> QuerySet[Any, tuple[str]]:
-        """The roles the user holds in the scope, as rows of one `role` column."""
+    def containing(self, model: type[Model], scope_id: int) -> QuerySet[Any, Any]:
+        """The ids (one column) of the scopes of this kind that hold an event, or a scope of a
+        kind nearer to events (`model`, `scope_id`): its staff's roles hold there
+        (`roles_in` reads them with the scope's own staff in one query)."""
         ...
 
-    def roles_over(self, user_id: int, event_id: int) -> QuerySet[Any, tuple[str]]:
-        """The roles the user holds in the scope an event is in (none when it is in none), as
-        rows of one `role` column: the engine reads them together with the event's own staff
-        in one query."""
+    def refused(self, model: type[Model], scope_id: int) -> QuerySet[Any, Any]:
+        """The scopes of this kind holding it whose House is refused (a suspended
+        organization), as `containing` names them: none for a kind that is never refused."""
         ...
 
     def shown_event(self, scope_id: int) -> Event | None:
@@ -133,18 +137,45 @@ class ScopeAbove(Protocol):
         ...
 
 
+# The installed scopes above events, nearest to events first (`ScopeAbove.rank`).
 _scopes_above: list[ScopeAbove] = []
 
 
 def use_scope_above(scope: ScopeAbove) -> None:
-    _scopes_above[:] = [scope]
+    kept = [other for other in _scopes_above if other.model is not scope.model]
+    _scopes_above[:] = sorted([*kept, scope], key=lambda each: each.rank)
 
 
-def _above() -> ScopeAbove:
-    """The installed scope above events, for a change that concerns it."""
-    if not _scopes_above:
-        raise RuntimeError("No scope above events is installed (use_scope_above).")
-    return _scopes_above[0]
+def _above(model: type[Model] | None = None) -> ScopeAbove:
+    """The installed scope above events of `model`, else the nearest to events (a series)."""
+    for scope in _scopes_above:
+        if model is None or scope.model is model:
+            return scope
+    raise RuntimeError("No scope above events is installed (use_scope_above).")
+
+
+def _rank(model: type[Model]) -> int:
+    return next((scope.rank for scope in _scopes_above if scope.model is model), 0)
+
+
+def roles_in(user_id: int, model: type[Model], scope_id: int) -> frozenset[str]:
+    """The roles a user holds in an event or a scope above events: its own staff's, and those
+    of every scope above holding it (an event's series and organization, a series'
+    organization), read in one query. None at all where a scope holding it refuses its House
+    (a suspended organization). The one chain every guard and page asks through."""
+    held = Membership.objects.filter(
+        scope_type=scope_type(model), scope_id=scope_id, user_id=user_id
+    )
+    for scope in _scopes_above:
+        if scope.rank > _rank(model):
+            held = held | Membership.objects.filter(
+                scope_type=scope_type(scope.model),
+                scope_id__in=scope.containing(model, scope_id),
+                user_id=user_id,
+            )
+    for scope in _scopes_above:
+        held = held.exclude(Exists(scope.refused(model, scope_id)))
+    return frozenset(held.order_by().values_list("role", flat=True).distinct())
 
 
 def scope_exists(scope_id: int) -> bool:
@@ -153,8 +184,9 @@ def scope_exists(scope_id: int) -> bool:
 
 
 def member_left_above(change: Change, member: User, scope_id: int, left: bool) -> None:
-    """A member taken off the staff of the scope above events (a series) leaves its events'."""
-    _above().member_left(change, member, scope_id, change.role if left else None)
+    """A member taken off the staff of a scope above events (a series, an organization) leaves
+    its events'."""
+    _above(type(change.scope)).member_left(change, member, scope_id, change.role if left else None)
 
 
 def scope_above(event_id: int) -> Model | None:
@@ -174,64 +206,72 @@ def event_shown_above(scope_id: int) -> Event | None:
     return _scopes_above[0].shown_event(scope_id) if _scopes_above else None
 
 
-def roles_above(user_id: int, scope_id: int) -> frozenset[str]:
-    """The roles a user holds in the scope above events (a series); none without its layer."""
+def roles_above(user_id: int, scope_id: int, model: type[Model] | None = None) -> frozenset[str]:
+    """The roles a user holds in a scope above events (a series unless `model` says another),
+    its own and those of the scopes above it; none without its layer."""
     if not _scopes_above:
         return frozenset()
-    return frozenset(role for (role,) in _scopes_above[0].roles(user_id, scope_id))
+    return roles_in(user_id, _above(model).model, scope_id)
 
 
-def scope_roles(user: User | None, scope_id: int) -> frozenset[str]:
-    """The roles `user` holds in the scope above events (a series); a superuser is owner."""
+def scope_roles(
+    user: User | None, scope_id: int, model: type[Model] | None = None
+) -> frozenset[str]:
+    """The roles `user` holds in a scope above events (a series unless `model` says another);
+    a superuser is owner."""
     if user is None or not user.is_authenticated or not user.is_active:
         return frozenset()
     if user.is_superuser:
         return frozenset({staff.Role.OWNER.value})
-    return roles_above(user.pk, scope_id)
+    return roles_above(user.pk, scope_id, model)
 
 
-_ONLY_HOUSE_OF = {"series": gettext_lazy("Only House of this series can do that.")}
+_ONLY_HOUSE_OF = {
+    "series": gettext_lazy("Only House of this series can do that."),
+    "organization": gettext_lazy("Only House of this organization can do that."),
+}
 
 
-def scope_refusal(roles: frozenset[str], power: str, refused: str | Promise = "") -> NotAllowed:
-    """Why roles in the scope above events do not allow `power`: none held (`refused`, or "Only
+def scope_refusal(
+    roles: frozenset[str],
+    power: str,
+    refused: str | Promise = "",
+    model: type[Model] | None = None,
+) -> NotAllowed:
+    """Why roles in a scope above events do not allow `power`: none held (`refused`, or "Only
     House of this series can do that."), or one without this power."""
     held = staff.strongest(roles)
-    noun = _above().noun
+    noun = _above(model).noun
     if held is None:
         return NotAllowed(refused or _ONLY_HOUSE_OF.get(noun))
     return staff.role_refusal(noun, held, power)
 
 
-def require_above(user: User | None, scope_id: int, power: str, refused: str | Promise = "") -> str:
-    """The role in which `user` may do `power` in the scope above events (the rule table of
-    staff/roles.py), or the refusal: the guard of a series' changes, and of the checks a change
-    made of several steps runs before its first."""
-    roles = scope_roles(user, scope_id)
+def require_above(
+    user: User | None,
+    scope_id: int,
+    power: str,
+    refused: str | Promise = "",
+    model: type[Model] | None = None,
+) -> str:
+    """The role in which `user` may do `power` in a scope above events (a series unless
+    `model` says another; the rule table of staff/roles.py), or the refusal: the guard of a
+    series' changes, and of the checks a change made of several steps runs before its first."""
+    roles = scope_roles(user, scope_id, model)
     role = staff.acting_role(roles, power)
     if role is None:
-        raise scope_refusal(roles, power, refused)
+        raise scope_refusal(roles, power, refused, model)
     return role
 
 
 def roles_of(user: User | None, event_id: int) -> frozenset[str]:
-    """The roles `user` holds in an event (its own and its series'), read in one query; a
-    superuser is owner."""
+    """The roles `user` holds in an event (its own, its series' and its organization's), read
+    in one query; a superuser is owner."""
     if user is None or not user.is_authenticated or not user.is_active:
         return frozenset()
     if user.is_superuser:
         return frozenset({staff.Role.OWNER.value})
-
-    held = (
-        Membership.objects.filter(scope_type=scope_type(Event), scope_id=event_id, user_id=user.pk)
-        .order_by()
-        .values_list("role")
-    )
-    if _scopes_above:
-        # The series' staff live with the series (seasons/), which installs them as the scope above.
-        # (A union is ordered by the model's default unless told not to: by columns not read.)
-        held = held.union(_scopes_above[0].roles_over(user.pk, event_id)).order_by()
-    return frozenset(role for (role,) in held)
+    return roles_in(user.pk, Event, event_id)
 
 
 def may(user: User | None, event: Event, action: str) -> bool:
@@ -289,7 +329,7 @@ class Change:
         only when needed)."""
         if self._roles is None:
             if self.scope is not None:
-                self._roles = scope_roles(self.user, self.scope.pk)
+                self._roles = scope_roles(self.user, self.scope.pk, type(self.scope))
             else:
                 self._roles = roles_of(self.user, self.event.pk)
         return self._roles
@@ -416,7 +456,7 @@ class Change:
     def refusal(self) -> NotAllowed:
         """Why the actor may not do this as House: no role, or one without this power."""
         if self.scope is not None:
-            return scope_refusal(self.roles, self.guarded, self.refused)
+            return scope_refusal(self.roles, self.guarded, self.refused, type(self.scope))
         held = staff.strongest(self.roles)
         if held is None:
             return NotAllowed(self.refused or _("Only House can do that for this event."))
@@ -480,6 +520,7 @@ class Service[**P, A: Answer]:
         power: str = "",
         refused: str | Promise = "",
         missing: str = "",
+        scope_model: type[Model] | None = None,
     ) -> None:
         signature = inspect.signature(function, eval_str=True)
         change, *parameters = signature.parameters.values()
@@ -522,6 +563,8 @@ class Service[**P, A: Answer]:
         self.power = power
         self.refused = refused
         self.missing = missing
+        # The kind of scope above events `above_of` names, when not the nearest (a series).
+        self.scope_model = scope_model
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> A:
         bound = self.signature.bind(*args, **kwargs)
@@ -535,9 +578,12 @@ class Service[**P, A: Answer]:
         function = self.function
         scopes = () if self.above_of is None else tuple(self.above_of(arguments))
         event_id, of_scope, missing = arguments.get("event_id"), self.of_scope, self.missing
+        scope_model = self.scope_model
         if self.scoped:
             event_id, scopes, of_scope, missing = _scoped(arguments["scope"], missing)
+            scope_model = None if of_scope is False else arguments["scope"].model
         return perform(
+            scope_model=scope_model,
             scopes=scopes,
             of_scope=of_scope,
             creates_scope=self.creates_scope,
@@ -562,7 +608,9 @@ def _scoped(scope: object, missing: str) -> tuple[int | None, tuple[int, ...], b
     it is of), and what a refusal says is missing when it is not there."""
     if not isinstance(scope, Scope) or (scope.model is not Event and not _scopes_above):
         raise no_such(missing or "event")
-    noun = "event" if scope.model is Event else _above().noun
+    if scope.model is not Event and not any(kind.model is scope.model for kind in _scopes_above):
+        raise no_such(missing or "event")
+    noun = "event" if scope.model is Event else _above(scope.model).noun
     if isinstance(scope.id, bool) or not isinstance(scope.id, int) or not 0 < scope.id <= ID_MAX:
         raise no_such(noun)
     if scope.model is Event:
@@ -580,6 +628,7 @@ def action[**P, A: Answer](
     power: str = "",
     refused: str | Promise = "",
     missing: str = "",
+    scope_model: type[Model] | None = None,
 ) -> Callable[[Callable[Concatenate[Change, P], A]], Service[P, A]]:
     """Make a function one state change, called `name` in idempotency records.
 
@@ -587,8 +636,9 @@ def action[**P, A: Answer](
     `registration_id` (or `registration_of`, given the arguments) names; with `creates_event`
     and neither, the function creates the event and sets `change.event`.
 
-    `above_of` gives, from the arguments, the scopes above events (series) the change locks
-    first, in id order: with no event named, the change concerns the first of them
+    `above_of` gives, from the arguments, the scopes above events (series, or of `scope_model`:
+    organizations) the change locks first, in id order: with no event named, the change
+    concerns the first of them
     (`change.scope`), its entries chained in its audit; with `creates_scope`, the function
     creates the scope and sets `change.scope`. `power` is the name the rule table is asked with
     when not `name`, `refused` the refusal of an actor with no role, `missing` what a refusal
@@ -606,6 +656,7 @@ def action[**P, A: Answer](
             power=power,
             refused=refused,
             missing=missing,
+            scope_model=scope_model,
         )
 
     return decorate
@@ -672,12 +723,13 @@ def perform[A: Answer](
     creates_scope: bool = False,
     power: str = "",
     refused: str | Promise = "",
+    scope_model: type[Model] | None = None,
 ) -> A:
     """Run one state change; `apply` returns the answer, a domain error refuses it.
 
     The change concerns `event_id`, or the event of `registration_id`, or (neither) a new event;
-    or with `of_scope` the first of `scopes` above events (a series), or a new one. The `scopes`
-    are locked first, in id order.
+    or with `of_scope` the first of `scopes` above events (a series, or of `scope_model`), or a
+    new one. The `scopes` are locked first, in id order.
     """
     key = (idempotency_key or "").strip() or None
     if key is not None and (user is None or len(key) > 200 or text_problem(key)):
@@ -688,7 +740,16 @@ def perform[A: Answer](
         )
     keyed = user if key is not None else None  # whose key, when there is one
     begin = functools.partial(
-        _begin, event_id, registration_id, action, request, keyed, key, scopes, of_scope
+        _begin,
+        event_id,
+        registration_id,
+        action,
+        request,
+        keyed,
+        key,
+        scopes,
+        of_scope,
+        scope_model,
     )
     try:
         with transaction.atomic(durable=not _together.get()):
@@ -804,7 +865,7 @@ def _apply[A: Answer](
     for scope_id, entries in sorted(change.scope_entries.items()):
         _above().record(change.scopes[scope_id], entries, change.now)
     if change.entries and change.scope is not None:
-        _above().record(change.scope, change.entries, change.now)
+        _above(type(change.scope)).record(change.scope, change.entries, change.now)
         if stored is not None:
             stored.save()
     elif change.entries:
@@ -825,20 +886,21 @@ def _begin(
     key: str | None,
     scope_ids: Sequence[int] = (),
     of_scope: bool = False,
+    scope_model: type[Model] | None = None,
     missing: str | None = None,
 ) -> tuple[_Locked, str, IdempotencyRecord | None]:
     """Lock what the change concerns (the scopes above events first, in id order, then the
     event); its fingerprint; the record a first try left under the key."""
     scopes: dict[int, Any] = {}
     for scope_id in sorted(set(scope_ids)):
-        row = _above().lock(scope_id)
+        row = _above(scope_model).lock(scope_id)
         if row is not None:
             scopes[scope_id] = row
     scope = None
     if of_scope and scope_ids:
         scope = scopes.get(scope_ids[0])
         if scope is None:
-            raise no_such(missing or _above().noun)
+            raise no_such(missing or _above(scope_model).noun)
     if registration_id is not None:
         event: Event | None = _lock_event_of(registration_id)
     elif event_id is not None:

@@ -10,3 +10,7 @@ class HouseConfig(AppConfig):
 
         # An event's staff, served by House's staff pages.
         staff_pages.declare(EVENT_STAFF)
+        from house.organization_staff import ORGANIZATION_STAFF
+
+        # An organization's staff, served by the same pages as a series'.
+        staff_pages.declare(ORGANIZATION_STAFF)

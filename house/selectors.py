@@ -38,11 +38,16 @@ class NotedCard(CardFace):
 
 
 def house_events(user: User) -> QuerySet[Event]:
-    """The events this user runs as House (superusers: every event), newest first."""
+    """The events this user runs as House, their own, their series' and their organizations'
+    (superusers: every event; a suspended organization's: none), newest first."""
     listed = (
         Event.objects.all()
         if user.is_superuser
-        else Event.objects.filter(Q(staff__user=user) | Q(series__staff__user=user)).distinct()
+        else Event.objects.filter(
+            Q(staff__user=user) | Q(series__staff__user=user) | Q(organization__staff__user=user)
+        )
+        .exclude(organization__suspended_at__isnull=False)
+        .distinct()
     )
     return listed.annotate(
         checked_in=Count(

@@ -78,6 +78,16 @@ FORMS: dict[str, dict[str, Form]] = {
         DISPLAY_CREATE: Form("display-links", "display_link_create"),
         DISPLAY_REVOKE: Form("display-links/revoke", "display_link_revoke"),
     },
+    "organization": {
+        ADD: Form("staff", "staff_add"),
+        ROLE: Form("staff/<int:user_id>/role", "staff_role"),
+        REMOVE: Form("staff/<int:user_id>/remove", "staff_remove"),
+        HAND_OVER: Form("staff/<int:user_id>/owner", "staff_owner"),
+        INVITE: Form("invitations", "invite"),
+        WITHDRAW: Form("invitations/<int:invitation_id>/withdraw", "invitation_withdraw"),
+        LEAVE: Form("leave", "leave"),
+        ACCEPT: Form("", ""),
+    },
 }
 
 
@@ -92,6 +102,7 @@ class Place:
 PLACES = {
     "event": Place("house", "house"),
     "series": Place("seasons", "staff"),
+    "organization": Place("organizations", "staff"),
 }
 
 
@@ -154,6 +165,24 @@ WORDS = {
         reach=gettext_noop(
             "A role in the series holds in every event of it: the owner does everything, a "
             "director everything but the staff, a cashier check-in and money, a scorer results."
+        ),
+    ),
+    "organization": Words(
+        noun="organization",
+        appointed=gettext_noop("{name} is on the organization's staff ({role})."),
+        role_set=gettext_noop("{name} is now {role} of the organization."),
+        removed=gettext_noop("{name} is no longer on the organization's staff."),
+        owns=gettext_noop("{name} owns the organization now; you stay on as director."),
+        withdrawn=gettext_noop("The invitation is withdrawn: its link no longer works."),
+        left=gettext_noop("You have left {scope}."),
+        not_member=gettext_noop("That person is not on this organization's staff."),
+        owner_not_member=gettext_noop("That person is not on this organization's staff."),
+        email_missing=gettext_noop("Enter the staff member's email address."),
+        who_appoints=gettext_noop("The organization's owner appoints and invites its staff."),
+        reach=gettext_noop(
+            "A role in the organization holds in every series and event of it: the owner does "
+            "everything, a director everything but the staff, a cashier check-in and money, a "
+            "scorer results."
         ),
     ),
 }

@@ -193,15 +193,7 @@ def may(kind: StaffScope, viewer: User, scope: Model, action: str) -> bool:
 def _refusal(kind: StaffScope, viewer: User, scope: Model, action: str) -> NotAllowed:
     """The role table's refusal, in the services' words."""
     held = staff.strongest(kind.roles(viewer, scope))
-    what = SERVICES[action].replace("_", " ")
-    words = {"role": staff.word(held or ""), "action": what}
-    if kind.words.noun == "series":
-        return NotAllowed(
-            _("Your role in this series (%(role)s) does not include that (%(action)s).") % words
-        )
-    return NotAllowed(
-        _("Your role in this event (%(role)s) does not include that (%(action)s).") % words
-    )
+    return staff.role_refusal(kind.words.noun, staff.word(held or ""), SERVICES[action])
 
 
 # --- the section ----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import Any, Concatenate
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -33,12 +34,13 @@ from events.models import Event, Registration, Review
 from events.money import dollars
 from events.player_words import win_offer_words
 from events.remainder_policy import lacks_remainder_policy
-from events.runner import is_house, roles_of
+from events.runner import is_house, roles_of, scope_roles
 from helpers.forms import COMMON_ZONES, checked, form_key, fresh_key, refuse
 from house import selectors, sheets, staff_pages
 from house.copies import standby_panel
 from house.forms import EmailForm, EventForm, parse_adjustments
 from house.read_model import house_page, sight
+from organizations.models import Organization
 from payments import checkout
 from staff import roles as staff
 
@@ -166,21 +168,39 @@ def events(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "house/events.html",
-        {"events": selectors.house_events(user), "staff": user.is_staff},
+        {
+            "events": selectors.house_events(user),
+            "organizations": Organization.objects.filter(staff__user=user).distinct(),
+            "staff": user.is_staff,
+        },
     )
 
 
 @login_required
 def event_new(request: HttpRequest) -> HttpResponse:
-    """Site staff create an event (in draft)."""
+    """Site staff create an event (in draft); in an organization (`?organization=`), its owner
+    and directors, at one of its venues."""
     user = _user(request)
-    if not user.is_staff:
+    organization = _organization_of_new_event(request, user)
+    if organization is None and not user.is_staff:
         raise Http404("No such page.")
     form = EventForm(request.POST or None, stripe=checkout.configured())
+    venues = {} if organization is None else {v.name: v.pk for v in organization.venues.all()}
+    if organization is not None:
+        form.fields["venue"] = forms.ChoiceField(
+            choices=[(name, name) for name in venues], label=form.fields["venue"].label
+        )
     if request.method == "POST" and form.is_valid():
+        given = dict(form.cleaned_data)
+        placed: dict[str, Any] = {}
+        if organization is not None:
+            placed = {
+                "organization_id": organization.pk,
+                "venue_id": venues[given.pop("venue")],
+            }
         try:
             created = services.event_create(
-                by=user, idempotency_key=form_key(request), **form.cleaned_data
+                by=user, idempotency_key=form_key(request), **given, **placed
             )
         except DomainError as error:
             form.add_error(None, error.message)
@@ -188,6 +208,23 @@ def event_new(request: HttpRequest) -> HttpResponse:
             messages.success(request, _created_message(form.cleaned_data))
             return redirect("house:dashboard", event_id=created.event_id)
     return _event_form(request, form, event=None)
+
+
+def _organization_of_new_event(request: HttpRequest, user: User) -> Organization | None:
+    """The organization `?organization=` names, if the viewer may make its events (404
+    otherwise, as every House page)."""
+    raw = request.GET.get("organization", "")
+    if not raw:
+        return None
+    if not raw.isdigit() or len(raw) > 18:
+        raise Http404("No such organization.")
+    organization = Organization.objects.filter(pk=int(raw)).first()
+    if organization is None or organization.suspended:
+        raise Http404("No such organization.")
+    roles = scope_roles(user, organization.pk, Organization)
+    if staff.acting_role(roles, "event_create") is None:
+        raise Http404("No such organization.")
+    return organization
 
 
 def _created_message(settings: dict[str, Any]) -> str:

@@ -28,7 +28,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("helpers",),
     ("accounts",),
     ("staff",),
-    ("events", "cards", "scoring", "payouts", "audit"),  # the engine
+    ("organizations", "events", "cards", "scoring", "payouts", "audit"),  # the engine
     ("ledger", "seasons", "push", "privacy", "payments"),
     ("house", "web", "api", "live"),  # the pages, the API and the live pages' sockets
     ("syndicate", "standby"),  # settings, entry points, the launcher and its standby copies

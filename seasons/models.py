@@ -13,6 +13,7 @@ from audit.chain import GENESIS
 from audit.models import ChainedEntry, SignedHeadRow
 from events import limits
 from events.models import EntryMode
+from organizations.home import home_organization_id
 from staff.models import scope_relation
 
 # The bounds of a series' registration defaults (seasons/services.py `series_defaults_set`): an
@@ -26,6 +27,14 @@ class Series(models.Model):
     """Events run week after week by the same House: "Thursday League at The Dock"."""
 
     name = models.CharField(max_length=120)
+    # The organization that runs it, the laptop's unless named (docs/decisions.md,
+    # "Organizations"): its staff hold their roles in the series and its events.
+    organization = models.ForeignKey(
+        "organizations.Organization",
+        on_delete=models.PROTECT,
+        related_name="series",
+        default=home_organization_id,
+    )
     venue = models.CharField(max_length=120, blank=True)
     time_zone = models.CharField(max_length=64, default="UTC")
     # Defaults each event of the series takes when it is made or put in the series as a draft

@@ -9,7 +9,7 @@ import zoneinfo
 from datetime import datetime
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.utils import timezone
 
 from accounts import revocation
@@ -18,13 +18,13 @@ from audit.writer import PendingEntry, chain
 from events.models import Event, Phase
 from events.runner import Change
 from seasons.models import Series, SeriesAuditEntry, SeriesEvent, series_of
-from staff.models import Membership, scope_type
 
 
 class SeriesScope:
     """A series, the roles its staff hold, and its audit chain (`events.runner.ScopeAbove`)."""
 
     noun = "series"
+    rank = 1
 
     @property
     def model(self) -> type[Series]:
@@ -39,14 +39,14 @@ class SeriesScope:
     def place(self, event: Event, scope_id: int) -> None:
         SeriesEvent.objects.create(event=event, series_id=scope_id)
 
-    def roles(self, user_id: int, scope_id: int) -> QuerySet[Any, tuple[str]]:
-        return (
-            Membership.objects.filter(
-                scope_type=scope_type(Series), scope_id=scope_id, user_id=user_id
-            )
-            .order_by()
-            .values_list("role")
-        )
+    def containing(self, model: type[Model], scope_id: int) -> QuerySet[Any, Any]:
+        """The series an event is in (none for a series or anything above it)."""
+        if model is Event:
+            return SeriesEvent.objects.filter(event_id=scope_id).values("series_id")
+        return Series.objects.none().values("pk")
+
+    def refused(self, model: type[Model], scope_id: int) -> QuerySet[Any, Any]:
+        return Series.objects.none().values("pk")  # a series' House is never refused alone
 
     def lock(self, scope_id: int) -> Series | None:
         """One lock order everywhere: a series before any of its events, no key update (the rows
@@ -86,17 +86,6 @@ class SeriesScope:
             change.reach(event_id, "house_member_remove", remove)
         # Every socket of theirs in the series' events checks its access again.
         change.after_commit(lambda: revocation.revoke(member.pk, series_id=scope_id))
-
-    def roles_over(self, user_id: int, event_id: int) -> QuerySet[Any, tuple[str]]:
-        return (
-            Membership.objects.filter(
-                scope_type=scope_type(Series),
-                scope_id__in=SeriesEvent.objects.filter(event_id=event_id).values("series_id"),
-                user_id=user_id,
-            )
-            .order_by()
-            .values_list("role")
-        )
 
     def shown_event(self, scope_id: int) -> Event | None:
         """The series' current event: the one in play (started, else open and dated today in

@@ -148,6 +148,11 @@ def role_refusal(noun: str, held: str, action: str) -> NotAllowed:
         return NotAllowed(
             _("Your role in this series (%(role)s) does not include that (%(action)s).") % words
         )
+    if noun == "organization":
+        return NotAllowed(
+            _("Your role in this organization (%(role)s) does not include that (%(action)s).")
+            % words
+        )
     return NotAllowed(
         _("Your role in this event (%(role)s) does not include that (%(action)s).") % words
     )

@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "allauth.account",
     "accounts",
     "staff",
+    "organizations",
     "events",
     "cards",
     "audit",
@@ -368,6 +369,10 @@ PUSH_READ_TIMEOUT = 5.0
 IDEMPOTENCY_RECORD_HOURS = 24
 # Winnings net of the entry above this many dollars are flagged on a payout for tax paperwork.
 PAYOUT_REPORTING_THRESHOLD = int(os.environ.get("PAYOUT_REPORTING_THRESHOLD", "5000"))
+# Organizations (docs/decisions.md, "Organizations"): the events one may create in a calendar
+# month unless the operator sets its own cap (0: no cap), and how many a user may create a day.
+ORGANIZATION_EVENTS_PER_MONTH = int(os.environ.get("ORGANIZATION_EVENTS_PER_MONTH", "0"))
+ORGANIZATIONS_PER_USER_PER_DAY = int(os.environ.get("ORGANIZATIONS_PER_USER_PER_DAY", "3"))
 # Entries paid ahead online (payments/, docs/decisions.md "Paying online"): Stripe Checkout where
 # both secrets are set, else pay at the door as always. STRIPE_API_BASE points the library at
 # another server (the tests' local one); STRIPE_CURRENCY is the entries' currency.

@@ -33,6 +33,7 @@ urlpatterns = [
     # The one page an invitation to any staff (an event's, a series') is accepted at: its link
     # names it (staff/invitations.py).
     path("house/invitations/<str:token>", staff_pages.invitation, name="staff_invitation"),
+    path("house/organizations/", include("house.organization_urls")),
     path("house/", include("house.urls")),
     path("house/", include("ledger.urls")),
     path("payments/", include("payments.urls")),

@@ -36,6 +36,8 @@ from events.models import Event
 from events.reads.board import board_view
 from events.reads.final import final_results
 from events.venue import display_path
+from organizations import services as organizations
+from organizations.models import Organization
 from seasons.models import Series
 from seasons.reads import public_id
 from staff.scopes import Scope
@@ -343,6 +345,16 @@ def _build() -> Scene:
     series_invited = services.staff_invite(
         scope=Scope(Series, league.series_id), by=league.house, email="kim@example.com"
     )
+    # An organization the league's House owns, with a venue and a staff invitation: its page.
+    organization = organizations.organization_create(by=league.house, name="Harbour League")
+    organizations.venue_create(
+        organization_id=organization.organization_id, by=league.house, name="The Dock"
+    )
+    services.staff_invite(
+        scope=Scope(Organization, organization.organization_id),
+        by=league.house,
+        email="lou@example.com",
+    )
     finished = Event.objects.get(pk=finished_id)
     someone = league.players[0]
     registration = finished.registrations.get(player=someone)
@@ -369,6 +381,7 @@ def _build() -> Scene:
             "invitation_token": series_invited.token,
             "registration_id": registration.pk,
             "series_id": league.series_id,
+            "organization_id": organization.organization_id,
             "season_id": league.season_id,
             "user_id": league.house.pk,
             "player_id": public_id(someone),

@@ -26,6 +26,7 @@ from events.reads.common import PoolSummary
 from events.reads.final import FinalWinners, Winner
 from events.reads.player import PlayerState
 from ledger.answers import LEDGER_ANSWERS
+from organizations.answers import ORGANIZATION_ANSWERS
 from payments.answers import PAYMENT_ANSWERS
 from seasons.answers import ALL_SEASON_ANSWERS
 from tests.api.support import Api
@@ -158,6 +159,21 @@ def _walk_every_endpoint() -> list[tuple[str, str, int, Any]]:
     ).json()["event_id"]
     e = f"/api/events/{event}"
     house.patch(f"{e}/", {"contribution": 10, "remainder_policy": "Rolls over."})
+    # An organizer's organization, its venue, and a night at it.
+    made = a.post("/api/organizations/", {"name": "Harbour League"}).json()
+    o = f"/api/organizations/{made['organization_id']}"
+    venue = a.post(f"{o}/venues/", {"name": "The Dock", "time_zone_name": "UTC"}).json()
+    b.post(f"{o}/venues/", {"name": "Not theirs"})  # another organizer: 403
+    a.post(
+        "/api/events/",
+        {
+            "name": "Harbour Night",
+            "date": "2026-12-05",
+            "format": "league",
+            "organization_id": made["organization_id"],
+            "venue_id": venue["venue_id"],
+        },
+    )
     # A night of a series' season.
     series = house.post("/api/series/", {"name": "Thursday League", "time_zone": "UTC"}).json()
     s = f"/api/series/{series['series_id']}"
@@ -427,7 +443,13 @@ def test_it_serves_only_the_listed_swagger_files() -> None:
 def test_it_documents_each_service_answer_from_its_dataclass() -> None:
     spec = _spec()
     components = spec["components"]["schemas"]
-    for kind in (*ALL_ANSWERS, *ALL_SEASON_ANSWERS, *LEDGER_ANSWERS, *PAYMENT_ANSWERS):
+    for kind in (
+        *ALL_ANSWERS,
+        *ALL_SEASON_ANSWERS,
+        *ORGANIZATION_ANSWERS,
+        *LEDGER_ANSWERS,
+        *PAYMENT_ANSWERS,
+    ):
         component = components.get(kind.__name__)
         assert component is not None, kind
         fields = dataclasses.fields(kind)  # type: ignore[arg-type]
@@ -450,7 +472,13 @@ def test_it_documents_each_service_answer_from_its_dataclass() -> None:
     }
     assert answered == {
         kind.__name__
-        for kind in (*ALL_ANSWERS, *ALL_SEASON_ANSWERS, *LEDGER_ANSWERS, *PAYMENT_ANSWERS)
+        for kind in (
+            *ALL_ANSWERS,
+            *ALL_SEASON_ANSWERS,
+            *ORGANIZATION_ANSWERS,
+            *LEDGER_ANSWERS,
+            *PAYMENT_ANSWERS,
+        )
     }
 
 

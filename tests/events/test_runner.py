@@ -101,6 +101,8 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
                 "pay_ahead": False,
                 "language": "",
                 "scope_above_id": None,
+                "organization_id": None,
+                "venue_id": None,
             },
             {
                 "name": "Saturday",
@@ -123,6 +125,8 @@ def cases(s: Scene) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
                 "pay_ahead": True,
                 "language": "fr",
                 "scope_above_id": 7,
+                "organization_id": 3,
+                "venue_id": 9,
             },
         ),
         "event_update": (
