@@ -63,11 +63,13 @@ def fresh_page(event: Event) -> BoardPage:
 
 
 def forget_what_was_sent(event_id: int) -> None:
-    """Event ids repeat across tests: no record of another test's event may serve as a base."""
+    """Event ids repeat across tests: no record of another test's event may serve as a base.
+    A board page of the event is open from now on (its frames carry its fragment)."""
     for group in (protocol.event_group(event_id), *targeting.house_groups(event_id)):
         cache.delete(targeting._shown_key(group))
     for sight in sights():
         cache.delete(targeting._house_mark(event_id, sight.name))
+    targeting.listening(targeting.board_audience(event_id))
 
 
 def shown_cards(frame: dict[str, Any]) -> set[str]:
