@@ -17,9 +17,10 @@ they build on; "bases" when they also bring later versions up to date), "parts" 
 its HTML}, only the pieces that changed), "order" ({list id: [element ids]}, for the lists
 whose order changed) and "places" ({row id: the place its place cell shows}, for the board's rows
 whose place moved or that came in "parts", which come without it); a targeted House update's
-"data" is {"players": [the rows of the players whose row changed]}. A page that holds none of
-those versions sends a reload. A House frame sent while no House page listened carries the
-version alone (the page reloads).
+"data" is {"players": [the rows of the players whose row changed]}, a targeted board update's
+what moved in the board's data (`live.data_patch`). A page that holds none of those versions
+sends a reload. A board or House frame sent while no such page listened carries the version
+alone (the page reloads); a player socket answers its own with its snapshot.
 
 House's sockets also hear the standby copies (stream "standby", always a whole "snapshot" with
 the panel's "html", versioned by the time it was rendered; `StandbyFrames`), and so does
@@ -29,7 +30,7 @@ A player socket hears its own state ("player") and its own places ("places": {"h
 "ranked", "final"}, always a whole "snapshot", at the event's version), not the board. Its
 panel is in its page's language: the account's choice, else what the handshake's language cookie
 or Accept-Language asks for, as the page was rendered (`accounts.language.page_language`); while
-it is open the socket keeps that language marked for its player (`targeting.player_listening`),
+it is open the socket keeps that language marked for its player (`targeting.listening`),
 so each change is rendered once per language a page of the player's reads. A House socket hears
 the House group of its viewer's sight and its page's language (chosen the same way), and its
 standby panel is written in that language too.

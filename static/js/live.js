@@ -18,7 +18,8 @@
  * instead; so does one that cannot place a part or a place, and one that hears a frame with
  * neither its fragment nor its parts (House's, while no page listened).
  *
- * Each accepted message fires `live:update` on document (detail: {stream, version, data}) and
+ * Each accepted message fires `live:update` on document (detail: {stream, version, data}; a
+ * targeted board update's data is what moved since `base`, live/data_patch.py) and
  * updates every element whose data-live-stream lists that stream:
  *   - with data-live-swap, the frame's "html" (rendered once on the server for every page of the
  *     audience) replaces the element's content; no HTTP request. The element first receives a
