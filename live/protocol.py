@@ -73,7 +73,8 @@ class Snapshot:
 
     A full frame carries the whole fragment (`html`) and the stream's data; a targeted update of
     the board or House carries, from the version `base` a page holds, only the pieces that changed
-    (`parts`, by element id), the new order of the lists whose order changed (`order`) and the
+    (`parts`, by element id), the new order of the lists whose order changed (`order`: the ids,
+    or when shorter the moves from the base's order, `targeting.reordered`) and the
     places that changed or that a pushed piece leaves to it (`places`, by element id). A
     targeted board update's data is what moved since `base` (`live.data_patch`).
     """
@@ -90,7 +91,7 @@ class Snapshot:
     base: int | None = None
     bases: tuple[int, ...] = ()
     parts: dict[str, str] | None = None
-    order: dict[str, list[str]] | None = None
+    order: dict[str, Any] | None = None
     places: dict[str, str] | None = None
     # A player's snapshot is written in one language (`language`), one of those its version was
     # rendered in (`languages`): a socket whose page reads another skips it.

@@ -10,6 +10,8 @@ listens for (the House marks, below).
 
 from __future__ import annotations
 
+import bisect
+import json
 import logging
 import pickle
 import threading
@@ -241,7 +243,11 @@ def targeted(
         was_lists = held[base].get("lists") or {}
         was_places = held[base].get("places") or {}
         parts = {p.id: p.render() for p in cut.pieces if was_keys.get(p.id) != p.key}
-        order = {i: ids for i, ids in now["lists"].items() if was_lists.get(i) != ids}
+        order = {
+            i: reordered(was_lists.get(i), ids)
+            for i, ids in now["lists"].items()
+            if was_lists.get(i) != ids
+        }
         # A pushed piece comes without its place: its place goes too, changed or not.
         places = {
             i: place
@@ -253,7 +259,11 @@ def targeted(
             keys, lists, shown = (was.get(k) or {} for k in ("keys", "lists", "places"))
             return (
                 all(keys.get(i) == key or i in parts for i, key in now["keys"].items())
-                and all(lists.get(i) == ids or i in order for i, ids in now["lists"].items())
+                and all(
+                    lists.get(i) == ids
+                    or (i in order and (isinstance(order[i], list) or lists.get(i) == was_lists[i]))
+                    for i, ids in now["lists"].items()
+                )
                 and all(shown.get(i) == place or i in places for i, place in now["places"].items())
             )
 
@@ -287,6 +297,38 @@ def targeted(
         changed = set(now["keys"])
     _keep_shown(group, event, history, {**now, "sent": True})
     return snapshot, changed
+
+
+def reordered(was: list[str] | None, now: list[str]) -> list[str] | dict[str, Any]:
+    """A list's new order, as an update carries it: the whole list of ids, or when shorter, the
+    moves from its order at the base: {"gone": [ids no longer listed], "at": [[id, index], ...]},
+    each moved or new id at its index in the new order, by index. The ids neither gone nor moved
+    keep their order (the longest run of the old order the new one keeps)."""
+    if was is None:
+        return now
+    position = {id: index for index, id in enumerate(was)}
+    common = [id for id in now if id in position]
+    # The longest subsequence of `common` whose old positions increase (patience sorting).
+    tails: list[int] = []  # per length, the index in `common` of the smallest last position
+    before: list[int | None] = []
+    for index, id in enumerate(common):
+        length = bisect.bisect_left([position[common[t]] for t in tails], position[id])
+        before.append(tails[length - 1] if length else None)
+        if length == len(tails):
+            tails.append(index)
+        else:
+            tails[length] = index
+    kept: set[str] = set()
+    at = tails[-1] if tails else None
+    while at is not None:
+        kept.add(common[at])
+        at = before[at]
+    listed = set(now)
+    moves = {
+        "gone": [id for id in was if id not in listed],
+        "at": [[id, index] for index, id in enumerate(now) if id not in kept],
+    }
+    return moves if len(json.dumps(moves)) < len(json.dumps(now)) else now
 
 
 def _memo_data(was: dict[str, Any]) -> Any:

@@ -74,6 +74,7 @@ class BoardPage:
         for list_id, ids in (frame.get("order") or {}).items():
             if list_id not in self.lists:
                 raise Unplaced(f"no list {list_id}")
+            ids = reorder(self.lists[list_id], ids)
             for id in ids:
                 if id in loose:
                     self.rows[id] = loose.pop(id)
@@ -100,6 +101,20 @@ class BoardPage:
 
     def shown(self) -> tuple[str, dict[str, list[str]], dict[str, str]]:
         return self.head, self.lists, self.rows
+
+
+def reorder(ids: list[str], order: list[str] | dict[str, Any]) -> list[str]:
+    """A list's new order from an update's `order`: the ids, or the moves from the base's order
+    (live/targeting.py `reordered`), as live.js reads them."""
+    if isinstance(order, list):
+        return order
+    out = {*order.get("gone", ()), *(id for id, _ in order.get("at", ()))}
+    found = [id for id in ids if id not in out]
+    for id, index in order.get("at", ()):
+        if index > len(found):
+            raise Unplaced(f"{id} at {index}: the page does not hold the base")
+        found.insert(index, id)
+    return found
 
 
 def row_ids(html: str) -> list[str]:
