@@ -307,8 +307,16 @@ def main() -> None:
             services.starting_selection_confirm(
                 registration_id=rid, by=user, slots=list(range(keep))
             )
-        # A House page is open (the owner's): its fragment is rendered.
-        targeting.house_listening(event_id, OWNER.name)
+
+        # A House page is open (the owner's), a board and every phone: their fragments are
+        # rendered.
+        def pages_open() -> None:
+            targeting.house_listening(event_id, OWNER.name)
+            if hasattr(targeting, "listening"):  # before, boards and phones were always rendered
+                phones = (targeting.player_audience(rid, "en") for rid, _ in seated)
+                targeting.listening(targeting.board_audience(event_id), *phones)
+
+        pages_open()
         # The pages open: each starts from the whole board and House (what later updates build on).
         with store.consistent_read():
             opened = Event.objects.get(pk=event_id)
@@ -324,7 +332,7 @@ def main() -> None:
             rid = act(rng, seated)
             if rid is None:
                 break
-            targeting.house_listening(event_id, OWNER.name)
+            pages_open()
             if args.publisher_only:
                 if profile:
                     profile.enable()

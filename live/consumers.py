@@ -17,9 +17,10 @@ they build on; "bases" when they also bring later versions up to date), "parts" 
 its HTML}, only the pieces that changed), "order" ({list id: [element ids]}, for the lists
 whose order changed) and "places" ({row id: the place its place cell shows}, for the board's rows
 whose place moved or that came in "parts", which come without it); a targeted House update's
-"data" is {"players": [the rows of the players whose row changed]}. A page that holds none of
-those versions sends a reload. A House frame sent while no House page listened carries the
-version alone (the page reloads).
+"data" is {"players": [the rows of the players whose row changed]}, a targeted board update's
+what moved in the board's data (`live.data_patch`). A page that holds none of those versions
+sends a reload. A board or House frame sent while no such page listened carries the version
+alone (the page reloads); a player socket answers its own with its snapshot.
 
 House's sockets also hear the standby copies (stream "standby", always a whole "snapshot" with
 the panel's "html", versioned by the time it was rendered; `StandbyFrames`), and so does
@@ -29,7 +30,7 @@ A player socket hears its own state ("player") and its own places ("places": {"h
 "ranked", "final"}, always a whole "snapshot", at the event's version), not the board. Its
 panel is in its page's language: the account's choice, else what the handshake's language cookie
 or Accept-Language asks for, as the page was rendered (`accounts.language.page_language`); while
-it is open the socket keeps that language marked for its player (`targeting.player_listening`),
+it is open the socket keeps that language marked for its player (`targeting.listening`),
 so each change is rendered once per language a page of the player's reads. A House socket hears
 the House group of its viewer's sight and its page's language (chosen the same way), and its
 standby panel is written in that language too.
@@ -75,6 +76,7 @@ from events.venue import VenueCheckIn, display_grant, venue_check_in
 from house.copies import StandbyPanel, standby_panel
 from house.read_model import sight
 from live import announcement_frames, protocol, targeting
+from live.protocol import SWAPPED_STREAMS as SWAPPED
 from staff.roles import Sight
 from standby import state as standby
 from web.follow import follow
@@ -138,6 +140,7 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
 
     # Sockets that carry private frames end when their account's access does.
     private = False
+    marked_at = 0.0  # when the socket last marked its page's audiences (`targeting.listening`)
 
     async def connect(self) -> None:
         self.access: Access | None = None
@@ -266,6 +269,8 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         stream, version = message["stream"], message["version"]
         if self.access is None or version <= self.sent.get(stream, -1):
             return
+        # A frame of the version alone: the mark had run out; the page asks for the snapshots.
+        await self.keep_marked(now=not message.get("fragment", True) and stream in SWAPPED)
         self.sent[stream] = version
         await self.send(text_data=message["frame"])
 
@@ -276,6 +281,8 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
             return
         if version <= self.sent.get("places", -1):
             return
+        # Every change of the event passes here: the page stays marked while open.
+        await self.keep_marked()
         self.sent["places"] = version
         data = message["data"]
         high, low = data["places"].get(str(self.access.registration_id), (None, None))
@@ -291,7 +298,26 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         if self.access is not None and self.access.registration_id is not None:
             await self.send(text_data=message["frame"])
 
+    async def keep_marked(self, *, now: bool = False) -> None:
+        """Mark the page's audiences again (`targeting.listening`), at most once a minute."""
+        access = self.access
+        if access is None or not (now or time.monotonic() - self.marked_at > targeting.MARK_EVERY):
+            return
+        self.marked_at = time.monotonic()
+        await sync_to_async(targeting.listening, thread_sensitive=False)(*self.audiences(access))
+
     # --- synchronous, in a database thread ---------------------------------------------------
+
+    def audiences(self, access: Access) -> tuple[str, ...]:
+        """What this socket's page shows, as `live.targeting` names the audiences it renders for
+        only while a page is open."""
+        return ()
+
+    def mark(self, access: Access) -> None:
+        """The page is open: marked before the first read, so a change committed after it is
+        rendered for it too."""
+        targeting.listening(*self.audiences(access))
+        self.marked_at = time.monotonic()
 
     def in_series(self, series_id: int) -> bool:
         """Whether this socket's event is in the series now (a revocation's scope)."""
@@ -379,7 +405,11 @@ class BoardConsumer(LiveConsumer):
             return self.authorize(self.access.event_id, None)
         return granted
 
+    def audiences(self, access: Access) -> tuple[str, ...]:
+        return (targeting.board_audience(access.event_id),)
+
     def current(self, access: Access) -> list[protocol.Snapshot]:
+        self.mark(access)
         with store.consistent_read():
             event = Event.objects.get(pk=access.event_id)
             found = [targeting.board(event)]
@@ -443,40 +473,27 @@ class PlayerConsumer(LiveConsumer):
     in the language of the page that opened the socket."""
 
     private = True
-    marked_at = 0.0
 
     async def live_snapshot(self, message: dict[str, Any]) -> None:
         """Pass on the player's frames in this page's language; a version rendered in other
-        languages only (the page's mark had lapsed) makes the socket mark it again and send its
-        own snapshot."""
+        languages only, or not at all (the page's mark had lapsed), makes the socket mark it
+        again and send its own snapshot."""
         access = self.access
         if access is None or access.language is None or access.registration_id is None:
             return
         language = message.get("language")
-        if language is not None and language != access.language:
+        unheard = not message.get("fragment", True)  # no page was marked: the version alone
+        if unheard or (language is not None and language != access.language):
             if access.language in message.get("languages", ()):
                 return  # its own language's frame comes in a message of its own
             if message["version"] > self.sent.get(message["stream"], -1):
                 await self.send_snapshots()  # marks the page's language again
             return
-        await self.keep_marked()
         await super().live_snapshot(message)
 
-    async def live_places(self, message: dict[str, Any]) -> None:
-        # Every change of the event passes here: the page's language stays marked while open.
-        await self.keep_marked()
-        await super().live_places(message)
-
-    async def keep_marked(self) -> None:
-        """Renew the page's language mark (`targeting.player_listening`) once a minute."""
-        access = self.access
-        if access is None or access.registration_id is None or access.language is None:
-            return
-        if time.monotonic() - self.marked_at > targeting.PLAYER_MARK_EVERY:
-            self.marked_at = time.monotonic()
-            await sync_to_async(targeting.player_listening, thread_sensitive=False)(
-                access.registration_id, access.language
-            )
+    def audiences(self, access: Access) -> tuple[str, ...]:
+        assert access.registration_id is not None and access.language is not None
+        return (targeting.player_audience(access.registration_id, access.language),)
 
     def authorize(self, event_id: int, user: Any) -> Access | int:
         if user is None or not user.is_authenticated or not user.is_active:
@@ -496,9 +513,7 @@ class PlayerConsumer(LiveConsumer):
 
     def current(self, access: Access) -> list[protocol.Snapshot]:
         assert access.registration_id is not None and access.language is not None
-        # Marked before the read: a change committed after it is rendered in this language too.
-        targeting.player_listening(access.registration_id, access.language)
-        self.marked_at = time.monotonic()
+        self.mark(access)
         with store.consistent_read():
             registration = Registration.objects.select_related("event", "player").get(
                 pk=access.registration_id
@@ -597,27 +612,16 @@ class HouseConsumer(LiveConsumer, StandbyFrames):
     The socket hears the House group of its viewer's sight (what their roles may see and do,
     staff/roles.py) and its page's language (`handshake_language`): that group's part is
     rendered for that sight, in that language, alone. While it is open it keeps the event, sight
-    and language marked as having a House page (`targeting.house_listening`), so the publisher
+    and language marked as having a House page (`targeting.listening`), so the publisher
     renders that group's fragment only then. The standby panel is written in the same language.
     """
 
     private = True
-    marked_at = 0.0
 
-    async def live_snapshot(self, message: dict[str, Any]) -> None:
-        if self.access is not None and (
-            time.monotonic() - self.marked_at > targeting.HOUSE_MARK_EVERY
-            or (message["stream"] == "house" and not message.get("fragment", True))
-        ):
-            self.marked_at = time.monotonic()
-            await sync_to_async(targeting.house_listening, thread_sensitive=False)(
-                self.access.event_id, self.sight_name(), self.access.language
-            )
-        await super().live_snapshot(message)
-
-    def sight_name(self) -> str:
-        assert self.access is not None and self.access.sight is not None
-        return self.access.sight.name
+    def audiences(self, access: Access) -> tuple[str, ...]:
+        assert access.sight is not None
+        house = targeting.house_audience(access.event_id, access.sight.name, access.language)
+        return (targeting.board_audience(access.event_id), house)
 
     def authorize(self, event_id: int, user: Any) -> Access | int:
         if user is None or not user.is_authenticated:
@@ -666,9 +670,7 @@ class HouseConsumer(LiveConsumer, StandbyFrames):
 
     def current(self, access: Access) -> list[protocol.Snapshot]:
         assert access.sight is not None
-        # Marked before the read: a change committed after it is rendered in this language too.
-        targeting.house_listening(access.event_id, access.sight.name, access.language)
-        self.marked_at = time.monotonic()
+        self.mark(access)
         with store.consistent_read():
             event = Event.objects.get(pk=access.event_id)
             return [targeting.board(event), targeting.house(event, access.sight, access.language)]

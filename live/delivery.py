@@ -778,9 +778,9 @@ class _Worker:
         exactly the one change it announces; otherwise a snapshot, which clients take whole
         instead of each asking for a reload after the gap.
 
-        A targeted update names the version it builds on (`base`), and a House frame without its
-        fragment makes a page ask for the snapshot: both stay as they are."""
-        if snapshot.base is not None or (snapshot.stream == "house" and not snapshot.fragment):
+        A targeted update names the version it builds on (`base`), and a frame of the version
+        alone (`Snapshot.unheard`) makes a page ask for the snapshot: both stay as they are."""
+        if snapshot.base is not None or snapshot.unheard:
             return snapshot
         last = self.sent.get(snapshot.group)
         if last is not None:

@@ -4,7 +4,8 @@ A committed change is sent to five kinds of groups (the consumers in `live.consu
 sockets to them and relay what arrives):
 
 - `event.<id>`: the public board (stream "board", version `Event.version`), with the pieces of
-  its HTML that changed and the rows' places that moved;
+  its HTML that changed, the rows' places that moved and what moved in its data (`data_patch`),
+  only while a board page listens;
 - `venue.<id>`: the venue's displays (stream "venue", version `Event.version`): the check-in
   code's part of the board, which each display renders for itself (`live.consumers`);
 - `places.<id>`: every player's High and Low place (stream "places", version `Event.version`);
@@ -17,6 +18,8 @@ sockets to them and relay what arrives):
 - `player.<registration id>`: one player's own state and panel HTML (stream "player", version
   `Registration.version`), only for the players the change touched; once per language its pages
   are open in (`language`), each socket passing on its own page's.
+
+A board, House or player group no page listens for is sent its version alone (`unheard`).
 
 What each group is sent is decided in `live.targeting`, and when in `live.delivery`.
 """
@@ -33,6 +36,8 @@ from django.conf import settings
 MESSAGE_TYPE = "live.snapshot"
 # The handler for the places of every player of an event: `live_places`, which picks its own.
 PLACES_TYPE = "live.places"
+# The streams whose pages swap in the fragment their frames carry.
+SWAPPED_STREAMS = frozenset({"board", "house", "player"})
 # The handler for the venue's check-in part: `live_venue`, which renders it for its own display.
 VENUE_TYPE = "live.venue"
 
@@ -68,8 +73,10 @@ class Snapshot:
 
     A full frame carries the whole fragment (`html`) and the stream's data; a targeted update of
     the board or House carries, from the version `base` a page holds, only the pieces that changed
-    (`parts`, by element id), the new order of the lists whose order changed (`order`) and the
-    places that changed or that a pushed piece leaves to it (`places`, by element id).
+    (`parts`, by element id), the new order of the lists whose order changed (`order`: the ids,
+    or when shorter the moves from the base's order, `targeting.reordered`) and the
+    places that changed or that a pushed piece leaves to it (`places`, by element id). A
+    targeted board update's data is what moved since `base` (`live.data_patch`).
     """
 
     group: str
@@ -84,7 +91,7 @@ class Snapshot:
     base: int | None = None
     bases: tuple[int, ...] = ()
     parts: dict[str, str] | None = None
-    order: dict[str, list[str]] | None = None
+    order: dict[str, Any] | None = None
     places: dict[str, str] | None = None
     # A player's snapshot is written in one language (`language`), one of those its version was
     # rendered in (`languages`): a socket whose page reads another skips it.
@@ -114,6 +121,12 @@ class Snapshot:
     def fragment(self) -> bool:
         """Whether the frame carries what the page shows (a House frame may not)."""
         return self.html is not None or self.parts is not None
+
+    @property
+    def unheard(self) -> bool:
+        """A frame of the version alone, sent while no page of its audience was open
+        (`live.targeting`): a page that hears it asks for the snapshots."""
+        return self.stream in SWAPPED_STREAMS and self.data is None and not self.fragment
 
     def message(self) -> dict[str, Any]:
         """As sent through the channel layer: the socket frame encoded once, for every socket."""

@@ -10,6 +10,8 @@ listens for (the House marks, below).
 
 from __future__ import annotations
 
+import bisect
+import json
 import logging
 import pickle
 import threading
@@ -32,6 +34,7 @@ from events.reads.player import PlayerState, player_state, player_states
 from events.venue import venue_check_in
 from house import read_model
 from house.read_model import HousePage, house_page, row_stamps
+from live import data_patch
 from live.fragments import (
     Cut,
     Piece,
@@ -62,13 +65,11 @@ logger = logging.getLogger(__name__)
 def board(event: Event, view: BoardView | None = None) -> Snapshot:
     """The board's whole snapshot, as a socket starts from it."""
     view = board_view(event) if view is None else view
-    remember(event, event_group(event.pk), board_cut(event, view), {"rows": board_stamps(event)})
+    data = to_json(view.data)
+    memo = {"rows": board_stamps(event), "data": data}
+    remember(event, event_group(event.pk), board_cut(event, view), memo)
     return Snapshot(
-        event_group(event.pk),
-        "board",
-        event.version,
-        to_json(view.data),
-        html=board_html(event, view),
+        event_group(event.pk), "board", event.version, data, html=board_html(event, view)
     )
 
 
@@ -216,6 +217,7 @@ def targeted(
     memo: dict[str, Any] | None = None,
     *,
     history: dict[int, dict[str, Any]] | None = None,
+    patch_data: bool = False,
 ) -> tuple[Snapshot, set[str]]:
     """The stream's update from the version its pages were last sent, and the ids of the pieces
     it carries (all of them when it carries the whole fragment).
@@ -224,6 +226,9 @@ def targeted(
     places that differ or that a piece it carries leaves to it. A page that started from a
     snapshot of a later version (made while this change was on its way) applies it too when
     every piece, order and place it would get wrong is in the update: those versions are `bases`.
+    With `patch_data`, `data` is kept in the memo (`memo["data"]`) and the update carries what
+    moved in it since `base` (`live.data_patch`), and names as `bases` only the versions whose
+    data the patch also brings up to date; the whole fragment carries the whole data.
     """
     history = _last_shown(group, event) if history is None else history
     now = _shown(event, cut, memo)
@@ -238,7 +243,11 @@ def targeted(
         was_lists = held[base].get("lists") or {}
         was_places = held[base].get("places") or {}
         parts = {p.id: p.render() for p in cut.pieces if was_keys.get(p.id) != p.key}
-        order = {i: ids for i, ids in now["lists"].items() if was_lists.get(i) != ids}
+        order = {
+            i: reordered(was_lists.get(i), ids)
+            for i, ids in now["lists"].items()
+            if was_lists.get(i) != ids
+        }
         # A pushed piece comes without its place: its place goes too, changed or not.
         places = {
             i: place
@@ -250,7 +259,11 @@ def targeted(
             keys, lists, shown = (was.get(k) or {} for k in ("keys", "lists", "places"))
             return (
                 all(keys.get(i) == key or i in parts for i, key in now["keys"].items())
-                and all(lists.get(i) == ids or i in order for i, ids in now["lists"].items())
+                and all(
+                    lists.get(i) == ids
+                    or (i in order and (isinstance(order[i], list) or lists.get(i) == was_lists[i]))
+                    for i, ids in now["lists"].items()
+                )
                 and all(shown.get(i) == place or i in places for i, place in now["places"].items())
             )
 
@@ -259,6 +272,14 @@ def targeted(
             for version, was in held.items()
             if version == base or (version > base and brought_up_to_date(was))
         )
+        if patch_data:
+            changes = data_patch.patch(_memo_data(held[base]), data)
+            bases = [
+                version
+                for version in bases
+                if version == base or data_patch.patched(_memo_data(held[version]), changes) == data
+            ]
+            data = changes
         snapshot = Snapshot(
             group,
             stream,
@@ -278,15 +299,53 @@ def targeted(
     return snapshot, changed
 
 
+def reordered(was: list[str] | None, now: list[str]) -> list[str] | dict[str, Any]:
+    """A list's new order, as an update carries it: the whole list of ids, or when shorter, the
+    moves from its order at the base: {"gone": [ids no longer listed], "at": [[id, index], ...]},
+    each moved or new id at its index in the new order, by index. The ids neither gone nor moved
+    keep their order (the longest run of the old order the new one keeps)."""
+    if was is None:
+        return now
+    position = {id: index for index, id in enumerate(was)}
+    common = [id for id in now if id in position]
+    # The longest subsequence of `common` whose old positions increase (patience sorting).
+    tails: list[int] = []  # per length, the index in `common` of the smallest last position
+    before: list[int | None] = []
+    for index, id in enumerate(common):
+        length = bisect.bisect_left([position[common[t]] for t in tails], position[id])
+        before.append(tails[length - 1] if length else None)
+        if length == len(tails):
+            tails.append(index)
+        else:
+            tails[length] = index
+    kept: set[str] = set()
+    at = tails[-1] if tails else None
+    while at is not None:
+        kept.add(common[at])
+        at = before[at]
+    listed = set(now)
+    moves = {
+        "gone": [id for id in was if id not in listed],
+        "at": [[id, index] for index, id in enumerate(now) if id not in kept],
+    }
+    return moves if len(json.dumps(moves)) < len(json.dumps(now)) else now
+
+
+def _memo_data(was: dict[str, Any]) -> Any:
+    return (was.get("memo") or {}).get("data")
+
+
 def board_update(event: Event, view: BoardView, touched: Collection[int] = ()) -> Snapshot:
-    """The board after a change: the rows and head that changed, with the board's data.
+    """The board after a change: the rows and head that changed, and as data what moved in the
+    board's data (`live.data_patch`) since the version the update builds on.
 
     The rows of players whose registration did not move since the version the update builds on
     show what they showed (their hand is theirs alone; a place is sent apart): they keep their
     keys rather than being keyed again.
     """
     group = event_group(event.pk)
-    history = _last_shown(group, event)
+    # Only a version whose data is kept can be built on: its patch is made from that data.
+    history = {v: was for v, was in _last_shown(group, event).items() if _memo_data(was)}
     stamps = board_stamps(event) if view.versions is None else dict(view.versions)
     base = _base(history, event.version)
     was = history.get(base, {}) if base is not None else {}
@@ -303,7 +362,8 @@ def board_update(event: Event, view: BoardView, touched: Collection[int] = ()) -
     if known and _base(history, event.version, cut.layout) != base:
         cut = board_cut(event, view)  # the update builds on another version: key every row
     data = to_json(view.data)
-    snapshot, _ = targeted(event, group, "board", cut, data, {"rows": stamps}, history=history)
+    memo = {"rows": stamps, "data": data}
+    snapshot, _ = targeted(event, group, "board", cut, data, memo, history=history, patch_data=True)
     return snapshot
 
 
@@ -340,19 +400,64 @@ def own_places(registration: Registration, me: PlayerState) -> Snapshot:
     return Snapshot(places_group(event.pk), "places", event.version, places_of(me), kind="snapshot")
 
 
-# House's live part is the costliest fragment: it is rendered only while a House page listens,
-# once per sight (staff/roles.py `Sight`: what a viewer's roles may see and do) and language (the
-# page's, as its socket's handshake says), for every socket of that group. A socket marks its
-# event, sight and language (`house_listening`) on connect and again, at most every
-# HOUSE_MARK_EVERY seconds, while frames reach it; a mark lasts HOUSE_MARK_SECONDS. A change
-# after a group's mark ran out sends the group House's version without HTML: an open page then
-# refetches its part once (in its reader's language), and its socket marks it again.
-HOUSE_MARK_SECONDS = 300
-HOUSE_MARK_EVERY = 60
+# --- open pages ---------------------------------------------------------------------------------
+# A fragment is read and rendered only for an audience with an open page: the board of an event
+# (its board and display sockets, and House's, which hear the board), House's part per sight and
+# language, a player's panel per language. An audience is named by its group (a player's also by
+# language). A socket marks its audiences (`listening`) before it reads its first snapshot, and
+# again, at most every MARK_EVERY seconds, while frames reach it; a mark lasts MARK_SECONDS. A
+# change after an audience's mark ran out sends its group the version alone, without data nor
+# HTML: a page that hears it asks for the snapshots over its socket (and its socket marks it
+# again), as after a gap. House's costliest part is read once per language heard and rendered
+# once per sight (staff/roles.py `Sight`: what a viewer's roles may see and do).
+MARK_SECONDS = 300
+MARK_EVERY = 60
+
+
+def _mark(audience: str) -> str:
+    return f"live:listening:{audience}"
+
+
+def listening(*audiences: str) -> None:
+    """A page of each audience is open (called by its socket)."""
+    try:
+        cache.set_many({_mark(audience): 1 for audience in audiences}, timeout=MARK_SECONDS)
+    except Exception:
+        logger.warning("Could not mark %s listening.", ", ".join(audiences))
+
+
+def listened(audiences: Collection[str]) -> set[str] | None:
+    """Which of the audiences have an open page, in one cache read (None: not known)."""
+    if not audiences:
+        return set()
+    try:
+        marked = cache.get_many([_mark(audience) for audience in audiences])
+    except Exception:
+        return None
+    return {audience for audience in audiences if _mark(audience) in marked}
+
+
+def board_audience(event_id: int) -> str:
+    """The event's board pages and venue displays (and House's, which hear the board)."""
+    return event_group(event_id)
+
+
+def house_audience(event_id: int, sight: str, language: str | None = None) -> str:
+    return house_group(event_id, sight, language)
+
+
+def player_audience(registration_id: int, language: str) -> str:
+    return f"{player_group(registration_id)}.{language}"
+
+
+def board_listened(event_id: int) -> bool:
+    """Whether a page of the event's board is open (unknown: yes, a board may be waiting)."""
+    heard = listened([board_audience(event_id)])
+    return heard is None or bool(heard)
 
 
 def _house_mark(event_id: int, sight: str, language: str | None = None) -> str:
-    return f"live:house-listening:{event_id}:{sight}:{language or settings.LANGUAGE_CODE}"
+    return _mark(house_audience(event_id, sight, language))
 
 
 def _house_audiences() -> list[tuple[Sight, str]]:
@@ -368,24 +473,23 @@ def house_groups(event_id: int) -> list[str]:
 
 def house_listening(event_id: int, sight: str, language: str | None = None) -> None:
     """A House page of the event is open for a viewer of this sight, in `language` (by default
-    the site's; called by its socket)."""
-    try:
-        cache.set(_house_mark(event_id, sight, language), 1, timeout=HOUSE_MARK_SECONDS)
-    except Exception:
-        logger.warning("Could not mark House listening on event %s.", event_id)
+    the site's)."""
+    listening(house_audience(event_id, sight, language))
 
 
 def house_listeners(event_id: int) -> dict[tuple[str, str], bool]:
     """Per (sight, language), whether a House page of the event listens for it (in one cache
     read)."""
-    audiences = [(sight.name, code) for sight, code in _house_audiences()]
-    try:
-        marked = cache.get_many([_house_mark(event_id, *audience) for audience in audiences])
-    except Exception:
+    audiences = {
+        (sight.name, code): house_audience(event_id, sight.name, code)
+        for sight, code in _house_audiences()
+    }
+    heard = listened(list(audiences.values()))
+    if heard is None:
         # Unknown: render each sight in the site's language, as a page may be waiting; a page in
         # another language hears its version alone and refetches its part.
         return {(name, code): code == settings.LANGUAGE_CODE for name, code in audiences}
-    return {audience: _house_mark(event_id, *audience) in marked for audience in audiences}
+    return {key: audience in heard for key, audience in audiences.items()}
 
 
 def house(event: Event, sight: Sight, language: str | None = None) -> Snapshot:
@@ -572,43 +676,30 @@ def _house_read(
     return page, reads
 
 
-PLAYER_MARK_SECONDS = 300
-PLAYER_MARK_EVERY = 60
-
-
 def _player_mark(registration_id: int, language: str) -> str:
-    return f"live:player-listening:{registration_id}:{language}"
+    return _mark(player_audience(registration_id, language))
 
 
 def player_listening(registration_id: int, language: str) -> None:
-    """A page of this player is open in `language` (called by its socket)."""
-    try:
-        cache.set(_player_mark(registration_id, language), 1, timeout=PLAYER_MARK_SECONDS)
-    except Exception:
-        logger.warning("Could not mark player %s listening.", registration_id)
+    """A page of this player is open in `language`."""
+    listening(player_audience(registration_id, language))
 
 
 def player_languages(registrations: Iterable[Registration]) -> dict[int, tuple[str, ...]]:
-    """Per registration, the languages its player's snapshot is rendered in: the account's
-    choice (every page of the account reads it), else each language a page of theirs is open in
-    (in one cache read), else the site's."""
-    found: dict[int, tuple[str, ...]] = {}
-    undecided: list[int] = []
-    for registration in registrations:
-        chosen = account_language(registration.player)
-        if chosen is not None:
-            found[registration.pk] = (chosen,)
-        else:
-            undecided.append(registration.pk)
+    """Per registration, the languages its player's snapshot is rendered in, none while no page
+    of theirs is open: the account's choice (every page of the account reads it), else each
+    language a page of theirs is open in (in one cache read)."""
     codes = sorted(CODES)
-    marks = [_player_mark(pk, code) for pk in undecided for code in codes]
-    try:
-        marked = cache.get_many(marks) if marks else {}
-    except Exception:
-        marked = {}  # unknown: the site's; a page in another language asks for its own
-    for pk in undecided:
-        open_in = tuple(code for code in codes if _player_mark(pk, code) in marked)
-        found[pk] = open_in or (settings.LANGUAGE_CODE,)
+    chosen = {r.pk: account_language(r.player) for r in registrations}
+    heard = listened([player_audience(pk, code) for pk in chosen for code in codes])
+    found: dict[int, tuple[str, ...]] = {}
+    for pk, language in chosen.items():
+        if heard is None:
+            # Unknown: one language, as a page may be waiting; a page in another asks for its own.
+            found[pk] = (language or settings.LANGUAGE_CODE,)
+            continue
+        open_in = tuple(code for code in codes if player_audience(pk, code) in heard)
+        found[pk] = (language,) if language is not None and open_in else open_in
     return found
 
 
@@ -658,10 +749,15 @@ def change_snapshots(
         table = None
         public = fresh(event_group(event.pk), event.version)
         if public:
+            # The board read is kept between changes (`kept_board_view`), and its standings are
+            # the places' too; its fragment, data and the venue's part only for an open board.
             view = kept_board_view(event)
             table = view.standings
-            found.append(board_update(event, view, touched))
-            found.append(venue(event))
+            if board_listened(event.pk):
+                found.append(board_update(event, view, touched))
+                found.append(venue(event))
+            else:
+                found.append(Snapshot(event_group(event.pk), "board", event.version, None))
             if event.phase == Phase.STARTED and table is not None:
                 found.append(places(event, table))
         registrations = [
@@ -686,6 +782,10 @@ def change_snapshots(
         for registration in registrations:
             for language in languages[registration.pk]:
                 by_language.setdefault(language, []).append(registration)
+            if not languages[registration.pk]:
+                # No page of theirs is open: their version alone (a page that opens asks).
+                group = player_group(registration.pk)
+                found.append(Snapshot(group, "player", registration.version, None))
         for language, readers in by_language.items():
             with translation.override(language):
                 own = player_states(readers, table)

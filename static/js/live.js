@@ -8,7 +8,7 @@
  * the snapshots again ({"type": "reload"}) rather than trust what we hold.
  *
  * The board's and House's updates are targeted: {"type": "update", "base": n, "parts": {id: html},
- * "order": {list id: [ids]}} builds on version `base` (not necessarily version - 1: the server may
+ * "order": {list id: [ids], or the moves {"gone": [ids], "at": [[id, index]]}}} builds on version `base` (not necessarily version - 1: the server may
  * merge changes), or on any of "bases" when it lists several (the versions recently sent or started
  * from): each part replaces the element with its id, each list in "order" gets its
  * children in that order (new ones from the parts, those not listed removed), and then each row
@@ -18,7 +18,8 @@
  * instead; so does one that cannot place a part or a place, and one that hears a frame with
  * neither its fragment nor its parts (House's, while no page listened).
  *
- * Each accepted message fires `live:update` on document (detail: {stream, version, data}) and
+ * Each accepted message fires `live:update` on document (detail: {stream, version, data}; a
+ * targeted board update's data is what moved since `base`, live/data_patch.py) and
  * updates every element whose data-live-stream lists that stream:
  *   - with data-live-swap, the frame's "html" (rendered once on the server for every page of the
  *     audience) replaces the element's content; no HTTP request. The element first receives a
@@ -368,6 +369,13 @@
         return;
       }
       var wanted = change.order[listId];
+      if (!Array.isArray(wanted)) {
+        wanted = moved(list, wanted);
+        if (!wanted) {
+          placed = false;
+          return;
+        }
+      }
       var listed = {};
       wanted.forEach(function (id) {
         listed[id] = true;
@@ -406,6 +414,30 @@
       }
     });
     return placed && Object.keys(loose).length === 0;
+  }
+
+  // A list's order sent as moves from the base's (live/targeting.py `reordered`): the ids neither
+  // gone nor moved keep their order, and each moved or new id goes to its index. Null when an
+  // index is past the list (the page does not hold the base).
+  function moved(list, moves) {
+    var out = {};
+    (moves.gone || []).concat((moves.at || []).map(function (move) { return move[0]; }))
+      .forEach(function (id) { out[id] = true; });
+    var ids = [];
+    Array.prototype.slice.call(list.children).forEach(function (child) {
+      if (child.id && !out[child.id]) {
+        ids.push(child.id);
+      }
+    });
+    var fits = true;
+    (moves.at || []).forEach(function (move) {
+      if (move[1] > ids.length) {
+        fits = false;
+      } else {
+        ids.splice(move[1], 0, move[0]);
+      }
+    });
+    return fits ? ids : null;
   }
 
   // A pushed fragment was rendered outside any request, so its forms carry no CSRF token: the

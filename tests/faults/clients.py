@@ -145,6 +145,26 @@ class LiveSocket:
                 found.setdefault(frame.message["stream"], frame)
         return found
 
+    def data_at(self, stream: str, version: int) -> Any:
+        """The stream's data as the page holds it at `version`: a whole frame's, patched with
+        each targeted update's (`live.data_patch`), as an API-like client keeps it."""
+        from live import data_patch
+
+        held: dict[int, Any] = {}
+        for frame in self.frames:
+            message = frame.message
+            if message["stream"] != stream or "data" not in message:
+                continue
+            if "base" in message:
+                bases = message.get("bases") or [message["base"]]
+                base = next((b for b in bases if b in held), None)
+                if base is None:
+                    continue  # the page would ask for the snapshots
+                held[message["version"]] = data_patch.patched(held[base], message["data"])
+            else:
+                held[message["version"]] = message["data"]
+        return held.get(version)
+
     def close(self) -> None:
         self.stopped = True
         if self._ws is not None:

@@ -4,7 +4,8 @@ The page starts from a whole fragment ("html") and applies each targeted update 
 does: every part replaces the element with its id (a new row waits for its list), every list in
 "order" takes its rows in that order (rows no list names are dropped), then every row named in
 "places" shows that place in its place cell. What the page shows can then be compared with the
-board's fresh render.
+board's fresh render. Like an API-like client, it also keeps the board's data: a snapshot's whole,
+patched with each targeted update's (`live.data_patch`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from live import data_patch
 from live.fragments import compact
 
 HEAD = re.compile(r'<header class="board-head" id="board-head">.*?</header>', re.S)
@@ -32,11 +34,12 @@ class BoardPage:
     head: str = ""
     lists: dict[str, list[str]] = field(default_factory=dict)
     rows: dict[str, str] = field(default_factory=dict)
+    data: Any = None
 
     @classmethod
-    def of(cls, html: str, version: int | None = None) -> BoardPage:
-        """The page as a whole fragment shows it."""
-        page = cls(version)
+    def of(cls, html: str, version: int | None = None, data: Any = None) -> BoardPage:
+        """The page as a whole fragment shows it (and its data, when known)."""
+        page = cls(version, data=data)
         page.start(html)
         return page
 
@@ -55,6 +58,7 @@ class BoardPage:
         if isinstance(frame.get("html"), str):
             self.start(frame["html"])
             self.version = frame["version"]
+            self.data = frame.get("data")
             return
         bases = frame.get("bases") or [frame["base"]]
         if self.version not in bases:
@@ -70,6 +74,7 @@ class BoardPage:
         for list_id, ids in (frame.get("order") or {}).items():
             if list_id not in self.lists:
                 raise Unplaced(f"no list {list_id}")
+            ids = reorder(self.lists[list_id], ids)
             for id in ids:
                 if id in loose:
                     self.rows[id] = loose.pop(id)
@@ -86,6 +91,8 @@ class BoardPage:
             if len(cells) != 1:
                 raise Unplaced(f"no place cell for {id}")
             self.rows[id] = html[: cells[0].start(2)] + place + html[cells[0].end(2) :]
+        if self.data is not None:
+            self.data = data_patch.patched(self.data, frame.get("data", {}))
         self.version = frame["version"]
 
     def places(self) -> dict[str, str]:
@@ -94,6 +101,20 @@ class BoardPage:
 
     def shown(self) -> tuple[str, dict[str, list[str]], dict[str, str]]:
         return self.head, self.lists, self.rows
+
+
+def reorder(ids: list[str], order: list[str] | dict[str, Any]) -> list[str]:
+    """A list's new order from an update's `order`: the ids, or the moves from the base's order
+    (live/targeting.py `reordered`), as live.js reads them."""
+    if isinstance(order, list):
+        return order
+    out = {*order.get("gone", ()), *(id for id, _ in order.get("at", ()))}
+    found = [id for id in ids if id not in out]
+    for id, index in order.get("at", ()):
+        if index > len(found):
+            raise Unplaced(f"{id} at {index}: the page does not hold the base")
+        found.insert(index, id)
+    return found
 
 
 def row_ids(html: str) -> list[str]:

@@ -7,6 +7,7 @@ import datetime
 import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
+from django.core.cache import cache
 
 from cards.models import CardState, DealtCard
 from events import services
@@ -14,6 +15,7 @@ from events.errors import OutOfOrder
 from events.models import Event
 from events.reads.board import board_view
 from events.reads.common import to_json
+from live import targeting
 from live.fragments import board_html
 from tests.factories import make_table, make_user
 from tests.live.sockets import TIMEOUT, card_faces, communicator, open_socket, refusal
@@ -195,3 +197,40 @@ def test_an_idle_socket_stays_open() -> None:
         await socket.disconnect()
 
     async_to_sync(scenario)()
+
+
+def test_with_no_board_open_a_change_sends_the_board_its_version_alone() -> None:
+    table = make_table(players=3, start=True)
+    ann = table.players[0]
+    event_id = table.event.pk
+    mark = targeting._mark(targeting.board_audience(event_id))
+    cache.delete(mark)
+    table.choose_start(ann)
+
+    closed = targeting.change_snapshots(event_id, [table.rid(ann)])
+
+    (board,) = [s for s in closed if s.stream == "board"]
+    assert board.unheard and board.frame() == {
+        "type": "update",
+        "stream": "board",
+        "version": table.refresh().version,
+    }
+    assert not [s for s in closed if s.stream == "venue"]
+    (places,) = [s for s in closed if s.stream == "places"]  # the phones' places still go
+    assert places.data is not None and places.data["places"][str(table.rid(ann))][0] == 1
+
+    async def scenario() -> dict:
+        # A board opens: its socket marks the event's board before its first snapshot.
+        socket = await open_socket(path(event_id))
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        assert await database_sync_to_async(cache.get)(mark) == 1
+        await socket.disconnect()
+        return frame
+
+    assert async_to_sync(scenario)()["type"] == "snapshot"
+    table.report(ann, 1, "loss")
+    opened = targeting.change_snapshots(event_id, [table.rid(ann)])
+    (board,) = [s for s in opened if s.stream == "board"]
+    assert board.fragment and board.base is not None and board.data is not None
+    assert board.data["version"] == board.version  # what moved: the version, at least
+    assert [s for s in opened if s.stream == "venue"]

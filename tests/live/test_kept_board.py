@@ -9,6 +9,7 @@ publisher process did).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -19,6 +20,7 @@ from events import services, store
 from events.models import Registration
 from events.reads import board as board_reads
 from events.reads.board import BoardView, board_view, kept_board_view
+from events.reads.common import to_json
 from live import protocol, targeting
 from live.fragments import board_html
 from tests.factories import Table, make_table
@@ -58,9 +60,10 @@ def test_the_kept_board_equals_a_fresh_read_after_every_kind_of_change(
     table: Table = make_table("standard-v1", players=5, start=True)
     ann, bob, cy, dee, eve = table.players
     event = table.refresh()
+    targeting.listening(targeting.board_audience(event.pk))  # a board page is open
     with store.consistent_read():
         opened = targeting.board(table.refresh())
-    page = BoardPage.of(opened.html or "", opened.version)
+    page = BoardPage.of(opened.html or "", opened.version, json.loads(json.dumps(opened.data)))
 
     def versions() -> dict[int, int]:
         return dict(Registration.objects.filter(event=event).values_list("pk", "version"))
@@ -77,6 +80,8 @@ def test_the_kept_board_equals_a_fresh_read_after_every_kind_of_change(
         fresh_page = BoardPage.of(board_html(now, fresh), now.version)
         assert page.version == fresh_page.version
         assert page.shown() == fresh_page.shown()
+        # The board's data, patched update after update, is the fresh read's.
+        assert page.data == json.loads(json.dumps(to_json(fresh.data)))
 
     def step(change: Callable[[], object], *, delivered: bool = True) -> set[int]:
         """Make the change, and deliver it here (or not: another process did); the players it

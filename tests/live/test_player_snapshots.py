@@ -45,9 +45,17 @@ def test_snapshots_taken_together_equal_those_taken_one_by_one() -> None:
     assert all(card.face_down for card in waiting.pending.cards)
 
 
+def pages_open(event_id: int, ids: list[int]) -> None:
+    """The board and each player's phone are open (in English): their frames are rendered."""
+    targeting.listening(
+        targeting.board_audience(event_id), *(targeting.player_audience(pk, "en") for pk in ids)
+    )
+
+
 def test_a_change_touching_more_players_costs_no_more_queries() -> None:
     table = varied()
     ids = [table.rid(player) for player in table.players]
+    pages_open(table.event.pk, ids)
 
     # Each from a publisher that kept no board (`kept_board_view`), which reads every player.
     forget_kept_boards()
@@ -69,6 +77,7 @@ def test_what_phones_and_boards_follow_is_handed_over_before_house_is_read(
 ) -> None:
     table = varied()
     ids = [table.rid(player) for player in table.players]
+    pages_open(table.event.pk, ids)
     owner = sight(["owner"])
     for each in sights():
         targeting.cache.delete(targeting._house_mark(table.event.pk, each.name))

@@ -121,8 +121,12 @@ def test_each_change_is_rendered_once_per_language_open() -> None:
             listed.sort()
         return found
 
-    # No page open: the site's language, as before any socket; the account's choice wins.
-    assert languages() == {rids[0]: ["en"], rids[1]: ["en"], rids[2]: ["fr"]}
+    # No page open: nothing is read nor rendered, each player's group hears their version alone.
+    assert languages() == {rids[0]: [None], rids[1]: [None], rids[2]: [None]}
+    for snapshot in targeting.change_snapshots(table.event.pk, rids):
+        if snapshot.stream == "player":
+            assert snapshot.unheard and snapshot.frame().keys() == {"type", "stream", "version"}
+    # Each language a page is open in; the account's choice wins.
     targeting.player_listening(rids[0], "es")
     targeting.player_listening(rids[1], "es")
     targeting.player_listening(rids[1], "en")

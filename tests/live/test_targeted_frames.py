@@ -5,6 +5,8 @@ Real sockets on the ASGI application, the Redis channel layer and cache, real tr
 
 from __future__ import annotations
 
+import json
+import random
 import re
 from collections.abc import Callable
 from functools import partial
@@ -25,7 +27,7 @@ from house.read_model import house_page, sights
 from live import protocol, targeting
 from live.fragments import HOUSE_SECTIONS, board_html, compact, house_cut, house_html
 from tests.factories import make_table, make_user
-from tests.live.board_page import BoardPage, place_cells, row_ids
+from tests.live.board_page import BoardPage, place_cells, reorder, row_ids
 from tests.live.sockets import TIMEOUT, by_stream, card_faces, open_socket, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -63,11 +65,13 @@ def fresh_page(event: Event) -> BoardPage:
 
 
 def forget_what_was_sent(event_id: int) -> None:
-    """Event ids repeat across tests: no record of another test's event may serve as a base."""
+    """Event ids repeat across tests: no record of another test's event may serve as a base.
+    A board page of the event is open from now on (its frames carry its fragment)."""
     for group in (protocol.event_group(event_id), *targeting.house_groups(event_id)):
         cache.delete(targeting._shown_key(group))
     for sight in sights():
         cache.delete(targeting._house_mark(event_id, sight.name))
+    targeting.listening(targeting.board_audience(event_id))
 
 
 def shown_cards(frame: dict[str, Any]) -> set[str]:
@@ -107,8 +111,12 @@ def test_a_board_update_carries_the_head_and_only_the_rows_that_changed() -> Non
             assert set(frame["parts"]) == {"board-head"} | changed
             assert len(changed) < len(after)
             assert frame["places"] == {id: str(after[id]["place"]) for id in changed | moved}
-            # A new row comes with its place in the list.
-            assert frame["order"]["board-high"] == [id for id in after if not id.endswith("-low")]
+            # A new row comes with its place in the list (the whole list, or the moves from the
+            # base's order: a page holding the base's list then holds the new one).
+            high_before = [id for id in before if not id.endswith("-low")]
+            assert reorder(high_before, frame["order"]["board-high"]) == [
+                id for id in after if not id.endswith("-low")
+            ]
             assert frame["data"]["version"] == frame["version"]
             seen.append(frame)
         assert await socket.receive_nothing(timeout=0.2)
@@ -478,3 +486,22 @@ def test_a_house_section_is_rendered_again_only_when_what_it_shows_changed() -> 
         look()
     # The changes above moved the sections that show them.
     assert {"registration", "house-tools", "house-banner", "pool", "players-note"} <= rendered_again
+
+
+def test_a_list_order_sent_as_moves_gives_the_new_order_from_the_base() -> None:
+    rng = random.Random(2026)
+    ids = [f"board-row-{n}" for n in range(40)]
+    moves = 0
+    for _ in range(500):
+        was = rng.sample(ids, rng.randint(0, 30))
+        now = list(was)
+        for _ in range(rng.randint(1, 3)):  # a change moves a row or two, or brings one in
+            if now and rng.random() < 0.7:
+                now.insert(rng.randint(0, len(now) - 1), now.pop(rng.randrange(len(now))))
+            else:
+                now.insert(rng.randint(0, len(now)), rng.choice([i for i in ids if i not in now]))
+        order = targeting.reordered(was, now)
+        moves += isinstance(order, dict)
+        assert reorder(was, json.loads(json.dumps(order))) == now
+        assert len(json.dumps(order)) <= len(json.dumps(now))
+    assert moves > 400  # a row or two moving is sent as moves
