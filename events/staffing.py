@@ -51,7 +51,7 @@ def _guard(change: Change, by: User, refusal: str) -> None:
         return
     if not change.house:
         if not by.is_staff:
-            raise change.refusal() if change.roles else NotAllowed(refusal)
+            raise change.refusal() if change.roles else change.stranger() or NotAllowed(refusal)
         change.act_as(SITE_STAFF)
     change.refuse_if_finalized()
 

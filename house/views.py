@@ -34,7 +34,7 @@ from events.models import Event, Registration, Review
 from events.money import dollars
 from events.player_words import win_offer_words
 from events.remainder_policy import lacks_remainder_policy
-from events.runner import is_house, roles_of, scope_roles
+from events.runner import is_house, refuse_if_suspended, roles_of, scope_roles
 from helpers.forms import COMMON_ZONES, checked, form_key, fresh_key, refuse
 from house import selectors, sheets, staff_pages
 from house.copies import standby_panel
@@ -67,6 +67,8 @@ def _house_event(request: HttpRequest, event_id: int) -> Event:
     """The event, if this user is House for it; 404 otherwise (never say it exists)."""
     event = Event.objects.filter(pk=event_id).first()
     if event is None or not is_house(_user(request), event):
+        if event is not None:
+            refuse_if_suspended(_user(request), Event, event.pk)
         raise Http404("No such event.")
     return event
 
@@ -219,7 +221,10 @@ def _organization_of_new_event(request: HttpRequest, user: User) -> Organization
     if not raw.isdigit() or len(raw) > 18:
         raise Http404("No such organization.")
     organization = Organization.objects.filter(pk=int(raw)).first()
-    if organization is None or organization.suspended:
+    if organization is None:
+        raise Http404("No such organization.")
+    if organization.suspended:
+        refuse_if_suspended(user, Organization, organization.pk)
         raise Http404("No such organization.")
     roles = scope_roles(user, organization.pk, Organization)
     if staff.acting_role(roles, "event_create") is None:
