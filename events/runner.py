@@ -186,6 +186,18 @@ def _memberships(user_id: int, model: type[Model], scope_id: int) -> QuerySet[Me
     return held
 
 
+def staffed_above(model: type[Model], scope_id: int) -> bool:
+    """Whether a scope holding this one (a series' organization) has staff: they hold their
+    roles in it, so it is never without House when its own staff is empty."""
+    return any(
+        Membership.objects.filter(
+            scope_type=scope_type(scope.model), scope_id__in=scope.containing(model, scope_id)
+        ).exists()
+        for scope in _scopes_above
+        if scope.rank > _rank(model)
+    )
+
+
 def suspended_for(user: User | None, model: type[Model], scope_id: int) -> bool:
     """Whether `user` is staff in the chain of an event or a scope that a scope holding it
     refuses (a suspended organization): they are told so, where anyone else without a role is
@@ -193,7 +205,9 @@ def suspended_for(user: User | None, model: type[Model], scope_id: int) -> bool:
     if user is None or not user.is_authenticated:
         return False
     refused = [scope.refused(model, scope_id) for scope in _scopes_above]
-    return any(each.exists() for each in refused) and _memberships(user.pk, model, scope_id).exists()
+    return (
+        any(each.exists() for each in refused) and _memberships(user.pk, model, scope_id).exists()
+    )
 
 
 def refuse_if_suspended(user: User | None, model: type[Model], scope_id: int) -> None:
@@ -217,7 +231,10 @@ def stranger_refusal(
         return OrganizationSuspended()
     if user.is_staff or user.is_superuser:
         return None
-    if model is Event and Registration.objects.filter(event_id=scope_id, player_id=user.pk).exists():
+    if (
+        model is Event
+        and Registration.objects.filter(event_id=scope_id, player_id=user.pk).exists()
+    ):
         return None
     return no_such(missing or ("event" if model is Event else _above(model).noun))
 

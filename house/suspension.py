@@ -23,8 +23,6 @@ class SuspendedOrganizationMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if isinstance(exception, OrganizationSuspended) and not request.path.startswith(
-            API_PREFIX
-        ):
+        if isinstance(exception, OrganizationSuspended) and not request.path.startswith(API_PREFIX):
             return suspended_page(request, exception)
         return None

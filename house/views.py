@@ -37,7 +37,7 @@ from events.remainder_policy import lacks_remainder_policy
 from events.runner import is_house, refuse_if_suspended, roles_of, scope_roles
 from helpers.forms import COMMON_ZONES, checked, form_key, fresh_key, refuse
 from house import selectors, sheets, staff_pages
-from house.copies import standby_panel
+from house.copies import sees_standby, standby_panel
 from house.forms import EmailForm, EventForm, parse_adjustments
 from house.read_model import house_page, sight
 from organizations.models import Organization
@@ -315,7 +315,7 @@ def dashboard(request: HttpRequest, event_id: int) -> HttpResponse:
     event = _house_event(request, event_id)
     context = {
         **_dashboard_context(request, event),
-        "standby": standby_panel(dashboard=True),
+        "standby": standby_panel(dashboard=True) if sees_standby(_user(request)) else None,
         "my_roles": staff.labels(roles_of(_user(request), event.pk)),
         **staff_pages.displays(request, event),
         # The withdrawal dialog states the event's refund policy (events/money.py).
@@ -371,7 +371,7 @@ def tonight(request: HttpRequest) -> HttpResponse:
     """Every event this House runs today, one line each, linking to its dashboard."""
     now = timezone.now()
     rows = sheets.tonight(_user(request), now)
-    standby = standby_panel(dashboard=False)
+    standby = standby_panel(dashboard=False) if sees_standby(_user(request)) else None
     return render(request, "house/tonight.html", {"rows": rows, "now": now, "standby": standby})
 
 

@@ -60,8 +60,7 @@ class SeriesCreate(Body):
         min_value=1,
         max_value=limits.ID_MAX,
         required=False,
-        help_text="The organization it is made in (its owner or a director): no site staff "
-        "needed.",
+        help_text="The organization it is made in (its owner or a director): no site staff needed.",
     )
     venue_id = serializers.IntegerField(
         min_value=1,

@@ -39,6 +39,7 @@ from events.limits import check_text
 from events.models import EntryMode, Event, Phase
 from events.runner import Change, Earlier, action
 from helpers.errors import no_such
+from organizations.models import Organization, Venue
 from seasons import answers, standings
 from seasons.models import (
     MAX_CAPACITY,
@@ -52,7 +53,6 @@ from seasons.models import (
     series_id_of,
     series_of,
 )
-from organizations.models import Organization, Venue
 from seasons.points import Rules, RulesProblem
 from seasons.reads import season_table
 from staff import reads as staff_reads
@@ -219,9 +219,7 @@ def series_create(
     )
     if organization is None:
         series.staff.create(user=by, role=Role.OWNER)
-        change.audit(
-            "house_member_added", details={"member": by.display_name, "role": Role.OWNER}
-        )
+        change.audit("house_member_added", details={"member": by.display_name, "role": Role.OWNER})
     return answers.SeriesCreated(series_id=series.pk)
 
 
