@@ -307,3 +307,104 @@ def test_the_api_makes_an_organization_a_venue_and_an_event_in_it() -> None:
     assert refused.status_code == 404
     assert refused.json()["error"] == {"code": "not_found", "message": "No such organization."}
     assert Venue.objects.filter(organization_id=organization_id).count() == 1
+
+
+def suspended_night() -> dict[str, Any]:
+    """An organization's series, its season and a night at its venue, open; then the operator
+    suspends it."""
+    organization, venue = organization_of("Sue")
+    owner = owner_of(organization)
+    series_id = seasons.series_create(
+        by=owner, name="Sue's Thursdays", organization_id=organization.pk, venue_id=venue.pk
+    ).series_id
+    season_id = seasons.season_create(
+        series_id=series_id,
+        by=owner,
+        name="Autumn",
+        starts_on=TOMORROW,
+        ends_on=TOMORROW + datetime.timedelta(weeks=8),
+    ).season_id
+    event_id = events.event_create(
+        by=owner,
+        scope_above_id=series_id,
+        venue_id=venue.pk,
+        name="Friday",
+        date=TOMORROW,
+        format="league",
+    ).event_id
+    events.registration_open(event_id=event_id, by=owner)
+    operator.suspend(slug=organization.slug)
+    return {
+        "organization": organization,
+        "owner": owner,
+        "series_id": series_id,
+        "season_id": season_id,
+        "event_id": event_id,
+    }
+
+
+def test_a_suspended_organizations_house_pages_answer_the_suspension_to_its_staff() -> None:
+    night = suspended_night()
+    event_id, series_id, season_id = night["event_id"], night["series_id"], night["season_id"]
+    house_pages = [
+        reverse("house:dashboard", args=[event_id]),
+        reverse("house:event_edit", args=[event_id]),
+        reverse("ledger:night", args=[event_id]),
+        reverse("seasons:series", args=[series_id]),
+        reverse("seasons:season_house", args=[season_id]),
+        reverse("organizations:organization", args=[night["organization"].pk]),
+    ]
+    staff, stranger = Client(), Client()
+    staff.force_login(night["owner"])
+    stranger.force_login(make_user("Stranger"))
+    for path in house_pages:
+        page = staff.get(path)
+        assert page.status_code == 403, path
+        assert b'data-error-code="organization_suspended"' in page.content, path
+        assert stranger.get(path).status_code == 404, path
+    # A House form posted to it changes nothing.
+    closed = staff.post(
+        reverse("house:registration_close", args=[event_id]), {"idempotency_key": "k1"}
+    )
+    assert closed.status_code == 403
+    assert Event.objects.get(pk=event_id).registration_open
+    # Its public pages stay public, to its staff as to anyone.
+    for path in (
+        reverse("web:board", args=[event_id]),
+        reverse("seasons:season", args=[season_id]),
+    ):
+        assert staff.get(path).status_code == 200, path
+        assert Client().get(path).status_code == 200, path
+    assert staff.get(reverse("web:event", args=[event_id])).status_code == 200
+
+
+def test_a_suspended_organizations_house_api_answers_the_suspension_to_its_staff() -> None:
+    night = suspended_night()
+    event_id, series_id = night["event_id"], night["series_id"]
+    staff, stranger = Client(), Client()
+    staff.force_login(night["owner"])
+    stranger.force_login(make_user("Stranger"))
+    asked = [
+        ("get", f"/api/events/{event_id}/house/", None),
+        ("get", f"/api/events/{event_id}/cash-box/", None),
+        ("post", f"/api/events/{event_id}/registration/close/", {}),
+        ("patch", f"/api/events/{event_id}/", {"name": "Renamed"}),
+        ("patch", f"/api/series/{series_id}/", {"capacity": 20}),
+        ("post", f"/api/organizations/{night['organization'].pk}/venues/", {"name": "Annex"}),
+    ]
+    for n, (method, path, data) in enumerate(asked):
+        for client, expected in (
+            (staff, (403, "organization_suspended")),
+            (stranger, (404, "not_found")),
+        ):
+            response = getattr(client, method)(
+                path,
+                data,
+                content_type="application/json",
+                headers={"Idempotency-Key": f"key-{n}"},
+            )
+            code = response.json()["error"]["code"]
+            assert (response.status_code, code) == expected, (method, path, response.content)
+    event = Event.objects.get(pk=event_id)
+    assert (event.name, event.registration_open) == ("Friday", True)
+    assert Venue.objects.filter(organization=night["organization"]).count() == 1
