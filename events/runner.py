@@ -112,6 +112,10 @@ class ScopeAbove(Protocol):
         (`roles_in` reads them with the scope's own staff in one query)."""
         ...
 
+    def events(self, scope_id: int) -> QuerySet[Any, Any]:
+        """The ids (one column) of the events the scope holds: their players know it."""
+        ...
+
     def refused(self, model: type[Model], scope_id: int) -> QuerySet[Any, Any]:
         """The scopes of this kind holding it whose House is refused (a suspended
         organization), as `containing` names them: none for a kind that is never refused."""
@@ -224,17 +228,20 @@ def stranger_refusal(
     or scope (`model`, `scope_id`) nor in any scope holding it: to the staff of a suspended
     organization holding it, the suspension (403); to a stranger, the object's absence (404,
     "not found or not yours", as House's pages answer). None to one who knows it: a player of
-    the event, site staff; they are told House's words (403 `not_allowed`)."""
+    the event (of one of the scope's events), site staff; they are told House's words (403
+    `not_allowed`)."""
     if user is None or not user.is_authenticated:
         return None
     if suspended_for(user, model, scope_id):
         return OrganizationSuspended()
     if user.is_staff or user.is_superuser:
         return None
-    if (
-        model is Event
-        and Registration.objects.filter(event_id=scope_id, player_id=user.pk).exists()
-    ):
+    played = Registration.objects.filter(player_id=user.pk)
+    if model is Event:
+        played = played.filter(event_id=scope_id)
+    else:
+        played = played.filter(event_id__in=_above(model).events(scope_id))
+    if played.exists():
         return None
     return no_such(missing or ("event" if model is Event else _above(model).noun))
 

@@ -62,7 +62,9 @@ class House:
 
     @property
     def organization_id(self) -> int:
-        return int(self.series.organization_id)
+        organization_id = self.series.organization_id
+        assert organization_id is not None
+        return organization_id
 
 
 def house_above_events(name: str, level: str = "organization") -> House:
@@ -83,8 +85,8 @@ def house_above_events(name: str, level: str = "organization") -> House:
             for place in ("Hall", "Annex")
         ]
         scope = Scope(Organization, organization_id)
-        for role in ROLES[1:]:
-            services.house_member_add(scope=scope, by=owner, member=staff[role], role=role)
+        for each in ROLES[1:]:
+            services.house_member_add(scope=scope, by=owner, member=staff[each], role=each)
         invited = services.staff_invite(
             scope=scope,
             by=owner,
