@@ -228,8 +228,8 @@ def stranger_refusal(
     or scope (`model`, `scope_id`) nor in any scope holding it: to the staff of a suspended
     organization holding it, the suspension (403); to a stranger, the object's absence (404,
     "not found or not yours", as House's pages answer). None to one who knows it: a player of
-    the event (of one of the scope's events), site staff; they are told House's words (403
-    `not_allowed`)."""
+    the event (of one of the scope's events, or staff of one), site staff; they are told
+    House's words (403 `not_allowed`)."""
     if user is None or not user.is_authenticated:
         return None
     if suspended_for(user, model, scope_id):
@@ -240,10 +240,21 @@ def stranger_refusal(
     if model is Event:
         played = played.filter(event_id=scope_id)
     else:
-        played = played.filter(event_id__in=_above(model).events(scope_id))
+        events = _above(model).events(scope_id)
+        played = played.filter(event_id__in=events)
+        # The staff of one of its events know it too.
+        if Membership.objects.filter(
+            user_id=user.pk, scope_type=scope_type(Event), scope_id__in=events
+        ).exists():
+            return None
     if played.exists():
         return None
     return no_such(missing or ("event" if model is Event else _above(model).noun))
+
+
+def stranger_above(user: User | None, scope_id: int) -> DomainError | None:
+    """`stranger_refusal` for the scope above events nearest to them (a series)."""
+    return stranger_refusal(user, _above().model, scope_id) if _scopes_above else None
 
 
 def scope_exists(scope_id: int) -> bool:

@@ -12,7 +12,6 @@ from django.http import HttpRequest, HttpResponse
 
 from events.errors import OrganizationSuspended
 from house.organizations import suspended_page
-from syndicate.error_pages import API_PREFIX
 
 
 class SuspendedOrganizationMiddleware:
@@ -23,6 +22,6 @@ class SuspendedOrganizationMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if isinstance(exception, OrganizationSuspended) and not request.path.startswith(API_PREFIX):
+        if isinstance(exception, OrganizationSuspended) and not request.path.startswith("/api/"):
             return suspended_page(request, exception)
         return None
