@@ -13,7 +13,7 @@ import pytest
 from django.db import close_old_connections
 from django.test import Client, override_settings
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from accounts.models import User
 from events import services as events
@@ -25,6 +25,7 @@ from events.errors import (
     NotFound,
     OrganizationLimitReached,
     OrganizationSuspended,
+    WrongState,
 )
 from events.models import Event
 from events.runner import is_house, roles_of
@@ -33,6 +34,7 @@ from organizations import services as organizations
 from organizations.home import HOME_SLUG
 from organizations.models import Organization, OrganizationAuditEntry, Venue
 from seasons import services as seasons
+from seasons.models import Series
 from staff.models import Membership
 from staff.scopes import Scope
 from tests.factories import make_table, make_user
@@ -408,3 +410,49 @@ def test_a_suspended_organizations_house_api_answers_the_suspension_to_its_staff
     event = Event.objects.get(pk=event_id)
     assert (event.name, event.registration_open) == ("Friday", True)
     assert Venue.objects.filter(organization=night["organization"]).count() == 1
+
+
+def test_staff_refusals_name_the_organization_in_the_readers_language() -> None:
+    organization, _venue = organization_of()
+    owner = owner_of(organization)
+    scope = Scope.of(organization)
+    with pytest.raises(WrongState) as alone:
+        events.house_member_remove(scope=scope, by=owner, member=owner)
+    assert alone.value.message == "An organization keeps at least one House member."
+    events.house_member_add(scope=scope, by=owner, member=make_user("Deputy"), role="director")
+    with pytest.raises(NotAllowed) as leaving:
+        events.house_member_remove(scope=scope, by=owner, member=owner)
+    assert leaving.value.message == (
+        "The owner hands ownership over first: an organization keeps an owner."
+    )
+    with pytest.raises(NotAllowed) as handed:
+        events.ownership_transfer(scope=scope, by=owner, member=make_user("Not on the staff"))
+    assert handed.value.message == (
+        "Ownership goes to a member of the organization's staff: appoint them first."
+    )
+    with translation.override("es"), pytest.raises(NotAllowed) as spanish:
+        events.house_member_remove(scope=scope, by=owner, member=owner)
+    assert "una organización conserva un propietario" in spanish.value.message
+    with translation.override("fr"), pytest.raises(NotAllowed) as french:
+        events.house_member_remove(scope=scope, by=owner, member=owner)
+    assert "une organisation garde un propriétaire" in french.value.message
+
+
+def test_a_series_of_an_organization_keeps_its_house_through_the_organization() -> None:
+    organization, venue = organization_of()
+    owner = owner_of(organization)
+    series_id = seasons.series_create(
+        by=owner, name="Thursdays", organization_id=organization.pk, venue_id=venue.pk
+    ).series_id
+    series = Scope(Series, series_id)
+    assert not Membership.objects.of(Series.objects.get(pk=series_id)).exists()
+    guest = make_user("Guest host")
+    events.house_member_add(scope=series, by=owner, member=guest, role="director")
+    # Its only member of its own may leave: the organization's staff hold it.
+    events.house_member_remove(scope=series, by=guest, member=guest)
+    assert roles_of(owner, new_event(organization, venue).event_id) == {"owner"}
+    # A stranger is told the organization is not there; site staff are not needed.
+    with pytest.raises(NotFound, match=r"^No such organization\.$"):
+        seasons.series_create(
+            by=make_user("Stranger"), name="Mine", organization_id=organization.pk
+        )
