@@ -275,7 +275,7 @@ class Scene:
             "series_invitation": self.series_invitation,
             "link": self.link,
             "series_link": self.series_link,
-            "organization": int(self.table.event.organization_id),
+            "organization": self.table.event.organization_id or 0,
         }
 
 
