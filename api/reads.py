@@ -17,7 +17,7 @@ from events.errors import NotAllowed, NotFound
 from events.models import Event, Phase, Registration
 from events.progress import blockers
 from events.reads.common import event_summary, to_json
-from events.runner import is_house, roles_of
+from events.runner import is_house, roles_of, stranger_refusal
 from staff import roles as staff
 
 
@@ -42,6 +42,8 @@ def house_event(user: User | None, event_id: int) -> Event:
     """An event whose House (or a superuser) is asking."""
     event = visible_event(user, event_id)
     if not is_house(user, event):
+        if not roles_of(user, event.pk) and (unknown := stranger_refusal(user, Event, event.pk)):
+            raise unknown
         raise NotAllowed(_("Only House can see this for this event."))
     return event
 

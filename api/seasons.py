@@ -61,8 +61,10 @@ class SeriesList(PublicReadView):
     )
     post = SEASONS.write(
         services.series_create,
-        summary="Create a series (site staff)",
-        description="Its creator becomes its first House member: House for every event of it.",
+        summary="Create a series (site staff, or an organization's owner or a director)",
+        description="Site staff's series: its creator becomes its first House member, House "
+        "for every event of it. In an organization (`organization_id`): its staff's roles hold "
+        "in it.",
         body=body.SeriesCreate,
         status=201,
     )

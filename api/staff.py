@@ -28,10 +28,10 @@ from events import display
 from events import request_bodies as event_body
 from events import services as event_services
 from events.answers import Answer
-from events.errors import NotAllowed, NotFound
+from events.errors import DomainError, NotAllowed, NotFound
 from events.models import Event
 from events.reads.common import to_json
-from events.runner import Service, roles_of
+from events.runner import Service, roles_of, stranger_refusal
 from seasons import reads as series_reads
 from seasons import request_bodies as series_body
 from seasons import services as series_services
@@ -180,11 +180,11 @@ def named_member(
     roles = scope.roles(by, scope.visible(by, scope_id))
     if user_id == by.pk:
         if scope.leaving_checked and not roles:
-            raise NotAllowed(scope.nobody)
+            raise _refusal(scope, roles, action_name(scope, job), by, scope_id)
     elif not (scope.site_staff_act and by.is_staff):
         action = action_name(scope, job)
         if staff.acting_role(roles, action) is None:
-            raise _refusal(scope, roles, action)
+            raise _refusal(scope, roles, action, by, scope_id)
     found = User.objects.filter(pk=user_id).first()
     active_only = job != "member_remove" or not scope.former_accounts_named
     if found is None or (active_only and not found.is_active):
@@ -192,10 +192,13 @@ def named_member(
     return found
 
 
-def _refusal(scope: StaffScope, roles: frozenset[str], action: str) -> NotAllowed:
-    """A refused staff change in the service's own words (`events.runner.Change.refusal`)."""
+def _refusal(
+    scope: StaffScope, roles: frozenset[str], action: str, by: User, scope_id: int
+) -> DomainError:
+    """A refused staff change in the service's own words (`events.runner.Change.refusal`):
+    a stranger to the scope is told it is not there."""
     if not roles:
-        return NotAllowed(scope.nobody)
+        return stranger_refusal(by, scope.model, scope_id) or NotAllowed(scope.nobody)
     return staff.role_refusal(scope.kind, staff.strongest(roles) or "", action)
 
 
@@ -378,8 +381,10 @@ class DisplayLinks(StaffView):
     def get(self, request: Request, scope_id: int) -> Response:
         user = actor(request)
         found = self.scope.visible(user, scope_id)
-        if not staff.may_see(self.scope.roles(user, found), "house"):
-            raise NotAllowed(self.scope.unseen)
+        roles = self.scope.roles(user, found)
+        if not staff.may_see(roles, "house"):
+            unknown = None if roles else stranger_refusal(user, self.scope.model, scope_id)
+            raise unknown or NotAllowed(self.scope.unseen)
         return Response(to_json(self.scope.links(found)))
 
     def post(self, request: Request, scope_id: int) -> Response:

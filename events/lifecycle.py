@@ -47,7 +47,15 @@ from events.progress import blockers, final_standings, participants
 from events.registration import deal_starting_offer
 from events.registration_switch import close_registration, why_registration_cannot_open
 from events.remainder_policy import lacks_remainder_policy, require_remainder_policy
-from events.runner import Change, action, place_above, require_above, roles_above, scope_exists
+from events.runner import (
+    Change,
+    action,
+    place_above,
+    require_above,
+    roles_above,
+    scope_exists,
+    stranger_above,
+)
 from organizations.models import Organization, Venue
 from organizations.services import refuse_past_cap
 from payouts.allocation import allocate
@@ -265,10 +273,13 @@ def _creator_in_series(by: User, series_id: int) -> User | None:
     (`events.runner.use_scope_above`)."""
     if not scope_exists(series_id):
         raise NotFound(_("No such series."))
-    if acting_role(roles_above(by.pk, series_id), "series_next_event") is not None:
+    roles = roles_above(by.pk, series_id)
+    if acting_role(roles, "series_next_event") is not None:
         return None
     if by.is_staff:
         return by
+    if not roles and (unknown := stranger_above(by, series_id)):
+        raise unknown  # a stranger to the series is told it is not there
     raise NotAllowed(_("Only site staff, or House of the series, create its events."))
 
 

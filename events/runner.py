@@ -47,6 +47,7 @@ from events.errors import (
     IdempotencyConflict,
     Invalid,
     NotAllowed,
+    OrganizationSuspended,
 )
 from events.limits import ID_MAX, REASON_LENGTH, TEXT_LENGTH, check_text, text_problem
 from events.models import Event, IdempotencyRecord, Phase, Registration
@@ -111,6 +112,10 @@ class ScopeAbove(Protocol):
         (`roles_in` reads them with the scope's own staff in one query)."""
         ...
 
+    def events(self, scope_id: int) -> QuerySet[Any, Any]:
+        """The ids (one column) of the events the scope holds: their players know it."""
+        ...
+
     def refused(self, model: type[Model], scope_id: int) -> QuerySet[Any, Any]:
         """The scopes of this kind holding it whose House is refused (a suspended
         organization), as `containing` names them: none for a kind that is never refused."""
@@ -163,6 +168,15 @@ def roles_in(user_id: int, model: type[Model], scope_id: int) -> frozenset[str]:
     of every scope above holding it (an event's series and organization, a series'
     organization), read in one query. None at all where a scope holding it refuses its House
     (a suspended organization). The one chain every guard and page asks through."""
+    held = _memberships(user_id, model, scope_id)
+    for scope in _scopes_above:
+        held = held.exclude(Exists(scope.refused(model, scope_id)))
+    return frozenset(held.order_by().values_list("role", flat=True).distinct())
+
+
+def _memberships(user_id: int, model: type[Model], scope_id: int) -> QuerySet[Membership]:
+    """A user's memberships in an event or a scope and in every scope holding it, refused or
+    not."""
     held = Membership.objects.filter(
         scope_type=scope_type(model), scope_id=scope_id, user_id=user_id
     )
@@ -173,9 +187,74 @@ def roles_in(user_id: int, model: type[Model], scope_id: int) -> frozenset[str]:
                 scope_id__in=scope.containing(model, scope_id),
                 user_id=user_id,
             )
-    for scope in _scopes_above:
-        held = held.exclude(Exists(scope.refused(model, scope_id)))
-    return frozenset(held.order_by().values_list("role", flat=True).distinct())
+    return held
+
+
+def staffed_above(model: type[Model], scope_id: int) -> bool:
+    """Whether a scope holding this one (a series' organization) has staff: they hold their
+    roles in it, so it is never without House when its own staff is empty."""
+    return any(
+        Membership.objects.filter(
+            scope_type=scope_type(scope.model), scope_id__in=scope.containing(model, scope_id)
+        ).exists()
+        for scope in _scopes_above
+        if scope.rank > _rank(model)
+    )
+
+
+def suspended_for(user: User | None, model: type[Model], scope_id: int) -> bool:
+    """Whether `user` is staff in the chain of an event or a scope that a scope holding it
+    refuses (a suspended organization): they are told so, where anyone else without a role is
+    told the object is not there."""
+    if user is None or not user.is_authenticated:
+        return False
+    refused = [scope.refused(model, scope_id) for scope in _scopes_above]
+    return (
+        any(each.exists() for each in refused) and _memberships(user.pk, model, scope_id).exists()
+    )
+
+
+def refuse_if_suspended(user: User | None, model: type[Model], scope_id: int) -> None:
+    """The suspension's refusal (403 `organization_suspended`) to its staff; nothing to anyone
+    else: a House page answers them 404 after this."""
+    if suspended_for(user, model, scope_id):
+        raise OrganizationSuspended()
+
+
+def stranger_refusal(
+    user: User | None, model: type[Model], scope_id: int, missing: str = ""
+) -> DomainError | None:
+    """The refusal of a House action (or read) asked by someone who holds no role in the event
+    or scope (`model`, `scope_id`) nor in any scope holding it: to the staff of a suspended
+    organization holding it, the suspension (403); to a stranger, the object's absence (404,
+    "not found or not yours", as House's pages answer). None to one who knows it: a player of
+    the event (of one of the scope's events, or staff of one), site staff; they are told
+    House's words (403 `not_allowed`)."""
+    if user is None or not user.is_authenticated:
+        return None
+    if suspended_for(user, model, scope_id):
+        return OrganizationSuspended()
+    if user.is_staff or user.is_superuser:
+        return None
+    played = Registration.objects.filter(player_id=user.pk)
+    if model is Event:
+        played = played.filter(event_id=scope_id)
+    else:
+        events = _above(model).events(scope_id)
+        played = played.filter(event_id__in=events)
+        # The staff of one of its events know it too.
+        if Membership.objects.filter(
+            user_id=user.pk, scope_type=scope_type(Event), scope_id__in=events
+        ).exists():
+            return None
+    if played.exists():
+        return None
+    return no_such(missing or ("event" if model is Event else _above(model).noun))
+
+
+def stranger_above(user: User | None, scope_id: int) -> DomainError | None:
+    """`stranger_refusal` for the scope above events nearest to them (a series)."""
+    return stranger_refusal(user, _above().model, scope_id) if _scopes_above else None
 
 
 def scope_exists(scope_id: int) -> bool:
@@ -260,6 +339,8 @@ def require_above(
     roles = scope_roles(user, scope_id, model)
     role = staff.acting_role(roles, power)
     if role is None:
+        if not roles and (unknown := stranger_refusal(user, _above(model).model, scope_id)):
+            raise unknown
         raise scope_refusal(roles, power, refused, model)
     return role
 
@@ -299,6 +380,8 @@ class Change:
     power: str = ""
     # The refusal of an actor who holds no role, when not the runner's usual words.
     refused: str | Promise = ""
+    # What a stranger to the event is told is not there: the event, or the registration named.
+    missing: str = "event"
     # The scope above events this change concerns (a series), locked, instead of an event; the
     # change's own entries are chained in its audit. A placeholder `event` stands unsaved then.
     scope: Any = None
@@ -453,14 +536,26 @@ class Change:
         if not self.house:
             raise self.refusal()
 
-    def refusal(self) -> NotAllowed:
-        """Why the actor may not do this as House: no role, or one without this power."""
+    def refusal(self) -> DomainError:
+        """Why the actor may not do this as House: the object is not there for them (a stranger
+        to it: `stranger_refusal`), no role, or one without this power."""
+        if not self.roles and (unknown := self.stranger()):
+            return unknown
         if self.scope is not None:
             return scope_refusal(self.roles, self.guarded, self.refused, type(self.scope))
         held = staff.strongest(self.roles)
         if held is None:
             return NotAllowed(self.refused or _("Only House can do that for this event."))
         return staff.role_refusal("event", held, self.guarded)
+
+    def stranger(self) -> DomainError | None:
+        """The refusal of an actor who holds no role here when they do not know the event or
+        scope (`stranger_refusal`), else None."""
+        if self.scope is not None:
+            return stranger_refusal(self.user, type(self.scope), self.scope.pk)
+        if self.event.pk is None:
+            return None
+        return stranger_refusal(self.user, Event, self.event.pk, self.missing)
 
     def refuse_if_finalized(self) -> None:
         if self.event.phase == Phase.FINALIZED:
@@ -756,7 +851,9 @@ def perform[A: Answer](
             locked, print_, record = begin(missing)
             if record is None:
                 missing = missing or ("registration" if registration_id is not None else "event")
-                change = _change(locked, user, action, power, refused, creates_event or of_scope)
+                change = _change(
+                    locked, user, action, power, refused, creates_event or of_scope, missing
+                )
                 _refuse_a_stranger(change, registration_id)
                 return _apply(change, apply, keyed, key, print_, missing, creates_scope)
     except DomainError as refused:
@@ -800,6 +897,7 @@ def _change(
     power: str,
     refused: str | Promise,
     creates: bool,
+    missing: str = "event",
 ) -> Change:
     """The change in progress over what `_begin` locked."""
     if locked.event is None and locked.scope is None:
@@ -815,6 +913,7 @@ def _change(
         action=action,
         power=power,
         refused=refused,
+        missing=missing,
         scope=locked.scope,
         scopes=locked.scopes,
     )

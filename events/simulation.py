@@ -58,6 +58,10 @@ class Simulation:
     users: Sequence[User] | None = None
     date: datetime.date | None = None
     created: Callable[[int], None] | None = None
+    # Or the event is made in a scope above events (a series, by its House) and at one of its
+    # organization's venues.
+    scope_above_id: int | None = None
+    venue_id: int | None = None
     night: Night | None = None
     refund_policy: str = "cancellations"
 
@@ -82,6 +86,8 @@ class Simulation:
             remainder_policy="An indivisible High remainder goes to next event's pool.",
             venue="Simulation",
             refund_policy=self.refund_policy,
+            scope_above_id=self.scope_above_id,
+            venue_id=self.venue_id,
         ).event_id
         if self.created is not None:
             self.created(event_id)

@@ -18,18 +18,38 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Model
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from accounts import revocation
 from accounts.models import User
 from events import answers
 from events.display import display_path, new_link, revoke, tell_revoked
 from events.errors import NotAllowed, NotFound, WrongState
-from events.runner import Change, action, member_left_above, scope_above
+from events.runner import Change, action, member_left_above, scope_above, staffed_above
 from staff import tasks as staff_tasks
 from staff.invitations import check_acceptance, invited_address, new_token, void_pending
 from staff.models import DisplayLink, Invitation, Membership
 from staff.roles import SITE_STAFF, Role, appointed_role, role_on_acceptance, strongest
 from staff.scopes import Scope
+
+# What a scope above events keeps, in the words of its kind (a series, an organization).
+_KEEPS_A_MEMBER = {
+    "series": gettext_lazy("A series keeps at least one House member."),
+    "organization": gettext_lazy("An organization keeps at least one House member."),
+}
+_KEEPS_AN_OWNER = {
+    "series": gettext_lazy("The owner hands ownership over first: a series keeps an owner."),
+    "organization": gettext_lazy(
+        "The owner hands ownership over first: an organization keeps an owner."
+    ),
+}
+_OWNERSHIP_GOES_TO_A_MEMBER = {
+    "event": gettext_lazy("Ownership goes to a member of the event's staff: appoint them first."),
+    "series": gettext_lazy("Ownership goes to a member of the series' staff: appoint them first."),
+    "organization": gettext_lazy(
+        "Ownership goes to a member of the organization's staff: appoint them first."
+    ),
+}
 
 
 def scope_of(change: Change) -> Model:
@@ -51,7 +71,7 @@ def _guard(change: Change, by: User, refusal: str) -> None:
         return
     if not change.house:
         if not by.is_staff:
-            raise change.refusal() if change.roles else NotAllowed(refusal)
+            raise change.refusal() if change.roles else change.stranger() or NotAllowed(refusal)
         change.act_as(SITE_STAFF)
     change.refuse_if_finalized()
 
@@ -113,10 +133,13 @@ def house_member_remove(
     if change.scope is not None:
         if not leaving:
             change.require_house()
-        if _members(change).exclude(user=member).count() == 0:
-            raise WrongState(_("A series keeps at least one House member."))
+        noun = _named(change)[0]
+        if not _members(change).exclude(user=member).exists() and not staffed_above(
+            type(change.scope), change.scope.pk
+        ):
+            raise WrongState(_KEEPS_A_MEMBER[noun])
         if held is not None and held.role == Role.OWNER:
-            raise NotAllowed(_("The owner hands ownership over first: a series keeps an owner."))
+            raise NotAllowed(_KEEPS_AN_OWNER[noun])
     else:
         _guard(change, by, _("Only site staff appoint House members."))
         if held is not None and held.role == Role.OWNER:
@@ -173,11 +196,7 @@ def ownership_transfer(
         )
     held = _members(change).filter(user=member).first()
     if held is None:
-        if _named(change)[0] == "series":
-            raise NotAllowed(
-                _("Ownership goes to a member of the series' staff: appoint them first.")
-            )
-        raise NotAllowed(_("Ownership goes to a member of the event's staff: appoint them first."))
+        raise NotAllowed(_OWNERSHIP_GOES_TO_A_MEMBER[_named(change)[0]])
     if held.role != Role.OWNER:
         _members(change).filter(role=Role.OWNER).update(role=Role.DIRECTOR)
         held.role = Role.OWNER

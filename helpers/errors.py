@@ -57,6 +57,7 @@ class WrongState(DomainError):
 _NO_SUCH = {
     "event": gettext_lazy("No such event."),
     "series": gettext_lazy("No such series."),
+    "organization": gettext_lazy("No such organization."),
     "season": gettext_lazy("No such season."),
     "registration": gettext_lazy("No such registration."),
     "review": gettext_lazy("No such review."),

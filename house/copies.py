@@ -23,6 +23,12 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from accounts.models import User
+from events.models import Event
+from organizations.home import home_organization_id
+from organizations.models import Organization
+from seasons.models import Series
+from staff.models import Membership, scope_type
 from standby import snapshots
 from standby.snapshots import LastSnapshot
 from standby.state import SILENT_AFTER, Copy, copies
@@ -143,6 +149,32 @@ def _snapshot(taken: LastSnapshot | None) -> SnapshotLine | None:
             "event": taken.event_name,
         }
     return SnapshotLine(words, taken.taken_at, taken.time_zone, taken.file, taken.problem)
+
+
+def sees_standby(user: Any) -> bool:
+    """Whether `user` sees the standby copies. They are the deployment's, not an organizer's: its
+    site staff see them, and the House of the deployment's own organization (the laptop's: its
+    staff, and the staff of its series and events), unless it is suspended; another
+    organization's staff see none (docs/decisions.md, "Organizations")."""
+    if not isinstance(user, User) or not user.is_authenticated or not user.is_active:
+        return False
+    if user.is_staff or user.is_superuser:
+        return True
+    home = home_organization_id()
+    if not Organization.objects.filter(pk=home, suspended_at__isnull=True).exists():
+        return False
+    held = Membership.objects.filter(user=user)
+    return (
+        held.filter(scope_type=scope_type(Organization), scope_id=home)
+        | held.filter(
+            scope_type=scope_type(Series),
+            scope_id__in=Series.objects.filter(organization_id=home).values("pk"),
+        )
+        | held.filter(
+            scope_type=scope_type(Event),
+            scope_id__in=Event.objects.filter(organization_id=home).values("pk"),
+        )
+    ).exists()
 
 
 def standby_panel(*, dashboard: bool) -> StandbyPanel:

@@ -31,6 +31,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.models import User
 from events import display, services
+from events.runner import refuse_if_suspended
 from events.venue import phone_url
 from helpers.errors import DomainError, Invalid, NotAllowed
 from helpers.forms import form_key, fresh_key, refuse
@@ -174,6 +175,8 @@ def resolve(request: HttpRequest, kind: str, scope_id: int) -> tuple[StaffScope,
     declared = kind_named(kind)
     scope = declared.model._default_manager.filter(pk=scope_id).first()
     if scope is None or not declared.roles(_viewer(request), scope):
+        if scope is not None:
+            refuse_if_suspended(_viewer(request), declared.model, scope.pk)
         raise Http404(f"No such {declared.words.noun}.")
     return declared, scope
 

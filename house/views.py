@@ -34,10 +34,10 @@ from events.models import Event, Registration, Review
 from events.money import dollars
 from events.player_words import win_offer_words
 from events.remainder_policy import lacks_remainder_policy
-from events.runner import is_house, roles_of, scope_roles
+from events.runner import is_house, refuse_if_suspended, roles_of, scope_roles
 from helpers.forms import COMMON_ZONES, checked, form_key, fresh_key, refuse
 from house import selectors, sheets, staff_pages
-from house.copies import standby_panel
+from house.copies import sees_standby, standby_panel
 from house.forms import EmailForm, EventForm, parse_adjustments
 from house.read_model import house_page, sight
 from organizations.models import Organization
@@ -67,6 +67,8 @@ def _house_event(request: HttpRequest, event_id: int) -> Event:
     """The event, if this user is House for it; 404 otherwise (never say it exists)."""
     event = Event.objects.filter(pk=event_id).first()
     if event is None or not is_house(_user(request), event):
+        if event is not None:
+            refuse_if_suspended(_user(request), Event, event.pk)
         raise Http404("No such event.")
     return event
 
@@ -219,7 +221,10 @@ def _organization_of_new_event(request: HttpRequest, user: User) -> Organization
     if not raw.isdigit() or len(raw) > 18:
         raise Http404("No such organization.")
     organization = Organization.objects.filter(pk=int(raw)).first()
-    if organization is None or organization.suspended:
+    if organization is None:
+        raise Http404("No such organization.")
+    if organization.suspended:
+        refuse_if_suspended(user, Organization, organization.pk)
         raise Http404("No such organization.")
     roles = scope_roles(user, organization.pk, Organization)
     if staff.acting_role(roles, "event_create") is None:
@@ -310,7 +315,7 @@ def dashboard(request: HttpRequest, event_id: int) -> HttpResponse:
     event = _house_event(request, event_id)
     context = {
         **_dashboard_context(request, event),
-        "standby": standby_panel(dashboard=True),
+        "standby": standby_panel(dashboard=True) if sees_standby(_user(request)) else None,
         "my_roles": staff.labels(roles_of(_user(request), event.pk)),
         **staff_pages.displays(request, event),
         # The withdrawal dialog states the event's refund policy (events/money.py).
@@ -366,7 +371,7 @@ def tonight(request: HttpRequest) -> HttpResponse:
     """Every event this House runs today, one line each, linking to its dashboard."""
     now = timezone.now()
     rows = sheets.tonight(_user(request), now)
-    standby = standby_panel(dashboard=False)
+    standby = standby_panel(dashboard=False) if sees_standby(_user(request)) else None
     return render(request, "house/tonight.html", {"rows": rows, "now": now, "standby": standby})
 
 

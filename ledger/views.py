@@ -15,10 +15,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
-from events.errors import DomainError
+from events.errors import DomainError, OrganizationSuspended
 from events.models import Event, Registration, RegistrationStatus
 from events.money import dollars
-from events.runner import is_house, roles_of
+from events.runner import is_house, refuse_if_suspended, roles_of
 from helpers.forms import form_key, refuse
 from ledger import services
 from ledger.forms import LEDGER_FORMS, posted_dollars, posted_id, posted_text
@@ -37,6 +37,8 @@ def _house_event(request: HttpRequest, event_id: int) -> tuple[Event, User]:
     user = request.user
     event = Event.objects.filter(pk=event_id).first()
     if not isinstance(user, User) or event is None or not is_house(user, event):
+        if event is not None:
+            refuse_if_suspended(user if isinstance(user, User) else None, Event, event.pk)
         raise Http404("No such event.")
     return event, user
 
@@ -53,7 +55,10 @@ def _money_event(request: HttpRequest, event_id: int) -> tuple[Event, User, froz
 
 def _not_shown(error: DomainError) -> HttpResponse:
     """The money a role may not see: the site's error page with the refusal's words (the 403 is
-    logged by syndicate/security.py)."""
+    logged by syndicate/security.py). A suspended organization's page is the suspension's
+    (house/suspension.py)."""
+    if isinstance(error, OrganizationSuspended):
+        raise error
     context = {"title": "Not for your role", "message": error.message, "status": error.status}
     return HttpResponse(render_to_string("error.html", context), status=error.status)
 

@@ -73,7 +73,7 @@ from events.models import Event, Phase, Registration
 from events.reads.player import player_state
 from events.runner import is_house, roles_of
 from events.venue import VenueCheckIn, display_grant, venue_check_in
-from house.copies import StandbyPanel, standby_panel
+from house.copies import StandbyPanel, sees_standby, standby_panel
 from house.read_model import sight
 from live import announcement_frames, protocol, targeting
 from live.protocol import SWAPPED_STREAMS as SWAPPED
@@ -637,7 +637,8 @@ class HouseConsumer(LiveConsumer, StandbyFrames):
         groups = (
             protocol.event_group(event_id),
             protocol.house_group(event_id, seen.name, language),
-            standby.GROUP,
+            # The deployment's standby copies, for those who see them (house.copies).
+            *((standby.GROUP,) if sees_standby(user) else ()),
         )
         return Access(event_id, groups, sight=seen, language=language)
 
@@ -655,14 +656,15 @@ class HouseConsumer(LiveConsumer, StandbyFrames):
 
     async def send_snapshots(self) -> None:
         await super().send_snapshots()
-        await self.send_standby(when="connect")
+        if self.standby_listening():
+            await self.send_standby(when="connect")
 
     async def leave_groups(self) -> None:
         self.standby_stop()
         await super().leave_groups()
 
     def standby_listening(self) -> bool:
-        return self.access is not None
+        return self.access is not None and standby.GROUP in self.access.groups
 
     def standby_language(self) -> str:
         access = self.access
@@ -677,9 +679,9 @@ class HouseConsumer(LiveConsumer, StandbyFrames):
 
 
 class StandbyConsumer(StandbyFrames):
-    """`ws/house/standby/`: Tonight's socket, the standby copies alone, for House (a House
-    member of any event, or a superuser), in its page's language. Closes as the event sockets
-    do: 4401 signed out, 4403 not House."""
+    """`ws/house/standby/`: Tonight's socket, the standby copies alone, for those who see them
+    (site staff and the House of the deployment's own organization: `house.copies.sees_standby`),
+    in its page's language. Closes as the event sockets do: 4401 signed out, 4403 anyone else."""
 
     standby_dashboard = False
     listening = False
@@ -743,7 +745,7 @@ class StandbyConsumer(StandbyFrames):
         """None when the user may see the copies, else the close code."""
         if user is None or not user.is_authenticated or not user.is_active:
             return CLOSE_SIGN_IN
-        if not (user.is_superuser or Event.objects.filter(staff__user=user).exists()):
+        if not sees_standby(user):
             return CLOSE_NOT_ALLOWED
         return None
 

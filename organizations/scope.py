@@ -44,6 +44,9 @@ class OrganizationScope:
             return Organization.objects.filter(pk=scope_id).values("pk")
         return model._default_manager.filter(pk=scope_id).values("organization_id")
 
+    def events(self, scope_id: int) -> QuerySet[Any, Any]:
+        return Event.objects.filter(organization_id=scope_id).values("pk")
+
     def refused(self, model: type[Model], scope_id: int) -> QuerySet[Any, Any]:
         """The suspended organization holding it: its House is refused, its public pages kept."""
         return Organization.objects.filter(

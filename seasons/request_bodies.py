@@ -56,6 +56,18 @@ class SeriesCreate(Body):
     name = Text(max_length=limits.NAME_LENGTH)
     venue = Text(allow_blank=True, default="", max_length=limits.NAME_LENGTH)
     time_zone = Text(default="UTC", max_length=64, help_text="An IANA time zone.")
+    organization_id = serializers.IntegerField(
+        min_value=1,
+        max_value=limits.ID_MAX,
+        required=False,
+        help_text="The organization it is made in (its owner or a director): no site staff needed.",
+    )
+    venue_id = serializers.IntegerField(
+        min_value=1,
+        max_value=limits.ID_MAX,
+        required=False,
+        help_text="One of the organization's venues: the series takes its name and time zone.",
+    )
 
 
 STAFF_ROLES = ["director", "cashier", "scorer"]

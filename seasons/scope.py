@@ -45,6 +45,9 @@ class SeriesScope:
             return SeriesEvent.objects.filter(event_id=scope_id).values("series_id")
         return Series.objects.none().values("pk")
 
+    def events(self, scope_id: int) -> QuerySet[Any, Any]:
+        return SeriesEvent.objects.filter(series_id=scope_id).values("event_id")
+
     def refused(self, model: type[Model], scope_id: int) -> QuerySet[Any, Any]:
         return Series.objects.none().values("pk")  # a series' House is never refused alone
 

@@ -27,11 +27,19 @@ from django.utils.translation import gettext_lazy
 from accounts.models import User
 from events import limits, runner
 from events import services as events
-from events.errors import Invalid, NotAllowed, NotFound, WrongPhase, WrongState
+from events.errors import (
+    Invalid,
+    NotAllowed,
+    NotFound,
+    OrganizationSuspended,
+    WrongPhase,
+    WrongState,
+)
 from events.limits import check_text
 from events.models import EntryMode, Event, Phase
 from events.runner import Change, Earlier, action
 from helpers.errors import no_such
+from organizations.models import Organization, Venue
 from seasons import answers, standings
 from seasons.models import (
     MAX_CAPACITY,
@@ -154,7 +162,21 @@ def _date(value: object, what: str) -> datetime.date:
 # Series -------------------------------------------------------------------------------------------
 
 
-@action("series_create", creates_scope=True)
+def _organization_of(arguments: Mapping[str, Any]) -> Sequence[int]:
+    """The organization a new series is made in, locked first."""
+    value = arguments.get("organization_id")
+    if value is None:
+        return []
+    return [value] if isinstance(value, int) and not isinstance(value, bool) else [0]
+
+
+@action(
+    "series_create",
+    creates_scope=True,
+    above_of=_organization_of,
+    scope_model=Organization,
+    missing="organization",
+)
 def series_create(
     change: Change,
     *,
@@ -162,25 +184,42 @@ def series_create(
     name: str,
     venue: str = "",
     time_zone: str = "UTC",
+    organization_id: int | None = None,
+    venue_id: int | None = None,
     idempotency_key: str | None = None,
 ) -> answers.SeriesCreated:
     """Site staff open a series; they become its owner. Its audit starts with the series and
-    its first staff member, both made as site staff."""
-    if not by.is_staff:
+    its first staff member, both made as site staff. In an organization (`organization_id`), its
+    owner or a director opens it, at one of its venues (`venue_id`, whose name and time zone
+    it takes): their organization role holds in it, so it starts with no staff of its own."""
+    organization: Organization | None = change.scope
+    role = SITE_STAFF
+    if organization is not None:
+        if organization.suspended:
+            raise OrganizationSuspended()
+        role = runner.require_above(by, organization.pk, "series_create", model=Organization)
+    elif not by.is_staff:
         raise NotAllowed(_("Only site staff create series."))
+    if venue_id is not None:
+        place = Venue.objects.filter(pk=venue_id, organization=organization).first()
+        if organization is None or place is None:
+            raise NotFound(_("No such venue."))
+        venue, time_zone = place.name, place.time_zone
     series = Series.objects.create(
         name=_name(name, "series"),
         venue=check_text(venue, label=_("The venue"), max_length=NAME_LENGTH),
         time_zone=_time_zone(time_zone),
+        **({} if organization is None else {"organization": organization}),
     )
-    series.staff.create(user=by, role=Role.OWNER)
     change.scope = series
-    change.act_as(SITE_STAFF)
+    change.act_as(role)
     change.audit(
         "series_created",
         details={"name": series.name, "venue": series.venue, "time_zone": series.time_zone},
     )
-    change.audit("house_member_added", details={"member": by.display_name, "role": Role.OWNER})
+    if organization is None:
+        series.staff.create(user=by, role=Role.OWNER)
+        change.audit("house_member_added", details={"member": by.display_name, "role": Role.OWNER})
     return answers.SeriesCreated(series_id=series.pk)
 
 

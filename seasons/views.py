@@ -25,6 +25,7 @@ from events.errors import DomainError, Invalid
 from events.event_language import render_in_event_language
 from events.models import EntryMode, Event, Phase, Registration, RegistrationStatus
 from events.query import query_flag, query_int
+from events.runner import refuse_if_suspended
 from helpers.forms import COMMON_ZONES, form_key, fresh_key, refuse
 from house import staff_pages
 from house.selectors import house_events
@@ -72,6 +73,8 @@ def _series_house(request: HttpRequest, series_id: int) -> Series:
     """The series, if this user is its House; 404 otherwise (never say it exists)."""
     series = Series.objects.filter(pk=series_id).first()
     if series is None or not services.is_series_house(_user(request), series):
+        if series is not None:
+            refuse_if_suspended(_user(request), Series, series.pk)
         raise Http404("No such series.")
     return series
 
@@ -283,6 +286,7 @@ def series_defaults(request: HttpRequest, series_id: int) -> HttpResponse:
 def season_house(request: HttpRequest, season_id: int) -> HttpResponse:
     season = _season(season_id)
     if not services.is_series_house(_user(request), season.series):
+        refuse_if_suspended(_user(request), Series, season.series_id)
         raise Http404("No such season.")
     view = season_table(season)
     invitations = list(
@@ -461,6 +465,7 @@ def season_rules(request: HttpRequest, season_id: int) -> HttpResponse:
     season = _season(season_id)
     user = _user(request)
     if not services.is_series_house(user, season.series):
+        refuse_if_suspended(user, Series, season.series_id)
         raise Http404("No such season.")
     assert user is not None
     try:
@@ -497,6 +502,7 @@ def championship_new(request: HttpRequest, season_id: int) -> HttpResponse:
     season = _season(season_id)
     user = _user(request)
     if not services.is_series_house(user, season.series):
+        refuse_if_suspended(user, Series, season.series_id)
         raise Http404("No such season.")
     assert user is not None
     try:

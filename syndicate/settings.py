@@ -117,6 +117,8 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    # A suspended organization's House page, asked by its staff: the suspension's page.
+    "house.suspension.SuspendedOrganizationMiddleware",
     # Last, so its process_exception is the first to see a view's exception.
     "helpers.busy.BusyMiddleware",
 ]

@@ -46,6 +46,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "staff-invitations": {"email": "someone@example.com", "role": "scorer"},
     "series-staff-invitations": {"email": "someone@example.com", "role": "scorer"},
     "series-display-links": {"label": "Projector"},
+    "venues": {"name": "Annex", "time_zone_name": "UTC"},
 }
 # The values of a body that name an object, by the route's name: the body's field and the name
 # of the id it carries (`body`).
@@ -100,6 +101,7 @@ FORMS: dict[str, dict[str, str]] = {
     "refund": {"amount": "10", "method": "cash", "reason": "Left early"},
     "payout": {"amount": "10", "method": "cash", "acknowledged": "1"},
     "sponsor": {"amount": "50", "method": "cash"},
+    "venue_add": {"name": "Annex", "time_zone": "UTC"},
 }
 
 
@@ -141,8 +143,12 @@ def body(name: str, ids: dict[str, Any], *, form: bool = False) -> dict[str, Any
 def fill(route: str, ids: dict[str, Any]) -> str:
     """The route's address with its values from `ids` (a value not given is left as written).
     The staff pages name their scope's id `scope_id`: an event's under events/, a series' under
-    series/."""
-    scope = "series_id" if "series/<int:scope_id>" in route else "event_id"
-    ids = {**ids, "scope_id": ids[scope]}
+    series/, an organization's under organizations/."""
+    scope = "event_id"
+    if "series/<int:scope_id>" in route:
+        scope = "series_id"
+    elif "organizations/<int:scope_id>" in route:
+        scope = "organization_id"
+    ids = {**ids, "scope_id": ids.get(scope, "<scope_id>")}
     path = re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(ids.get(m.group(1), m.group(0))), route)
     return "/" + path.lstrip("^").rstrip("$")

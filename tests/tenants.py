@@ -1,11 +1,13 @@
 """Two organizers' worlds on one deployment, each built through the services as its staff would
 build it: the staff of every role, held in the scope above events that the world's events belong
-to; an event open for registration with its waitlist, one started and mid-game, one finalized in
-a season; players, ledger lines, reviews, announcements, invitations and display links. A world
-keeps the ids a route can name and the private text a page of another world must never show.
+to (an organization, its series and its events at its venues; or, on the laptop's one
+organization, a series); an event open for registration with its waitlist, one started and
+mid-game, one finalized in a season; players, ledger lines, reviews, announcements,
+invitations and display links. A world keeps the ids a route can name and the private text a
+page of another world must never show.
 
 Where a world's staff hold their roles is `house_above_events`: the one place that says what
-scope a tenant is.
+scope a tenant is (`LEVELS`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from events import services
 from events.models import Event, Registration
 from events.simulation import Simulation
 from ledger import services as ledger
+from organizations import services as organizations
+from organizations.models import Organization
 from seasons import services as seasons
 from seasons.models import PlayerKey, Series
 from staff.roles import Role
@@ -31,15 +35,22 @@ from tests.factories import make_user
 
 ROLES = (Role.OWNER, Role.DIRECTOR, Role.CASHIER, Role.SCORER)
 PHASES = ("open", "started", "finalized")
+# Where a tenant's staff hold their roles: its own organization (its series, events and venues
+# in it), or a series of the laptop's one organization.
+LEVELS = ("organization", "series")
 FIRST_NIGHT = datetime.date(2026, 9, 3)
 
 
 @dataclass
 class House:
-    """A tenant's staff, one account per role, and the scope above events they hold it in."""
+    """A tenant's staff, one account per role, the scope above events they hold it in (their
+    organization, or a series), the series its nights are in and the venues they are at."""
 
-    scope: Series
+    scope: Organization | Series
+    series: Series
     staff: dict[str, User]
+    venue_ids: list[int] = field(default_factory=list)
+    invitation_id: int = 0
 
     @property
     def owner(self) -> User:
@@ -49,22 +60,64 @@ class House:
     def director(self) -> User:
         return self.staff[Role.DIRECTOR]
 
+    @property
+    def organization_id(self) -> int:
+        organization_id = self.series.organization_id
+        assert organization_id is not None
+        return organization_id
 
-def house_above_events(name: str) -> House:
-    """A tenant's own House: a series, made by the deployment's site staff, whose staff hold a
-    role in every event put in it; the site staff hand it to its owner and leave."""
+
+def house_above_events(name: str, level: str = "organization") -> House:
+    """A tenant's own House. An organization: its owner signs up, adds two venues, appoints
+    its staff and opens a series at its hall, with no site staff. A series (of the laptop's
+    organization): made by the deployment's site staff, who appoint its staff, hand it to its
+    owner and leave."""
+    staff: dict[str, User] = {role: make_user(f"{name} {role}") for role in ROLES}
+    if level == "organization":
+        owner = staff[Role.OWNER]
+        organization_id = organizations.organization_create(
+            by=owner, name=f"{name} Cornhole"
+        ).organization_id
+        venue_ids = [
+            organizations.venue_create(
+                organization_id=organization_id, by=owner, name=f"{name} {place}"
+            ).venue_id
+            for place in ("Hall", "Annex")
+        ]
+        scope = Scope(Organization, organization_id)
+        for each in ROLES[1:]:
+            services.house_member_add(scope=scope, by=owner, member=staff[each], role=each)
+        invited = services.staff_invite(
+            scope=scope,
+            by=owner,
+            email=f"{name.lower()}-organization-invited@example.com",
+            role=Role.CASHIER,
+        )
+        series_id = seasons.series_create(
+            by=owner,
+            name=f"{name} League",
+            organization_id=organization_id,
+            venue_id=venue_ids[0],
+        ).series_id
+        return House(
+            scope=Organization.objects.get(pk=organization_id),
+            series=Series.objects.get(pk=series_id),
+            staff=staff,
+            venue_ids=venue_ids,
+            invitation_id=invited.invitation_id,
+        )
     founder = make_user(f"{name} founder", staff=True)
     series_id = seasons.series_create(
         by=founder, name=f"{name} League", venue=f"{name} Hall"
     ).series_id
     scope = Scope(Series, series_id)
-    staff: dict[str, User] = {role: make_user(f"{name} {role}") for role in ROLES}
     for role, member in staff.items():
         appointed = Role.DIRECTOR if role == Role.OWNER else role
         services.house_member_add(scope=scope, by=founder, member=member, role=appointed)
     services.ownership_transfer(scope=scope, by=founder, member=staff[Role.OWNER])
     services.house_member_remove(scope=scope, by=founder, member=founder)
-    return House(scope=Series.objects.get(pk=series_id), staff=staff)
+    series = Series.objects.get(pk=series_id)
+    return House(scope=series, series=series, staff=staff)
 
 
 @dataclass
@@ -87,11 +140,11 @@ class World:
         return Event.objects.get(pk=self.ids[phase]["event_id"])
 
 
-def build_world(name: str) -> World:
-    """A whole tenant, built through the services."""
-    house = house_above_events(name)
+def build_world(name: str, level: str = "organization") -> World:
+    """A whole tenant, built through the services (its staff's roles held at `level`)."""
+    house = house_above_events(name, level)
     world = World(name=name, house=house)
-    series_id = house.scope.pk
+    series_id = house.series.pk
     season_id = seasons.season_create(
         series_id=series_id,
         by=house.owner,
@@ -99,7 +152,13 @@ def build_world(name: str) -> World:
         starts_on=FIRST_NIGHT,
         ends_on=FIRST_NIGHT + datetime.timedelta(weeks=12),
     ).season_id
-    common = {"series_id": series_id, "season_id": season_id, "user_id": house.director.pk}
+    common = {
+        "series_id": series_id,
+        "season_id": season_id,
+        "user_id": house.director.pk,
+        "organization_id": house.organization_id,
+        "venue_id": house.venue_ids[0] if house.venue_ids else 0,
+    }
 
     by_phase = {
         "finalized": _finalized_night(world),
@@ -136,6 +195,8 @@ def build_world(name: str) -> World:
             "link_id": link.link_id,
             "series_invitation_id": series_invited.invitation_id,
             "series_link_id": series_link.link_id,
+            # The organization's invitation under organizations/ (none at the series level).
+            "organization_invitation_id": house.invitation_id or invited.invitation_id,
         }
     for phase in PHASES:
         world.ids[phase] |= {
@@ -156,6 +217,7 @@ def build_world(name: str) -> World:
         *(user.email for user in everyone),
         f"{name.lower()}-invited@example.com",
         f"{name.lower()}-series-invited@example.com",
+        f"{name.lower()}-organization-invited@example.com",
         invited.token,
         series_invited.token,
         *world.tokens.values(),
@@ -177,34 +239,26 @@ def _player(world: World, label: str) -> User:
 
 
 def _finalized_night(world: World) -> dict[str, Any]:
-    """A night played to its end in the world's series and season (the standings moved after
-    the commit, as in production), by the site staff who set the world up."""
+    """A night played to its end in the world's series and season, at its hall (the standings
+    moved after the commit, as in production), run by the world's owner."""
     players = [_player(world, f"regular {n}") for n in range(1, 5)]
-    operator = make_user(f"{world.name} operator", staff=True)
-    series = Scope(Series, world.house.scope.pk)
-    services.house_member_add(scope=series, by=world.house.owner, member=operator)
+    house = world.house
     with TestCase.captureOnCommitCallbacks(execute=True):
         event_id = int(
             Simulation(
                 format="league",
                 players=len(players),
                 seed=7,
-                house=operator,
+                house=house.owner,
                 users=players,
                 date=FIRST_NIGHT,
-                created=functools.partial(
-                    _into_series, series_id=world.house.scope.pk, by=operator
-                ),
+                scope_above_id=house.series.pk,
+                venue_id=house.venue_ids[0] if house.venue_ids else None,
             ).run()["event_id"]
         )
-    services.house_member_remove(scope=series, by=world.house.owner, member=operator)
     registration = Registration.objects.filter(event_id=event_id).order_by("pk").first()
     assert registration is not None
     return {"event_id": event_id, "registration_id": registration.pk, "review_id": 0}
-
-
-def _into_series(event_id: int, *, series_id: int, by: User) -> None:
-    seasons.event_series_set(event_id=event_id, series_id=series_id, by=by)
 
 
 def _event(world: World, name: str, *, capacity: int | None = None) -> int:
@@ -218,7 +272,9 @@ def _event(world: World, name: str, *, capacity: int | None = None) -> int:
             contribution=10,
             remainder_policy="Unallocated dollars roll into the next event.",
             capacity=capacity,
-            scope_above_id=house.scope.pk,
+            scope_above_id=house.series.pk,
+            # The second night at the world's annex, when it has venues.
+            venue_id=house.venue_ids[-1] if house.venue_ids else None,
         ).event_id
     )
 

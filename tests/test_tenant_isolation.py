@@ -1,8 +1,10 @@
 """One organizer's staff reach nothing of another's by id: every route of the project that takes
 an object's id or token, read from the resolver, is asked by each of world A's staff (owner,
 director, cashier, scorer) with world B's ids, in each phase of B's events, with every method it
-takes and a plausible body. House's pages answer 404, House's API its refusal of a non-member
-(403 `not_allowed`, or 404 `not_found` for a registration that is not theirs), and nothing in
+takes and a plausible body; the two worlds are two organizations (their staff's roles held in
+their organization, its series and events at its venues), and again two series of the laptop's
+one organization. House's pages answer 404, House's API too (404 `not_found`: not found or not
+yours), and nothing in
 the database changes (every table's rows, counted and hashed, before and after each request).
 Public routes answer, and show nothing private of B (staff's and players' emails, invitations,
 display links' tokens, the check-in code, the ledger's notes).
@@ -30,7 +32,7 @@ from django.urls import URLPattern
 
 from tests.factories import rolled_back
 from tests.routes import ID_BODIES, ID_FORMS, body, every_route, fill, methods, parameters
-from tests.tenants import PHASES, World, build_world, changed_tables, fingerprint
+from tests.tenants import LEVELS, PHASES, World, build_world, changed_tables, fingerprint
 
 
 @dataclass(frozen=True)
@@ -46,19 +48,20 @@ class Kind:
 
 HOUSE_PAGE = Kind(
     "house page",
-    "House's page, form or download of one event, series or season: 404 to anyone who holds no "
-    "role there (house/views.py, ledger/views.py, seasons/views.py, house/staff_pages.py)",
+    "House's page, form or download of one event, series, season or organization: 404 to "
+    "anyone who holds no role there (house/views.py, ledger/views.py, seasons/views.py, "
+    "house/staff_pages.py, house/organizations.py)",
 )
 HOUSE_API = Kind(
     "house api",
-    "House's API of one event, series or season: the non-member's refusal, 403 `not_allowed` "
-    "(the event itself is public: its board says it exists), or 404 `not_found` where the "
-    "object is a registration or review that is not theirs (api/reads.py, events/access.py)",
+    "House's API of one event, series, season or organization: 404 `not_found` to a stranger "
+    "(no role in its chain, no place in the event), as House's pages answer "
+    "(events/runner.py `stranger_refusal`, api/reads.py, events/access.py)",
 )
 PUBLIC_AND_HOUSE_API = Kind(
     "public read, house write",
     "Anyone reads it (an event's, series' or season's public summary); its writes are House's "
-    "and refused to a non-member as House's API is",
+    "and refused to a stranger as House's API is",
 )
 PLAYER_API = Kind(
     "player api",
@@ -167,6 +170,8 @@ ROUTES: dict[str, Kind] = {
     "api:series-staff-invitation": HOUSE_API,
     "api:series-display-links": HOUSE_API,
     "api:series-display-link-revoke": HOUSE_API,
+    # The API: organizations
+    "api:venues": HOUSE_API,
     # The API: a registration, House's acts on it or its player's
     "api:promote": HOUSE_API,
     "api:remove": HOUSE_API,
@@ -259,6 +264,16 @@ ROUTES: dict[str, Kind] = {
     "seasons:season_house": HOUSE_PAGE,
     "seasons:season_rules": HOUSE_PAGE,
     "seasons:championship_new": HOUSE_PAGE,
+    # House's pages of an organization
+    "organizations:organization": HOUSE_PAGE,
+    "organizations:venue_add": HOUSE_PAGE,
+    "organizations:staff_add": HOUSE_PAGE,
+    "organizations:staff_role": HOUSE_PAGE,
+    "organizations:staff_remove": HOUSE_PAGE,
+    "organizations:staff_owner": HOUSE_PAGE,
+    "organizations:invite": HOUSE_PAGE,
+    "organizations:invitation_withdraw": HOUSE_PAGE,
+    "organizations:leave": HOUSE_PAGE,
     # Invitations, by their token
     ":staff_invitation": INVITATION,
     "house:invitation": INVITATION,
@@ -306,15 +321,19 @@ def routes_taking_a_value() -> list[tuple[str, str, URLPattern]]:
     return [item for item in every_route() if parameters(item[0])]
 
 
-@pytest.fixture(scope="module")
-def built(django_db_setup: None, django_db_blocker: Any) -> Iterator[tuple[World, World]]:
-    """Both worlds, built once for the module in a transaction rolled back after its last test
-    (each test's own is a savepoint inside it, as in tests/test_pseudo_locale.py)."""
+@pytest.fixture(scope="module", params=LEVELS)
+def built(
+    request: pytest.FixtureRequest, django_db_setup: None, django_db_blocker: Any
+) -> Iterator[tuple[World, World]]:
+    """Both worlds, their staff's roles held at one level (two organizations, or two series of
+    the laptop's organization), built once for the module per level in a transaction rolled
+    back after its last test (each test's own is a savepoint inside it, as in
+    tests/test_pseudo_locale.py)."""
     with django_db_blocker.unblock():
         block = transaction.atomic()
         block._from_testcase = True  # type: ignore[attr-defined]
         with block:
-            yield build_world("Alpha"), build_world("Bravo")
+            yield build_world("Alpha", request.param), build_world("Bravo", request.param)
             transaction.set_rollback(True)
 
 
@@ -330,6 +349,8 @@ def ids_for(route: str, world: World, phase: str, kind: Kind) -> dict[str, Any]:
     ids = dict(world.ids[phase])
     if "series/" in route:
         ids["invitation_id"], ids["link_id"] = ids["series_invitation_id"], ids["series_link_id"]
+    if "organizations/" in route:
+        ids["invitation_id"] = ids["organization_invitation_id"]
     if kind.token:
         ids["token"] = world.tokens[kind.token]
     return ids
@@ -389,8 +410,8 @@ def refused_as(kind: Kind, method: str, response: HttpResponse, event_page: str)
         return status in (403, 404, 409) and code is not None
     if kind is PLAYER_API:
         return (status, code) == (404, "not_found")
-    # House's API, and the writes of a public read
-    return (status, code) in {(403, "not_allowed"), (404, "not_found")}
+    # House's API, and the writes of a public read: not found or not yours
+    return (status, code) == (404, "not_found")
 
 
 def leaked(text: str, private: set[str], sent: str = "") -> list[str]:
@@ -531,7 +552,8 @@ def test_house_lists_show_nothing_of_another_tenant(two_tenants: tuple[World, Wo
     of B's events or series, nothing private of B."""
     a, b = two_tenants
     houses = [f"/house/events/{ids['event_id']}/" for ids in b.ids.values()]
-    houses.append(f"/house/series/{b.house.scope.pk}/")
+    houses.append(f"/house/series/{b.house.series.pk}/")
+    houses.append(f"/house/organizations/{b.house.organization_id}/")
     for user in a.staff:
         client = Client()
         client.force_login(user)

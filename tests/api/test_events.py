@@ -126,9 +126,19 @@ def test_it_lets_house_edit_the_settings_sent() -> None:
 
 def test_it_refuses_edits_by_a_player() -> None:
     table = make_table()
+    player = make_user()
+    table.register(player)
+    with unchanged(table.event):
+        response = Api(player).patch(f"/api/events/{table.event.pk}/", {"venue": "Mine"})
+        assert error(response) == (403, "not_allowed")
+
+
+def test_it_tells_a_stranger_the_event_is_not_there() -> None:
+    table = make_table()
     with unchanged(table.event):
         response = Api(make_user()).patch(f"/api/events/{table.event.pk}/", {"venue": "Mine"})
-        assert error(response) == (403, "not_allowed")
+        assert response.status_code == 404
+        assert response.json()["error"] == {"code": "not_found", "message": "No such event."}
 
 
 def test_it_refuses_edits_after_the_start() -> None:

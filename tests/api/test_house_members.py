@@ -29,7 +29,8 @@ def test_it_lets_staff_remove_a_house_member() -> None:
     response = api.delete(f"/api/events/{table.event.pk}/house-members/{member.pk}/")
     assert response.status_code == 200
     assert response.json() == {"scope": "event", "scope_id": table.event.pk, "member": member.pk}
-    assert error(Api(member).get(f"/api/events/{table.event.pk}/house/")) == (403, "not_allowed")
+    # No role and no place in the event any more: it is not theirs.
+    assert error(Api(member).get(f"/api/events/{table.event.pk}/house/")) == (404, "not_found")
 
 
 def test_it_refuses_a_house_member_who_is_not_staff() -> None:

@@ -80,14 +80,21 @@ def test_it_needs_exactly_one_way_to_name_the_account(body: dict) -> None:
 def test_it_refuses_a_player_without_revealing_which_accounts_exist() -> None:
     table = make_table()
     player = make_user()
-    api = Api(player)
-    with unchanged(table.event):
-        known = api.post(f"/api/events/{table.event.pk}/participants/", {"email": player.email})
-        unknown = api.post(
-            f"/api/events/{table.event.pk}/participants/", {"email": "nobody@example.com"}
-        )
-        assert error(known) == error(unknown) == (403, "not_allowed")
-        assert known.json() == unknown.json()
+    stranger = make_user()
+    table.register(player)
+    # Its player is refused (403); a stranger is told the event is not theirs (404): neither
+    # learns whether the address has an account.
+    for asking, expected in ((player, (403, "not_allowed")), (stranger, (404, "not_found"))):
+        api = Api(asking)
+        with unchanged(table.event):
+            known = api.post(
+                f"/api/events/{table.event.pk}/participants/", {"email": stranger.email}
+            )
+            unknown = api.post(
+                f"/api/events/{table.event.pk}/participants/", {"email": "nobody@example.com"}
+            )
+            assert error(known) == error(unknown) == expected
+            assert known.json() == unknown.json()
 
 
 def test_withdrawn_players_cannot_return() -> None:

@@ -89,7 +89,7 @@ def test_locked_rules_and_dates_that_leave_out_an_event_are_refused() -> None:
     assert error(locked) == (409, "wrong_state")
     assert "locked" in locked.json()["error"]["message"]
     assert error(short) == (409, "wrong_state")
-    assert error(stranger) == (403, "not_allowed")
+    assert error(stranger) == (404, "not_found")
     assert error(moved) == (409, "wrong_phase")
 
 

@@ -156,6 +156,8 @@ HOUSE = [
         "/api/events/{event}/ledger/sponsor/",
         {"amount": 1, "method": "cash"},
     ),
+    # The event's organization (the laptop's): its venues are its owner's and directors'.
+    Call("venues", "POST", "/api/organizations/{organization}/venues/", {"name": "Mine"}),
 ]
 STAFF = [
     Call(
@@ -208,6 +210,8 @@ SIGNED_IN = [
     Call("me", "GET", "/api/events/{event}/me/"),
     Call("self-check-in", "POST", "/api/events/{event}/check-in/", {"code": "ABCDEF"}),
     Call("my-history", "GET", "/api/me/history/"),
+    # Anyone signed in makes an organization of their own.
+    Call("organizations", "POST", "/api/organizations/", {"name": "Mine"}),
 ]
 
 
@@ -271,6 +275,7 @@ class Scene:
             "series_invitation": self.series_invitation,
             "link": self.link,
             "series_link": self.series_link,
+            "organization": self.table.event.organization_id or 0,
         }
 
 

@@ -130,9 +130,13 @@ def test_house_reads_the_line_promotes_and_removes_with_a_reason() -> None:
         ("Cy", "waitlisted"),
         ("Dee", "waitlisted"),
     ]
-    # A player reads no waitlist.
-    response = Api(make_user()).get(f"/api/events/{table.event.pk}/waitlist/")
+    # A player reads no waitlist; a stranger is told the event is not theirs.
+    response = Api(Registration.objects.get(pk=ids[0]).player).get(
+        f"/api/events/{table.event.pk}/waitlist/"
+    )
     assert error(response) == (403, "not_allowed")
+    response = Api(make_user()).get(f"/api/events/{table.event.pk}/waitlist/")
+    assert error(response) == (404, "not_found")
 
 
 def test_capacity_below_the_places_held_is_refused_409() -> None:

@@ -102,14 +102,20 @@ def test_a_cashier_and_a_scorer_are_told_their_role_and_nothing_changes(role: st
 def test_a_player_and_an_outsider_are_refused_and_nothing_changes(who: str) -> None:
     scene = _scene()
     event, by = scene.table.event, scene.people[who]
+    # Its player knows the event and is told House's words; an outsider, that it is not there.
+    expected, words = (
+        (NotAllowed, "Only House can do that for this event.")
+        if who == "player"
+        else (NotFound, "No such event.")
+    )
     error = refused(
-        NotAllowed,
+        expected,
         event,
         lambda: services.display_link_create(scope=Scope.of(event), by=by, label="Mine"),
     )
-    assert error.message == "Only House can do that for this event."
+    assert error.message == words
     refused(
-        NotAllowed,
+        expected,
         event,
         lambda: services.display_link_revoke(scope=Scope.of(event), by=by, link_id=scene.link_id),
     )
@@ -196,7 +202,7 @@ def test_a_series_link_is_made_and_revoked_by_the_series_owner_or_director() -> 
         services.display_link_create(scope=Scope(Series, series), by=cashier, label="Mine")
     with pytest.raises(NotAllowed, match=r"\(cashier\) does not include that"):
         services.display_link_revoke(scope=Scope(Series, series), by=cashier, link_id=link.pk)
-    with pytest.raises(NotAllowed, match="Only House of this series"):
+    with pytest.raises(NotFound, match=r"^No such series\.$"):
         services.display_link_revoke(
             scope=Scope(Series, series), by=make_user("Outsider"), link_id=link.pk
         )

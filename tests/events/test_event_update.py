@@ -10,6 +10,7 @@ import pytest
 from events import services
 from events.errors import (
     NotAllowed,
+    NotFound,
     RemainderPolicyRequired,
     WrongPhase,
 )
@@ -77,12 +78,19 @@ def test_it_lets_house_edit_the_draft_settings_until_the_start():
 
 @pytest.mark.django_db
 def test_it_lets_only_house_edit_the_settings():
-    """A user is House for an event when they are one of its House members."""
+    """A user is House for an event when they are one of its House members: a player of it and
+    site staff are refused House's words, a stranger is told the event is not there."""
     table = make_table("league")
     other_staff = make_user("Other staff", staff=True)
-    for user in (make_user("Pat"), other_staff):
+    player = make_user("Pia")
+    table.register(player)
+    for user, expected in (
+        (make_user("Pat"), NotFound),
+        (player, NotAllowed),
+        (other_staff, NotAllowed),
+    ):
         refused(
-            NotAllowed,
+            expected,
             table.event,
             partial(
                 services.event_update, event_id=table.event.pk, by=user, changes={"name": "Mine"}

@@ -6,9 +6,7 @@ from __future__ import annotations
 import pytest
 
 from events import services
-from events.errors import (
-    NotAllowed,
-)
+from events.errors import NotAllowed, NotFound
 from staff.scopes import Scope
 from tests.events.support import last
 from tests.factories import make_table, make_user
@@ -32,8 +30,8 @@ def test_it_lets_site_staff_appoint_house_members():
     assert last(table.event, "house_member_added").details == {"member": "Max", "role": "director"}
     services.house_member_remove(scope=Scope.of(table.event), by=staff, member=member)
     assert last(table.event, "house_member_removed").details == {"member": "Max"}
-    refused(
-        NotAllowed,
+    refused(  # no role and no place in it any more: the event is not theirs
+        NotFound,
         table.event,
         lambda: services.event_start(event_id=table.event.pk, by=member),
     )

@@ -10,7 +10,7 @@ from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 
 from events import services
-from events.errors import NotAllowed
+from events.errors import NotFound
 from tests.factories import make_table, make_user
 from tests.live.sockets import TIMEOUT, by_stream, frames, open_socket, session_cookie
 
@@ -65,7 +65,7 @@ def test_a_refused_announcement_sends_nothing() -> None:
     async def scenario() -> None:
         socket = await open_socket(f"/ws/events/{table.event.pk}/player/", cookie=cookie)
         await by_stream(socket, 2)
-        with pytest.raises(NotAllowed):
+        with pytest.raises(NotFound):  # the event is not theirs
             await database_sync_to_async(services.announcement_send)(
                 event_id=table.event.pk, by=stranger, text="Free drinks"
             )

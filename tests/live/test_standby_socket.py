@@ -10,6 +10,12 @@ from typing import Any
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
+from events import services as events
+from organizations import services as organizations
+from organizations.models import Organization
+from seasons import services as seasons
+from seasons.models import Series
+from staff.scopes import Scope
 from standby import snapshots, state
 from standby.state import Copy
 from tests.factories import make_table, make_user
@@ -140,19 +146,73 @@ def test_tonight_socket_sends_nothing_until_a_copy_is_reported() -> None:
     assert "only copy" not in frame["html"]
 
 
-def test_tonight_socket_is_for_house_only() -> None:
+def test_tonight_socket_is_for_the_deployments_house_only() -> None:
+    """The copies are the deployment's: its site staff and the House of its own organization
+    (an event's staff, its series') hear them; a player and another organization's staff, every
+    role, are refused."""
     table = make_table(players=1)
     player = session_cookie(table.players[0])
-    staff_without_events = session_cookie(make_user(staff=True))
+    organizer = make_user("Organizer")
+    elsewhere = organizations.organization_create(by=organizer, name="Elsewhere").organization_id
+    scorer = make_user("Their scorer")
+    events.house_member_add(
+        scope=Scope(Organization, elsewhere), by=organizer, member=scorer, role="scorer"
+    )
+    theirs = [session_cookie(organizer), session_cookie(scorer)]
+    series_id = seasons.series_create(by=make_user(staff=True), name="Thursdays").series_id
+    series_member = make_user("Series scorer")
+    events.house_member_add(
+        scope=Scope(Series, series_id),
+        by=Series.objects.get(pk=series_id).staff.get().user,
+        member=series_member,
+        role="scorer",
+    )
+    seeing = [
+        session_cookie(table.house),
+        session_cookie(make_user(staff=True)),
+        session_cookie(series_member),
+    ]
 
-    async def scenario() -> list[int]:
-        return [
+    async def scenario() -> tuple[list[int], list[bool]]:
+        refused = [
             await refusal(communicator(TONIGHT)),
             await refusal(communicator(TONIGHT, cookie=player)),
-            await refusal(communicator(TONIGHT, cookie=staff_without_events)),
+            *[await refusal(communicator(TONIGHT, cookie=cookie)) for cookie in theirs],
         ]
+        opened = []
+        for cookie in seeing:
+            socket = await open_socket(TONIGHT, cookie=cookie)
+            await sync_to_async(state.publish)(folder("starting"))
+            frame = await socket.receive_json_from(timeout=TIMEOUT)
+            opened.append(frame["stream"] == "standby")
+            await socket.disconnect()
+        return refused, opened
 
-    assert async_to_sync(scenario)() == [4401, 4403, 4403]
+    assert async_to_sync(scenario)() == ([4401, 4403, 4403, 4403], [True, True, True])
+
+
+def test_another_organizations_house_socket_hears_no_copies() -> None:
+    organizer = make_user("Organizer")
+    elsewhere = organizations.organization_create(by=organizer, name="Elsewhere").organization_id
+    event_id = events.event_create(
+        by=organizer,
+        organization_id=elsewhere,
+        name="Their Friday",
+        date=datetime.now(UTC).date(),
+        format="league",
+    ).event_id
+    events.registration_open(event_id=event_id, by=organizer)
+    cookie = session_cookie(organizer)
+
+    async def scenario() -> bool:
+        socket = await open_socket(house_path(event_id), cookie=cookie)
+        assert set(await by_stream(socket, 2)) == {"board", "house"}
+        await sync_to_async(state.publish)(folder("starting"))
+        heard = not await socket.receive_nothing(timeout=0.5)
+        await socket.disconnect()
+        return heard
+
+    assert async_to_sync(scenario)() is False
 
 
 def test_a_snapshot_reaches_open_house_pages(tmp_path: Any, settings: Any) -> None:

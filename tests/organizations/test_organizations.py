@@ -13,7 +13,7 @@ import pytest
 from django.db import close_old_connections
 from django.test import Client, override_settings
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from accounts.models import User
 from events import services as events
@@ -25,6 +25,7 @@ from events.errors import (
     NotFound,
     OrganizationLimitReached,
     OrganizationSuspended,
+    WrongState,
 )
 from events.models import Event
 from events.runner import is_house, roles_of
@@ -33,6 +34,7 @@ from organizations import services as organizations
 from organizations.home import HOME_SLUG
 from organizations.models import Organization, OrganizationAuditEntry, Venue
 from seasons import services as seasons
+from seasons.models import Series
 from staff.models import Membership
 from staff.scopes import Scope
 from tests.factories import make_table, make_user
@@ -145,15 +147,16 @@ def test_another_organizations_staff_reach_nothing_of_it() -> None:
     event = Event.objects.get(pk=new_event(mine, my_venue).event_id)
     assert roles_of(stranger, event.pk) == frozenset()
     before = (Event.objects.count(), Venue.objects.count(), Membership.objects.count())
-    with pytest.raises(NotAllowed):
+    # Not found or not theirs: the organization and its event are not there for them.
+    with pytest.raises(NotFound, match=r"^No such organization\.$"):
         new_event(mine, my_venue, by=stranger)
     with pytest.raises(NotFound):  # another organization's venue is no venue of this one
         new_event(theirs, my_venue, by=stranger)
-    with pytest.raises(NotAllowed):
+    with pytest.raises(NotFound, match=r"^No such organization\.$"):
         organizations.venue_create(organization_id=mine.pk, by=stranger, name="Mine now")
-    with pytest.raises(NotAllowed):
+    with pytest.raises(NotFound, match=r"^No such organization\.$"):
         events.house_member_add(scope=Scope.of(mine), by=stranger, member=stranger)
-    with pytest.raises(DomainError):
+    with pytest.raises(NotFound, match=r"^No such event\.$"):
         events.registration_open(event_id=event.pk, by=stranger)
     assert (Event.objects.count(), Venue.objects.count(), Membership.objects.count()) == before
     # Its House pages answer as missing ones do; its staff's emails are never shown.
@@ -303,6 +306,153 @@ def test_the_api_makes_an_organization_a_venue_and_an_event_in_it() -> None:
         content_type="application/json",
         headers={"Idempotency-Key": "v2"},
     )
-    assert refused.status_code == 403
-    assert refused.json()["error"]["code"] == "not_allowed"
+    assert refused.status_code == 404
+    assert refused.json()["error"] == {"code": "not_found", "message": "No such organization."}
     assert Venue.objects.filter(organization_id=organization_id).count() == 1
+
+
+def suspended_night() -> dict[str, Any]:
+    """An organization's series, its season and a night at its venue, open; then the operator
+    suspends it."""
+    organization, venue = organization_of("Sue")
+    owner = owner_of(organization)
+    series_id = seasons.series_create(
+        by=owner, name="Sue's Thursdays", organization_id=organization.pk, venue_id=venue.pk
+    ).series_id
+    season_id = seasons.season_create(
+        series_id=series_id,
+        by=owner,
+        name="Autumn",
+        starts_on=TOMORROW,
+        ends_on=TOMORROW + datetime.timedelta(weeks=8),
+    ).season_id
+    event_id = events.event_create(
+        by=owner,
+        scope_above_id=series_id,
+        venue_id=venue.pk,
+        name="Friday",
+        date=TOMORROW,
+        format="league",
+    ).event_id
+    events.registration_open(event_id=event_id, by=owner)
+    operator.suspend(slug=organization.slug)
+    return {
+        "organization": organization,
+        "owner": owner,
+        "series_id": series_id,
+        "season_id": season_id,
+        "event_id": event_id,
+    }
+
+
+def test_a_suspended_organizations_house_pages_answer_the_suspension_to_its_staff() -> None:
+    night = suspended_night()
+    event_id, series_id, season_id = night["event_id"], night["series_id"], night["season_id"]
+    house_pages = [
+        reverse("house:dashboard", args=[event_id]),
+        reverse("house:event_edit", args=[event_id]),
+        reverse("ledger:night", args=[event_id]),
+        reverse("seasons:series", args=[series_id]),
+        reverse("seasons:season_house", args=[season_id]),
+        reverse("organizations:organization", args=[night["organization"].pk]),
+    ]
+    staff, stranger = Client(), Client()
+    staff.force_login(night["owner"])
+    stranger.force_login(make_user("Stranger"))
+    for path in house_pages:
+        page = staff.get(path)
+        assert page.status_code == 403, path
+        assert b'data-error-code="organization_suspended"' in page.content, path
+        assert stranger.get(path).status_code == 404, path
+    # A House form posted to it changes nothing.
+    closed = staff.post(
+        reverse("house:registration_close", args=[event_id]), {"idempotency_key": "k1"}
+    )
+    assert closed.status_code == 403
+    assert Event.objects.get(pk=event_id).registration_open
+    # Its public pages stay public, to its staff as to anyone.
+    for path in (
+        reverse("web:board", args=[event_id]),
+        reverse("seasons:season", args=[season_id]),
+    ):
+        assert staff.get(path).status_code == 200, path
+        assert Client().get(path).status_code == 200, path
+    assert staff.get(reverse("web:event", args=[event_id])).status_code == 200
+
+
+def test_a_suspended_organizations_house_api_answers_the_suspension_to_its_staff() -> None:
+    night = suspended_night()
+    event_id, series_id = night["event_id"], night["series_id"]
+    staff, stranger = Client(), Client()
+    staff.force_login(night["owner"])
+    stranger.force_login(make_user("Stranger"))
+    asked = [
+        ("get", f"/api/events/{event_id}/house/", None),
+        ("get", f"/api/events/{event_id}/cash-box/", None),
+        ("post", f"/api/events/{event_id}/registration/close/", {}),
+        ("patch", f"/api/events/{event_id}/", {"name": "Renamed"}),
+        ("patch", f"/api/series/{series_id}/", {"capacity": 20}),
+        ("post", f"/api/organizations/{night['organization'].pk}/venues/", {"name": "Annex"}),
+    ]
+    for n, (method, path, data) in enumerate(asked):
+        for client, expected in (
+            (staff, (403, "organization_suspended")),
+            (stranger, (404, "not_found")),
+        ):
+            response = getattr(client, method)(
+                path,
+                data,
+                content_type="application/json",
+                headers={"Idempotency-Key": f"key-{n}"},
+            )
+            code = response.json()["error"]["code"]
+            assert (response.status_code, code) == expected, (method, path, response.content)
+    event = Event.objects.get(pk=event_id)
+    assert (event.name, event.registration_open) == ("Friday", True)
+    assert Venue.objects.filter(organization=night["organization"]).count() == 1
+
+
+def test_staff_refusals_name_the_organization_in_the_readers_language() -> None:
+    organization, _venue = organization_of()
+    owner = owner_of(organization)
+    scope = Scope.of(organization)
+    with pytest.raises(WrongState) as alone:
+        events.house_member_remove(scope=scope, by=owner, member=owner)
+    assert alone.value.message == "An organization keeps at least one House member."
+    events.house_member_add(scope=scope, by=owner, member=make_user("Deputy"), role="director")
+    with pytest.raises(NotAllowed) as leaving:
+        events.house_member_remove(scope=scope, by=owner, member=owner)
+    assert leaving.value.message == (
+        "The owner hands ownership over first: an organization keeps an owner."
+    )
+    with pytest.raises(NotAllowed) as handed:
+        events.ownership_transfer(scope=scope, by=owner, member=make_user("Not on the staff"))
+    assert handed.value.message == (
+        "Ownership goes to a member of the organization's staff: appoint them first."
+    )
+    with translation.override("es"), pytest.raises(NotAllowed) as spanish:
+        events.house_member_remove(scope=scope, by=owner, member=owner)
+    assert "una organización conserva un propietario" in spanish.value.message
+    with translation.override("fr"), pytest.raises(NotAllowed) as french:
+        events.house_member_remove(scope=scope, by=owner, member=owner)
+    assert "une organisation garde un propriétaire" in french.value.message
+
+
+def test_a_series_of_an_organization_keeps_its_house_through_the_organization() -> None:
+    organization, venue = organization_of()
+    owner = owner_of(organization)
+    series_id = seasons.series_create(
+        by=owner, name="Thursdays", organization_id=organization.pk, venue_id=venue.pk
+    ).series_id
+    series = Scope(Series, series_id)
+    assert not Membership.objects.of(Series.objects.get(pk=series_id)).exists()
+    guest = make_user("Guest host")
+    events.house_member_add(scope=series, by=owner, member=guest, role="director")
+    # Its only member of its own may leave: the organization's staff hold it.
+    events.house_member_remove(scope=series, by=guest, member=guest)
+    assert roles_of(owner, new_event(organization, venue).event_id) == {"owner"}
+    # A stranger is told the organization is not there; site staff are not needed.
+    with pytest.raises(NotFound, match=r"^No such organization\.$"):
+        seasons.series_create(
+            by=make_user("Stranger"), name="Mine", organization_id=organization.pk
+        )

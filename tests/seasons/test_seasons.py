@@ -15,7 +15,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from audit.export import audit_document
-from events.errors import Invalid, NotAllowed, WrongState
+from events.errors import Invalid, NotFound, WrongState
 from events.models import Event, Registration, RegistrationStatus
 from seasons import services
 from seasons.models import (
@@ -99,8 +99,8 @@ def test_bad_dates_and_overlapping_seasons_are_refused() -> None:
             ends_on=FIRST + 20 * WEEK,
         ),
     )
-    refused_season(
-        NotAllowed,
+    refused_season(  # a stranger to the series: not found or not theirs
+        NotFound,
         lambda: services.season_update(season_id=league.season.pk, by=make_user(), name="Mine"),
     )
 
@@ -218,8 +218,8 @@ def test_the_championship_invites_the_qualified_players_at_the_seasons_end() -> 
             season_id=season.pk, by=league.house, date=season.ends_on - WEEK
         ),
     )
-    refused_season(
-        NotAllowed,
+    refused_season(  # a stranger to the series: not found or not theirs
+        NotFound,
         lambda: services.championship_create(
             season_id=season.pk, by=make_user(), date=season.ends_on + WEEK
         ),

@@ -11,7 +11,7 @@ from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from events import services as events
-from events.errors import Invalid, NotAllowed, WrongPhase, WrongState
+from events.errors import Invalid, NotAllowed, NotFound, WrongPhase, WrongState
 from events.models import Event
 from events.runner import is_house
 from house.selectors import house_events
@@ -64,8 +64,8 @@ def test_series_house_is_house_for_every_event_of_the_series() -> None:
 def test_someone_outside_the_series_house_changes_nothing() -> None:
     league = make_league()
     stranger = make_user("Stranger")
-    refused_season(
-        NotAllowed,
+    refused_season(  # not found or not theirs
+        NotFound,
         lambda: events.house_member_add(
             scope=Scope(Series, league.series_id), by=stranger, member=stranger
         ),

@@ -25,7 +25,7 @@ from audit.anchor import public_key_document
 from audit.signing import signing_key
 from audit.verify import verify
 from events import services as staff_changes
-from events.errors import DomainError, IdempotencyConflict, NotAllowed
+from events.errors import DomainError, IdempotencyConflict, NotAllowed, NotFound
 from events.models import Event
 from seasons import services
 from seasons.answers import SeriesDefaultsSaved
@@ -201,13 +201,17 @@ def test_a_refused_change_writes_nothing() -> None:
     before = chain(s)
     head = Series.objects.values_list("audit_seq", "audit_hash").get(pk=s)
     for role in ("cashier", "scorer", "player", "outsider"):
-        with pytest.raises(NotAllowed):
+        with pytest.raises(NotFound if role == "outsider" else NotAllowed):
             services.series_defaults_set(series_id=s, by=crew.people[role], minimum_age=18)
     with pytest.raises(NotAllowed, match=r"^Your role in this series \(director\) does not"):
         staff_changes.house_member_add(
             scope=Scope(Series, s), by=crew.people["director"], member=crew.newcomer
         )
     with pytest.raises(NotAllowed, match=r"^Only House of this series can do that\.$"):
+        staff_changes.house_member_add(
+            scope=Scope(Series, s), by=crew.people["player"], member=crew.newcomer
+        )
+    with pytest.raises(NotFound, match=r"^No such series\.$"):
         staff_changes.house_member_add(
             scope=Scope(Series, s), by=crew.people["outsider"], member=crew.newcomer
         )

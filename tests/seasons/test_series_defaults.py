@@ -12,7 +12,7 @@ import pytest
 
 from audit.models import AuditEntry
 from events import services as events
-from events.errors import AgeNotConfirmed, Invalid, NotAllowed
+from events.errors import AgeNotConfirmed, Invalid, NotAllowed, NotFound
 from events.models import Event
 from seasons import services
 from seasons.models import Series, SeriesAuditEntry
@@ -40,7 +40,8 @@ def test_the_owner_and_a_director_set_the_defaults_and_others_are_refused() -> N
                 series_id=crew.series_id, by=crew.people[role], minimum_age=0
             )
 
-        refused_in_series(crew, NotAllowed, by_role)
+        # A stranger to the series is told it is not there.
+        refused_in_series(crew, NotFound if role == "outsider" else NotAllowed, by_role)
     bad: list[dict[str, Any]] = [{"entry_mode": "free"}, {"minimum_age": 120}, {"minimum_age": -1}]
     for values in bad:
 

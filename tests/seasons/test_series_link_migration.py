@@ -1,18 +1,24 @@
 """Which events are in which series is the seasons layer's (seasons migration 0009): a fresh
 database never has a series column on the events' table, and one migrated before keeps every
 event's series, moved to the seasons' table, with the old column and its trigger gone. A
-started or finalized event stays in its series against any writer."""
+started or finalized event stays in its series against any writer. The test that takes the
+database back to before that migration brings it to the latest migrations again afterwards, so
+the tests after it find the tables as the models have them."""
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterator
 
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 
 from events.models import Event, Phase
+from organizations.home import home_organization_id
+from seasons import services
 from seasons.models import Series, SeriesEvent, series_id_of
+from tests.factories import make_user
 
 BEFORE = [("seasons", "0008_staff_moves_to_the_staff_layer")]
 AFTER = [("seasons", "0009_series_keeps_its_events")]
@@ -90,8 +96,23 @@ def test_a_started_or_finalized_event_stays_in_its_series_against_any_writer() -
     assert list(Event.objects.filter(series=league)) == [started]
 
 
+def migrate_to_the_latest() -> None:
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.fixture
+def latest_afterwards(transactional_db: None) -> Iterator[None]:
+    """The database at the latest migrations once the test is done, whatever it left (torn down
+    before the test's rows are flushed)."""
+    try:
+        yield
+    finally:
+        migrate_to_the_latest()
+
+
 @pytest.mark.django_db(transaction=True)
-def test_a_database_migrated_before_keeps_each_events_series() -> None:
+def test_a_database_migrated_before_keeps_each_events_series(latest_afterwards: None) -> None:
     executor = MigrationExecutor(connection)
     executor.migrate(BEFORE)
     with connection.cursor() as cursor:
@@ -123,3 +144,12 @@ def test_a_database_migrated_before_keeps_each_events_series() -> None:
     # The finalized event, moved here, stays in its series.
     with pytest.raises(IntegrityError), transaction.atomic():
         SeriesEvent.objects.filter(event=finalized).update(series_id=league.pk)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_tests_after_it_find_the_latest_tables() -> None:
+    """Run after the one above (file order): a series made now has every column of the latest
+    migrations (its organization's, made after 0009)."""
+    founder = make_user("Founder", staff=True)
+    series_id = services.series_create(by=founder, name="After the migration").series_id
+    assert Series.objects.get(pk=series_id).organization_id == home_organization_id()
