@@ -487,6 +487,14 @@ def _event_series_set(
         if target is None:
             raise NotFound(_("No such series."))
         runner.require_above(by, target.pk, SEASON_MANAGE)
+        if target.organization_id != event.organization_id:
+            # One House may run two organizations: their nights and seasons stay apart.
+            raise Invalid(
+                _(
+                    "This series belongs to another organization: an event joins a series of its "
+                    "own organization."
+                )
+            )
     if source == (None if target is None else target.pk):
         return answers.EventSeriesSet(event_id=event.pk, series_id=source)
     if event.phase in (Phase.STARTED, Phase.FINALIZED):

@@ -34,7 +34,7 @@ from organizations import services as organizations
 from organizations.home import HOME_SLUG
 from organizations.models import Organization, OrganizationAuditEntry, Venue
 from seasons import services as seasons
-from seasons.models import Series
+from seasons.models import Series, series_id_of
 from staff.models import Membership
 from staff.scopes import Scope
 from tests.factories import make_table, make_user
@@ -456,3 +456,23 @@ def test_a_series_of_an_organization_keeps_its_house_through_the_organization() 
         seasons.series_create(
             by=make_user("Stranger"), name="Mine", organization_id=organization.pk
         )
+
+
+def test_an_event_joins_no_series_of_another_organization_even_for_house_of_both() -> None:
+    mine, my_venue = organization_of("Olga")
+    owner = owner_of(mine)
+    other = organizations.organization_create(by=owner, name="Olga's Other League")
+    theirs = Organization.objects.get(pk=other.organization_id)
+    their_venue = Venue.objects.get(
+        pk=organizations.venue_create(
+            organization_id=theirs.pk, by=owner, name="The Annex", time_zone_name="UTC"
+        ).venue_id
+    )
+    their_series = seasons.series_create(
+        by=owner, name="Annex League", organization_id=theirs.pk, venue_id=their_venue.pk
+    ).series_id
+    event = Event.objects.get(pk=new_event(mine, my_venue).event_id)
+    with pytest.raises(DomainError, match="another organization") as refused:
+        seasons.event_series_set(event_id=event.pk, series_id=their_series, by=owner)
+    assert refused.value.code == "invalid"
+    assert series_id_of(event.pk) is None
