@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.models import User
 from events.errors import DomainError, OrganizationSuspended
-from events.runner import scope_roles
+from events.runner import refuse_if_suspended, scope_roles
 from helpers.forms import form_key, fresh_key
 from house import staff_pages
 from organizations import services
@@ -42,6 +42,27 @@ def house_organization(request: HttpRequest, organization_id: int) -> Organizati
             raise OrganizationSuspended()
         raise Http404("No such organization.")
     if not staff.may_see(scope_roles(user, organization.pk, Organization), "house"):
+        raise Http404("No such organization.")
+    return organization
+
+
+def organization_to_make_in(request: HttpRequest, user: User, power: str) -> Organization | None:
+    """The organization a new event's or series' page names (`?organization=`), if the viewer
+    may make one there (`power`: "event_create", "series_create"); 404 otherwise, as every House
+    page, and the suspension's refusal to its staff while it is suspended. None: none named."""
+    raw = request.GET.get("organization", "")
+    if not raw:
+        return None
+    if not raw.isdigit() or len(raw) > 18:
+        raise Http404("No such organization.")
+    organization = Organization.objects.filter(pk=int(raw)).first()
+    if organization is None:
+        raise Http404("No such organization.")
+    if organization.suspended:
+        refuse_if_suspended(user, Organization, organization.pk)
+        raise Http404("No such organization.")
+    roles = scope_roles(user, organization.pk, Organization)
+    if staff.acting_role(roles, power) is None:
         raise Http404("No such organization.")
     return organization
 
@@ -88,6 +109,7 @@ def organization_page(request: HttpRequest, organization_id: int) -> HttpRespons
         "organization": organization,
         "venues": list(organization.venues.all()),
         "events": list(organization.events.order_by("-date", "-id")[:50]),
+        "series": list(organization.series.order_by("name", "id")),
         "may_make": staff.acting_role(roles, "venue_create") is not None,
         "key": fresh_key(),
         "staff_section": staff_pages.staff_section(request, organization),

@@ -34,11 +34,12 @@ from events.models import Event, Registration, Review
 from events.money import dollars
 from events.player_words import win_offer_words
 from events.remainder_policy import lacks_remainder_policy
-from events.runner import is_house, refuse_if_suspended, roles_of, scope_roles
+from events.runner import is_house, refuse_if_suspended, roles_of
 from helpers.forms import COMMON_ZONES, checked, form_key, fresh_key, refuse
 from house import selectors, sheets, staff_pages
 from house.copies import sees_standby, standby_panel
 from house.forms import EmailForm, EventForm, parse_adjustments
+from house.organizations import organization_to_make_in
 from house.read_model import house_page, sight
 from organizations.models import Organization
 from payments import checkout
@@ -183,7 +184,7 @@ def event_new(request: HttpRequest) -> HttpResponse:
     """Site staff create an event (in draft); in an organization (`?organization=`), its owner
     and directors, at one of its venues."""
     user = _user(request)
-    organization = _organization_of_new_event(request, user)
+    organization = organization_to_make_in(request, user, "event_create")
     if organization is None and not user.is_staff:
         raise Http404("No such page.")
     form = EventForm(request.POST or None, stripe=checkout.configured())
@@ -210,26 +211,6 @@ def event_new(request: HttpRequest) -> HttpResponse:
             messages.success(request, _created_message(form.cleaned_data))
             return redirect("house:dashboard", event_id=created.event_id)
     return _event_form(request, form, event=None)
-
-
-def _organization_of_new_event(request: HttpRequest, user: User) -> Organization | None:
-    """The organization `?organization=` names, if the viewer may make its events (404
-    otherwise, as every House page)."""
-    raw = request.GET.get("organization", "")
-    if not raw:
-        return None
-    if not raw.isdigit() or len(raw) > 18:
-        raise Http404("No such organization.")
-    organization = Organization.objects.filter(pk=int(raw)).first()
-    if organization is None:
-        raise Http404("No such organization.")
-    if organization.suspended:
-        refuse_if_suspended(user, Organization, organization.pk)
-        raise Http404("No such organization.")
-    roles = scope_roles(user, organization.pk, Organization)
-    if staff.acting_role(roles, "event_create") is None:
-        raise Http404("No such organization.")
-    return organization
 
 
 def _created_message(settings: dict[str, Any]) -> str:

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from cards.names import RANK_FACES, card_face
-from events import display, waitlist
+from events import display, runner, waitlist
 from events.formats import format_for
 from events.models import Event, Phase, Registration, RegistrationStatus
 from events.player_words import hand_words
@@ -40,7 +40,6 @@ from seasons.points import (
     table,
 )
 from staff import roles as staff
-from staff.roles import Role
 
 
 @dataclass(frozen=True, slots=True)
@@ -434,12 +433,7 @@ def series_list() -> list[SeriesItem]:
 
 
 def series_view(series: Series, viewer: User | None) -> SeriesView:
-    house = (
-        viewer is not None
-        and viewer.is_authenticated
-        and viewer.is_active
-        and (viewer.is_superuser or series.staff.filter(user_id=viewer.pk).exists())
-    )
+    house = staff.may_see(_roles(series, viewer), "house")
     events = Event.objects.filter(series=series).order_by("-date", "-pk")
     if not house:
         events = events.exclude(phase=Phase.DRAFT)
@@ -509,11 +503,9 @@ def series_powers(series: Series, viewer: User | None) -> SeriesPowers:
 
 
 def _roles(series: Series, viewer: User | None) -> frozenset[str]:
-    if viewer is None or not viewer.is_authenticated or not viewer.is_active:
-        return frozenset()
-    if viewer.is_superuser:
-        return frozenset({Role.OWNER.value})
-    return frozenset(series.staff.filter(user_id=viewer.pk).values_list("role", flat=True))
+    """The roles `viewer` holds in the series, its organization's included (the runner's one
+    chain of scopes); a superuser is owner."""
+    return runner.scope_roles(viewer, series.pk)
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,6 +56,7 @@ from seasons.models import (
 from seasons.points import Rules, RulesProblem
 from seasons.reads import season_table
 from staff import reads as staff_reads
+from staff import roles as staff_roles
 from staff.roles import SITE_STAFF, Role
 
 NAME_LENGTH = 120
@@ -68,9 +69,9 @@ SEASON_MANAGE = "season_manage"
 
 
 def is_series_house(user: User | None, series: Series) -> bool:
-    if user is None or not user.is_authenticated or not user.is_active:
-        return False
-    return user.is_superuser or series.staff.filter(user_id=user.pk).exists()
+    """Whether `user` is House of the series: a role in it or in its organization (the
+    runner's one chain of scopes), a superuser's included."""
+    return staff_roles.may_see(runner.scope_roles(user, series.pk), "house")
 
 
 def series_roles(user: User | None, series: Series) -> frozenset[str]:

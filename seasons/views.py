@@ -28,7 +28,9 @@ from events.query import query_flag, query_int
 from events.runner import refuse_if_suspended
 from helpers.forms import COMMON_ZONES, form_key, fresh_key, refuse
 from house import staff_pages
+from house.organizations import organization_to_make_in
 from house.selectors import house_events
+from organizations.models import Organization
 from seasons import services
 from seasons.audit import series_audit_document
 from seasons.export import season_csv, season_document
@@ -537,10 +539,16 @@ def championship_new(request: HttpRequest, season_id: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def series_new(request: HttpRequest) -> HttpResponse:
-    """Site staff open a series: its name, venue, time zone and the defaults its events take."""
+    """Site staff open a series: its name, venue, time zone and the defaults its events take; in
+    an organization (`?organization=`), its owner and directors, at one of its venues (whose
+    name and time zone the series takes)."""
     user = _user(request)
-    if user is None or not user.is_staff:
+    if user is None:
         raise Http404("No such page.")
+    organization = organization_to_make_in(request, user, "series_create")
+    if organization is None and not user.is_staff:
+        raise Http404("No such page.")
+    venues = {} if organization is None else {v.name: v.pk for v in organization.venues.all()}
     typed = {
         "name": request.POST.get("name", ""),
         "venue": request.POST.get("venue", ""),
@@ -557,9 +565,8 @@ def series_new(request: HttpRequest) -> HttpResponse:
             created = services.series_create(
                 by=user,
                 name=str(typed["name"]),
-                venue=str(typed["venue"]),
-                time_zone=str(typed["time_zone"]),
                 idempotency_key=key,
+                **_where_typed(typed, organization, venues),
             )
             if (entry_mode, age) != (EntryMode.PAID.value, 0):
                 services.series_defaults_set(
@@ -587,12 +594,27 @@ def series_new(request: HttpRequest) -> HttpResponse:
         {
             "typed": typed,
             "problem": problem,
+            "organization": organization,
+            "venues": list(venues),
             "entry_modes": EntryMode.choices,
             "zones": COMMON_ZONES,
             "key": fresh_key(),
         },
         status=400 if problem else 200,
     )
+
+
+def _where_typed(
+    typed: dict[str, Any], organization: Organization | None, venues: dict[str, int]
+) -> dict[str, Any]:
+    """Where the new series is held: in an organization, one of its venues picked by name;
+    else the venue and time zone as typed (site staff)."""
+    if organization is None:
+        return {"venue": str(typed["venue"]), "time_zone": str(typed["time_zone"])}
+    venue_id = venues.get(str(typed["venue"]))
+    if venue_id is None:
+        raise Invalid(_("Pick one of the organization's venues."))
+    return {"organization_id": organization.pk, "venue_id": venue_id}
 
 
 def _defaults_typed(request: HttpRequest) -> tuple[str, int]:

@@ -1,6 +1,6 @@
 """An organizer's path from House's pages (docs/decisions.md, "Organizations"): a player with no
-site staff role makes an organization, adds its venue, makes an event there and opens its
-registration."""
+site staff role makes an organization, adds its venue, opens a series there, makes an event there
+and opens its registration."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from events.models import Event
 from organizations.models import Organization
+from seasons.models import Series
 from tests.browser.test_event_flow import WAIT, sign_in
 from tests.factories import make_user
 
@@ -38,6 +39,22 @@ def test_an_organizer_signs_up_an_organization_and_opens_an_events_registration(
     page.fill("[data-venue-add] input[name=time_zone]", "America/Chicago")
     page.click("button:has-text('Add the venue')")
     expect(page.locator("#venues")).to_contain_text("The Dock", timeout=WAIT)
+
+    # A series of the organization at its venue, from its page.
+    page.click("a:has-text('New series')")
+    expect(page.locator("h1")).to_have_text("New series", timeout=WAIT)
+    page.fill("input[name=name]", "Harbour Thursdays")
+    page.select_option("select[name=venue]", "The Dock")
+    page.click("button:has-text('Open the series')")
+    expect(page.locator("h1")).to_contain_text("Harbour Thursdays", timeout=WAIT)
+    series = Series.objects.get(name="Harbour Thursdays")
+    assert (series.organization_id, series.venue, series.time_zone) == (
+        organization.pk,
+        "The Dock",
+        "America/Chicago",
+    )
+    page.goto(f"{server}/house/organizations/{organization.pk}/")
+    expect(page.locator("#series")).to_contain_text("Harbour Thursdays", timeout=WAIT)
 
     page.click("a:has-text('New event')")
     page.fill("input[name=name]", "Friday Night")

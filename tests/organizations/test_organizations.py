@@ -476,3 +476,55 @@ def test_an_event_joins_no_series_of_another_organization_even_for_house_of_both
         seasons.event_series_set(event_id=event.pk, series_id=their_series, by=owner)
     assert refused.value.code == "invalid"
     assert series_id_of(event.pk) is None
+
+
+def test_owner_and_directors_open_a_series_at_a_venue_from_the_pages() -> None:
+    organization, venue = organization_of()
+    owner = owner_of(organization)
+    director, cashier, stranger = make_user("Dora"), make_user("Cash"), make_user("Stan")
+    scope = Scope.of(organization)
+    events.house_member_add(scope=scope, by=owner, member=director, role="director")
+    events.house_member_add(scope=scope, by=owner, member=cashier, role="cashier")
+    page = f"{reverse('seasons:series_new')}?organization={organization.pk}"
+    client = Client()
+    client.force_login(owner)
+    shown = client.get(reverse("organizations:organization", args=[organization.pk]))
+    assert page in shown.content.decode().replace("&amp;", "&")
+    form = client.get(page)
+    assert form.status_code == 200
+    assert '<option value="The Dock"' in form.content.decode()
+    assert 'name="time_zone"' not in form.content.decode()  # the venue's
+
+    # Neither a cashier nor a stranger to the organization finds the page; nothing is made.
+    for someone in (cashier, stranger):
+        client.force_login(someone)
+        assert client.get(page).status_code == 404
+        posted = {"name": "Theirs", "venue": "The Dock", "idempotency_key": "s0"}
+        assert client.post(page, posted).status_code == 404
+    assert not Series.objects.filter(organization=organization).exists()
+
+    # A venue that is not the organization's is refused, and nothing is made.
+    client.force_login(director)
+    refused = client.post(
+        page, {"name": "Thursday League", "venue": "Elsewhere", "idempotency_key": "s1"}
+    )
+    assert refused.status_code == 400
+    assert "Pick one of the organization&#x27;s venues." in refused.content.decode()
+    assert not Series.objects.filter(organization=organization).exists()
+
+    made = client.post(
+        page, {"name": "Thursday League", "venue": "The Dock", "idempotency_key": "s2"}
+    )
+    series = Series.objects.get(organization=organization)
+    assert made.status_code == 302 and made["Location"] == reverse(
+        "seasons:series", args=[series.pk]
+    )
+    assert (series.name, series.venue, series.time_zone) == (
+        "Thursday League",
+        "The Dock",
+        "America/Chicago",
+    )
+    client.force_login(owner)
+    listed = client.get(reverse("organizations:organization", args=[organization.pk]))
+    assert "Thursday League" in listed.content.decode()
+    assert client.get(reverse("seasons:series", args=[series.pk])).status_code == 200
