@@ -479,7 +479,7 @@ def test_an_event_joins_no_series_of_another_organization_even_for_house_of_both
 
 
 def test_owner_and_directors_open_a_series_at_a_venue_from_the_pages() -> None:
-    organization, venue = organization_of()
+    organization, _ = organization_of()
     owner = owner_of(organization)
     director, cashier, stranger = make_user("Dora"), make_user("Cash"), make_user("Stan")
     scope = Scope.of(organization)
