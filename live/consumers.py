@@ -150,6 +150,8 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         event_id = int(self.scope["url_route"]["kwargs"]["event_id"])
         user = self.scope.get("user")
         self.early_groups: list[str] = []
+        # Before joining any group: every relay of the socket's groups is handed over.
+        self.channel_layer.relay_to(self.channel_name, self)
         if self.private and user is not None and user.is_authenticated:
             # Before the access check: a revocation committed after it reaches this socket.
             self.account_group = revocation.user_group(user.pk)
@@ -171,8 +173,27 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         await self.accept()
         await self.send_snapshots()
 
+    # The group messages this socket only passes on: the channel layer hands them over at once
+    # (`live.channel_layer.Relayer`), not through the socket's queue.
+    relayed = RELAYS
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Messages the socket handles in turn: queued by the layer or in hand. While any is, the
+        # relays handed over wait in `waiting` and follow in order.
+        self.holding = 0
+        self.waiting: list[dict[str, Any]] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            if getattr(self, "channel_name", None) is not None:
+                self.channel_layer.stop_relaying(self.channel_name)
+
     async def dispatch(self, message: dict[str, Any]) -> None:
-        """Relay a group message at once; anything else as channels does.
+        """Relay a group message at once; anything else as channels does, with the relays that
+        arrive meanwhile kept until it is done.
 
         Before every message channels closes the stale database connections of the one thread
         that runs the sockets' database work: a trip to that thread and back, queued behind
@@ -180,9 +201,41 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         event's places go to each of its phones on every delivery, so relays skip that trip.
         """
         if message["type"] in RELAYS:
-            await getattr(self, get_handler_name(message))(message)
-        else:
+            await self.relay(message)
+            return
+        if message["type"].startswith("websocket."):
+            self.holding += 1  # the client's, not queued by the layer (which counted its own)
+        try:
             await super().dispatch(message)
+        finally:
+            await self.release()
+
+    def queued(self) -> None:
+        """The layer queued a message the socket handles itself (`live.channel_layer`)."""
+        self.holding += 1
+
+    async def take(self, message: dict[str, Any]) -> None:
+        """A relay handed over by the layer: passed on now, or after what the socket holds."""
+        if self.holding or self.waiting:
+            self.waiting.append(message)
+            return
+        self.holding += 1
+        try:
+            await self.relay(message)
+        finally:
+            await self.release()
+
+    async def release(self) -> None:
+        """One held message is done: the relays that waited for it follow, unless another
+        is held still (it releases them)."""
+        try:
+            while self.waiting and self.holding == 1:
+                await self.relay(self.waiting.pop(0))
+        finally:
+            self.holding -= 1
+
+    async def relay(self, message: dict[str, Any]) -> None:
+        await getattr(self, get_handler_name(message))(message)
 
     async def disconnect(self, code: int) -> None:
         await self.leave_groups()

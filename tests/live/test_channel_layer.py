@@ -9,7 +9,7 @@ from typing import Any, cast
 from django.conf import settings
 
 from live.channel_layer import KEEP, PubSubChannelLayer
-from tests.waiting import PATIENCE
+from tests.waiting import PATIENCE, wait_until_async
 
 
 def layer() -> PubSubChannelLayer:
@@ -70,3 +70,60 @@ def test_messages_to_one_channel_and_later_group_messages_decode_apart() -> None
     # Each socket has every version in order, also those decoded again after KEEP others.
     versions = [message["version"] for message in rest]
     assert versions == list(range(1, KEEP + 3)) * 2
+
+
+class Taker:
+    """A relayer as `live.channel_layer.Relayer` describes it: what it was handed, in order."""
+
+    relayed = frozenset({"live.snapshot"})
+
+    def __init__(self) -> None:
+        self.taken: list[dict[str, Any]] = []
+        self.queued_count = 0
+
+    def queued(self) -> None:
+        self.queued_count += 1
+
+    async def take(self, message: dict[str, Any]) -> None:
+        self.taken.append(message)
+
+
+def test_relays_are_handed_to_their_sockets_and_the_rest_is_queued() -> None:
+    async def scenario() -> tuple[list[Taker], list[dict[str, Any]], list[dict[str, Any]]]:
+        channels = layer()
+        try:
+            names = [await channels.new_channel() for _ in range(3)]
+            takers = [Taker(), Taker()]
+            for name, taker in zip(names, takers, strict=False):
+                channels.relay_to(name, taker)
+            for name in names:
+                await channels.group_add("event.7", name)
+            for version in (1, 2, 3):
+                await channels.group_send("event.7", {"type": "live.snapshot", "version": version})
+            await channels.group_send("event.7", {"type": "access.revoke", "event_id": 7})
+
+            def settled() -> bool:
+                return all(len(taker.taken) == 3 and taker.queued_count == 1 for taker in takers)
+
+            await wait_until_async(settled, "the relays handed over, the revocation queued")
+            # The socket that hands nothing over takes every message from its queue, in order.
+            plain = [
+                await asyncio.wait_for(channels.receive(names[2]), timeout=PATIENCE)
+                for _ in range(4)
+            ]
+            # The relayers' queues hold the revocation alone.
+            queued = [
+                await asyncio.wait_for(channels.receive(name), timeout=PATIENCE)
+                for name in names[:2]
+            ]
+            return takers, plain, queued
+        finally:
+            await channels.flush()
+
+    takers, plain, queued = asyncio.run(scenario())
+    for taker in takers:
+        assert [message["version"] for message in taker.taken] == [1, 2, 3]
+    # Decoded once for the whole group: the relayers read one message.
+    assert takers[0].taken[0] is takers[1].taken[0]
+    assert [message["type"] for message in plain] == ["live.snapshot"] * 3 + ["access.revoke"]
+    assert [message["type"] for message in queued] == ["access.revoke", "access.revoke"]

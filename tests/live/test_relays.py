@@ -15,6 +15,7 @@ from channels.testing import WebsocketCommunicator
 from live import protocol
 from tests.factories import make_table
 from tests.live.sockets import TIMEOUT, by_stream, frames, open_socket, session_cookie
+from tests.waiting import wait_until_async
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -80,3 +81,39 @@ def test_a_board_update_arrives_while_the_database_thread_is_busy() -> None:
 
     frame, version = async_to_sync(scenario)()
     assert frame == {"type": "update", "stream": "board", "version": version, "base": version - 1}
+
+
+def test_an_update_handed_over_during_a_reload_follows_the_reloads_snapshot() -> None:
+    """Relays reach a socket straight from the channel layer, not through its queue; one that
+    arrives while the socket is answering a reload waits and follows that answer, in order."""
+    table = make_table(players=2, start=True)
+    event_id = table.event.pk
+
+    async def scenario() -> tuple[list[dict[str, Any]], int]:
+        socket = await open_socket(f"/ws/events/{event_id}/board/")
+        (start,) = await frames(socket, 1)
+        version = start["version"]
+        layer = get_channel_layer()._get_layer()
+        (board,) = [relayer for relayer in layer.relayers.values() if relayer.holding == 0]
+        release = threading.Event()
+        # The reload's snapshots wait for the sockets' database thread, held here.
+        held = asyncio.ensure_future(database_sync_to_async(release.wait)(TIMEOUT * 2))
+        try:
+            await socket.send_json_to({"type": "reload"})
+            await wait_until_async(lambda: board.holding > 0, "the reload in hand")
+            update = protocol.Snapshot(
+                protocol.event_group(event_id), "board", version + 1, None, base=version
+            )
+            await get_channel_layer().group_send(update.group, update.message())
+            await wait_until_async(lambda: board.waiting, "the update kept behind the reload")
+        finally:
+            release.set()
+            await held
+        received = await frames(socket, 2)
+        await wait_until_async(lambda: not board.waiting and board.holding == 0, "all handled")
+        await socket.disconnect()
+        return received, version
+
+    (snapshot, update), version = async_to_sync(scenario)()
+    assert (snapshot["type"], snapshot["version"]) == ("snapshot", version)
+    assert update == {"type": "update", "stream": "board", "version": version + 1, "base": version}
