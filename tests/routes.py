@@ -103,6 +103,23 @@ FORMS: dict[str, dict[str, str]] = {
     "sponsor": {"amount": "50", "method": "cash"},
     "venue_add": {"name": "Annex", "time_zone": "UTC"},
 }
+# Page forms that the sweeps by id post without a body, and a new event's form (no id), for
+# the tests that post every page form with a body that passes its checks
+# (tests/security/test_form_keys.py).
+MORE_FORMS: dict[str, dict[str, str]] = {
+    "event_edit": {
+        "name": "Renamed",
+        "date": "2026-12-04",
+        "time_zone": "UTC",
+        "format": "league",
+        "contribution": "10",
+        "extra_decks": "1",
+        "remainder_policy": "Rolls over.",
+    },
+    "self_check_in": {"code": "ABCDEF"},
+    "self_check_in_switch": {"enabled": "1"},
+}
+MORE_FORMS["event_new"] = MORE_FORMS["event_edit"]
 
 
 def every_route(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -341,7 +342,8 @@ CALLERS_REFUSALS = "events_idempotencyrecord"
 
 
 @functools.cache
-def _fingerprint_sql() -> str:
+def _fingerprint_parts() -> dict[str, str]:
+    """Each fingerprinted table's statement: its name, row count, largest id and rows' hash."""
     tables = sorted(set(connection.introspection.table_names()) - NOT_FINGERPRINTED)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -350,8 +352,8 @@ def _fingerprint_sql() -> str:
         )
         with_id = {name for (name,) in cursor.fetchall()}
     top = {table: "max(r.id)::bigint" if table in with_id else "NULL::bigint" for table in tables}
-    parts = [
-        f"SELECT '{table}', count(*), {top[table]},"
+    return {
+        table: f"SELECT '{table}', count(*), {top[table]},"
         f" md5(coalesce(string_agg(r::text, '|' ORDER BY r::text), '')) FROM \"{table}\" r"
         + (
             " WHERE NOT (r.user_id = ANY(%(callers)s) AND r.answer IS NULL)"
@@ -359,21 +361,78 @@ def _fingerprint_sql() -> str:
             else ""
         )
         for table in tables
-    ]
-    return " UNION ALL ".join(parts)
+    }
 
 
 Fingerprint = dict[str, tuple[int, int | None, str]]
 
 
-def fingerprint(callers: list[int] | tuple[int, ...] = ()) -> Fingerprint:
+def fingerprint(
+    callers: list[int] | tuple[int, ...] = (), tables: Collection[str] | None = None
+) -> Fingerprint:
     """Every table of the database (but `NOT_FINGERPRINTED`, and the refusals stored for
-    `callers`): its row count, its largest id and a hash of all its rows, in one statement."""
+    `callers`), or those of `tables` among them: its row count, its largest id and a hash of all
+    its rows, in one statement."""
+    parts = _fingerprint_parts()
+    chosen = sorted(parts if tables is None else set(tables) & parts.keys())
+    if not chosen:
+        return {}
     with connection.cursor() as cursor:
-        cursor.execute(_fingerprint_sql(), {"callers": list(callers)})
+        cursor.execute(
+            " UNION ALL ".join(parts[table] for table in chosen), {"callers": list(callers)}
+        )
         return {table: (count, top, digest) for table, count, top, digest in cursor.fetchall()}
 
 
 def changed_tables(before: Fingerprint, after: Fingerprint) -> list[str]:
     """The tables whose fingerprint differs."""
     return sorted(t for t in before.keys() | after.keys() if before.get(t) != after.get(t))
+
+
+Writes = dict[str, int]
+
+
+@functools.cache
+def _writes_counted() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('track_counts')::boolean")
+        return bool(cursor.fetchone()[0])
+
+
+def writes() -> Writes:
+    """The rows this transaction has inserted, updated or deleted so far, by table (those with
+    any), as PostgreSQL counts them: its savepoints' writes included, those of a savepoint
+    rolled back too (they were attempted), so a count never goes down within the transaction;
+    a row updated to the values it had counts as well. The counts `pg_stat_xact_user_tables`
+    shows (n_tup_ins + n_tup_upd + n_tup_del), read from the functions it reads them from:
+    the view also sums its tables' index scans, which takes several times as long."""
+    assert _writes_counted(), "PostgreSQL counts no writes (track_counts is off)"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname, n FROM ("
+            " SELECT c.relname, pg_stat_get_xact_tuples_inserted(c.oid)"
+            " + pg_stat_get_xact_tuples_updated(c.oid) + pg_stat_get_xact_tuples_deleted(c.oid)"
+            " AS n FROM pg_class c"
+            " WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')"
+            ") AS counted WHERE n > 0"
+        )
+        return dict(cursor.fetchall())
+
+
+def written_since(written: Writes) -> set[str]:
+    """The fingerprinted tables PostgreSQL counted a write to since `written` (`writes()`, in
+    the same transaction)."""
+    return {t for t, n in writes().items() if n != written.get(t, 0)} - NOT_FINGERPRINTED
+
+
+def changed_since(
+    before: Fingerprint, written: Writes, callers: list[int] | tuple[int, ...] = ()
+) -> list[str]:
+    """The tables whose fingerprint differs from `before` (a whole `fingerprint`), read again
+    only for the tables written to since `written` (`written_since`): a table none of whose
+    rows was inserted, updated or deleted since is as it was. A table written to that the
+    fingerprint does not know is reported too."""
+    moved = written_since(written)
+    after = fingerprint(callers, moved)
+    unknown = moved - _fingerprint_parts().keys()
+    return sorted({*changed_tables({t: before[t] for t in after if t in before}, after), *unknown})

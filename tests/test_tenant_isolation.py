@@ -4,10 +4,11 @@ director, cashier, scorer) with world B's ids, in each phase of B's events, with
 takes and a plausible body; the two worlds are two organizations (their staff's roles held in
 their organization, its series and events at its venues), and again two series of the laptop's
 one organization. House's pages answer 404, House's API too (404 `not_found`: not found or not
-yours), and nothing in
-the database changes (every table's rows, counted and hashed, before and after each request).
-Public routes answer, and show nothing private of B (staff's and players' emails, invitations,
-display links' tokens, the check-in code, the ledger's notes).
+yours), and nothing in the database changes (every table's rows, counted and hashed before the
+sweep, and again after each request for each table PostgreSQL counted a write to during it:
+`changed_since` in tests/tenants.py). Public routes answer, and show nothing private of B
+(staff's and players' emails, invitations, display links' tokens, the check-in code, the
+ledger's notes).
 
 A route that takes an id and is missing from `ROUTES` fails the sweep: a new route is classified
 before it ships. The two worlds are built once for the module (tests/tenants.py); each request
@@ -32,7 +33,7 @@ from django.urls import URLPattern
 
 from tests.factories import rolled_back
 from tests.routes import ID_BODIES, ID_FORMS, body, every_route, fill, methods, parameters
-from tests.tenants import LEVELS, PHASES, World, build_world, changed_tables, fingerprint
+from tests.tenants import LEVELS, PHASES, World, build_world, changed_since, fingerprint, writes
 
 
 @dataclass(frozen=True)
@@ -470,8 +471,9 @@ def test_another_tenants_staff_reach_nothing_by_id(
                 asked.add((path, method))
                 for user, client in zip(a.staff, clients, strict=True):
                     with rolled_back():
+                        written = writes()
                         response = send(client, method, path, entry.name or "", ids)
-                        changed = changed_tables(before, fingerprint(callers))
+                        changed = changed_since(before, written, callers)
                     requests[kind.name] += 1
                     said = f"{user.display_name}: {method} {path} ({name})"
                     if changed:
@@ -532,8 +534,9 @@ def test_a_body_naming_another_tenants_object_is_refused(two_tenants: tuple[Worl
                 if method == "GET":
                     continue
                 with rolled_back():
+                    written = writes()
                     response = send(client, method, path, bare, ids)
-                    changed = changed_tables(before, fingerprint(callers))
+                    changed = changed_since(before, written, callers)
                 asked += 1
                 said = f"{method} {path} naming B's {sorted(carried)}"
                 if changed:

@@ -16,6 +16,7 @@ from django.urls import URLPattern, get_resolver, reverse
 
 from events.models import Event
 from staff.scopes import Scope
+from tests import routes
 from tests.factories import make_table
 from tests.refusals import unchanged
 
@@ -46,34 +47,8 @@ UNKEYED = {
     "house:results_sheet",
     "house:tonight",
 }
-FORMS: dict[str, dict[str, str]] = {
-    "web:report": {"game": "1", "outcome": "loss"},
-    "web:keep": {"slot": "0"},
-    "web:start_confirm": {"slot": "0"},
-    "house:result_submit": {"game": "1", "outcome": "loss", "reason": "Hand"},
-    "house:result_correct": {"game": "1", "outcome": "win", "reason": "Checked"},
-    "house:win_choice": {"slot": "0", "reason": "Asked"},
-    "house:starting_selection": {"slot": "0", "reason": "Asked"},
-    "house:review_open": {"reason": "Checked"},
-    "house:review_resolve": {"reason": "Checked"},
-    "house:withdraw": {"reason": "Left"},
-    "house:access_reset": {"reason": "Lost phone"},
-    "house:pool_confirm": {"amount": "5", "explanation": "Tip"},
-    "house:event_edit": {
-        "name": "Renamed",
-        "date": "2026-12-04",
-        "time_zone": "UTC",
-        "format": "league",
-        "contribution": "10",
-        "extra_decks": "1",
-        "remainder_policy": "Rolls over.",
-    },
-}
-FORMS["house:event_new"] = FORMS["house:event_edit"]
-FORMS["web:self_check_in"] = {"code": "ABCDEF"}
-FORMS["house:announcement_send"] = {"text": "Round 2 at 8:30"}
-FORMS["house:self_check_in_switch"] = {"enabled": "1"}
-FORMS["house:payment_mark"] = {"paid": "1"}
+# Each form's body, by its route's name without the namespace (tests/routes.py).
+FORMS = {**routes.FORMS, **routes.MORE_FORMS}
 
 
 def page_routes() -> list[str]:
@@ -141,7 +116,7 @@ def test_a_form_without_its_key_is_refused(client: Client, table, name: str, key
     client.force_login(table.house if name.startswith("house:") else table.players[1])
     with unchanged(table.event.pk, name):
         events = Event.objects.count()
-        data = dict(FORMS.get(name, {}))
+        data = dict(FORMS.get(name.split(":")[1], {}))
         if key is not None:
             data["idempotency_key"] = key
         response = client.post(reverse(name, kwargs=kwargs), data)
