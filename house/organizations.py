@@ -38,8 +38,7 @@ def house_organization(request: HttpRequest, organization_id: int) -> Organizati
         raise Http404("No such organization.")
     user = _user(request)
     if organization.suspended and not user.is_superuser:
-        if organization.staff.filter(user=user).exists():
-            raise OrganizationSuspended()
+        refuse_if_suspended(user, Organization, organization.pk)
         raise Http404("No such organization.")
     if not staff.may_see(scope_roles(user, organization.pk, Organization), "house"):
         raise Http404("No such organization.")
