@@ -149,14 +149,23 @@ def board_place(place: int) -> str:
     return str(place)
 
 
+# The pieces of the board's head (web/_board_head.html), each by its element id: a change sends
+# the ones that changed (its facts line and progress, mostly; its title hardly ever).
+BOARD_HEAD = (
+    ("board-title", "web/_board_title.html"),
+    ("board-facts", "web/_board_facts.html"),
+    ("board-progress", "web/_board_progress.html"),
+)
+
+
 def board_cut(event: Event, view: BoardView, known: Mapping[str, str] | None = None) -> Cut:
-    """The board as pieces: its head, and each row of the High and the Low list, without its
-    place (the cut's `places`). `known` gives the keys of rows known not to have changed since
-    the version they were keyed at: those are not keyed again."""
+    """The board as pieces: the pieces of its head, and each row of the High and the Low list,
+    without its place (the cut's `places`). `known` gives the keys of rows known not to have
+    changed since the version they were keyed at: those are not keyed again."""
     known = known or {}
+    context = {"board": view.data, "event": event}
     with in_event_language(event):
-        head = render_to_string("web/_board_head.html", {"board": view.data, "event": event})
-    pieces = [html_piece("board-head", head)]
+        pieces = [html_piece(id, render_to_string(name, context)) for id, name in BOARD_HEAD]
     lists: dict[str, tuple[str, ...]] = {}
     places: dict[str, str] = {}
     for side, entries in (("high", view.high), ("low", view.low)):

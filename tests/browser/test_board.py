@@ -112,13 +112,15 @@ def every_player_within_one_paging_cycle(server: str, browser: Any, table: Table
 def readable_with_no_sign_in_link(server: str, browser: Any, table: Table) -> None:
     url = f"{server}/board/{table.event.pk}/"
     page = board_page(browser, url)
-    sizes = page.locator(".board-row:not([hidden]) .card .corner.top").evaluate_all(
-        "corners => corners.map(c => parseFloat(getComputedStyle(c).fontSize))"
+    # Each card's top corner, its rank over its suit, is drawn by its ::before (cards/card.html).
+    corners = page.locator(".board-row:not([hidden]) .card").evaluate_all(
+        "cards => cards.map(c => getComputedStyle(c, '::before'))"
+        "  .map(s => [s.content, parseFloat(s.fontSize), parseFloat(s.height)])"
     )
-    assert sizes and min(sizes) >= 32
-    heights = page.locator(".board-row:not([hidden]) .card .corner.top").evaluate_all(
-        "corners => corners.map(c => c.getBoundingClientRect().height)"
-    )
+    assert corners and all(content not in ("none", "normal", "") for content, _, _ in corners)
+    sizes = [size for _, size, _ in corners]
+    assert min(sizes) >= 32
+    heights = [height for _, _, height in corners]
     assert min(heights) >= 32  # rank and suit, each line at least 32 px
     assert page.locator("a[href*='login'], a[href*='signup']").count() == 0
     assert page.get_by_text("Sign in").count() == 0

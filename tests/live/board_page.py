@@ -17,7 +17,10 @@ from typing import Any
 from live import data_patch
 from live.fragments import compact
 
-HEAD = re.compile(r'<header class="board-head" id="board-head">.*?</header>', re.S)
+# The pieces of the board's head (live.fragments.BOARD_HEAD), each one element with its id.
+HEAD = re.compile(
+    r'<(h1|p|progress)\b[^>]* id="(board-(?:title|facts|progress))"[^>]*>.*?</\1>', re.S
+)
 LIST = re.compile(r'<ol id="(board-(?:high|low))" class="board-list">(.*?)</ol>', re.S)
 ROW = re.compile(r'<li class="board-row [^"]*" id="([^"]+)".*?</li>', re.S)
 ROW_ID = re.compile(r'<li class="board-row [^"]*" id="([^"]+)"')
@@ -31,7 +34,7 @@ class Unplaced(AssertionError):
 @dataclass
 class BoardPage:
     version: int | None = None
-    head: str = ""
+    head: dict[str, str] = field(default_factory=dict)
     lists: dict[str, list[str]] = field(default_factory=dict)
     rows: dict[str, str] = field(default_factory=dict)
     data: Any = None
@@ -44,8 +47,7 @@ class BoardPage:
         return page
 
     def start(self, html: str) -> None:
-        head = HEAD.search(html)
-        self.head = compact(head.group(0)) if head else ""
+        self.head = {found.group(2): compact(found.group(0)) for found in HEAD.finditer(html)}
         self.lists, self.rows = {}, {}
         for list_id, body in LIST.findall(html):
             self.lists[list_id] = []
@@ -65,8 +67,8 @@ class BoardPage:
             raise Unplaced(f"holds {self.version}, the update builds on {bases}")
         loose: dict[str, str] = {}
         for id, html in (frame.get("parts") or {}).items():
-            if id == "board-head":
-                self.head = html
+            if id in self.head:
+                self.head[id] = html
             elif id in self.rows:
                 self.rows[id] = html
             else:
@@ -99,7 +101,7 @@ class BoardPage:
         """Each row's place as its place cell shows it."""
         return {id: PLACE.findall(html)[0][1] for id, html in self.rows.items()}
 
-    def shown(self) -> tuple[str, dict[str, list[str]], dict[str, str]]:
+    def shown(self) -> tuple[dict[str, str], dict[str, list[str]], dict[str, str]]:
         return self.head, self.lists, self.rows
 
 

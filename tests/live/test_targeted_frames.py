@@ -106,9 +106,10 @@ def test_a_board_update_carries_the_head_and_only_the_rows_that_changed() -> Non
             assert frame["base"] == seen[-1]["version"]
             assert frame["version"] == frame["base"] + 1
             assert "html" not in frame
-            # Exactly the head and the rows whose hand changed, nothing else; the places that
-            # moved, and those of the rows it carries, apart.
-            assert set(frame["parts"]) == {"board-head"} | changed
+            # Exactly the head's facts and progress (a card was kept) and the rows whose hand
+            # changed, nothing else (not the head's title); the places that moved, and those of
+            # the rows it carries, apart.
+            assert set(frame["parts"]) == {"board-facts", "board-progress"} | changed
             assert len(changed) < len(after)
             assert frame["places"] == {id: str(after[id]["place"]) for id in changed | moved}
             # A new row comes with its place in the list (the whole list, or the moves from the
@@ -169,7 +170,7 @@ def test_a_change_that_moves_places_sends_the_rows_that_changed_and_the_places_a
             moved = {
                 id for id in after if id in before and before[id]["place"] != after[id]["place"]
             }
-            rows = {id: html for id, html in frame["parts"].items() if id != "board-head"}
+            rows = {id: html for id, html in frame["parts"].items() if id.startswith("board-row-")}
             # Only the rows whose own data changed, each without its place ...
             assert set(rows) == changed
             for id, html in rows.items():
@@ -224,9 +225,10 @@ def test_a_page_that_shows_other_places_is_not_brought_up_to_date_without_them(
         return board
 
     shown = targeting._last_shown(group, started)[sent + 1]
-    # Nothing moved on the board: the update carries its head alone, and that page takes it.
+    # Nothing moved on the board: the update carries its facts line alone (the audit head moved),
+    # and that page takes it.
     board = next_update(shown)
-    assert set(board.parts or {}) == {"board-head"} and not board.places and not board.order
+    assert set(board.parts or {}) == {"board-facts"} and not board.places and not board.order
     assert board.base == sent and board.bases == (sent, sent + 1)
     # A page of that version showing one place otherwise would keep it: it reloads instead.
     row = sorted(shown["places"])[0]
