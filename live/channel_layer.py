@@ -9,12 +9,14 @@ sending. Two things here:
 - **One decode per message.** The last few messages decoded are kept by the identity of their
   bytes, so the other sockets of a queue take the decoded message instead of decoding it again.
 - **Relays without a queue per socket.** A socket that only passes a message type on (a
-  `Relayer`: `live.consumers.LiveConsumer`) is handed such a message directly: one task per
-  message and process walks the group's relayers and each passes its frame on, instead of one
-  queue, one wake-up and one decode per socket. Every other message for that socket (an access
-  check, House's standby panel) still goes through its queue, and the relayer keeps the order:
-  while it has such a message queued or in hand, relays wait in its own list and follow it
-  (`LiveConsumer.take`).
+  `Relayer`: `live.consumers.LiveConsumer`) is handed such a message directly: it is put on
+  the socket's own list as it arrives, and one task per message and process walks the group's
+  sockets, each passing its list on, instead of one queue, one wake-up and one decode per
+  socket. The lists keep each socket's order whatever waits: a socket whose relay waits (a
+  player's snapshot read again) holds its list, and a later message's task passes the other
+  sockets' lists on. Every other message for the socket (an access check, House's standby
+  panel) still goes through its queue, and while it has such a message queued or in hand, its
+  relays wait and follow it (`LiveConsumer.drain`).
 
 Each receiver gets its own copy of the message's top level where the message is queued; a
 relayed message is one dict shared by the group's relayers, and what it holds is read, never
@@ -54,12 +56,17 @@ class Relayer(Protocol):
     # The message types it relays; every other message goes through its queue.
     relayed: frozenset[str]
 
+    def handed(self, message: dict[str, Any]) -> bool:
+        """A relay for the socket, kept in its own list in the order they came: whether the
+        socket is free to pass the list on now (`drain`)."""
+
     def queued(self) -> None:
         """A message of another type was queued for the socket: relays wait until it is
         handled."""
 
-    async def take(self, message: dict[str, Any]) -> None:
-        """Relay the message, or keep it until what the socket has in hand is done."""
+    async def drain(self) -> None:
+        """Pass on, in order, the relays handed over, unless the socket holds something (what it
+        holds passes them on when done)."""
 
 
 class PubSubChannelLayer(RedisPubSubChannelLayer):
@@ -140,13 +147,15 @@ class _LoopLayer(RedisPubSubLoopLayer):
                 if decoded is None:
                     decoded = self.channel_layer.deserialize(data)
                 if decoded["type"] in relayer.relayed:
-                    now.append(relayer)
+                    # Kept by the socket now, in the order messages arrive: a later message's
+                    # task can pass it on while this one's waits for another socket.
+                    if relayer.handed(decoded):
+                        now.append(relayer)
                     continue
                 relayer.queued()
             queue.put_nowait(data)
         if now:
-            assert decoded is not None
-            task = asyncio.ensure_future(_fan_out(now, decoded))
+            task = asyncio.ensure_future(_fan_out(now))
             self._fan_outs.add(task)
             task.add_done_callback(self._fan_outs.discard)
 
@@ -161,10 +170,11 @@ class _Shard(RedisSingleShardConnection):
         )
 
 
-async def _fan_out(relayers: list[Relayer], message: dict[str, Any]) -> None:
-    """Each socket passes the message on in turn; one socket's failure stops no other."""
+async def _fan_out(relayers: list[Relayer]) -> None:
+    """Each socket passes on what it was handed, in turn; one socket's failure stops no
+    other."""
     for relayer in relayers:
         try:
-            await relayer.take(message)
+            await relayer.drain()
         except Exception:
-            logger.exception("A socket failed to relay %s", message.get("type"))
+            logger.exception("A socket failed to relay a group message")

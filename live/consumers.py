@@ -214,16 +214,17 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         """The layer queued a message the socket handles itself (`live.channel_layer`)."""
         self.holding += 1
 
-    async def take(self, message: dict[str, Any]) -> None:
-        """A relay handed over by the layer: passed on now, or after what the socket holds."""
-        if self.holding or self.waiting:
-            self.waiting.append(message)
+    def handed(self, message: dict[str, Any]) -> bool:
+        """A relay handed over by the layer: kept in order; whether to pass it on now."""
+        self.waiting.append(message)
+        return self.holding == 0
+
+    async def drain(self) -> None:
+        """Pass on the relays handed over, unless something held passes them on when done."""
+        if self.holding:
             return
         self.holding += 1
-        try:
-            await self.relay(message)
-        finally:
-            await self.release()
+        await self.release()
 
     async def release(self) -> None:
         """One held message is done: the relays that waited for it follow, unless another

@@ -73,19 +73,39 @@ def test_messages_to_one_channel_and_later_group_messages_decode_apart() -> None
 
 
 class Taker:
-    """A relayer as `live.channel_layer.Relayer` describes it: what it was handed, in order."""
+    """A relayer as `live.channel_layer.Relayer` describes it, keeping what it passed on in
+    order; passing on a version in `stall` waits until `go` is set, as a socket whose relay
+    waits (a snapshot read again)."""
 
     relayed = frozenset({"live.snapshot"})
 
-    def __init__(self) -> None:
+    def __init__(self, stall: int | None = None) -> None:
         self.taken: list[dict[str, Any]] = []
+        self.waiting: list[dict[str, Any]] = []
+        self.holding = 0
         self.queued_count = 0
+        self.stall = stall
+        self.go = asyncio.Event()
+
+    def handed(self, message: dict[str, Any]) -> bool:
+        self.waiting.append(message)
+        return self.holding == 0
 
     def queued(self) -> None:
         self.queued_count += 1
 
-    async def take(self, message: dict[str, Any]) -> None:
-        self.taken.append(message)
+    async def drain(self) -> None:
+        if self.holding:
+            return
+        self.holding += 1
+        try:
+            while self.waiting:
+                message = self.waiting.pop(0)
+                if message["version"] == self.stall:
+                    await self.go.wait()
+                self.taken.append(message)
+        finally:
+            self.holding -= 1
 
 
 def test_relays_are_handed_to_their_sockets_and_the_rest_is_queued() -> None:
@@ -127,3 +147,35 @@ def test_relays_are_handed_to_their_sockets_and_the_rest_is_queued() -> None:
     assert takers[0].taken[0] is takers[1].taken[0]
     assert [message["type"] for message in plain] == ["live.snapshot"] * 3 + ["access.revoke"]
     assert [message["type"] for message in queued] == ["access.revoke", "access.revoke"]
+
+
+def test_a_socket_whose_relay_waits_holds_no_other_socket_back_nor_reorders_it() -> None:
+    async def scenario() -> tuple[list[int], list[int], list[int]]:
+        channels = layer()
+        try:
+            stalled, other = Taker(stall=1), Taker()
+            for _ in range(2):
+                await channels.group_add("event.8", await channels.new_channel())
+            # The stalled socket is the first of the group the layer walks.
+            loop_layer = channels._get_layer()
+            walked = list(loop_layer.groups[loop_layer._get_group_channel_name("event.8")])
+            for name, taker in zip(walked, (stalled, other), strict=True):
+                channels.relay_to(name, taker)
+            for version in (1, 2, 3):
+                await channels.group_send("event.8", {"type": "live.snapshot", "version": version})
+            await wait_until_async(lambda: len(other.taken) == 3, "the other socket's relays")
+            before = [message["version"] for message in stalled.taken]
+            stalled.go.set()
+            await wait_until_async(lambda: len(stalled.taken) == 3, "the stalled socket's relays")
+            return (
+                before,
+                [message["version"] for message in stalled.taken],
+                [message["version"] for message in other.taken],
+            )
+        finally:
+            await channels.flush()
+
+    before, stalled, other = asyncio.run(scenario())
+    assert before == []
+    assert stalled == [1, 2, 3]
+    assert other == [1, 2, 3]
