@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from django.db import connection, transaction
+from django.db.models import Subquery
 from psycopg.rows import dict_row
 
 from cards.models import CardState, DealtCard, OfferKind
@@ -114,13 +115,10 @@ def lock_event(*, event_id: int) -> Event | None:
 
 def lock_event_of_registration(*, registration_id: int) -> Event | None:
     """The event a registration belongs to (that never changes), locked, in one statement."""
-    found = Event.objects.raw(
-        "SELECT * FROM events_event WHERE id ="
-        " (SELECT event_id FROM events_registration WHERE id = %(registration_id)s)"
-        " FOR NO KEY UPDATE",
-        {"registration_id": registration_id},
-    )
-    return next(iter(found), None)
+    # Through the ORM, which knows the event's columns: a raw statement has them described by
+    # the driver at each call, 38 of them, a measurable share of a write's time.
+    event_of = Registration.objects.filter(pk=registration_id).values("event_id")[:1]
+    return Event.objects.select_for_update(no_key=True).filter(pk=Subquery(event_of)).first()
 
 
 # --- dealing --------------------------------------------------------------------------------

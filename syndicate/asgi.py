@@ -9,13 +9,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "syndicate.settings")
 # database connection back (syndicate.abandoned).
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from syndicate.limits import ConcurrencyLimit  # noqa: E402
 from syndicate.routing import websocket_urlpatterns  # noqa: E402
+from syndicate.socket_sessions import socket_auth_stack  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -23,7 +23,7 @@ application = ProtocolTypeRouter(
             django_asgi_app, settings.HTTP_CONCURRENCY, settings.HTTP_CONCURRENCY_PER_CLIENT
         ),
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            socket_auth_stack(URLRouter(websocket_urlpatterns))
         ),
     }
 )
